@@ -1,0 +1,10 @@
+import { openDatabase } from '/work/main/src-main/engine/store/database.ts';
+import fs from 'node:fs';
+fs.rmSync('/tmp/p3', { recursive: true, force: true });
+const db = openDatabase('/tmp/p3/x.sqlite');
+db.prepare("insert into collections(name, root, include_globs, exclude_globs, created_at, updated_at) values ('a','/','[]','[]',0,0)").run();
+const insd = db.prepare("insert into documents(collection_id,path,docid,size,mtime_ms,indexed_at,status) values (1,?,?,0,0,0,'indexed') returning id");
+const insc = db.prepare('INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id');
+const t0 = performance.now();
+db.transaction(() => { for (let i = 0; i < 9000; i++) { const { id } = insd.get('p' + i, 'd' + i) as any; for (let k = 0; k < 8; k++) insc.get(id, k, 0, 1, 1, 2, '["a"]', 5); } })();
+console.log(performance.now() - t0);

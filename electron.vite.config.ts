@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+// Native modules: never bundled; loaded from node_modules (asarUnpack'ed) at run time.
+// electron-vite's build.externalizeDeps (default: true) already externalizes everything
+// in package.json "dependencies"; listing them here too keeps it explicit and safe if a
+// native module ever moves to devDependencies.
+const nativeExternals = ['better-sqlite3', 'onnxruntime-node', 'sqlite-vec', /^sqlite-vec-/];
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rolldownOptions: {
+        // two main-process entries in one build: the app and the engine host (utilityProcess.fork)
+        input: {
+          main: resolve(import.meta.dirname, 'src-main/app/main.ts'),
+          host: resolve(import.meta.dirname, 'src-main/host/main.ts'),
+        },
+        external: nativeExternals,
+        // format: 'es' is chosen automatically because package.json has "type": "module"
+        output: { entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rolldownOptions: {
+        input: { index: resolve(import.meta.dirname, 'src-preload/index.ts') },
+        external: nativeExternals,
+        // sandboxed preloads cannot be ESM -> force CJS; .cjs because package.json is "type": "module"
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: 'src-renderer',
+    base: './', // relative asset URLs: works from file://, from `trove serve --ui` at /, or under a sub-path
+    plugins: [react()],
+    build: {
+      outDir: 'out/renderer',
+      rolldownOptions: {
+        input: { index: resolve(import.meta.dirname, 'src-renderer/index.html') },
+      },
+    },
+  },
+});

@@ -1,0 +1,64 @@
+// Human-readable output of the CLI (the --json output is the engine's objects as they are).
+import type { CollectionInfo, SearchResponse, StatusReport } from '../engine/engine.js';
+import type { IndexReport } from '../engine/ingest/indexer.js';
+import type { MultiGetResult } from '../engine/retrieve/documents.js';
+
+export function formatCollections(list: CollectionInfo[]): string {
+  if (!list.length) return 'No collections yet. Add one: trove collection add <folder> --name <name>';
+  return list
+    .map((c) => {
+      const when = c.lastIndexedAt ? `indexed ${c.lastIndexedAt}` : 'never indexed';
+      const problems = c.skipped + c.failed ? `, ${c.skipped} skipped, ${c.failed} failed` : '';
+      const note = c.context ? `\n  context: ${c.context}` : '';
+      return `${c.name}  ${c.root}\n  ${c.documents} documents, ${c.chunks} chunks${problems}; ${when}${note}`;
+    })
+    .join('\n');
+}
+
+export function formatIndexReport(r: IndexReport): string {
+  const secs = r.durationMs / 1000;
+  const lines = [
+    `${r.collection}: ${r.scanned} files scanned in ${secs.toFixed(1)} s — ${r.added} added, ${r.updated} updated, ` +
+      `${r.renamed} renamed, ${r.removed} removed, ${r.unchanged} unchanged; ${r.chunks} chunks written`,
+  ];
+  for (const p of r.failed) lines.push(`  failed  ${p.path}: ${p.reason}`);
+  for (const p of r.skipped) lines.push(`  skipped ${p.path}: ${p.reason}`);
+  for (const p of r.notices) lines.push(`  note    ${p.path}: ${p.reason}`);
+  return lines.join('\n');
+}
+
+export function formatSearch(r: SearchResponse): string {
+  if (!r.results.length) return `No results for "${r.query}".`;
+  const out = r.results.map((h, i) => {
+    const head = `${r.offset + i + 1}. ${h.collection}/${h.path}  #${h.docid}  score ${h.score.toFixed(2)}`;
+    const title = h.title ? `\n   ${h.title}` : '';
+    const snippet = h.snippet.split('\n').map((l) => `   ${l}`).join('\n');
+    const explain = h.explain ? `\n   explain: ${JSON.stringify(h.explain)}` : '';
+    return `${head}${title}\n${snippet}${explain}`;
+  });
+  if (r.has_more) out.push(`… more results: --offset ${r.next_offset}`);
+  return out.join('\n\n');
+}
+
+export function formatMultiGet(r: MultiGetResult): string {
+  const parts = r.documents.map((d) => {
+    const head = `==> ${d.collection}/${d.path} (#${d.docid}) <==`;
+    return d.skipped ? `${head}\n[skipped: ${d.skipped}]` : `${head}\n${d.text}`;
+  });
+  for (const nf of r.notFound) parts.push(`==> ${nf.locator} <==\n[not found: ${nf.reason}]`);
+  return parts.join('\n\n');
+}
+
+export function formatStatus(s: StatusReport): string {
+  const lines = [
+    `Profile: ${s.profileDir}`,
+    `Index:   ${s.database.path} (${(s.database.bytes / 1e6).toFixed(1)} MB)`,
+    `Totals:  ${s.totals.collections} collections, ${s.totals.documents} documents, ${s.totals.chunks} chunks` +
+      (s.totals.skipped + s.totals.failed ? `, ${s.totals.skipped} skipped, ${s.totals.failed} failed` : ''),
+  ];
+  for (const c of s.collections) {
+    lines.push('', formatCollections([c]));
+    for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,198 @@
+// get and multi_get: read indexed documents by locator or pattern. Text comes from the index
+// (what was parsed at index time), so nothing outside a collection's indexed files is reachable.
+import picomatch from 'picomatch';
+import { invalidInput, notFound } from '../errors.js';
+import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import type { DocumentRow, DocumentStore } from '../store/documents.js';
+import { parseLocator, safePath, type Locator } from './locator.js';
+import { closestPaths } from './suggest.js';
+
+export interface GetOptions {
+  fromLine?: number;
+  maxLines?: number;
+  lineNumbers?: boolean;
+}
+
+export interface RetrievedDocument {
+  docid: string;
+  collection: string;
+  path: string;
+  uri: string;
+  title: string;
+  kind: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  modifiedMs: number;
+  fromLine: number;
+  toLine: number;
+  totalLines: number;
+  text: string;
+  truncated: boolean;
+}
+
+export interface MultiGetOptions {
+  maxBytes?: number;
+  maxLines?: number;
+  lineNumbers?: boolean;
+}
+
+export interface MultiGetEntry {
+  docid: string;
+  collection: string;
+  path: string;
+  uri: string;
+  title: string;
+  text?: string;
+  truncated?: boolean;
+  skipped?: string;
+}
+
+export interface MultiGetResult {
+  documents: MultiGetEntry[];
+  notFound: { locator: string; reason: string; suggestions: string[] }[];
+}
+
+export const DEFAULT_MULTI_GET_MAX_BYTES = 10_240;
+
+export function documentUri(collection: string, path: string): string {
+  return `trove://${encodeURIComponent(collection)}/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+export class DocumentRetriever {
+  constructor(
+    private readonly collections: CollectionStore,
+    private readonly documents: DocumentStore,
+  ) {}
+
+  get(locatorText: string, opts: GetOptions = {}): RetrievedDocument {
+    const locator = parseLocator(locatorText);
+    const { doc, collection } = this.resolve(locator, locatorText);
+    const text = this.documents.content(doc.id) ?? '';
+    const lines = text.split('\n');
+    const from = clampLine(opts.fromLine ?? locator.line ?? 1, lines.length);
+    const max = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : lines.length;
+    const slice = lines.slice(from - 1, from - 1 + max);
+    const to = from + slice.length - 1;
+    return {
+      ...describe(doc, collection),
+      metadata: doc.metadata,
+      tags: doc.tags,
+      kind: doc.kind,
+      modifiedMs: doc.mtimeMs,
+      fromLine: from,
+      toLine: to,
+      totalLines: lines.length,
+      text: opts.lineNumbers ? slice.map((l, i) => `${from + i}: ${l}`).join('\n') : slice.join('\n'),
+      truncated: to < lines.length,
+    };
+  }
+
+  multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
+    const maxBytes = opts.maxBytes !== undefined ? positive(opts.maxBytes, 'maxBytes') : DEFAULT_MULTI_GET_MAX_BYTES;
+    const maxLines = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : undefined;
+    const result: MultiGetResult = { documents: [], notFound: [] };
+    const targets: { doc: DocumentRow; collection: CollectionRow }[] = [];
+    if (/[*?[{]/.test(pattern)) {
+      if (pattern.split(/[\\/]/).includes('..') || pattern.startsWith('/')) throw invalidInput('patterns may not leave their collection');
+      const isMatch = picomatch(pattern.trim(), { dot: true });
+      for (const collection of this.collections.list()) {
+        for (const doc of this.documents.indexedDocuments(collection.id)) {
+          if (isMatch(doc.path) || isMatch(`${collection.name}/${doc.path}`)) targets.push({ doc, collection });
+        }
+      }
+      if (!targets.length) result.notFound.push({ locator: pattern, reason: 'no indexed document matches the pattern', suggestions: [] });
+    } else {
+      const items = pattern.split(',').map((s) => s.trim()).filter(Boolean);
+      if (!items.length) throw invalidInput('multi_get needs a glob pattern or a comma-separated list of paths');
+      for (const item of items) {
+        try {
+          targets.push(this.resolve(parseLocator(item), item));
+        } catch (err) {
+          if ((err as { code?: string }).code === 'INVALID_INPUT') throw err;
+          const suggestions = ((err as { details?: { suggestions?: string[] } }).details?.suggestions ?? []) as string[];
+          result.notFound.push({ locator: item, reason: (err as Error).message, suggestions });
+        }
+      }
+    }
+    for (const { doc, collection } of targets) {
+      const base = describe(doc, collection);
+      const text = this.documents.content(doc.id) ?? '';
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxBytes) {
+        result.documents.push({ ...base, skipped: `${bytes} bytes is over maxBytes (${maxBytes}); use get to read it` });
+        continue;
+      }
+      let lines = text.split('\n');
+      let truncated = false;
+      let tail = '';
+      if (maxLines !== undefined && lines.length > maxLines) {
+        tail = `\n[... truncated ${lines.length - maxLines} more lines]`;
+        lines = lines.slice(0, maxLines);
+        truncated = true;
+      }
+      const body = opts.lineNumbers ? lines.map((l, i) => `${i + 1}: ${l}`).join('\n') : lines.join('\n');
+      result.documents.push({ ...base, text: body + tail, truncated });
+    }
+    return result;
+  }
+
+  private resolve(locator: Locator, input: string): { doc: DocumentRow; collection: CollectionRow } {
+    const byId = new Map(this.collections.list().map((c) => [c.id, c]));
+    if (locator.kind === 'docid') {
+      const doc = this.documents.byDocid(locator.docid);
+      if (doc) return this.usable(doc, byId.get(doc.collectionId)!, input);
+      if (locator.explicit) throw notFound(`no document with docid #${locator.docid}`);
+      return this.resolve({ kind: 'path', path: safePath(input.replace(/:\d+$/, '')), line: locator.line }, input);
+    }
+    const candidates: { doc: DocumentRow; collection: CollectionRow }[] = [];
+    if (locator.collection !== undefined) {
+      const collection = this.collections.get(locator.collection);
+      if (!collection) throw notFound(`no collection named "${locator.collection}"`);
+      const doc = this.documents.byPath(collection.id, locator.path);
+      if (doc) return this.usable(doc, collection, input);
+      throw this.missing(input, locator.path, [collection]);
+    }
+    const slash = locator.path.indexOf('/');
+    if (slash > 0) {
+      const collection = this.collections.get(locator.path.slice(0, slash));
+      const doc = collection && this.documents.byPath(collection.id, locator.path.slice(slash + 1));
+      if (collection && doc) candidates.push({ doc, collection });
+    }
+    for (const collection of byId.values()) {
+      const doc = this.documents.byPath(collection.id, locator.path);
+      if (doc) candidates.push({ doc, collection });
+    }
+    if (candidates.length === 1) return this.usable(candidates[0]!.doc, candidates[0]!.collection, input);
+    if (candidates.length > 1) {
+      const options = candidates.map((c) => `${c.collection.name}/${c.doc.path}`);
+      throw invalidInput(`"${input}" is in more than one collection; say which: ${options.join(', ')}`, { candidates: options });
+    }
+    throw this.missing(input, locator.path, [...byId.values()]);
+  }
+
+  private usable(doc: DocumentRow, collection: CollectionRow, input: string) {
+    if (doc.status !== 'indexed') throw notFound(`"${input}" was not indexed: ${doc.error ?? doc.status}`);
+    return { doc, collection };
+  }
+
+  private missing(input: string, path: string, collections: CollectionRow[]) {
+    const all = collections.flatMap((c) => this.documents.indexedPaths(c.id).map((p) => (collections.length > 1 ? `${c.name}/${p}` : p)));
+    const suggestions = closestPaths(path, all);
+    const hint = suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : '';
+    return notFound(`no indexed document at "${input}"${hint}`, { suggestions });
+  }
+}
+
+function describe(doc: DocumentRow, collection: CollectionRow) {
+  return { docid: doc.docid, collection: collection.name, path: doc.path, uri: documentUri(collection.name, doc.path), title: doc.title };
+}
+
+function clampLine(line: number, total: number): number {
+  if (!Number.isInteger(line) || line < 1) throw invalidInput(`line numbers start at 1 (got ${line})`);
+  return Math.min(line, Math.max(total, 1));
+}
+
+function positive(n: number, name: string): number {
+  if (!Number.isInteger(n) || n < 1) throw invalidInput(`${name} must be a positive integer (got ${n})`);
+  return n;
+}

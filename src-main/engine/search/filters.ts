@@ -1,0 +1,71 @@
+// Search filters as SQL over the documents table (alias d), pushed into the FTS query so
+// pagination counts only what the caller may see.
+import picomatch from 'picomatch';
+import type { Db } from '../store/database.js';
+
+export interface ResolvedFilters {
+  collectionIds?: number[];
+  pathGlob?: string;
+  kinds?: string[];
+  modifiedAfterMs?: number;
+  modifiedBeforeMs?: number;
+  /** Every tag must be present. */
+  tags?: string[];
+}
+
+export interface FilterSql {
+  where: string;
+  params: unknown[];
+  key: string;
+}
+
+export function filterSql(f: ResolvedFilters): FilterSql {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (f.collectionIds?.length) {
+    clauses.push(`d.collection_id IN (${f.collectionIds.map(() => '?').join(',')})`);
+    params.push(...f.collectionIds);
+  }
+  if (f.pathGlob) {
+    clauses.push('trove_path_matches(?, d.path)');
+    params.push(f.pathGlob);
+  }
+  if (f.kinds?.length) {
+    clauses.push(`d.kind IN (${f.kinds.map(() => '?').join(',')})`);
+    params.push(...f.kinds);
+  }
+  if (f.modifiedAfterMs !== undefined) {
+    clauses.push('d.mtime_ms >= ?');
+    params.push(f.modifiedAfterMs);
+  }
+  if (f.modifiedBeforeMs !== undefined) {
+    clauses.push('d.mtime_ms <= ?');
+    params.push(f.modifiedBeforeMs);
+  }
+  for (const tag of f.tags ?? []) {
+    clauses.push('EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)');
+    params.push(tag.toLowerCase());
+  }
+  return { where: clauses.join(' AND '), params, key: clauses.join('|') };
+}
+
+/** Registers the SQL function the path filter uses (glob matching with picomatch semantics). */
+export function registerFilterFunctions(db: Db): void {
+  const cache = new Map<string, (p: string) => boolean>();
+  db.function('trove_path_matches', { deterministic: true }, (pattern: unknown, path: unknown) => {
+    const key = String(pattern);
+    let matcher = cache.get(key);
+    if (!matcher) {
+      if (cache.size > 100) cache.clear();
+      matcher = picomatch(key, { dot: true, nocase: true });
+      // a bare name like "*.md" should match at any depth
+      if (!key.includes('/')) {
+        const base = matcher;
+        const deep = picomatch(`**/${key}`, { dot: true, nocase: true });
+        matcher = (p) => base(p) || deep(p);
+      }
+      cache.set(key, matcher);
+    }
+    return matcher(String(path)) ? 1 : 0;
+  });
+}

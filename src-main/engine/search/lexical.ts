@@ -1,0 +1,219 @@
+// Keyword search: plans and runs the FTS5 query, collapses chunks to documents (best chunk
+// as anchor), normalises scores, paginates, and builds snippets and explanations.
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+import { filterSql, type ResolvedFilters } from './filters.js';
+import { QueryPlanner, type QueryPlan } from './plan.js';
+import { parseQuery, type QuerySyntax } from './query.js';
+import { snippetAround, TermMatcher } from './snippet.js';
+
+export interface LexicalRequest {
+  query: string;
+  syntax: QuerySyntax;
+  limit: number;
+  offset: number;
+  minScore?: number;
+  snippetChars: number;
+  explain: boolean;
+  filters: ResolvedFilters;
+}
+
+export interface LexicalHit {
+  documentId: number;
+  docid: string;
+  collection: string;
+  path: string;
+  title: string;
+  kind: string;
+  tags: string[];
+  modifiedMs: number;
+  score: number;
+  snippet: string;
+  line: number;
+  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
+  explain?: {
+    bm25: number;
+    strategy: string;
+    expression: string;
+    fields: { title: string[]; headings: string[]; body: string[] };
+    matchedChunks: number;
+  };
+}
+
+export interface LexicalResult {
+  hits: LexicalHit[];
+  hasMore: boolean;
+  nextOffset: number | null;
+  totalEstimated: number;
+  plan: { strategy: string; expression: string; dropped: string[] };
+}
+
+interface CandidateRow {
+  chunkId: number;
+  documentId: number;
+  rank: number;
+}
+
+interface DocCandidate {
+  documentId: number;
+  best: CandidateRow;
+  chunks: number;
+}
+
+interface AnchorRow {
+  docid: string;
+  path: string;
+  title: string;
+  kind: string;
+  tags: string;
+  mtime_ms: number;
+  collection: string;
+  ordinal: number;
+  char_start: number;
+  char_end: number;
+  line_start: number;
+  line_end: number;
+  heading_path: string;
+  text: string;
+}
+
+const MAX_CHUNK_FETCH = 20_000;
+
+export class LexicalSearch {
+  private readonly planner: QueryPlanner;
+  private readonly statements = new Map<string, Statement<unknown[], CandidateRow>>();
+  private readonly anchorStmt;
+
+  constructor(private readonly db: Db) {
+    this.planner = new QueryPlanner(db);
+    this.anchorStmt = db.prepare<[number, number], AnchorRow>(
+      `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
+              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, t.text
+         FROM chunks c JOIN documents d ON d.id = c.document_id
+         JOIN collections col ON col.id = d.collection_id JOIN contents t ON t.document_id = d.id
+        WHERE c.id = ? AND d.id = ?`,
+    );
+  }
+
+  search(req: LexicalRequest, generation: number): LexicalResult {
+    const parsed = parseQuery(req.query, req.syntax);
+    const plan: QueryPlan =
+      parsed.kind === 'terms'
+        ? this.planner.plan(parsed.terms, generation)
+        : { steps: [{ name: 'expression', expression: parsed.expression }], terms: [], dropped: [] };
+    const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
+    let docs: DocCandidate[] = [];
+    let exhausted = true;
+    let step = plan.steps[0];
+    for (const s of plan.steps) {
+      step = s;
+      ({ docs, exhausted } = this.collect(s.expression, req.filters, needed));
+      if (docs.length >= needed) break;
+    }
+    const dropped = plan.dropped.map((t) => t.token.text);
+    const planInfo = { strategy: step?.name ?? 'none', expression: step?.expression ?? '', dropped };
+    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo };
+
+    const raws = docs.map((d) => -d.best.rank);
+    const scores = normalise(raws);
+    const matcher = new TermMatcher(parsed.highlight);
+    const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
+    const page = ranked.slice(req.offset, req.offset + req.limit);
+    const hits = page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo));
+    const hasMore = ranked.length > req.offset + req.limit;
+    return {
+      hits,
+      hasMore,
+      nextOffset: hasMore ? req.offset + req.limit : null,
+      totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
+      plan: planInfo,
+    };
+  }
+
+  /** Fetches ranked chunks until `needed` distinct documents are found (or nothing more matches). */
+  private collect(expression: string, filters: ResolvedFilters, needed: number): { docs: DocCandidate[]; exhausted: boolean } {
+    const stmt = this.candidateStatement(filters);
+    const f = filterSql(filters);
+    for (let limit = needed * 4 + 16; ; limit *= 4) {
+      const rows = stmt.all(expression, ...f.params, limit);
+      const byDoc = new Map<number, DocCandidate>();
+      for (const row of rows) {
+        const d = byDoc.get(row.documentId);
+        if (d) d.chunks++;
+        else byDoc.set(row.documentId, { documentId: row.documentId, best: row, chunks: 1 });
+      }
+      const exhausted = rows.length < limit;
+      if (exhausted || byDoc.size >= needed || limit >= MAX_CHUNK_FETCH) return { docs: [...byDoc.values()], exhausted };
+    }
+  }
+
+  private candidateStatement(filters: ResolvedFilters) {
+    const f = filterSql(filters);
+    let stmt = this.statements.get(f.key);
+    if (!stmt) {
+      const sql = f.where
+        ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, f.rank AS rank
+             FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
+            WHERE chunks_fts MATCH ? AND ${f.where} ORDER BY f.rank LIMIT ?`
+        : `SELECT m.chunkId, c.document_id AS documentId, m.rank
+             FROM (SELECT rowid AS chunkId, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m
+             JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank`;
+      stmt = this.db.prepare<unknown[], CandidateRow>(sql);
+      this.statements.set(f.key, stmt);
+    }
+    return stmt;
+  }
+
+  private hit(
+    d: DocCandidate,
+    score: number,
+    raw: number,
+    matcher: TermMatcher,
+    req: LexicalRequest,
+    plan: LexicalResult['plan'],
+  ): LexicalHit {
+    const a = this.anchorStmt.get(d.best.chunkId, d.documentId)!;
+    const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
+    const snippet = snippetAround(a.text, a.char_start, a.char_end, a.line_start, matcher, req.snippetChars);
+    const hit: LexicalHit = {
+      documentId: d.documentId,
+      docid: a.docid,
+      collection: a.collection,
+      path: a.path,
+      title: a.title,
+      kind: a.kind,
+      tags: JSON.parse(a.tags) as string[],
+      modifiedMs: a.mtime_ms,
+      score: round(score),
+      snippet: snippet.text,
+      line: snippet.line,
+      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+    };
+    if (req.explain) {
+      hit.explain = {
+        bm25: round(raw),
+        strategy: plan.strategy,
+        expression: plan.expression,
+        fields: {
+          title: matcher.termsIn(a.title),
+          headings: matcher.termsIn(headingPath.join('\n')),
+          body: matcher.termsIn(a.text.slice(a.char_start, a.char_end)),
+        },
+        matchedChunks: d.chunks,
+      };
+    }
+    return hit;
+  }
+}
+
+/** Min/max over the result set to 0..1; when every score is equal, rank position decides. */
+export function normalise(raw: number[]): number[] {
+  const max = Math.max(...raw);
+  const min = Math.min(...raw);
+  if (raw.length > 1 && max - min > 1e-9) return raw.map((r) => (r - min) / (max - min));
+  return raw.map((_, i) => 1 - i / raw.length);
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}

@@ -1,0 +1,181 @@
+// Turns what a person typed into a safe FTS5 MATCH expression. Every term reaches FTS5 quoted,
+// so no input — quotes, parentheses, `*`, `-`, NEAR, AND/OR — can raise an FTS5 syntax error.
+// Syntaxes: match (words, ranked, partial matches allowed), phrase, prefix, boolean.
+import { invalidInput } from '../errors.js';
+import { quote, STOPWORDS, tokenize, type Token } from './terms.js';
+
+export type QuerySyntax = 'match' | 'phrase' | 'prefix' | 'boolean';
+
+export interface QueryTerm {
+  token: Token;
+  prefix: boolean;
+}
+
+/** What lexical search plans over: terms to rank by (match/prefix) or a fixed expression (phrase/boolean). */
+export type ParsedQuery =
+  | { kind: 'terms'; terms: QueryTerm[]; highlight: QueryTerm[] }
+  | { kind: 'expression'; expression: string; highlight: QueryTerm[] };
+
+export function parseQuery(text: string, syntax: QuerySyntax): ParsedQuery {
+  switch (syntax) {
+    case 'match':
+    case 'prefix': {
+      const tokens = tokenize(text);
+      const content = tokens.filter((t) => t.cjk || !STOPWORDS.has(t.text));
+      const chosen = dedupe(content.length ? content : tokens);
+      if (!chosen.length) throw invalidInput('the query has no searchable words');
+      // CJK bigrams are already fragments; prefix applies to words only
+      const terms = chosen.map((token) => ({ token, prefix: syntax === 'prefix' && !token.cjk }));
+      return { kind: 'terms', terms, highlight: terms };
+    }
+    case 'phrase': {
+      const tokens = tokenize(text);
+      if (!tokens.length) throw invalidInput('the phrase has no searchable words');
+      return { kind: 'expression', expression: phrase(tokens), highlight: tokens.map((token) => ({ token, prefix: false })) };
+    }
+    case 'boolean':
+      return parseBoolean(text);
+  }
+}
+
+function dedupe(tokens: Token[]): Token[] {
+  const seen = new Set<string>();
+  return tokens.filter((t) => (seen.has(t.text) ? false : (seen.add(t.text), true)));
+}
+
+function phrase(tokens: Token[]): string {
+  return quote(tokens.map((t) => t.text).join(' '));
+}
+
+export function termExpression(t: QueryTerm): string {
+  return t.prefix ? `${quote(t.token.text)}*` : quote(t.token.text);
+}
+
+// ---- boolean syntax -------------------------------------------------------------------------
+// Grammar (case-sensitive operators, as in most search boxes):
+//   or   := and ("OR" and)*
+//   and  := unary (["AND"] unary)*          adjacent terms are ANDed
+//   unary:= ("NOT" | "-") atom | atom
+//   atom := "(" or ")" | '"' phrase '"' | word["*"]
+// Unbalanced parentheses and quotes are closed for the user; a query with only negations is refused.
+
+type Node =
+  | { t: 'term'; expr: string; terms: QueryTerm[] }
+  | { t: 'and'; pos: Node[]; neg: Node[] }
+  | { t: 'or'; items: Node[] };
+
+type Lexeme = { k: 'word'; v: string; star: boolean } | { k: 'phrase'; v: string } | { k: 'op'; v: 'AND' | 'OR' | 'NOT' | '(' | ')' | '-' };
+
+function lex(text: string): Lexeme[] {
+  const out: Lexeme[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (/\s/.test(c)) i++;
+    else if (c === '(' || c === ')') (out.push({ k: 'op', v: c }), i++);
+    else if (c === '"') {
+      const end = text.indexOf('"', i + 1);
+      out.push({ k: 'phrase', v: text.slice(i + 1, end < 0 ? text.length : end) });
+      i = end < 0 ? text.length : end + 1;
+    } else if (c === '-' && (i === 0 || /[\s(]/.test(text[i - 1]!)) && i + 1 < text.length && !/\s/.test(text[i + 1]!)) {
+      out.push({ k: 'op', v: '-' });
+      i++;
+    } else {
+      let j = i;
+      while (j < text.length && !/[\s()"]/.test(text[j]!)) j++;
+      const raw = text.slice(i, j);
+      i = j;
+      if (raw === 'AND' || raw === 'OR' || raw === 'NOT') out.push({ k: 'op', v: raw });
+      else if (raw === '&&') out.push({ k: 'op', v: 'AND' });
+      else if (raw === '||') out.push({ k: 'op', v: 'OR' });
+      else out.push({ k: 'word', v: raw.replace(/\*+$/, ''), star: raw.endsWith('*') });
+    }
+  }
+  return out;
+}
+
+function parseBoolean(text: string): ParsedQuery {
+  const lexemes = lex(text);
+  let pos = 0;
+  let depth = 0;
+  const peek = () => lexemes[pos];
+  const isOp = (v: string) => peek()?.k === 'op' && peek()!.v === v;
+
+  const atom = (): Node | null => {
+    const l = lexemes[pos++];
+    if (!l) return null;
+    if (l.k === 'op' && l.v === '(') {
+      depth++;
+      const inner = or();
+      if (isOp(')')) pos++;
+      depth--;
+      return inner;
+    }
+    if (l.k === 'op') return null; // stray operator: ignored
+    const tokens = tokenize(l.v);
+    if (!tokens.length) return null;
+    if (l.k === 'phrase' || tokens.length > 1) {
+      // "a-b", a phrase in quotes, or a CJK run: all mean "these words in this order"
+      const terms = tokens.map((token) => ({ token, prefix: false }));
+      const expr = l.k === 'word' && l.star ? `${phrase(tokens)}*` : phrase(tokens);
+      return { t: 'term', expr, terms };
+    }
+    const term = { token: tokens[0]!, prefix: l.k === 'word' && l.star };
+    return { t: 'term', expr: termExpression(term), terms: [term] };
+  };
+  const unary = (): { node: Node | null; negated: boolean } => {
+    if (isOp('NOT') || isOp('-')) {
+      pos++;
+      return { node: atom(), negated: true };
+    }
+    return { node: atom(), negated: false };
+  };
+  const and = (): Node | null => {
+    const group: { t: 'and'; pos: Node[]; neg: Node[] } = { t: 'and', pos: [], neg: [] };
+    while (pos < lexemes.length && !isOp('OR') && !isOp(')')) {
+      if (isOp('AND')) {
+        pos++;
+        continue;
+      }
+      const { node, negated } = unary();
+      if (node) (negated ? group.neg : group.pos).push(node);
+    }
+    if (!group.pos.length && !group.neg.length) return null;
+    return group.pos.length === 1 && !group.neg.length ? group.pos[0]! : group;
+  };
+  function or(): Node | null {
+    const items: Node[] = [];
+    for (;;) {
+      const n = and();
+      if (n) items.push(n);
+      if (isOp('OR')) pos++;
+      else if (isOp(')') && depth === 0) pos++; // unmatched ')' at top level: skip it
+      else break;
+    }
+    if (!items.length) return null;
+    return items.length === 1 ? items[0]! : { t: 'or', items };
+  }
+  let root: Node | null = null;
+  while (pos < lexemes.length) {
+    const n = or();
+    if (n) root = root ? { t: 'and', pos: [root, n], neg: [] } : n;
+    else pos++;
+  }
+  if (!root) throw invalidInput('the query has no searchable words');
+  const highlight: QueryTerm[] = [];
+  const expression = render(root, highlight);
+  return { kind: 'expression', expression, highlight };
+}
+
+function render(node: Node, highlight: QueryTerm[]): string {
+  if (node.t === 'term') {
+    highlight.push(...node.terms);
+    return node.expr;
+  }
+  if (node.t === 'or') return `(${node.items.map((n) => render(n, highlight)).join(' OR ')})`;
+  if (!node.pos.length) throw invalidInput('a query needs at least one term that is not negated (NOT x alone matches everything)');
+  const positive = node.pos.map((n) => render(n, highlight)).join(' AND ');
+  if (!node.neg.length) return `(${positive})`;
+  const negative = node.neg.map((n) => render(n, [])).join(' OR ');
+  return `((${positive}) NOT (${negative}))`;
+}

@@ -1,0 +1,40 @@
+// The search request every face sends to the engine, validated once here.
+import { z } from 'zod';
+import { invalidInput } from '../errors.js';
+
+export const searchRequestSchema = z.object({
+  query: z.string().trim().min(1, 'query is empty').max(4000, 'query is longer than 4000 characters'),
+  syntax: z.enum(['match', 'phrase', 'prefix', 'boolean']).default('match'),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).max(100_000).default(0),
+  minScore: z.number().min(0).max(1).optional(),
+  snippetChars: z.number().int().min(40).max(5000).default(300),
+  explain: z.boolean().default(false),
+  collections: z.array(z.string().min(1)).optional(),
+  path: z.string().min(1).optional(),
+  kinds: z.array(z.string().min(1)).optional(),
+  modifiedAfter: z.union([z.string(), z.number()]).optional(),
+  modifiedBefore: z.union([z.string(), z.number()]).optional(),
+  tags: z.array(z.string().min(1)).optional(),
+});
+
+export type SearchRequest = z.input<typeof searchRequestSchema>;
+export type ValidSearchRequest = z.output<typeof searchRequestSchema>;
+
+export function validateSearchRequest(input: unknown): ValidSearchRequest {
+  const parsed = searchRequestSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+    throw invalidInput(`invalid search request: ${where}${issue.message}`, { issues: parsed.error.issues });
+  }
+  return parsed.data;
+}
+
+/** A date filter: epoch milliseconds or anything Date.parse understands (2024-05-01, ISO 8601). */
+export function parseDateFilter(value: string | number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(ms)) throw invalidInput(`${name} is not a date: "${value}"`);
+  return ms;
+}

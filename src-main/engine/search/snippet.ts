@@ -1,0 +1,115 @@
+// Finds where a chunk matches the query and cuts a snippet around it, line-numbered (`N: text`).
+import { stemmer } from 'stemmer';
+import type { QueryTerm } from './query.js';
+
+export interface TermMatch {
+  start: number;
+  end: number;
+  term: string;
+}
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+
+/** Recognises the query's terms in original text the way the index does (stems, prefixes, CJK bigrams). */
+export class TermMatcher {
+  private readonly stems = new Map<string, string>();
+  private readonly prefixes: string[] = [];
+  private readonly cjk: string[] = [];
+
+  constructor(terms: readonly QueryTerm[]) {
+    for (const t of terms) {
+      if (t.token.cjk) this.cjk.push(t.token.text);
+      else if (t.prefix) this.prefixes.push(t.token.text);
+      else this.stems.set(stemmer(t.token.text), t.token.text);
+    }
+  }
+
+  get empty(): boolean {
+    return !this.stems.size && !this.prefixes.length && !this.cjk.length;
+  }
+
+  find(text: string, from = 0, to = text.length): TermMatch[] {
+    const out: TermMatch[] = [];
+    const slice = text.slice(from, to);
+    if (this.stems.size || this.prefixes.length) {
+      for (const m of slice.matchAll(WORD)) {
+        const word = m[0].toLowerCase();
+        const term = this.stems.get(word) ?? this.stems.get(stemmer(word)) ?? this.prefixes.find((p) => word.startsWith(p));
+        if (term) out.push({ start: from + m.index, end: from + m.index + m[0].length, term });
+      }
+    }
+    for (const b of this.cjk) {
+      for (let i = slice.indexOf(b); i >= 0; i = slice.indexOf(b, i + 1)) out.push({ start: from + i, end: from + i + b.length, term: b });
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
+  /** Distinct query terms present in `text`. */
+  termsIn(text: string): string[] {
+    return [...new Set(this.find(text).map((m) => m.term))];
+  }
+}
+
+export interface Snippet {
+  text: string;
+  /** 1-based line of the snippet's first character. */
+  line: number;
+  matches: number;
+}
+
+/**
+ * A window of about `maxChars` inside [rangeStart, rangeEnd) of `text`, placed where the most
+ * distinct terms fall and centred on them. `firstLine` is the line number at rangeStart.
+ */
+export function snippetAround(
+  text: string,
+  rangeStart: number,
+  rangeEnd: number,
+  firstLine: number,
+  matcher: TermMatcher,
+  maxChars: number,
+): Snippet {
+  const matches = matcher.find(text, rangeStart, rangeEnd);
+  let start = rangeStart;
+  if (matches.length) {
+    let best = { i: 0, j: 0, distinct: 0 };
+    for (let i = 0, j = 0; i < matches.length; i++) {
+      while (j + 1 < matches.length && matches[j + 1]!.end - matches[i]!.start <= maxChars) j++;
+      const distinct = new Set(matches.slice(i, j + 1).map((m) => m.term)).size;
+      if (distinct > best.distinct) best = { i, j, distinct };
+    }
+    const spanStart = matches[best.i]!.start;
+    const spanEnd = matches[best.j]!.end;
+    start = Math.max(rangeStart, spanStart - Math.floor((maxChars - (spanEnd - spanStart)) / 2));
+    start = snapBack(text, start, rangeStart);
+  }
+  let end = Math.min(rangeEnd, start + maxChars);
+  if (end < rangeEnd) end = snapForward(text, end, start);
+  while (end > start && /\s/.test(text[end - 1]!)) end--;
+  while (start < end && /\s/.test(text[start]!)) start++;
+  const line = firstLine + countNewlines(text, rangeStart, start);
+  const rows = text.slice(start, end).split('\n');
+  const lead = start > 0 && text[start - 1] !== '\n' ? '…' : '';
+  const tail = end < text.length && text[end] !== '\n' ? '…' : '';
+  const numbered = rows.map((row, k) => `${line + k}: ${k === 0 ? lead : ''}${row}${k === rows.length - 1 ? tail : ''}`);
+  return { text: numbered.join('\n'), line, matches: matches.length };
+}
+
+function snapBack(text: string, pos: number, floor: number): number {
+  // start at a line start if one is close, else at a word start
+  const nl = text.lastIndexOf('\n', pos);
+  if (nl >= floor && pos - nl <= 40) return nl + 1;
+  for (let p = pos; p > floor && pos - p < 20; p--) if (/\s/.test(text[p - 1]!)) return p;
+  return pos;
+}
+
+function snapForward(text: string, pos: number, floor: number): number {
+  for (let p = pos; p > floor && pos - p < 20; p--) if (/\s/.test(text[p]!)) return p;
+  return pos;
+}
+
+export function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}

@@ -1,0 +1,48 @@
+// Splits user text into the tokens the FTS index knows: lower-cased words (letters, digits)
+// and CJK bigrams. Anything else — quotes, operators, punctuation — is a separator here.
+import { stemmer } from 'stemmer';
+import { bigrams, hasCjk } from './cjk.js';
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const CJK_OR_OTHER = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+)|([^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+)/gu;
+
+export interface Token {
+  text: string;
+  cjk: boolean;
+}
+
+export function tokenize(text: string): Token[] {
+  const out: Token[] = [];
+  for (const [word] of text.toLowerCase().matchAll(WORD)) {
+    if (!hasCjk(word)) {
+      out.push({ text: word, cjk: false });
+      continue;
+    }
+    for (const m of word.matchAll(CJK_OR_OTHER)) {
+      if (m[1]) for (const b of bigrams(m[1])) out.push({ text: b, cjk: true });
+      else if (m[2]) out.push({ text: m[2], cjk: false });
+    }
+  }
+  return out;
+}
+
+/** The term as the porter tokenizer stores it (for vocabulary lookups and highlighting). */
+export function indexTerm(token: Token): string {
+  return token.cjk ? token.text : stemmer(token.text);
+}
+
+/** FTS5 string literal: the only way user text reaches a MATCH expression. */
+export function quote(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+// Function words that carry no topic. They never gate a match; BM25 would give them ~0 weight anyway.
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  ('a an and are as at be been being but by can could did do does doing for from had has have having he her here ' +
+    'hers him his how i if in into is it its me my no nor not of on or our ours she should so than that the their ' +
+    'theirs them then there these they this those through to too was we were what when where which while who whom ' +
+    'why will with would you your yours about above after again against all am any because before below between ' +
+    'both during each few further more most other over own same some such under until up very just also use used ' +
+    'using get make')
+    .split(' '),
+);

@@ -1,0 +1,101 @@
+// The collections table: named folders the user asked us to index.
+import type { Db } from './database.js';
+
+export interface CollectionRow {
+  id: number;
+  name: string;
+  root: string;
+  include: string[];
+  exclude: string[];
+  context: string;
+  createdAt: number;
+  updatedAt: number;
+  lastIndexedAt: number | null;
+}
+
+interface RawCollection {
+  id: number;
+  name: string;
+  root: string;
+  include_globs: string;
+  exclude_globs: string;
+  context: string;
+  created_at: number;
+  updated_at: number;
+  last_indexed_at: number | null;
+}
+
+function fromRaw(r: RawCollection): CollectionRow {
+  return {
+    id: r.id,
+    name: r.name,
+    root: r.root,
+    include: JSON.parse(r.include_globs) as string[],
+    exclude: JSON.parse(r.exclude_globs) as string[],
+    context: r.context,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    lastIndexedAt: r.last_indexed_at,
+  };
+}
+
+export class CollectionStore {
+  private readonly byName;
+  private readonly all;
+  private readonly insertStmt;
+  private readonly renameStmt;
+  private readonly contextStmt;
+  private readonly deleteStmt;
+  private readonly indexedStmt;
+
+  constructor(db: Db) {
+    this.byName = db.prepare<[string], RawCollection>('SELECT * FROM collections WHERE name = ?');
+    this.all = db.prepare<[], RawCollection>('SELECT * FROM collections ORDER BY name');
+    this.insertStmt = db.prepare(
+      `INSERT INTO collections (name, root, include_globs, exclude_globs, context, created_at, updated_at)
+       VALUES (@name, @root, @include, @exclude, @context, @now, @now)`,
+    );
+    this.renameStmt = db.prepare('UPDATE collections SET name = ?, updated_at = ? WHERE id = ?');
+    this.contextStmt = db.prepare('UPDATE collections SET context = ?, updated_at = ? WHERE id = ?');
+    this.deleteStmt = db.prepare('DELETE FROM collections WHERE id = ?');
+    this.indexedStmt = db.prepare('UPDATE collections SET last_indexed_at = ? WHERE id = ?');
+  }
+
+  get(name: string): CollectionRow | undefined {
+    const r = this.byName.get(name);
+    return r && fromRaw(r);
+  }
+
+  list(): CollectionRow[] {
+    return this.all.all().map(fromRaw);
+  }
+
+  insert(c: { name: string; root: string; include: string[]; exclude: string[]; context: string }): CollectionRow {
+    this.insertStmt.run({
+      name: c.name,
+      root: c.root,
+      include: JSON.stringify(c.include),
+      exclude: JSON.stringify(c.exclude),
+      context: c.context,
+      now: Date.now(),
+    });
+    return this.get(c.name)!;
+  }
+
+  rename(id: number, name: string): void {
+    this.renameStmt.run(name, Date.now(), id);
+  }
+
+  setContext(id: number, context: string): void {
+    this.contextStmt.run(context, Date.now(), id);
+  }
+
+  markIndexed(id: number, at: number): void {
+    this.indexedStmt.run(at, id);
+  }
+
+  /** Drops the collection and, by cascade, its documents and chunks (FTS rows: ChunkStore first). */
+  delete(id: number): void {
+    this.deleteStmt.run(id);
+  }
+}

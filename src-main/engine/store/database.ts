@@ -1,0 +1,37 @@
+// Opens the profile's SQLite database and brings its schema up to date.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { TroveError } from '../errors.js';
+import { migrations } from './migrations.js';
+
+export type Db = Database.Database;
+
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // WAL + NORMAL: durable across app crashes, fast commits
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536'); // 64 MB: FTS5 segment merges thrash the default 2 MB cache
+  db.pragma('temp_store = MEMORY');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new TroveError(
+      'INTERNAL',
+      `index database was written by a newer Trove (schema ${current}, this build knows ${migrations.length})`,
+    );
+  }
+  for (let v = current; v < migrations.length; v++) {
+    db.transaction(() => {
+      db.exec(migrations[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

