@@ -6,7 +6,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // one browser at a time on a 2-core machine
+    // a 2-core machine: model sessions, Chromium and child processes should not fight for it
     fileParallelism: false,
   },
 });

@@ -1,0 +1,60 @@
+// `trove collection add|list|rename|remove|context`.
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { formatCollections, formatIndexReport } from '../format.js';
+import { collect } from '../options.js';
+import { runIndex } from './index-command.js';
+
+export function registerCollectionCommands(program: Command, ctx: CliContext): void {
+  const collection = program.command('collection').description('manage collections (folders that are indexed)');
+  collection
+    .command('add <dir>')
+    .description('add a folder as a collection and index it')
+    .option('--name <name>', 'collection name (default: the folder name)')
+    .option('--include <glob>', 'index only files matching (repeatable; replaces the defaults)', collect)
+    .option('--exclude <glob>', 'skip files matching (repeatable; added to the defaults)', collect)
+    .option('--context <text>', 'a note about this collection, shown to assistants')
+    .option('--no-index', 'add without indexing now')
+    .action(async (dir: string, o: { name?: string; include?: string[]; exclude?: string[]; context?: string; index: boolean }, cmd: Command) => {
+      ctx.setJson(cmd);
+      const e = ctx.engine();
+      const added = e.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
+      const reports = o.index ? await runIndex(e, added.name, ctx.json) : [];
+      const info = e.listCollections().find((c) => c.name === added.name)!;
+      ctx.print({ collection: info, index: reports[0] ?? null }, () =>
+        [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport)].join('\n'),
+      );
+    });
+  collection
+    .command('list')
+    .description('list collections')
+    .action((_o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      const list = ctx.engine().listCollections();
+      ctx.print({ collections: list }, () => formatCollections(list));
+    });
+  collection
+    .command('rename <old> <new>')
+    .description('rename a collection')
+    .action((oldName: string, newName: string, _o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      const info = ctx.engine().renameCollection(oldName, newName);
+      ctx.print({ collection: info }, () => `Renamed "${oldName}" to "${info.name}"`);
+    });
+  collection
+    .command('remove <name>')
+    .description('remove a collection from the index (its files are not touched)')
+    .action((name: string, _o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      ctx.engine().removeCollection(name);
+      ctx.print({ removed: name }, () => `Removed collection "${name}" from the index; its files are untouched`);
+    });
+  collection
+    .command('context <name> <text>')
+    .description('set the note about a collection that assistants see')
+    .action((name: string, text: string, _o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      const info = ctx.engine().setCollectionContext(name, text);
+      ctx.print({ collection: info }, () => `Context of "${name}" set`);
+    });
+}

@@ -1,0 +1,44 @@
+// `trove search`: keyword search across collections.
+import { Command, Option } from 'commander';
+import type { CliContext } from '../context.js';
+import { formatSearch } from '../format.js';
+import { collect, integer, UsageError } from '../options.js';
+
+export function registerSearchCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('search <query...>')
+    .description('keyword search (BM25) across collections')
+    .option('--collection <name>', 'only this collection (repeatable)', collect)
+    .option('--limit <k>', 'results per page', integer('--limit'), 10)
+    .option('--offset <n>', 'skip this many results', integer('--offset'), 0)
+    .addOption(new Option('--syntax <syntax>', 'how the query is read').choices(['match', 'phrase', 'prefix', 'boolean']).default('match'))
+    .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['keyword', 'vector', 'hybrid', 'rerank']).default('keyword'))
+    .option('--min-score <x>', 'drop results scoring below x (0..1)', parseFloat)
+    .option('--path <glob>', 'only documents whose path matches')
+    .option('--kind <kind>', 'only this kind: markdown, text, code, html (repeatable)', collect)
+    .option('--tag <tag>', 'only documents with this tag (repeatable; all must match)', collect)
+    .option('--since <date>', 'only documents modified on or after this date')
+    .option('--until <date>', 'only documents modified on or before this date')
+    .option('--snippet-chars <n>', 'snippet length', integer('--snippet-chars'), 300)
+    .option('--explain', 'show BM25 scores and which fields matched')
+    .action((words: string[], o: Record<string, unknown>, cmd: Command) => {
+      ctx.setJson(cmd);
+      if (o.mode !== 'keyword') throw new UsageError(`--mode ${String(o.mode)} needs embeddings, which this build does not have yet; use --mode keyword`);
+      const r = ctx.engine().search({
+        query: words.join(' '),
+        syntax: o.syntax as 'match',
+        limit: o.limit as number,
+        offset: o.offset as number,
+        minScore: o.minScore as number | undefined,
+        collections: o.collection as string[] | undefined,
+        path: o.path as string | undefined,
+        kinds: o.kind as string[] | undefined,
+        tags: o.tag as string[] | undefined,
+        modifiedAfter: o.since as string | undefined,
+        modifiedBefore: o.until as string | undefined,
+        snippetChars: o.snippetChars as number,
+        explain: !!o.explain,
+      });
+      ctx.print(r, () => formatSearch(r));
+    });
+}

@@ -1,0 +1,31 @@
+// What every command gets: the engine (opened on first use, closed by main), output mode, printing.
+import type { Command } from 'commander';
+import { Engine } from '../engine/engine.js';
+
+export class CliContext {
+  json: boolean;
+  private opened: Engine | null = null;
+
+  constructor(argv: readonly string[]) {
+    this.json = argv.includes('--json');
+  }
+
+  engine(): Engine {
+    const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
+    return (this.opened ??= Engine.open({ maxFileBytes }));
+  }
+
+  setJson(cmd: Command): void {
+    this.json = !!cmd.optsWithGlobals<{ json?: boolean }>().json;
+  }
+
+  /** One JSON document with --json, else the human text. */
+  print(value: unknown, human: () => string): void {
+    process.stdout.write(this.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+  }
+
+  close(): void {
+    this.opened?.close();
+    this.opened = null;
+  }
+}
