@@ -200,6 +200,9 @@ export class Engine {
   search(input: SearchRequest): SearchResponse {
     const started = performance.now();
     const req = validateSearchRequest(input);
+    if (req.mode !== 'keyword') {
+      throw new TroveError('UNAVAILABLE', `${req.mode} search needs embeddings, which are not set up in this build; use keyword search`);
+    }
     const filters: ResolvedFilters = {
       collectionIds: req.collections?.map((n) => this.requireCollection(n).id),
       pathGlob: req.path,

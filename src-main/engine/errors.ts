@@ -5,6 +5,7 @@ export type TroveErrorCode =
   | 'NOT_FOUND' // a collection, document or path that does not exist in the index
   | 'CONFLICT' // e.g. a collection name already taken
   | 'IO' // the file system refused (missing root, unreadable folder)
+  | 'UNAVAILABLE' // a feature that needs something absent (e.g. no embedding model)
   | 'INTERNAL';
 
 export class TroveError extends Error {

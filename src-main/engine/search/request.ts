@@ -5,6 +5,8 @@ import { invalidInput } from '../errors.js';
 export const searchRequestSchema = z.object({
   query: z.string().trim().min(1, 'query is empty').max(4000, 'query is longer than 4000 characters'),
   syntax: z.enum(['match', 'phrase', 'prefix', 'boolean']).default('match'),
+  /** keyword: BM25 only; vector, hybrid and rerank need embeddings (see engine/embed). */
+  mode: z.enum(['keyword', 'vector', 'hybrid', 'rerank']).default('keyword'),
   limit: z.number().int().min(1).max(1000).default(10),
   offset: z.number().int().min(0).max(100_000).default(0),
   minScore: z.number().min(0).max(1).optional(),
