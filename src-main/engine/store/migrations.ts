@@ -62,4 +62,25 @@ export const migrations: readonly string[] = [
   -- No delete trigger from chunks to chunks_fts: its mere presence halves FTS5 insert speed
   -- (measured); ChunkStore deletes FTS rows explicitly.
   `,
+  /* jobs: the durable work queue of live folders (see store/jobs.ts) */ `
+  CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE, -- removing a collection cancels its jobs
+    kind TEXT NOT NULL,               -- scan (reconcile the whole folder) | file (bring one path in line)
+    path TEXT NOT NULL,               -- relative path for file jobs; '' for scans
+    priority INTEGER NOT NULL,        -- higher first: scans, then files the user just changed, then the rest
+    changed_at INTEGER NOT NULL,      -- when the change was seen (or the file's mtime): newer first
+    gone INTEGER NOT NULL DEFAULT 0,  -- the last event said the path vanished: runs after additions so renames keep docids
+    version INTEGER NOT NULL DEFAULT 1, -- bumped by every new event; a job is only retired at the version it ran
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_run_at INTEGER,              -- NULL: gave up retrying until the file changes again
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    UNIQUE (collection_id, kind, path)
+  );
+  CREATE INDEX jobs_runnable ON jobs(next_run_at, priority DESC, gone, changed_at DESC);
+  CREATE INDEX jobs_collection ON jobs(collection_id, next_run_at);
+  -- paused collections; collection_id 0 pauses everything
+  CREATE TABLE job_pauses (collection_id INTEGER PRIMARY KEY);
+  `,
 ];
