@@ -12,8 +12,18 @@ export function decodeText(buf: Buffer): Decoded {
   try {
     return ok(new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(start)));
   } catch {
-    return { ...ok(new TextDecoder('windows-1252').decode(buf)), note: 'invalid UTF-8; decoded as windows-1252' };
+    return { ...ok(decodeWindows1252(buf)), note: 'invalid UTF-8; decoded as windows-1252' };
   }
+}
+
+// Node's TextDecoder('windows-1252') is really latin1 (Node < 23): bytes 0x80-0x9f come out as
+// invisible C1 controls instead of “smart quotes”, € and dashes. Map that range by hand.
+const CP1252_80_9F =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+function decodeWindows1252(buf: Buffer): string {
+  return buf.toString('latin1').replace(/[\u0080-\u009f]/g, (c) => CP1252_80_9F[c.charCodeAt(0) - 0x80]!);
 }
 
 function ok(text: string): { ok: true; text: string } {

@@ -1,0 +1,55 @@
+// An Engine on a temp profile over a temp folder of real files; closed and removed after each test file.
+import { afterAll } from 'vitest';
+import { Engine, type EngineOptions } from '../../src-main/engine/engine.js';
+import { TroveError } from '../../src-main/engine/errors.js';
+import { removeTempDirs, tempDir, writeTree } from './tmp.js';
+
+export interface TestIndex {
+  engine: Engine;
+  root: string;
+  profile: string;
+}
+
+const engines: Engine[] = [];
+
+afterAll(() => {
+  while (engines.length) engines.pop()!.close();
+  removeTempDirs();
+});
+
+export function openEngine(opts: EngineOptions = {}): Engine {
+  const engine = Engine.open({ profileDir: tempDir('trove-profile-'), ...opts });
+  engines.push(engine);
+  return engine;
+}
+
+/** Writes `files` into a new folder, adds it as collection `name` and indexes it. */
+export async function indexedFolder(files: Record<string, string | Buffer>, name = 'notes', opts: EngineOptions = {}): Promise<TestIndex> {
+  const root = tempDir('trove-root-');
+  writeTree(root, files);
+  const engine = openEngine(opts);
+  engine.addCollection({ root, name });
+  await engine.index();
+  return { engine, root, profile: engine.profileDir };
+}
+
+/** Runs fn and returns the TroveError it throws (fails the test if it throws anything else or nothing). */
+export function troveError(fn: () => unknown): TroveError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TroveError) return err;
+    throw new Error(`expected a TroveError, got ${String(err)}`);
+  }
+  throw new Error('expected a TroveError, but nothing was thrown');
+}
+
+export async function troveErrorAsync(fn: () => Promise<unknown>): Promise<TroveError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof TroveError) return err;
+    throw new Error(`expected a TroveError, got ${String(err)}`);
+  }
+  throw new Error('expected a TroveError, but nothing was thrown');
+}
