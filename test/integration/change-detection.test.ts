@@ -1,0 +1,85 @@
+// Change detection: unchanged files are not read or parsed again (size+mtime fast path, hash to
+// confirm), modified files are re-indexed, deleted files leave the index, renamed files keep their docid.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chunkCount, documentRecords } from '../helpers/db.js';
+import { indexedFolder } from '../helpers/engine.js';
+import { setMtime } from '../helpers/tmp.js';
+
+const files = {
+  'keep.md': '# Keep\n\nthis file never changes',
+  'edit.md': '# Edit\n\noriginal wording about zebras',
+  'touch.md': '# Touch\n\nsame bytes, new mtime',
+  'delete.md': '# Delete\n\nsoon gone: platypus',
+  'old-name.md': '# Rename\n\nrenamed content about narwhals',
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('change detection', () => {
+  it('a second index with no changes reads nothing and writes nothing', async () => {
+    const { engine, profile } = await indexedFolder(files);
+    const before = documentRecords(profile);
+    await sleep(5); // a re-parse would give a later indexed_at
+    const [report] = await engine.index();
+    expect(report).toMatchObject({ scanned: 5, unchanged: 5, added: 0, updated: 0, renamed: 0, removed: 0, chunks: 0, bytesRead: 0 });
+    expect(documentRecords(profile)).toEqual(before);
+  });
+
+  it('updates modified files, confirms touched files by hash, drops deleted ones and keeps the docid of renamed ones', async () => {
+    const { engine, root, profile } = await indexedFolder(files);
+    const before = documentRecords(profile);
+    await sleep(5);
+
+    fs.writeFileSync(path.join(root, 'edit.md'), '# Edit\n\nnew wording about giraffes, longer than before');
+    setMtime(path.join(root, 'touch.md'), new Date(Date.now() + 60_000)); // same bytes, new mtime
+    fs.rmSync(path.join(root, 'delete.md'));
+    fs.renameSync(path.join(root, 'old-name.md'), path.join(root, 'new-name.md'));
+
+    const [report] = await engine.index();
+    expect(report).toMatchObject({ scanned: 4, added: 0, updated: 1, renamed: 1, removed: 1 });
+    expect(report!.unchanged).toBe(2); // keep.md by stat, touch.md by hash
+    const after = documentRecords(profile);
+
+    // unchanged: not parsed again
+    expect(after.get('keep.md')).toEqual(before.get('keep.md'));
+    // touched: the stat is refreshed, the parse is not redone
+    expect(after.get('touch.md')!.indexed_at).toBe(before.get('touch.md')!.indexed_at);
+    expect(after.get('touch.md')!.mtime_ms).not.toBe(before.get('touch.md')!.mtime_ms);
+    // modified: same docid, new content
+    expect(after.get('edit.md')!.docid).toBe(before.get('edit.md')!.docid);
+    expect(after.get('edit.md')!.indexed_at).toBeGreaterThan(before.get('edit.md')!.indexed_at);
+    expect(engine.search({ query: 'giraffes' }).results.map((r) => r.path)).toEqual(['edit.md']);
+    expect(engine.search({ query: 'zebras' }).results).toEqual([]);
+    // deleted: gone from documents, chunks and the keyword index
+    expect(after.has('delete.md')).toBe(false);
+    expect(chunkCount(profile, 'delete.md')).toBe(0);
+    expect(engine.search({ query: 'platypus' }).results).toEqual([]);
+    // renamed: same docid at the new path, searchable there, not at the old one
+    expect(after.has('old-name.md')).toBe(false);
+    expect(after.get('new-name.md')!.docid).toBe(before.get('old-name.md')!.docid);
+    expect(engine.get(`#${before.get('old-name.md')!.docid}`).path).toBe('new-name.md');
+    expect(engine.search({ query: 'narwhals' }).results.map((r) => r.path)).toEqual(['new-name.md']);
+    expect(engine.status().totals.documents).toBe(4);
+  });
+
+  it('a file moved into a sub-folder keeps its docid too', async () => {
+    const { engine, root, profile } = await indexedFolder({ 'a.md': 'unique words: quokka wallaby' });
+    const docid = documentRecords(profile).get('a.md')!.docid;
+    fs.mkdirSync(path.join(root, 'archive'));
+    fs.renameSync(path.join(root, 'a.md'), path.join(root, 'archive/a.md'));
+    const [report] = await engine.index();
+    expect(report).toMatchObject({ renamed: 1, added: 0, removed: 0 });
+    expect(engine.get('archive/a.md').docid).toBe(docid);
+  });
+
+  it('a skipped file is indexed once it changes', async () => {
+    const { engine, root, profile } = await indexedFolder({ 'bin.md': Buffer.from([0, 1, 2, 3, 0, 0]), 'ok.md': 'fine' });
+    expect(documentRecords(profile).get('bin.md')!.status).toBe('skipped');
+    fs.writeFileSync(path.join(root, 'bin.md'), '# Now text\n\nrecovered file');
+    await engine.index();
+    expect(documentRecords(profile).get('bin.md')!.status).toBe('indexed');
+    expect(engine.search({ query: 'recovered' }).results.map((r) => r.path)).toEqual(['bin.md']);
+  });
+});

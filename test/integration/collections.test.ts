@@ -1,0 +1,113 @@
+// Collections on a real profile: add, list, rename, remove, context note, name validation,
+// missing or unreadable roots.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openEngine, troveError, troveErrorAsync } from '../helpers/engine.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
+
+describe('collections', () => {
+  it('adds, lists, renames and removes a collection; removal drops index rows, never files', async () => {
+    const root = tempDir();
+    writeTree(root, { 'a.md': '# Alpha\n\nalpha words', 'sub/b.txt': 'beta words' });
+    const engine = openEngine();
+    const added = engine.addCollection({ root, name: 'work', context: 'my work notes' });
+    expect(added).toMatchObject({ name: 'work', root: fs.realpathSync(root), context: 'my work notes', documents: 0, lastIndexedAt: null });
+    expect(added.include.length).toBeGreaterThan(0);
+    expect(added.exclude).toContain('**/*.min.js');
+
+    await engine.index();
+    const [listed] = engine.listCollections();
+    expect(listed).toMatchObject({ name: 'work', documents: 2 });
+    expect(listed!.chunks).toBeGreaterThanOrEqual(2);
+    expect(listed!.lastIndexedAt).not.toBeNull();
+
+    const renamed = engine.renameCollection('work', 'job');
+    expect(renamed.name).toBe('job');
+    expect(engine.listCollections().map((c) => c.name)).toEqual(['job']);
+    expect(engine.search({ query: 'alpha' }).results[0]).toMatchObject({ collection: 'job', path: 'a.md' });
+    expect(engine.get('job/a.md').text).toContain('alpha words');
+
+    engine.removeCollection('job');
+    expect(engine.listCollections()).toEqual([]);
+    expect(engine.status().totals).toMatchObject({ collections: 0, documents: 0, chunks: 0 });
+    expect(engine.search({ query: 'alpha' }).results).toEqual([]);
+    expect(troveError(() => engine.get('job/a.md')).code).toBe('NOT_FOUND');
+    expect(fs.readFileSync(path.join(root, 'a.md'), 'utf8')).toContain('alpha words');
+    expect(fs.existsSync(path.join(root, 'sub/b.txt'))).toBe(true);
+  });
+
+  it('sets and clears the context note, and limits its length', () => {
+    const engine = openEngine();
+    engine.addCollection({ root: tempDir(), name: 'ctx' });
+    expect(engine.setCollectionContext('ctx', 'Meeting notes 2024').context).toBe('Meeting notes 2024');
+    expect(engine.listCollections()[0]!.context).toBe('Meeting notes 2024');
+    expect(engine.setCollectionContext('ctx', '').context).toBe('');
+    expect(troveError(() => engine.setCollectionContext('ctx', 'x'.repeat(4001))).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.setCollectionContext('nope', 'x')).code).toBe('NOT_FOUND');
+  });
+
+  it('defaults the name to the folder name', () => {
+    const parent = tempDir();
+    const root = path.join(parent, 'my-notes');
+    fs.mkdirSync(root);
+    expect(openEngine().addCollection({ root }).name).toBe('my-notes');
+  });
+
+  it('validates names', () => {
+    const engine = openEngine();
+    const root = tempDir();
+    for (const bad of ['', ' ', '-lead', '.hidden', 'has space', 'a/b', 'x'.repeat(65), 'semi;colon', '../up']) {
+      const err = troveError(() => engine.addCollection({ root, name: bad }));
+      expect(err.code, bad).toBe('INVALID_INPUT');
+      expect(err.message).toMatch(/not a valid collection name/);
+    }
+    for (const good of ['notes', 'Notes_2024', 'a.b-c', '笔记', 'x'.repeat(64)]) {
+      expect(engine.addCollection({ root, name: good }).name).toBe(good);
+    }
+    expect(troveError(() => engine.addCollection({ root, name: 'notes' })).code).toBe('CONFLICT');
+    expect(troveError(() => engine.addCollection({ root, name: 'NOTES' })).code).toBe('CONFLICT'); // names are case-insensitive
+    expect(troveError(() => engine.renameCollection('notes', 'bad name')).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.renameCollection('notes', 'a.b-c')).code).toBe('CONFLICT');
+    expect(troveError(() => engine.renameCollection('missing', 'x')).code).toBe('NOT_FOUND');
+    expect(troveError(() => engine.removeCollection('missing')).code).toBe('NOT_FOUND');
+  });
+
+  it('refuses bad globs', () => {
+    const engine = openEngine();
+    const root = tempDir();
+    expect(troveError(() => engine.addCollection({ root, name: 'g1', include: ['../*.md'] })).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.addCollection({ root, name: 'g2', exclude: ['/abs/**'] })).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.addCollection({ root, name: 'g3', include: ['  '] })).code).toBe('INVALID_INPUT');
+  });
+
+  it('refuses a missing root, a file as root, and reports a root that vanished later', async () => {
+    const engine = openEngine();
+    const parent = tempDir();
+    const missing = troveError(() => engine.addCollection({ root: path.join(parent, 'nope'), name: 'm' }));
+    expect(missing.code).toBe('IO');
+    expect(missing.message).toMatch(/does not exist/);
+    writeTree(parent, { 'file.md': 'x' });
+    const file = troveError(() => engine.addCollection({ root: path.join(parent, 'file.md'), name: 'f' }));
+    expect(file.code).toBe('IO');
+    expect(file.message).toMatch(/not a folder/);
+
+    const root = path.join(parent, 'later-gone');
+    writeTree(root, { 'a.md': 'gone soon' });
+    engine.addCollection({ root, name: 'gone' });
+    fs.rmSync(root, { recursive: true });
+    const err = await troveErrorAsync(() => engine.index({ collection: 'gone' }));
+    expect(err.code).toBe('IO');
+    expect(err.message).toMatch(/gone/);
+  });
+
+  // An unreadable root is tested in test/cli/unreadable.test.ts (as user nobody when tests run as root).
+
+  it('index of an unknown collection is NOT_FOUND and names the known ones', async () => {
+    const engine = openEngine();
+    engine.addCollection({ root: tempDir(), name: 'known' });
+    const err = await troveErrorAsync(() => engine.index({ collection: 'unknown' }));
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.message).toMatch(/known/);
+  });
+});
