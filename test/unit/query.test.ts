@@ -14,6 +14,7 @@ const fts = ftsFixture([
   /* 5 */ { title: '日本語', body: '日本語の検索エンジンは東京で開発されました。' },
   /* 6 */ { body: 'rocket launch 🚀 tomorrow morning' },
   /* 7 */ { body: 'Backoff without retry, only waiting.' },
+  /* 8 */ { body: '明日は雨です。傘を持って出かけてください。' },
 ]);
 afterAll(() => fts.close());
 
@@ -80,6 +81,8 @@ const CASES: Case[] = [
   { input: '検索エンジン', match: [5], phrase: [5], boolean: [5] },
   { input: '東京', match: [5], phrase: [5], boolean: [5] },
   { input: '東京 retry', match: [1, 5, 7] },
+  { input: '傘', match: [8], phrase: [8], prefix: [8], boolean: [8] }, // a lone character: a prefix of bigrams
+  { input: '"傘" -雨', boolean: [] },
   { input: 'retry OR (rocket AND NOT launch)', boolean: [1, 7] },
   { input: 'a AND (b OR NOT c)', boolean: 'invalid' }, // the negated branch stands alone
   { input: `${'zzz '.repeat(300)}retry`, match: [1, 7] },

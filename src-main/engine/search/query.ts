@@ -24,18 +24,28 @@ export function parseQuery(text: string, syntax: QuerySyntax): ParsedQuery {
       const content = tokens.filter((t) => t.cjk || !STOPWORDS.has(t.text));
       const chosen = dedupe(content.length ? content : tokens);
       if (!chosen.length) throw invalidInput('the query has no searchable words');
-      // CJK bigrams are already fragments; prefix applies to words only
-      const terms = chosen.map((token) => ({ token, prefix: syntax === 'prefix' && !token.cjk }));
+      // CJK bigrams are already fragments; prefix applies to words only (and to lone CJK characters)
+      const terms = chosen.map((token) => ({ token, prefix: (syntax === 'prefix' && !token.cjk) || loneCjk(token) }));
       return { kind: 'terms', terms, highlight: terms };
     }
     case 'phrase': {
       const tokens = tokenize(text);
       if (!tokens.length) throw invalidInput('the phrase has no searchable words');
-      return { kind: 'expression', expression: phrase(tokens), highlight: tokens.map((token) => ({ token, prefix: false })) };
+      const expression = tokens.length === 1 && loneCjk(tokens[0]!) ? `${phrase(tokens)}*` : phrase(tokens);
+      return { kind: 'expression', expression, highlight: tokens.map((token) => ({ token, prefix: false })) };
     }
     case 'boolean':
       return parseBoolean(text);
   }
+}
+
+/**
+ * A CJK character standing alone in the query ("傘"): the index holds it only inside bigrams
+ * ("傘を"), so it is searched as their prefix. (At the very end of a run it is only the second
+ * half of a bigram and stays unfindable alone.)
+ */
+function loneCjk(token: Token): boolean {
+  return token.cjk && Array.from(token.text).length === 1;
 }
 
 function dedupe(tokens: Token[]): Token[] {
@@ -114,13 +124,14 @@ function parseBoolean(text: string): ParsedQuery {
     if (l.k === 'op') return null; // stray operator: ignored
     const tokens = tokenize(l.v);
     if (!tokens.length) return null;
-    if (l.k === 'phrase' || tokens.length > 1) {
+    if (tokens.length > 1) {
       // "a-b", a phrase in quotes, or a CJK run: all mean "these words in this order"
       const terms = tokens.map((token) => ({ token, prefix: false }));
       const expr = l.k === 'word' && l.star ? `${phrase(tokens)}*` : phrase(tokens);
       return { t: 'term', expr, terms };
     }
-    const term = { token: tokens[0]!, prefix: l.k === 'word' && l.star };
+    // one word, quoted or not, is a term
+    const term = { token: tokens[0]!, prefix: (l.k === 'word' && l.star) || loneCjk(tokens[0]!) };
     return { t: 'term', expr: termExpression(term), terms: [term] };
   };
   const unary = (): { node: Node | null; negated: boolean } => {
