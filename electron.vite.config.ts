@@ -27,6 +27,8 @@ export default defineConfig({
   preload: {
     build: {
       outDir: 'out/preload',
+      // a sandboxed preload can require only `electron`: bundle zod (the shared API schemas) into it
+      externalizeDeps: false,
       rolldownOptions: {
         input: { index: resolve(import.meta.dirname, 'src-preload/index.ts') },
         external: nativeExternals,

@@ -1,0 +1,88 @@
+// The app API's request side: one zod schema per method. Shared by the engine host (which
+// validates every call), the preload (which validates before anything crosses IPC) and the
+// renderer's HTTP client. Plain zod only: this file is bundled into the sandboxed preload
+// and the browser, so it imports nothing from node or the engine.
+import { z } from 'zod';
+
+const name = z.string().trim().min(1, 'a collection name is required').max(64);
+const globs = z.array(z.string().trim().min(1, 'patterns must not be empty')).max(200);
+
+export const searchModes = ['keyword', 'vector', 'hybrid', 'rerank'] as const;
+export const searchSyntaxes = ['match', 'phrase', 'prefix', 'boolean'] as const;
+
+export const apiMethods = {
+  'collections.list': z.object({}).strict(),
+  'collections.add': z
+    .object({
+      root: z.string().trim().min(1, 'a folder path is required').max(4096),
+      name: name.optional(),
+      include: globs.optional(),
+      exclude: globs.optional(),
+      context: z.string().max(4000).optional(),
+      /** Start indexing right away (default true). */
+      index: z.boolean().optional(),
+    })
+    .strict(),
+  'collections.remove': z.object({ name }).strict(),
+  'collections.rename': z.object({ name, newName: name }).strict(),
+  'collections.setContext': z.object({ name, context: z.string().max(4000) }).strict(),
+  'collections.reindex': z.object({ name }).strict(),
+  'index.activity': z.object({}).strict(),
+  status: z.object({}).strict(),
+  search: z
+    .object({
+      query: z.string().trim().min(1, 'type something to search for').max(4000),
+      mode: z.enum(searchModes).optional(),
+      syntax: z.enum(searchSyntaxes).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      offset: z.number().int().min(0).optional(),
+      minScore: z.number().min(0).max(1).optional(),
+      explain: z.boolean().optional(),
+      collections: z.array(name).optional(),
+      path: z.string().min(1).optional(),
+      kinds: z.array(z.string().min(1)).optional(),
+      tags: z.array(z.string().min(1)).optional(),
+      modifiedAfter: z.string().min(1).optional(),
+      modifiedBefore: z.string().min(1).optional(),
+    })
+    .strict(),
+  get: z
+    .object({
+      locator: z.string().trim().min(1, 'a document locator is required').max(4096),
+      fromLine: z.number().int().min(1).optional(),
+      maxLines: z.number().int().min(1).optional(),
+      lineNumbers: z.boolean().optional(),
+    })
+    .strict(),
+  /** The folder browser: sub-folders of `path` (default: the user's home). */
+  'folders.list': z.object({ path: z.string().max(4096).optional() }).strict(),
+  'connect.info': z.object({}).strict(),
+  'settings.get': z.object({}).strict(),
+} as const;
+
+export type ApiMethod = keyof typeof apiMethods;
+export type ApiParams<M extends ApiMethod> = z.input<(typeof apiMethods)[M]>;
+export type ValidApiParams<M extends ApiMethod> = z.output<(typeof apiMethods)[M]>;
+
+export const apiMethodNames = Object.keys(apiMethods) as ApiMethod[];
+
+export function isApiMethod(value: unknown): value is ApiMethod {
+  return typeof value === 'string' && Object.hasOwn(apiMethods, value);
+}
+
+/** The error every face returns for a failed call; `code` is the engine's TroveError code. */
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+}
+
+export type ParamCheck<M extends ApiMethod> = { ok: true; params: ValidApiParams<M> } | { ok: false; error: ApiErrorBody };
+
+/** Validates a call's parameters; the message names the field and what is wrong with it. */
+export function checkParams<M extends ApiMethod>(method: M, params: unknown): ParamCheck<M> {
+  const parsed = apiMethods[method].safeParse(params ?? {});
+  if (parsed.success) return { ok: true, params: parsed.data as ValidApiParams<M> };
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+  return { ok: false, error: { code: 'INVALID_INPUT', message: `${method}: ${where}${issue.message}` } };
+}

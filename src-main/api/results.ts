@@ -1,0 +1,161 @@
+// The app API's response side: what each method resolves to, and the events the host pushes.
+// These mirror the engine's facade types without importing them (this file is bundled into the
+// browser); the host's dispatcher is type-checked against both, so a drift fails the build.
+import type { ApiMethod } from './methods.js';
+
+export interface CollectionInfo {
+  name: string;
+  root: string;
+  include: string[];
+  exclude: string[];
+  context: string;
+  documents: number;
+  chunks: number;
+  skipped: number;
+  failed: number;
+  createdAt: string;
+  lastIndexedAt: string | null;
+}
+
+export interface FileProblem {
+  path: string;
+  status: 'skipped' | 'failed';
+  reason: string;
+}
+
+export interface StatusReport {
+  profileDir: string;
+  database: { path: string; bytes: number };
+  totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
+  collections: (CollectionInfo & { problems: FileProblem[] })[];
+}
+
+export interface SearchHit {
+  docid: string;
+  collection: string;
+  path: string;
+  uri: string;
+  title: string;
+  kind: string;
+  tags: string[];
+  modified: string;
+  score: number;
+  snippet: string;
+  line: number;
+  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
+  explain?: Record<string, unknown>;
+}
+
+export interface SearchResponse {
+  query: string;
+  syntax: string;
+  results: SearchHit[];
+  offset: number;
+  limit: number;
+  has_more: boolean;
+  next_offset: number | null;
+  total_estimated: number;
+  took_ms: number;
+  plan: { strategy: string; expression: string; dropped: string[] };
+}
+
+export interface RetrievedDocument {
+  docid: string;
+  collection: string;
+  path: string;
+  uri: string;
+  title: string;
+  kind: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  modifiedMs: number;
+  fromLine: number;
+  toLine: number;
+  totalLines: number;
+  text: string;
+  truncated: boolean;
+}
+
+/** One indexing run as the UI sees it: live while running, kept in `recent` when finished. */
+export interface IndexRun {
+  collection: string;
+  state: 'queued' | 'scanning' | 'indexing' | 'done' | 'failed';
+  done: number;
+  total: number;
+  bytes: number;
+  rate: number;
+  etaSeconds: number | null;
+  currentFile: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** Set when finished: what changed, and why files were skipped or failed. */
+  summary: {
+    scanned: number;
+    added: number;
+    updated: number;
+    unchanged: number;
+    renamed: number;
+    removed: number;
+    chunks: number;
+    skipped: number;
+    failed: number;
+    durationMs: number;
+  } | null;
+  error: string | null;
+}
+
+export interface IndexActivity {
+  running: IndexRun | null;
+  queued: string[];
+  /** Newest first, at most 20. */
+  recent: IndexRun[];
+}
+
+export interface FolderListing {
+  path: string;
+  parent: string | null;
+  folders: { name: string; path: string }[];
+  /** Sub-folders that could not be listed are left out; this says how many. */
+  hidden: number;
+}
+
+export interface ConnectInfo {
+  /** The MCP endpoint of this engine host, null when the host serves no HTTP. */
+  endpoint: string | null;
+  /** A bearer token clients send, null when the host has none to hand out. */
+  token: string | null;
+  configs: { client: 'Claude Desktop' | 'Cursor' | 'VS Code'; file: string; json: string; note: string }[];
+}
+
+export interface SettingsInfo {
+  profileDir: string;
+  databasePath: string;
+  maxFileBytes: number;
+  chunking: { targetChars: number; overlapChars: number } | null;
+  searchModes: { mode: string; available: boolean; reason: string | null }[];
+  /** Settings the issue asks for that this engine cannot change yet, and why. */
+  notYet: { setting: string; reason: string }[];
+}
+
+export interface ApiResults {
+  'collections.list': CollectionInfo[];
+  'collections.add': CollectionInfo;
+  'collections.remove': { removed: string };
+  'collections.rename': CollectionInfo;
+  'collections.setContext': CollectionInfo;
+  'collections.reindex': IndexActivity;
+  'index.activity': IndexActivity;
+  status: StatusReport;
+  search: SearchResponse;
+  get: RetrievedDocument;
+  'folders.list': FolderListing;
+  'connect.info': ConnectInfo;
+  'settings.get': SettingsInfo;
+}
+
+export type ApiResult<M extends ApiMethod> = ApiResults[M];
+
+/** Pushed by the host: over IPC in Electron, as server-sent events over HTTP. */
+export type ApiEvent =
+  | { type: 'index.activity'; activity: IndexActivity }
+  | { type: 'collections.changed' };

@@ -1,0 +1,142 @@
+// The app API dispatcher: validates each call with the shared schemas and answers it from the
+// Engine facade. The engine host exposes it twice: as IPC messages to the Electron main process
+// (app-api-ipc.ts) and over HTTP for the web UI (ui-routes.ts). Nothing here knows which.
+import { checkParams, isApiMethod, searchModes, type ApiMethod, type ValidApiParams } from '../api/methods.js';
+import type { ApiReply } from '../api/bridge.js';
+import type { ApiEvent, ApiResults, SettingsInfo } from '../api/results.js';
+import type { Engine } from '../engine/engine.js';
+import { isTroveError, TroveError } from '../engine/errors.js';
+import { DEFAULT_CHUNKING } from '../engine/ingest/chunker.js';
+import { connectInfo, type ConnectSource } from './app-api-connect.js';
+import { listFolders } from './app-api-folders.js';
+import { IndexActivityTracker } from './app-api-indexing.js';
+
+export interface AppApiOptions {
+  engine: Engine;
+  /** Where MCP clients reach this host; asked on each call because the server may start later. */
+  connect?: () => ConnectSource;
+  /** The engine's per-file limit, shown in settings (the engine does not expose it). */
+  maxFileBytes?: number;
+}
+
+type Handlers = { [M in ApiMethod]: (p: ValidApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]> };
+
+export interface AppApi {
+  call(method: string, params: unknown): Promise<ApiReply>;
+  onEvent(listener: (e: ApiEvent) => void): () => void;
+  /** Resolves when no index run is queued or running. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createAppApi(opts: AppApiOptions): AppApi {
+  const { engine } = opts;
+  const indexing = new IndexActivityTracker(engine);
+  const listeners = new Set<(e: ApiEvent) => void>();
+  const emit = (e: ApiEvent) => {
+    for (const l of listeners) l(e);
+  };
+  indexing.onChange((activity) => {
+    emit({ type: 'index.activity', activity });
+    // counts change when a run finishes
+    if (!activity.running) emit({ type: 'collections.changed' });
+  });
+
+  const assertNotIndexing = (name: string, what: string) => {
+    if (indexing.snapshot().running?.collection === name) {
+      throw new TroveError('CONFLICT', `"${name}" is being indexed right now; ${what} it when the run finishes`);
+    }
+  };
+  const changed = <T>(v: T): T => {
+    emit({ type: 'collections.changed' });
+    return v;
+  };
+
+  const handlers: Handlers = {
+    'collections.list': () => engine.listCollections(),
+    'collections.add': (p) => {
+      const info = engine.addCollection({ root: p.root, name: p.name, include: p.include, exclude: p.exclude, context: p.context });
+      if (p.index !== false) indexing.enqueue(info.name);
+      return changed(info);
+    },
+    'collections.remove': (p) => {
+      assertNotIndexing(p.name, 'remove');
+      engine.removeCollection(p.name);
+      return changed({ removed: p.name });
+    },
+    'collections.rename': (p) => {
+      assertNotIndexing(p.name, 'rename');
+      return changed(engine.renameCollection(p.name, p.newName));
+    },
+    'collections.setContext': (p) => changed(engine.setCollectionContext(p.name, p.context)),
+    'collections.reindex': (p) => {
+      // fail now, not later in the queue, when the name is wrong
+      if (!engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
+      return indexing.enqueue(p.name);
+    },
+    'index.activity': () => indexing.snapshot(),
+    status: () => engine.status(),
+    search: (p) => engine.search(p),
+    get: (p) => engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers }),
+    'folders.list': (p) => listFolders(p.path),
+    'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
+    'settings.get': () => settings(engine, opts.maxFileBytes),
+  };
+
+  return {
+    async call(method, params) {
+      if (!isApiMethod(method)) return { ok: false, error: { code: 'NOT_FOUND', message: `unknown app API method "${String(method)}"` } };
+      const checked = checkParams(method, params);
+      if (!checked.ok) return { ok: false, error: checked.error };
+      try {
+        const handler = handlers[method] as (p: unknown) => unknown;
+        return { ok: true, result: (await handler(checked.params)) as ApiResults[typeof method] };
+      } catch (err) {
+        return { ok: false, error: toErrorBody(err, method) };
+      }
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    idle: () => indexing.idle(),
+    async close() {
+      listeners.clear();
+      await indexing.close();
+    },
+  };
+}
+
+function toErrorBody(err: unknown, method: string): { code: string; message: string } {
+  if (isTroveError(err)) return { code: err.code, message: err.message };
+  // unexpected: log the detail (never document text) and answer with a plain message
+  process.stderr.write(`trove host: app API ${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return { code: 'INTERNAL', message: `${method} failed: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): SettingsInfo {
+  const searchModeStates = searchModes.map((mode) => {
+    if (mode === 'keyword') return { mode, available: true, reason: null };
+    try {
+      // the engine is the authority on what it can do: ask it with a tiny query
+      engine.search({ query: 'trove', mode, limit: 1 });
+      return { mode, available: true, reason: null };
+    } catch (err) {
+      return { mode, available: false, reason: err instanceof Error ? err.message : String(err) };
+    }
+  });
+  return {
+    profileDir: engine.profileDir,
+    databasePath: engine.databaseFile,
+    maxFileBytes,
+    chunking: { ...DEFAULT_CHUNKING },
+    searchModes: searchModeStates,
+    notYet: [
+      { setting: 'port', reason: 'set with `trove serve --port`; the engine host does not change it while running' },
+      { setting: 'model choice and download', reason: 'embedding models are not part of this engine build yet' },
+      { setting: 'limits (file size, chunk size)', reason: 'read at start-up (TROVE_MAX_FILE_BYTES); not changeable from the UI yet' },
+      { setting: 'redaction', reason: 'the engine has no redaction rules yet; secrets files are always excluded' },
+      { setting: 'theme', reason: 'follows the operating system (light/dark); no override yet' },
+    ],
+  };
+}

@@ -1,0 +1,46 @@
+// The engine host as the desktop app runs it: Electron's main process starts this file in a
+// utilityProcess (electron-vite builds it to out/main/host.js). It runs the very host that
+// `trove serve` runs (engine + MCP over loopback HTTP, so assistants reach Trove while the
+// window is closed) and serves the app API to the main process over the process's message port.
+import type { FromHost } from '../api/host-protocol.js';
+import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
+import { mountAppApi } from './app-api-mount.js';
+import { startHost } from './host.js';
+
+interface ParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (e: { data: unknown }) => void): unknown;
+}
+
+async function main(): Promise<void> {
+  const parent = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (!parent) {
+    process.stderr.write('trove host: this entry runs inside the desktop app; use `trove serve` on its own\n');
+    process.exit(2);
+  }
+  const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
+  try {
+    const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
+    const host = await startHost({});
+    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), maxFileBytes });
+    let stopping = false;
+    const stop = async (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      await mounted.close();
+      await host.close();
+      process.exit(code);
+    };
+    serveAppApiOverPort(mounted.api, port, () => void stop(0));
+    process.on('SIGTERM', () => void stop(0));
+    port.postMessage({ kind: 'ready', endpoint: host.mcpUrl, uiUrl: mounted.signInUrl() });
+    process.stderr.write(`trove host: engine ready, MCP at ${host.mcpUrl}\n`);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    port.postMessage({ kind: 'fatal', message });
+    process.stderr.write(`trove host: could not start: ${message}\n`);
+    process.exit(1);
+  }
+}
+
+void main();

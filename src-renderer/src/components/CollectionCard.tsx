@@ -1,0 +1,146 @@
+// One collection: counts, state (from the live index activity), failures with reasons, the
+// context note, and reindex / rename / remove. Remove asks first and says what it does.
+import { useState } from 'react';
+import type { CollectionInfo, FileProblem, IndexActivity } from '../../../src-main/api/results';
+import { errorMessage, trove } from '../bridge';
+import { ConfirmDialog } from './ConfirmDialog';
+import { ProgressBar } from './ProgressBar';
+
+export function collectionState(c: CollectionInfo, activity: IndexActivity | null): { label: string; tone: 'busy' | 'ok' | 'warn' | 'error' | 'idle' } {
+  const running = activity?.running;
+  if (running?.collection === c.name) return { label: running.state === 'scanning' ? 'Scanning…' : 'Indexing…', tone: 'busy' };
+  if (activity?.queued.includes(c.name)) return { label: 'Queued', tone: 'busy' };
+  const last = activity?.recent.find((r) => r.collection === c.name);
+  if (last?.state === 'failed') return { label: `Indexing failed: ${last.error ?? 'unknown error'}`, tone: 'error' };
+  if (!c.lastIndexedAt) return { label: 'Not indexed yet', tone: 'idle' };
+  if (c.failed) return { label: `Indexed, ${c.failed} failed`, tone: 'warn' };
+  return { label: 'Indexed', tone: 'ok' };
+}
+
+export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivity | null; problems: FileProblem[] }) {
+  const { c, activity, problems } = props;
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [context, setContext] = useState<string | null>(null);
+  const state = collectionState(c, activity);
+  const running = activity?.running?.collection === c.name ? activity.running : null;
+
+  const act = async (fn: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await fn();
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
+  return (
+    <article className="card collection" aria-label={`Collection ${c.name}`} data-testid={`collection-${c.name}`}>
+      <header className="row">
+        <h3 className="grow">{c.name}</h3>
+        <span className={`badge ${state.tone}`} data-testid="collection-state">
+          {state.label}
+        </span>
+      </header>
+      <p className="path">{c.root}</p>
+      {running && <ProgressBar run={running} />}
+      <dl className="counts">
+        <div>
+          <dt>Documents</dt>
+          <dd data-testid="count-documents">{c.documents}</dd>
+        </div>
+        <div>
+          <dt>Chunks</dt>
+          <dd>{c.chunks}</dd>
+        </div>
+        <div>
+          <dt>Skipped</dt>
+          <dd>{c.skipped}</dd>
+        </div>
+        <div>
+          <dt>Failed</dt>
+          <dd>{c.failed}</dd>
+        </div>
+        <div>
+          <dt>Last indexed</dt>
+          <dd>{c.lastIndexedAt ? new Date(c.lastIndexedAt).toLocaleString() : 'never'}</dd>
+        </div>
+      </dl>
+      <p className="muted">
+        Include {c.include.join(', ')} · exclude {c.exclude.length} patterns
+      </p>
+      {context === null ? (
+        <p>
+          <span className="muted">Context note: </span>
+          {c.context || <em className="muted">none</em>}{' '}
+          <button className="link" onClick={() => setContext(c.context)}>
+            Edit
+          </button>
+        </p>
+      ) : (
+        <div className="row">
+          <label className="grow">
+            Context note for {c.name}
+            <input value={context} onChange={(e) => setContext(e.target.value)} />
+          </label>
+          <button onClick={() => void act(async () => (await trove.call('collections.setContext', { name: c.name, context }), setContext(null)))}>Save</button>
+          <button onClick={() => setContext(null)}>Cancel</button>
+        </div>
+      )}
+      {problems.length > 0 && (
+        <details>
+          <summary>
+            {problems.length} file{problems.length === 1 ? '' : 's'} not indexed, with reasons
+          </summary>
+          <ul className="problems">
+            {problems.map((p) => (
+              <li key={p.path}>
+                <code>{p.path}</code> <span className={`badge ${p.status === 'failed' ? 'error' : 'warn'}`}>{p.status}</span> {p.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {renaming !== null && (
+        <div className="row">
+          <label className="grow">
+            New name for {c.name}
+            <input value={renaming} onChange={(e) => setRenaming(e.target.value)} />
+          </label>
+          <button onClick={() => void act(async () => (await trove.call('collections.rename', { name: c.name, newName: renaming }), setRenaming(null)))}>Rename</button>
+          <button onClick={() => setRenaming(null)}>Cancel</button>
+        </div>
+      )}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <footer className="row end">
+        <button disabled title="Pausing arrives with live folders (the watcher); this build indexes on request">
+          Pause
+        </button>
+        <button onClick={() => void act(() => trove.call('collections.reindex', { name: c.name }))} disabled={state.tone === 'busy'}>
+          {c.failed ? 'Retry failed (reindex)' : 'Reindex'}
+        </button>
+        <button onClick={() => setRenaming(c.name)}>Rename…</button>
+        <button className="danger" onClick={() => setConfirming(true)}>
+          Remove…
+        </button>
+      </footer>
+      {confirming && (
+        <ConfirmDialog
+          title={`Remove "${c.name}"?`}
+          body={`Trove forgets this collection's index (${c.documents} documents). The files in ${c.root} are not touched.`}
+          confirmLabel="Remove collection"
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => {
+            setConfirming(false);
+            void act(() => trove.call('collections.remove', { name: c.name }));
+          }}
+        />
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,97 @@
+// Connect: where assistants reach this engine, and configs to paste into each client.
+import { useEffect, useState } from 'react';
+import type { ConnectInfo } from '../../../src-main/api/results';
+import { errorMessage, trove } from '../bridge';
+
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard?.writeText) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  // no async clipboard (insecure context): the selection way still works
+  const area = document.createElement('textarea');
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  if (!ok) throw new Error('the browser refused to copy; select the text and copy it by hand');
+}
+
+export function ConnectScreen() {
+  const [info, setInfo] = useState<ConnectInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+  const [showToken, setShowToken] = useState(false);
+
+  useEffect(() => {
+    trove.call('connect.info', {}).then(setInfo, (err) => setError(errorMessage(err)));
+  }, []);
+
+  const copy = async (what: string, text: string) => {
+    try {
+      await copyText(text);
+      setCopied(what);
+      setError(null);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
+  return (
+    <section aria-labelledby="connect-title">
+      <h1 id="connect-title">Connect an assistant</h1>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {copied && (
+        <p className="notice" role="status" data-testid="copied">
+          Copied the {copied} config.
+        </p>
+      )}
+      {info && (
+        <>
+          <div className="card">
+            <h2>Local endpoint</h2>
+            <p>
+              MCP endpoint: <code data-testid="endpoint">{info.endpoint ?? 'not serving HTTP'}</code>
+            </p>
+            <p>
+              Token:{' '}
+              {info.token ? (
+                <>
+                  <code data-testid="token">{showToken ? info.token : '•'.repeat(12)}</code>{' '}
+                  <button className="link" onClick={() => setShowToken(!showToken)}>
+                    {showToken ? 'Hide' : 'Show'}
+                  </button>
+                </>
+              ) : (
+                <span className="muted">none handed out by this host</span>
+              )}
+            </p>
+            <p className="muted">
+              Token creation, scopes and revocation, writing configs into the clients' files, and a live log of client requests are not in this
+              build yet: they need the MCP server's token store and request log.
+            </p>
+          </div>
+          {info.configs.map((c) => (
+            <div className="card" key={c.client} data-testid={`config-${c.client}`}>
+              <header className="row">
+                <h2 className="grow">{c.client}</h2>
+                <button disabled={!c.json} onClick={() => void copy(c.client, c.json)}>
+                  Copy config
+                </button>
+              </header>
+              <p className="muted">
+                {c.note} File: <code>{c.file}</code>
+              </p>
+              {c.json && <pre className="config">{c.json}</pre>}
+            </div>
+          ))}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,152 @@
+// The search playground: a query with mode, syntax and filters, ranked results with scores,
+// the engine's explanation, highlighted snippets, and a preview of what `get` returns.
+import type { FormEvent } from 'react';
+import type { SearchHit } from '../../../src-main/api/results';
+import { highlight, queryTerms } from '../components/highlight';
+import { PreviewPanel } from '../components/PreviewPanel';
+import { useApp, type SearchForm } from '../store';
+
+const MODES: { id: SearchForm['mode']; label: string }[] = [
+  { id: 'keyword', label: 'Keyword' },
+  { id: 'vector', label: 'Semantic' },
+  { id: 'hybrid', label: 'Hybrid' },
+  { id: 'rerank', label: 'Hybrid + rerank' },
+];
+
+export function SearchScreen() {
+  const { search, collections, setSearchForm, runSearch, selectResult } = useApp();
+  const { form, response, error, busy, selected } = search;
+  const terms = queryTerms(response?.query ?? '');
+  const selectedHit = response?.results.find((r) => r.uri === selected) ?? null;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void runSearch();
+  };
+
+  return (
+    <section aria-labelledby="search-title" className={selectedHit ? 'split' : ''}>
+      <div>
+        <h1 id="search-title">Search</h1>
+        <form className="card" onSubmit={submit} role="search">
+          <div className="row">
+            <label className="grow">
+              Query
+              <input id="search-query" value={form.query} onChange={(e) => setSearchForm({ query: e.target.value })} placeholder="Search your collections (Ctrl+K)" autoFocus />
+            </label>
+            <button className="primary" type="submit" disabled={busy}>
+              {busy ? 'Searching…' : 'Search'}
+            </button>
+          </div>
+          <fieldset className="row">
+            <legend>Mode</legend>
+            {MODES.map((m) => (
+              <label key={m.id} className="inline">
+                <input type="radio" name="mode" value={m.id} checked={form.mode === m.id} onChange={() => setSearchForm({ mode: m.id })} />
+                {m.label}
+              </label>
+            ))}
+          </fieldset>
+          <details>
+            <summary>Syntax and filters</summary>
+            <div className="row">
+              <label>
+                Syntax
+                <select value={form.syntax} onChange={(e) => setSearchForm({ syntax: e.target.value as SearchForm['syntax'] })}>
+                  <option value="match">match (ranked words)</option>
+                  <option value="phrase">phrase</option>
+                  <option value="prefix">prefix</option>
+                  <option value="boolean">boolean (AND OR NOT)</option>
+                </select>
+              </label>
+              <label>
+                Path glob
+                <input value={form.path} onChange={(e) => setSearchForm({ path: e.target.value })} placeholder="notes/**/*.md" />
+              </label>
+              <label>
+                Kind
+                <input value={form.kind} onChange={(e) => setSearchForm({ kind: e.target.value })} placeholder="markdown" />
+              </label>
+              <label>
+                Tag
+                <input value={form.tag} onChange={(e) => setSearchForm({ tag: e.target.value })} />
+              </label>
+            </div>
+            {collections && collections.length > 0 && (
+              <fieldset className="row">
+                <legend>Collections (none checked: all)</legend>
+                {collections.map((c) => (
+                  <label key={c.name} className="inline">
+                    <input
+                      type="checkbox"
+                      checked={form.collections.includes(c.name)}
+                      onChange={(e) =>
+                        setSearchForm({ collections: e.target.checked ? [...form.collections, c.name] : form.collections.filter((n) => n !== c.name) })
+                      }
+                    />
+                    {c.name}
+                  </label>
+                ))}
+              </fieldset>
+            )}
+          </details>
+          <label className="inline">
+            <input type="checkbox" checked={form.explain} onChange={(e) => setSearchForm({ explain: e.target.checked })} />
+            Explain scores
+          </label>
+        </form>
+        {error && (
+          <p className="error" role="alert" data-testid="search-error">
+            {error}
+          </p>
+        )}
+        {response && (
+          <>
+            <p className="muted" data-testid="search-summary">
+              {response.results.length ? `${response.offset + 1}–${response.offset + response.results.length} of about ${response.total_estimated}` : 'No results'} ·{' '}
+              {response.took_ms} ms · {response.plan.strategy}
+              {response.plan.dropped.length ? ` · left out common words: ${response.plan.dropped.join(', ')}` : ''}
+            </p>
+            <ol className="results" start={response.offset + 1}>
+              {response.results.map((hit) => (
+                <Result key={hit.uri} hit={hit} terms={terms} selected={hit.uri === selected} onOpen={() => selectResult(hit.uri)} />
+              ))}
+            </ol>
+            <div className="row">
+              {response.offset > 0 && <button onClick={() => void runSearch(Math.max(0, response.offset - response.limit))}>Previous</button>}
+              {response.has_more && response.next_offset !== null && <button onClick={() => void runSearch(response.next_offset!)}>Next</button>}
+            </div>
+          </>
+        )}
+      </div>
+      {selectedHit && <PreviewPanel hit={selectedHit} onClose={() => selectResult(null)} />}
+    </section>
+  );
+}
+
+function Result(props: { hit: SearchHit; terms: string[]; selected: boolean; onOpen(): void }) {
+  const { hit } = props;
+  return (
+    <li className={`card result ${props.selected ? 'selected' : ''}`} data-testid="result">
+      <header className="row">
+        <button className="link title grow" onClick={props.onOpen}>
+          {hit.title || hit.path}
+        </button>
+        <span className="score" title="Score normalised to 0..1 over this result set">
+          {hit.score.toFixed(3)}
+        </span>
+      </header>
+      <p className="path">
+        {hit.collection}/{hit.path}:{hit.line}
+        {hit.chunk.headingPath.length ? ` · ${hit.chunk.headingPath.join(' › ')}` : ''}
+      </p>
+      <pre className="snippet">{highlight(hit.snippet, props.terms)}</pre>
+      {hit.explain && (
+        <details>
+          <summary>Why this score</summary>
+          <pre className="explain">{JSON.stringify(hit.explain, null, 2)}</pre>
+        </details>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,66 @@
+// Settings: what this engine reports about itself, and, plainly, what cannot be changed yet.
+import { useEffect, useState } from 'react';
+import type { SettingsInfo } from '../../../src-main/api/results';
+import { errorMessage, trove } from '../bridge';
+
+export function SettingsScreen() {
+  const [info, setInfo] = useState<SettingsInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    trove.call('settings.get', {}).then(setInfo, (err) => setError(errorMessage(err)));
+  }, []);
+
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {info && (
+        <>
+          <div className="card">
+            <h2>Engine</h2>
+            <dl className="pairs">
+              <dt>Profile folder</dt>
+              <dd className="path">{info.profileDir}</dd>
+              <dt>Index database</dt>
+              <dd className="path">{info.databasePath}</dd>
+              <dt>Largest file indexed</dt>
+              <dd>{(info.maxFileBytes / 1024 / 1024).toFixed(0)} MB</dd>
+              {info.chunking && (
+                <>
+                  <dt>Chunk size</dt>
+                  <dd>
+                    {info.chunking.targetChars} characters, {info.chunking.overlapChars} overlap
+                  </dd>
+                </>
+              )}
+            </dl>
+          </div>
+          <div className="card">
+            <h2>Search modes</h2>
+            <ul data-testid="modes">
+              {info.searchModes.map((m) => (
+                <li key={m.mode}>
+                  <strong>{m.mode}</strong>: {m.available ? 'available' : `unavailable: ${m.reason}`}
+                </li>
+              ))}
+            </ul>
+          </div>
+          <div className="card">
+            <h2>Not adjustable here yet</h2>
+            <ul>
+              {info.notYet.map((n) => (
+                <li key={n.setting}>
+                  <strong>{n.setting}</strong>: {n.reason}
+                </li>
+              ))}
+            </ul>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

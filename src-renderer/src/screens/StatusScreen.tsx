@@ -1,0 +1,107 @@
+// Index status: what is running now (live), what waits, what finished recently, and the totals.
+import { useEffect } from 'react';
+import { ProgressBar } from '../components/ProgressBar';
+import { useApp } from '../store';
+
+const formatBytes = (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+export function StatusScreen() {
+  const { activity, status, refreshStatus } = useApp();
+  useEffect(() => {
+    void refreshStatus();
+  }, [activity?.running, activity?.recent.length, refreshStatus]);
+
+  return (
+    <section aria-labelledby="status-title">
+      <h1 id="status-title">Index status</h1>
+      <div className="card">
+        <h2>Now</h2>
+        {activity?.running ? (
+          <>
+            <p>
+              <strong>{activity.running.collection}</strong>: {activity.running.state === 'scanning' ? 'scanning the folder' : 'reading and indexing files'}
+            </p>
+            <ProgressBar run={activity.running} />
+          </>
+        ) : (
+          <p data-testid="idle">Idle: nothing is being indexed.</p>
+        )}
+        <p className="muted">
+          Queue: {activity?.queued.length ? activity.queued.join(', ') : 'empty'} · Embedding phase: not part of this engine build yet (keyword
+          index only), so there is no model in use and no embedding coverage to show.
+        </p>
+      </div>
+      <div className="card">
+        <h2>Recent activity</h2>
+        {activity?.recent.length ? (
+          <table>
+            <thead>
+              <tr>
+                <th>Collection</th>
+                <th>Result</th>
+                <th>Scanned</th>
+                <th>Added</th>
+                <th>Updated</th>
+                <th>Removed</th>
+                <th>Skipped</th>
+                <th>Failed</th>
+                <th>Took</th>
+                <th>Finished</th>
+              </tr>
+            </thead>
+            <tbody>
+              {activity.recent.map((r, i) => (
+                <tr key={`${r.collection}-${r.finishedAt}-${i}`}>
+                  <td>{r.collection}</td>
+                  <td>{r.state === 'failed' ? `failed: ${r.error}` : 'done'}</td>
+                  <td>{r.summary?.scanned ?? '–'}</td>
+                  <td>{r.summary?.added ?? '–'}</td>
+                  <td>{r.summary?.updated ?? '–'}</td>
+                  <td>{r.summary?.removed ?? '–'}</td>
+                  <td>{r.summary?.skipped ?? '–'}</td>
+                  <td>{r.summary?.failed ?? '–'}</td>
+                  <td>{r.summary ? `${(r.summary.durationMs / 1000).toFixed(1)} s` : '–'}</td>
+                  <td>{r.finishedAt ? new Date(r.finishedAt).toLocaleTimeString() : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="muted">No index runs since the engine started.</p>
+        )}
+      </div>
+      {status && (
+        <div className="card">
+          <h2>Totals</h2>
+          <dl className="counts">
+            <div>
+              <dt>Collections</dt>
+              <dd>{status.totals.collections}</dd>
+            </div>
+            <div>
+              <dt>Documents</dt>
+              <dd data-testid="total-documents">{status.totals.documents}</dd>
+            </div>
+            <div>
+              <dt>Chunks</dt>
+              <dd>{status.totals.chunks}</dd>
+            </div>
+            <div>
+              <dt>Skipped</dt>
+              <dd>{status.totals.skipped}</dd>
+            </div>
+            <div>
+              <dt>Failed</dt>
+              <dd>{status.totals.failed}</dd>
+            </div>
+            <div>
+              <dt>Index size</dt>
+              <dd>{formatBytes(status.database.bytes)}</dd>
+            </div>
+          </dl>
+          <p className="path">{status.database.path}</p>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+// The renderer's state: what the engine last said (collections, index activity, status), which
+// screen is open, and the search playground's query and results. Everything shown comes from
+// the engine through `trove`; nothing here is invented.
+import { create } from 'zustand';
+import type { CollectionInfo, IndexActivity, SearchResponse, StatusReport } from '../../src-main/api/results';
+import { errorCode, errorMessage, trove } from './bridge';
+
+export type Screen = 'collections' | 'status' | 'search' | 'connect' | 'settings';
+export const screens: { id: Screen; label: string }[] = [
+  { id: 'collections', label: 'Collections' },
+  { id: 'status', label: 'Index status' },
+  { id: 'search', label: 'Search' },
+  { id: 'connect', label: 'Connect' },
+  { id: 'settings', label: 'Settings' },
+];
+
+export interface SearchForm {
+  query: string;
+  mode: 'keyword' | 'vector' | 'hybrid' | 'rerank';
+  syntax: 'match' | 'phrase' | 'prefix' | 'boolean';
+  collections: string[];
+  path: string;
+  kind: string;
+  tag: string;
+  explain: boolean;
+}
+
+interface AppState {
+  screen: Screen;
+  signedOut: boolean;
+  loadError: string | null;
+  collections: CollectionInfo[] | null;
+  activity: IndexActivity | null;
+  status: StatusReport | null;
+  search: { form: SearchForm; response: SearchResponse | null; error: string | null; busy: boolean; selected: string | null };
+  setScreen(screen: Screen): void;
+  refresh(): Promise<void>;
+  refreshStatus(): Promise<void>;
+  setActivity(a: IndexActivity): void;
+  setSearchForm(patch: Partial<SearchForm>): void;
+  runSearch(offset?: number): Promise<void>;
+  selectResult(uri: string | null): void;
+}
+
+export const useApp = create<AppState>((set, get) => ({
+  screen: 'collections',
+  signedOut: false,
+  loadError: null,
+  collections: null,
+  activity: null,
+  status: null,
+  search: {
+    form: { query: '', mode: 'keyword', syntax: 'match', collections: [], path: '', kind: '', tag: '', explain: false },
+    response: null,
+    error: null,
+    busy: false,
+    selected: null,
+  },
+  setScreen: (screen) => set({ screen }),
+  async refresh() {
+    try {
+      const [collections, activity] = await Promise.all([trove.call('collections.list', {}), trove.call('index.activity', {})]);
+      set({ collections, activity, loadError: null, signedOut: false });
+    } catch (err) {
+      if (errorCode(err) === 'UNAUTHORIZED') set({ signedOut: true });
+      else set({ loadError: errorMessage(err) });
+    }
+  },
+  async refreshStatus() {
+    try {
+      set({ status: await trove.call('status', {}) });
+    } catch (err) {
+      set({ loadError: errorMessage(err) });
+    }
+  },
+  setActivity: (activity) => set({ activity }),
+  setSearchForm: (patch) => set((s) => ({ search: { ...s.search, form: { ...s.search.form, ...patch } } })),
+  async runSearch(offset = 0) {
+    const { form } = get().search;
+    if (!form.query.trim()) {
+      set((s) => ({ search: { ...s.search, error: 'Type something to search for.', response: null } }));
+      return;
+    }
+    set((s) => ({ search: { ...s.search, busy: true, error: null } }));
+    try {
+      const response = await trove.call('search', {
+        query: form.query,
+        mode: form.mode,
+        syntax: form.syntax,
+        explain: form.explain,
+        limit: 20,
+        offset,
+        ...(form.collections.length ? { collections: form.collections } : {}),
+        ...(form.path.trim() ? { path: form.path.trim() } : {}),
+        ...(form.kind.trim() ? { kinds: [form.kind.trim()] } : {}),
+        ...(form.tag.trim() ? { tags: [form.tag.trim()] } : {}),
+      });
+      set((s) => ({ search: { ...s.search, response, busy: false, selected: null } }));
+    } catch (err) {
+      set((s) => ({ search: { ...s.search, response: null, busy: false, error: errorMessage(err) } }));
+    }
+  },
+  selectResult: (uri) => set((s) => ({ search: { ...s.search, selected: uri } })),
+}));
