@@ -7,6 +7,9 @@ import { registerGetCommands } from './commands/get-commands.js';
 import { registerIndexCommand } from './commands/index-command.js';
 import { registerSearchCommand } from './commands/search-command.js';
 import { registerStatusCommand } from './commands/status-command.js';
+import { registerServeCommand } from './commands/serve-command.js';
+import { registerMcpCommand } from './commands/mcp-command.js';
+import { registerTokenCommand } from './commands/token-command.js';
 import { CliContext } from './context.js';
 import { UsageError } from './options.js';
 
@@ -27,6 +30,9 @@ export async function main(argv: string[]): Promise<number> {
   registerSearchCommand(program, ctx);
   registerGetCommands(program, ctx);
   registerStatusCommand(program, ctx);
+  registerServeCommand(program, ctx);
+  registerMcpCommand(program, ctx);
+  registerTokenCommand(program, ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;

@@ -5,7 +5,10 @@ import path from 'node:path';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
-import { indexCollection, type IndexProgress, type IndexReport } from './ingest/indexer.js';
+import type { IndexProgress, IndexReport } from './ingest/indexer.js';
+import { IndexingService, type FailureInfo, type IndexingOptions, type IndexingStatus } from './jobs/indexing-service.js';
+import type { ProgressEvent, ProgressListener } from './jobs/progress.js';
+import type { Freshness, PendingEmbeddingProbe } from './watch/freshness.js';
 import { errorCode } from './ingest/scan.js';
 import { databasePath, defaultProfileDir } from './profile.js';
 import { DocumentRetriever, documentUri, type GetOptions, type MultiGetOptions, type MultiGetResult, type RetrievedDocument } from './retrieve/documents.js';
@@ -17,6 +20,7 @@ import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { StatsStore, type FailureRow } from './store/stats.js';
+import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 
 export interface EngineOptions {
   /** Profile folder; default TROVE_HOME or the OS app-data dir. */
@@ -24,6 +28,8 @@ export interface EngineOptions {
   /** Files bigger than this are skipped with a reason (default 10 MB). */
   maxFileBytes?: number;
   chunking?: Partial<ChunkOptions>;
+  /** Live folders: watcher, reconcile interval, retry backoff, batch sizes (see jobs/indexing-service.ts). */
+  indexing?: Omit<IndexingOptions, 'chunking' | 'maxFileBytes'>;
 }
 
 export interface AddCollectionInput {
@@ -57,6 +63,10 @@ export interface SearchResult {
   kind: string;
   tags: string[];
   modified: string;
+  /** Freshness (watch/freshness.ts): indexed_at, stale, pendingEmbedding. */
+  indexed_at: Freshness['indexed_at'];
+  stale: boolean;
+  pendingEmbedding: boolean;
   score: number;
   snippet: string;
   line: number;
@@ -77,11 +87,26 @@ export interface SearchResponse {
   plan: { strategy: string; expression: string; dropped: string[] };
 }
 
+/** A named access token as listed (the secret itself is only ever returned by createToken). */
+export interface TokenInfo {
+  name: string;
+  /** The secret's first characters, to recognise it. */
+  hint: string;
+  /** null: every collection. */
+  collections: string[] | null;
+  /** null: every tool. */
+  tools: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
 export interface StatusReport {
   profileDir: string;
   database: { path: string; bytes: number };
   totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
   collections: (CollectionInfo & { problems: FailureRow[] })[];
+  /** Watching, pauses, queue sizes and the latest progress of each collection. */
+  indexing: IndexingStatus;
 }
 
 const NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
@@ -95,10 +120,12 @@ export class Engine {
   private readonly documents: DocumentStore;
   private readonly chunks: ChunkStore;
   private readonly stats: StatsStore;
+  private readonly tokens: TokenStore;
   private readonly lexical: LexicalSearch;
   private readonly retriever: DocumentRetriever;
   private readonly chunking: ChunkOptions;
   private readonly maxFileBytes: number;
+  private readonly indexing: IndexingService;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -112,10 +139,17 @@ export class Engine {
     this.documents = new DocumentStore(this.db);
     this.chunks = new ChunkStore(this.db);
     this.stats = new StatsStore(this.db);
+    this.tokens = new TokenStore(this.db);
     this.lexical = new LexicalSearch(this.db);
     this.retriever = new DocumentRetriever(this.collections, this.documents);
     this.chunking = { ...DEFAULT_CHUNKING, ...opts.chunking };
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.indexing = new IndexingService(
+      { db: this.db, documents: this.documents, chunks: this.chunks },
+      this.collections,
+      { ...opts.indexing, chunking: this.chunking, maxFileBytes: this.maxFileBytes },
+      () => this.generation++,
+    );
   }
 
   static open(opts: EngineOptions = {}): Engine {
@@ -125,6 +159,7 @@ export class Engine {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.indexing.close();
     this.db.close();
   }
 
@@ -139,6 +174,7 @@ export class Engine {
     const include = validateGlobs(input.include?.length ? input.include : [...DEFAULT_INCLUDE], 'include');
     const exclude = validateGlobs([...DEFAULT_EXCLUDE, ...(input.exclude ?? [])], 'exclude');
     const row = this.collections.insert({ name, root: fs.realpathSync(root), include, exclude, context: input.context ?? '' });
+    this.indexing.collectionAdded(row);
     return this.info(row);
   }
 
@@ -153,12 +189,14 @@ export class Engine {
     const clash = this.collections.get(newName);
     if (clash && clash.id !== c.id) throw new TroveError('CONFLICT', `a collection named "${newName}" already exists`);
     this.collections.rename(c.id, newName);
+    this.indexing.collectionRenamed({ ...c, name: newName });
     this.generation++;
     return this.info(this.collections.get(newName)!);
   }
 
   removeCollection(name: string): void {
     const c = this.requireCollection(name);
+    this.indexing.collectionRemoved(c.id); // watcher stopped, queued jobs cancelled at once
     this.db.transaction(() => {
       this.chunks.deleteForCollection(c.id);
       this.collections.delete(c.id);
@@ -177,22 +215,53 @@ export class Engine {
 
   async index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
     const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
-    const reports: IndexReport[] = [];
-    for (const c of targets) {
-      try {
-        reports.push(
-          await indexCollection(
-            { db: this.db, documents: this.documents, chunks: this.chunks },
-            c,
-            { chunking: this.chunking, maxFileBytes: this.maxFileBytes, onProgress: opts.onProgress, signal: opts.signal },
-          ),
-        );
-        this.collections.markIndexed(c.id, Date.now());
-      } finally {
-        this.generation++;
-      }
+    try {
+      return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
+    } finally {
+      this.generation++;
     }
-    return reports;
+  }
+
+  /** Watch every collection (and collections added later) and keep the index fresh until stopWatching. */
+  startWatching(): Promise<void> {
+    return this.indexing.startWatching();
+  }
+
+  stopWatching(): Promise<void> {
+    return this.indexing.stopWatching();
+  }
+
+  get watching(): boolean {
+    return this.indexing.watching;
+  }
+
+  /** Pause background indexing of one collection, or of everything; changes keep being queued. */
+  pause(collection?: string): void {
+    this.indexing.pause(collection === undefined ? undefined : this.requireCollection(collection));
+  }
+
+  resume(collection?: string): void {
+    this.indexing.resume(collection === undefined ? undefined : this.requireCollection(collection));
+  }
+
+  /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
+  onProgress(listener: ProgressListener): () => void {
+    return this.indexing.onProgress(listener);
+  }
+
+  /** The latest progress event of each collection. */
+  progress(): ProgressEvent[] {
+    return this.indexing.progress();
+  }
+
+  /** Files that failed to index, with reason, attempts and next retry. */
+  failures(collection?: string): FailureInfo[] {
+    return this.indexing.failures(collection === undefined ? undefined : this.requireCollection(collection));
+  }
+
+  /** The embedding stage tells search which documents still wait for vectors (pendingEmbedding). */
+  setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void {
+    this.indexing.setPendingEmbeddingProbe(probe);
   }
 
   // ---- search and retrieval ---------------------------------------------------------------
@@ -212,6 +281,7 @@ export class Engine {
       tags: req.tags,
     };
     const r = this.lexical.search({ ...req, filters }, this.generation);
+    const fresh = this.indexing.freshness(r.hits.map((h) => h.documentId));
     return {
       query: req.query,
       syntax: req.syntax,
@@ -224,6 +294,7 @@ export class Engine {
         kind: h.kind,
         tags: h.tags,
         modified: new Date(h.modifiedMs).toISOString(),
+        ...(fresh.get(h.documentId) ?? { indexed_at: new Date(h.modifiedMs).toISOString(), stale: true, pendingEmbedding: false }),
         score: h.score,
         snippet: h.snippet,
         line: h.line,
@@ -248,9 +319,12 @@ export class Engine {
     return this.retriever.multiGet(pattern, opts);
   }
 
-  status(): StatusReport {
+  /** `collections`: an allow-list (a scoped token); other collections are left out entirely. */
+  status(opts: { collections?: readonly string[] } = {}): StatusReport {
     const counts = this.stats.counts();
-    const collections = this.collections.list().map((c) => ({ ...this.info(c, counts), problems: this.stats.failures(c.id, 50) }));
+    const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
+    const visible = this.collections.list().filter((c) => !allow || allow.has(c.name.toLowerCase()));
+    const collections = visible.map((c) => ({ ...this.info(c, counts), problems: this.stats.failures(c.id, 50) }));
     const sum = (k: 'documents' | 'chunks' | 'skipped' | 'failed') => collections.reduce((n, c) => n + c[k], 0);
     let bytes = 0;
     for (const suffix of ['', '-wal']) {
@@ -265,7 +339,52 @@ export class Engine {
       database: { path: this.databaseFile, bytes },
       totals: { collections: collections.length, documents: sum('documents'), chunks: sum('chunks'), skipped: sum('skipped'), failed: sum('failed') },
       collections,
+      indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
     };
+  }
+
+  private indexingStatus(visible: Set<string>): IndexingStatus {
+    const s = this.indexing.status();
+    return { ...s, watchers: s.watchers.filter((w) => visible.has(w.collection)), collections: s.collections.filter((c) => visible.has(c.collection)) };
+  }
+
+  /** Paths of the indexed documents of a collection, sorted (completions, suffix lookups). */
+  documentPaths(collection: string): string[] {
+    return this.documents.indexedPaths(this.requireCollection(collection).id);
+  }
+
+  // ---- access tokens -------------------------------------------------------------------
+
+  /** Returns the secret once; only its hash is stored. */
+  createToken(input: { name: string; collections?: string[]; tools?: string[] }): { token: string; info: TokenInfo } {
+    validateName(input.name, 'token');
+    if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
+    const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
+    if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
+      throw invalidInput('tools must be a non-empty list of tool names such as search,get');
+    }
+    const token = newTokenSecret();
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null });
+    return { token, info: tokenInfo(row) };
+  }
+
+  listTokens(): TokenInfo[] {
+    return this.tokens.list().map(tokenInfo);
+  }
+
+  revokeToken(name: string): void {
+    const row = this.tokens.byName(name);
+    if (!row) throw notFound(`no token named "${name}"`);
+    this.tokens.delete(row.id);
+  }
+
+  /** The token a secret belongs to, or null; records its use. */
+  verifyToken(secret: string): TokenInfo | null {
+    if (!secret.startsWith('trove_') || secret.length > 200) return null;
+    const row = this.tokens.bySecret(secret);
+    if (!row) return null;
+    this.tokens.touch(row.id);
+    return tokenInfo(row);
   }
 
   private requireCollection(name: string): CollectionRow {
@@ -295,10 +414,21 @@ export class Engine {
   }
 }
 
-function validateName(name: string): void {
+function tokenInfo(t: TokenRow): TokenInfo {
+  return {
+    name: t.name,
+    hint: t.hint,
+    collections: t.collections,
+    tools: t.tools,
+    createdAt: new Date(t.createdAt).toISOString(),
+    lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
+  };
+}
+
+function validateName(name: string, what = 'collection'): void {
   if (!NAME.test(name)) {
     throw invalidInput(
-      `"${name}" is not a valid collection name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      `"${name}" is not a valid ${what} name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
     );
   }
 }

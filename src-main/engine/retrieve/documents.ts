@@ -8,6 +8,8 @@ import { parseLocator, safePath, type Locator } from './locator.js';
 import { closestPaths } from './suggest.js';
 
 export interface GetOptions {
+  /** Allow-list of collection names (a scoped access token): documents elsewhere do not exist. */
+  collections?: readonly string[];
   fromLine?: number;
   maxLines?: number;
   lineNumbers?: boolean;
@@ -31,6 +33,8 @@ export interface RetrievedDocument {
 }
 
 export interface MultiGetOptions {
+  /** Allow-list of collection names, as in GetOptions. */
+  collections?: readonly string[];
   maxBytes?: number;
   maxLines?: number;
   lineNumbers?: boolean;
@@ -66,7 +70,7 @@ export class DocumentRetriever {
 
   get(locatorText: string, opts: GetOptions = {}): RetrievedDocument {
     const locator = parseLocator(locatorText);
-    const { doc, collection } = this.resolve(locator, locatorText);
+    const { doc, collection } = this.resolve(locator, locatorText, this.visible(opts.collections));
     const text = this.documents.content(doc.id) ?? '';
     const lines = text.split('\n');
     const from = clampLine(opts.fromLine ?? locator.line ?? 1, lines.length);
@@ -92,10 +96,11 @@ export class DocumentRetriever {
     const maxLines = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : undefined;
     const result: MultiGetResult = { documents: [], notFound: [] };
     const targets: { doc: DocumentRow; collection: CollectionRow }[] = [];
+    const visible = this.visible(opts.collections);
     if (/[*?[{]/.test(pattern)) {
       if (pattern.split(/[\\/]/).includes('..') || pattern.startsWith('/')) throw invalidInput('patterns may not leave their collection');
       const isMatch = picomatch(pattern.trim(), { dot: true });
-      for (const collection of this.collections.list()) {
+      for (const collection of visible.values()) {
         for (const doc of this.documents.indexedDocuments(collection.id)) {
           if (isMatch(doc.path) || isMatch(`${collection.name}/${doc.path}`)) targets.push({ doc, collection });
         }
@@ -106,7 +111,7 @@ export class DocumentRetriever {
       if (!items.length) throw invalidInput('multi_get needs a glob pattern or a comma-separated list of paths');
       for (const item of items) {
         try {
-          targets.push(this.resolve(parseLocator(item), item));
+          targets.push(this.resolve(parseLocator(item), item, visible));
         } catch (err) {
           if ((err as { code?: string }).code === 'INVALID_INPUT') throw err;
           const suggestions = ((err as { details?: { suggestions?: string[] } }).details?.suggestions ?? []) as string[];
@@ -136,17 +141,25 @@ export class DocumentRetriever {
     return result;
   }
 
-  private resolve(locator: Locator, input: string): { doc: DocumentRow; collection: CollectionRow } {
-    const byId = new Map(this.collections.list().map((c) => [c.id, c]));
+  /** The collections a caller may see, by id: all of them, or those on its allow-list. */
+  private visible(allow: readonly string[] | undefined): Map<number, CollectionRow> {
+    const all = this.collections.list();
+    const names = allow && new Set(allow.map((n) => n.toLowerCase()));
+    return new Map(all.filter((c) => !names || names.has(c.name.toLowerCase())).map((c) => [c.id, c]));
+  }
+
+  private resolve(locator: Locator, input: string, byId: Map<number, CollectionRow>): { doc: DocumentRow; collection: CollectionRow } {
     if (locator.kind === 'docid') {
       const doc = this.documents.byDocid(locator.docid);
-      if (doc) return this.usable(doc, byId.get(doc.collectionId)!, input);
+      const home = doc && byId.get(doc.collectionId);
+      if (doc && home) return this.usable(doc, home, input);
       if (locator.explicit) throw notFound(`no document with docid #${locator.docid}`);
-      return this.resolve({ kind: 'path', path: safePath(input.replace(/:\d+$/, '')), line: locator.line }, input);
+      return this.resolve({ kind: 'path', path: safePath(input.replace(/:\d+$/, '')), line: locator.line }, input, byId);
     }
     const candidates: { doc: DocumentRow; collection: CollectionRow }[] = [];
     if (locator.collection !== undefined) {
-      const collection = this.collections.get(locator.collection);
+      const named = this.collections.get(locator.collection);
+      const collection = named && byId.get(named.id);
       if (!collection) throw notFound(`no collection named "${locator.collection}"`);
       const doc = this.documents.byPath(collection.id, locator.path);
       if (doc) return this.usable(doc, collection, input);
@@ -154,7 +167,8 @@ export class DocumentRetriever {
     }
     const slash = locator.path.indexOf('/');
     if (slash > 0) {
-      const collection = this.collections.get(locator.path.slice(0, slash));
+      const named = this.collections.get(locator.path.slice(0, slash));
+      const collection = named && byId.get(named.id);
       const doc = collection && this.documents.byPath(collection.id, locator.path.slice(slash + 1));
       if (collection && doc) candidates.push({ doc, collection });
     }

@@ -83,4 +83,22 @@ export const migrations: readonly string[] = [
   -- paused collections; collection_id 0 pauses everything
   CREATE TABLE job_pauses (collection_id INTEGER PRIMARY KEY);
   `,
+  /* access tokens for the MCP endpoint, optionally scoped to collections and tools (see store/tokens.ts) */ `
+  CREATE TABLE access_tokens (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    hash TEXT NOT NULL UNIQUE,        -- sha256 (hex) of the secret; the secret is shown once and never stored
+    hint TEXT NOT NULL,               -- the secret's first characters, to recognise it in a list
+    scoped INTEGER NOT NULL,          -- 1: only the collections in access_token_collections (none left = nothing)
+    tools TEXT,                       -- JSON array of tool names; NULL = every tool
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  );
+  -- by id, so renaming a collection keeps its tokens' access and removing it revokes that access
+  CREATE TABLE access_token_collections (
+    token_id INTEGER NOT NULL REFERENCES access_tokens(id) ON DELETE CASCADE,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    PRIMARY KEY (token_id, collection_id)
+  );
+  `,
 ];

@@ -1,0 +1,49 @@
+// `trove serve`: the engine host, headless — MCP over HTTP on 127.0.0.1 (and ::1), /health, and
+// with --ui the web UI and app API. Runs until SIGINT/SIGTERM; runtime.json is removed on the way out.
+import path from 'node:path';
+import type { Command } from 'commander';
+import { startHost, type Host } from '../../host/host.js';
+import type { CliContext } from '../context.js';
+import { integer } from '../options.js';
+
+export function registerServeCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('run the engine host: MCP over HTTP on 127.0.0.1 (token and port in $TROVE_HOME/runtime.json)')
+    .option('--port <n>', 'preferred port (default TROVE_PORT or 7077; the next free one when busy)', integer('--port'))
+    .option('--ui', 'also serve the web UI and app API')
+    .action(async (o: { port?: number; ui?: boolean }, cmd: Command) => {
+      ctx.setJson(cmd);
+      const host = await startHost({ engine: ctx.engine(), port: o.port });
+      const stopUi = o.ui ? await mountUi(host) : undefined;
+      const signIn = stopUi?.signInUrl;
+      process.stderr.write(`trove: serving MCP at ${host.mcpUrl} (pid ${process.pid}; token in ${path.join(host.engine.profileDir, 'runtime.json')})\n`);
+      if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
+      ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, ...(signIn ? { uiUrl: signIn } : {}) }, () => host.mcpUrl);
+      await untilSignalled();
+      process.stderr.write('trove: shutting down\n');
+      await stopUi?.close(); // stops a running index before the engine closes
+      await host.close();
+    });
+}
+
+function untilSignalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+/** The web UI and app API (host/app-api-mount.ts): loaded only when asked for. The sign-in link
+ *  is one-time; runtime.json's uiUrl always holds one that still works (renewed when one is used). */
+async function mountUi(host: Host): Promise<{ signInUrl: string; close(): Promise<void> }> {
+  const { mountAppApi } = await import('../../host/app-api-mount.js');
+  const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
+  const mounted = mountAppApi(host, { ui: true, maxFileBytes });
+  return { signInUrl: mounted.signInUrl()!, close: () => mounted.close() };
+}

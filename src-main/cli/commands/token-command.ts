@@ -1,0 +1,55 @@
+// `trove token create|list|revoke`: named bearer tokens for MCP clients, optionally limited to
+// some collections and tools. The secret is printed once; only its hash is kept.
+import type { Command } from 'commander';
+import type { TokenInfo } from '../../engine/engine.js';
+import { TOOL_NAMES } from '../../mcp/tools/index.js';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../options.js';
+
+const list = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+
+export function registerTokenCommand(program: Command, ctx: CliContext): void {
+  const token = program.command('token').description('access tokens for MCP clients');
+  token
+    .command('create')
+    .description('create a token (printed once)')
+    .requiredOption('--name <name>', 'a name to recognise it by')
+    .option('--collections <a,b>', 'only these collections (default: all)', list)
+    .option('--tools <t1,t2>', `only these tools: ${TOOL_NAMES.join(', ')} (default: all)`, list)
+    .action((o: { name: string; collections?: string[]; tools?: string[] }, cmd: Command) => {
+      ctx.setJson(cmd);
+      const unknown = o.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
+      if (unknown.length) throw new UsageError(`unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
+      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools });
+      ctx.print({ token: secret, ...info }, () => {
+        process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
+        return secret;
+      });
+    });
+  token
+    .command('list')
+    .description('list tokens (names and scopes; never the secrets)')
+    .action((_o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      const tokens = ctx.engine().listTokens();
+      ctx.print(tokens, () =>
+        tokens.length
+          ? tokens.map((t) => `${t.name}  ${t.hint}…  ${describe(t)}; created ${t.createdAt}; last used ${t.lastUsedAt ?? 'never'}`).join('\n')
+          : 'No tokens. Create one: trove token create --name <name> [--collections a,b] [--tools search,get]',
+      );
+    });
+  token
+    .command('revoke <name>')
+    .description('revoke a token (clients using it are refused at once)')
+    .action((name: string, _o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      ctx.engine().revokeToken(name);
+      ctx.print({ revoked: name }, () => `Token "${name}" revoked.`);
+    });
+}
+
+function describe(t: TokenInfo): string {
+  const cols = t.collections === null ? 'all collections' : t.collections.length ? `collections ${t.collections.join(', ')}` : 'no collections';
+  const tools = t.tools === null ? 'all tools' : `tools ${t.tools.join(', ')}`;
+  return `${cols}, ${tools}`;
+}

@@ -1,0 +1,25 @@
+// The host's own bearer token (full access): kept in $TROVE_HOME/host-token (0600) so MCP client
+// configs that carry it keep working across restarts. TROVE_TOKEN overrides it.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function hostTokenPath(profileDir: string): string {
+  return path.join(profileDir, 'host-token');
+}
+
+export function loadHostToken(profileDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TROVE_TOKEN && env.TROVE_TOKEN.length >= 16) return env.TROVE_TOKEN;
+  const file = hostTokenPath(profileDir);
+  try {
+    const existing = fs.readFileSync(file, 'utf8').trim();
+    if (existing.length >= 16) return existing;
+  } catch {
+    /* first start */
+  }
+  fs.mkdirSync(profileDir, { recursive: true });
+  const token = `trove_${randomBytes(32).toString('base64url')}`;
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return token;
+}

@@ -1,0 +1,116 @@
+// The engine host: one engine, its MCP endpoint at /mcp, /health, and whatever extra routes a
+// face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
+// clients can find it. `trove serve` and the desktop app's utility process both run this.
+import { Engine } from '../engine/engine.js';
+import { TroveError } from '../engine/errors.js';
+import { createAuthenticator } from '../mcp/security/auth.js';
+import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
+import type { ServerExtension } from '../mcp/server.js';
+import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
+import { healthRoute } from './health.js';
+import { loadHostToken } from './host-token.js';
+import { startLoopbackServer } from './http-server.js';
+import type { RouteHandler } from './routes.js';
+import { processAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile, type RuntimeInfo } from './runtime-file.js';
+
+export const DEFAULT_PORT = 7077;
+
+export interface HostOptions {
+  /** An engine the caller owns; otherwise the host opens (and closes) one for profileDir. */
+  engine?: Engine;
+  profileDir?: string;
+  /** Preferred port (default TROVE_PORT or 7077); busy → the next free one. 0: any. */
+  port?: number;
+  /** The full-access bearer token; default TROVE_TOKEN or $TROVE_HOME/host-token. */
+  token?: string;
+  /** Extra routes tried after /health and /mcp (app API, web UI). */
+  routes?: RouteHandler[];
+  /** Browser origins allowed besides this server's own (none by default). */
+  allowedOrigins?: string[];
+  /** Write runtime.json (default true). Tests that run several hosts on one profile turn it off. */
+  writeRuntimeFile?: boolean;
+  rateLimit?: RateLimitOptions;
+  maxBodyBytes?: number;
+  /** Extra MCP registrations (tests: the conformance suite's named fixtures). */
+  mcpExtension?: ServerExtension;
+}
+
+export interface Host {
+  readonly engine: Engine;
+  readonly port: number;
+  readonly url: string;
+  readonly mcpUrl: string;
+  readonly token: string;
+  readonly mcp: McpHttpEndpoint;
+  addRoute(route: RouteHandler): void;
+  /** Records the web UI's address in runtime.json. */
+  setUiUrl(uiUrl: string): void;
+  close(): Promise<void>;
+}
+
+export async function startHost(opts: HostOptions = {}): Promise<Host> {
+  const engine = opts.engine ?? Engine.open({ profileDir: opts.profileDir });
+  const ownsEngine = !opts.engine;
+  const profileDir = engine.profileDir;
+  const writesRuntime = opts.writeRuntimeFile ?? true;
+  try {
+    if (writesRuntime) refuseIfRunning(profileDir);
+    const token = opts.token ?? loadHostToken(profileDir);
+    const mcp = createMcpHttpEndpoint({
+      engine,
+      authenticate: createAuthenticator(engine, token),
+      rateLimit: opts.rateLimit,
+      maxBodyBytes: opts.maxBodyBytes,
+      extend: opts.mcpExtension,
+    });
+    const server = await startLoopbackServer({ port: opts.port ?? envPort() ?? DEFAULT_PORT, allowedOrigins: opts.allowedOrigins });
+    server.addRoute(healthRoute);
+    server.addRoute(mcp.route);
+    for (const r of opts.routes ?? []) server.addRoute(r);
+
+    const url = `http://127.0.0.1:${server.port}`;
+    const info: RuntimeInfo = { port: server.port, pid: process.pid, token, mcpUrl: `${url}/mcp`, startedAt: new Date().toISOString() };
+    if (writesRuntime) writeRuntimeFile(profileDir, info);
+    let closed = false;
+    return {
+      engine,
+      port: server.port,
+      url,
+      mcpUrl: info.mcpUrl,
+      token,
+      mcp,
+      addRoute: (r) => server.addRoute(r),
+      setUiUrl(uiUrl) {
+        info.uiUrl = uiUrl;
+        if (writesRuntime) writeRuntimeFile(profileDir, info);
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (writesRuntime) removeRuntimeFile(profileDir);
+        await mcp.close();
+        await server.close();
+        if (ownsEngine) engine.close();
+      },
+    };
+  } catch (err) {
+    if (ownsEngine) engine.close();
+    throw err;
+  }
+}
+
+/** One host per profile: a second would fight the first over runtime.json and the index. */
+function refuseIfRunning(profileDir: string): void {
+  const running = readRuntimeFile(profileDir);
+  if (running && running.pid !== process.pid && processAlive(running.pid)) {
+    throw new TroveError('CONFLICT', `Trove is already serving this profile at ${running.mcpUrl} (pid ${running.pid})`);
+  }
+}
+
+function envPort(): number | undefined {
+  const raw = process.env.TROVE_PORT;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new TroveError('INVALID_INPUT', `TROVE_PORT must be a port number (got "${raw}")`);
+  return n;
+}

@@ -1,0 +1,45 @@
+// What every tool, resource and prompt handler gets: the engine, the caller's access scope, and
+// a short-lived directory of collection names and context notes (listing collections counts
+// documents, which is too slow to repeat on every search result).
+import type { Engine } from '../engine/engine.js';
+import type { Access } from './security/access.js';
+import { canSeeCollection } from './security/access.js';
+
+export interface McpContext {
+  readonly engine: Engine;
+  readonly access: Access;
+  readonly directory: CollectionDirectory;
+}
+
+interface Entry {
+  name: string;
+  context: string;
+}
+
+export class CollectionDirectory {
+  private cached: { at: number; entries: Entry[] } | null = null;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly ttlMs = 1000,
+  ) {}
+
+  /** Collection names the caller may see. */
+  names(access: Access): string[] {
+    return this.entries()
+      .filter((e) => canSeeCollection(access, e.name))
+      .map((e) => e.name);
+  }
+
+  context(collection: string): string {
+    return this.entries().find((e) => e.name === collection)?.context ?? '';
+  }
+
+  private entries(): Entry[] {
+    const now = Date.now();
+    if (!this.cached || now - this.cached.at > this.ttlMs) {
+      this.cached = { at: now, entries: this.engine.listCollections().map((c) => ({ name: c.name, context: c.context })) };
+    }
+    return this.cached.entries;
+  }
+}

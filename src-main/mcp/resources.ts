@@ -1,0 +1,103 @@
+// The document resource template trove://{collection}/{+path}: not listed (documents are found
+// with the search tools), read with line numbers and the collection's context comment. Each
+// segment is URI-encoded; the engine decodes it and refuses anything that would leave the
+// collection. An exact path wins; otherwise a unique suffix match (trove://docs/intro.md finds
+// guide/intro.md). Completions offer the collection names and paths the caller may see.
+import { INVALID_PARAMS, ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
+import { isTroveError, TroveError } from '../engine/errors.js';
+import type { McpContext } from './context.js';
+import { canSeeCollection, collectionFilter } from './security/access.js';
+import { displayPath, mimeTypeFor, withContext } from './tools/results.js';
+
+export const DOCUMENT_TEMPLATE = 'trove://{collection}/{+path}';
+const MAX_COMPLETIONS = 100;
+
+export function registerDocumentResource(server: McpServer, ctx: McpContext): void {
+  server.registerResource(
+    'document',
+    new ResourceTemplate(DOCUMENT_TEMPLATE, {
+      list: undefined,
+      complete: {
+        collection: (value) => completeCollection(ctx, value),
+        path: (value, context) => completePath(ctx, context?.arguments?.collection, value),
+      },
+    }),
+    {
+      title: 'Trove document',
+      description: 'A document in a Trove collection, line-numbered. Find documents with the search tools; their results carry these URIs.',
+      mimeType: 'text/plain',
+    },
+    (uri, variables) => {
+      const collection = one(variables.collection);
+      const path = one(variables.path).split(/[?#]/)[0]!;
+      try {
+        const doc = readDocument(ctx, collection, path);
+        const name = displayPath(doc.collection, doc.path);
+        const text = withContext(doc.text, ctx.directory.context(doc.collection));
+        return { contents: [{ uri: uri.href, name, title: doc.title || name, mimeType: mimeTypeFor(doc.path), text }] };
+      } catch (err) {
+        if (isTroveError(err) && err.code === 'NOT_FOUND') throw new ResourceNotFoundError(uri.href, `Resource not found: ${err.message}`);
+        if (isTroveError(err) && err.code === 'INVALID_INPUT') throw new ProtocolError(INVALID_PARAMS, err.message);
+        throw err;
+      }
+    },
+  );
+}
+
+function readDocument(ctx: McpContext, collection: string, path: string) {
+  const opts = { lineNumbers: true, collections: collectionFilter(ctx.access) };
+  try {
+    return ctx.engine.get(`trove://${collection}/${path}`, opts);
+  } catch (err) {
+    if (!isTroveError(err) || err.code !== 'NOT_FOUND') throw err;
+    // exact path missing: a unique suffix match (the URI named the file by its tail)
+    const name = safeDecode(collection);
+    const tail = `/${safeDecode(path)}`;
+    const matches = canSeeCollection(ctx.access, name) ? pathsOf(ctx, name).filter((p) => p.endsWith(tail)) : [];
+    if (matches.length === 1) return ctx.engine.get(`trove://${collection}/${matches[0]!.split('/').map(encodeURIComponent).join('/')}`, opts);
+    if (matches.length > 1) {
+      throw new TroveError('NOT_FOUND', `"${path}" matches several documents in ${name}: ${matches.slice(0, 10).join(', ')}`, { suggestions: matches.slice(0, 10) });
+    }
+    throw err;
+  }
+}
+
+function completeCollection(ctx: McpContext, value: string): string[] {
+  const v = value.toLowerCase();
+  return ctx.directory.names(ctx.access).filter((n) => n.toLowerCase().startsWith(v)).slice(0, MAX_COMPLETIONS);
+}
+
+function completePath(ctx: McpContext, collection: string | undefined, value: string): string[] {
+  const names = collection !== undefined ? [collection] : ctx.directory.names(ctx.access);
+  const out: string[] = [];
+  for (const name of names) {
+    if (!canSeeCollection(ctx.access, name)) continue;
+    for (const p of pathsOf(ctx, name)) {
+      if (!p.startsWith(value)) continue;
+      out.push(p);
+      if (out.length >= MAX_COMPLETIONS) return out;
+    }
+  }
+  return out;
+}
+
+function pathsOf(ctx: McpContext, collection: string): string[] {
+  try {
+    return ctx.engine.documentPaths(collection);
+  } catch (err) {
+    if (isTroveError(err) && err.code === 'NOT_FOUND') return [];
+    throw err;
+  }
+}
+
+function one(v: string | string[] | undefined): string {
+  return Array.isArray(v) ? v.join('/') : (v ?? '');
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,43 @@
+// What one caller may see: every collection and tool (the host's own runtime token), or the
+// collections and tools a named token was limited to. Every tool, resource, completion and
+// status answer goes through this, so a scoped token never learns that other collections exist.
+import type { TokenInfo } from '../../engine/engine.js';
+import { notFound } from '../../engine/errors.js';
+
+export interface Access {
+  /** Identity for sessions and rate limits; never collides between the runtime token and a named one. */
+  readonly key: string;
+  /** Who: "runtime" for the host's own token, else the token's name. Never the secret. */
+  readonly name: string;
+  /** null: every collection. */
+  readonly collections: readonly string[] | null;
+  /** null: every tool. */
+  readonly tools: readonly string[] | null;
+}
+
+export const FULL_ACCESS: Access = Object.freeze({ key: 'runtime', name: 'runtime', collections: null, tools: null });
+
+export function accessFromToken(t: TokenInfo): Access {
+  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools });
+}
+
+export function canSeeCollection(access: Access, name: string): boolean {
+  return access.collections === null || access.collections.some((c) => c.toLowerCase() === name.toLowerCase());
+}
+
+export function canUseTool(access: Access, tool: string): boolean {
+  return access.tools === null || access.tools.includes(tool);
+}
+
+/**
+ * The collection filter for an engine call: the one the caller asked for (when it may see it),
+ * else its allow-list, else undefined (everything). A collection outside the scope is reported
+ * exactly like one that does not exist.
+ */
+export function collectionFilter(access: Access, requested?: string): string[] | undefined {
+  if (requested !== undefined) {
+    if (!canSeeCollection(access, requested)) throw notFound(`no collection named "${requested}"`);
+    return [requested];
+  }
+  return access.collections === null ? undefined : [...access.collections];
+}

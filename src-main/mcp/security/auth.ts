@@ -1,0 +1,30 @@
+// Bearer tokens on the HTTP endpoint. The host's runtime token (written to runtime.json, used by
+// the stdio shim and the desktop app) gives full access; named tokens from `trove token create`
+// give what they were scoped to. Comparison of the runtime token is constant-time; named tokens
+// are looked up by their SHA-256, so their secrets are never compared byte by byte either.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Engine } from '../../engine/engine.js';
+import { accessFromToken, FULL_ACCESS, type Access } from './access.js';
+
+export type Authenticator = (req: IncomingMessage) => Access | null;
+
+export function bearerToken(req: IncomingMessage): string | null {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+  return m ? m[1]! : null;
+}
+
+export function createAuthenticator(engine: Engine, runtimeToken: string): Authenticator {
+  const runtimeDigest = digest(runtimeToken);
+  return (req) => {
+    const token = bearerToken(req);
+    if (!token) return null;
+    if (timingSafeEqual(digest(token), runtimeDigest)) return FULL_ACCESS;
+    const named = engine.verifyToken(token);
+    return named ? accessFromToken(named) : null;
+  };
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
+}

@@ -1,0 +1,164 @@
+// get and multi_get: read indexed documents as embedded resources (uri, name, title, mimeType,
+// text with the collection's context comment and line numbers), QMD-compatible.
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { McpContext } from '../context.js';
+import { collectionFilter } from '../security/access.js';
+import { displayPath, errorResult, guarded, mimeTypeFor, withContext } from './results.js';
+
+const getInput = z.object({
+  file: z
+    .string()
+    .trim()
+    .min(1, 'file is empty')
+    .describe("Path (collection/path or path), docid (#abc123) or trove:// URI; 'file.md:120' starts at line 120, 'file.md:120:40' reads 40 lines from there"),
+  fromLine: z.number().int().min(1).optional().describe('First line to return (1-based)'),
+  maxLines: z.number().int().min(1).optional().describe('At most this many lines'),
+  lineNumbers: z.boolean().default(true).describe("Prefix lines with 'N: ' (default true)"),
+});
+
+const getOutput = z.object({
+  docid: z.string(),
+  file: z.string(),
+  uri: z.string(),
+  title: z.string(),
+  context: z.string(),
+  fromLine: z.number().int(),
+  toLine: z.number().int(),
+  totalLines: z.number().int(),
+  truncated: z.boolean().describe('More lines follow; ask again with fromLine'),
+  text: z.string(),
+});
+
+const multiGetInput = z.object({
+  pattern: z.string().trim().min(1, 'pattern is empty').describe("Glob ('notes/2025-*.md') or comma-separated list of paths or docids"),
+  maxLines: z.number().int().min(1).optional().describe('At most this many lines per document'),
+  maxBytes: z.number().int().min(1).default(10_240).describe('Skip documents larger than this (default 10240); read those with get'),
+  lineNumbers: z.boolean().default(true).describe("Prefix lines with 'N: ' (default true)"),
+});
+
+const multiGetOutput = z.object({
+  documents: z.array(
+    z.object({
+      docid: z.string(),
+      file: z.string(),
+      uri: z.string(),
+      title: z.string(),
+      text: z.string().optional(),
+      truncated: z.boolean().optional(),
+      skipped: z.string().optional().describe('Why the text was left out'),
+    }),
+  ),
+  notFound: z.array(z.object({ locator: z.string(), reason: z.string(), suggestions: z.array(z.string()) })),
+});
+
+const LINE_RANGE = /:(\d+):(\d+)$/;
+
+export function registerDocumentTools(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
+  if (allowed('get')) {
+    server.registerTool(
+      'get',
+      {
+        title: 'Get document',
+        description:
+          'Read one document by path, docid (#abc123) or trove:// URI, optionally a line range. Use the file or docid from search results. ' +
+          'When nothing matches, the error lists similar paths.',
+        inputSchema: getInput,
+        outputSchema: getOutput,
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args) =>
+        guarded('get', () => {
+          let { file, fromLine, maxLines } = args;
+          const range = LINE_RANGE.exec(file);
+          if (range) {
+            fromLine ??= Number(range[1]);
+            maxLines ??= Number(range[2]);
+            file = file.slice(0, range.index);
+          }
+          const doc = ctx.engine.get(file, {
+            fromLine,
+            maxLines,
+            lineNumbers: args.lineNumbers,
+            collections: collectionFilter(ctx.access),
+          });
+          const context = ctx.directory.context(doc.collection);
+          const name = displayPath(doc.collection, doc.path);
+          const text = withContext(doc.text, context);
+          const result: CallToolResult = {
+            content: [embedded({ uri: doc.uri, name, title: doc.title || name, mimeType: mimeTypeFor(doc.path), text })],
+            structuredContent: {
+              docid: `#${doc.docid}`,
+              file: name,
+              uri: doc.uri,
+              title: doc.title,
+              context,
+              fromLine: doc.fromLine,
+              toLine: doc.toLine,
+              totalLines: doc.totalLines,
+              truncated: doc.truncated,
+              text: doc.text,
+            },
+          };
+          return result;
+        }),
+    );
+  }
+
+  if (allowed('multi_get')) {
+    server.registerTool(
+      'multi_get',
+      {
+        title: 'Get several documents',
+        description:
+          "Read several documents at once by glob ('journals/2025-05*.md') or a comma-separated list of paths or docids. " +
+          'Documents over maxBytes are skipped with a notice (read them with get); notices come first.',
+        inputSchema: multiGetInput,
+        outputSchema: multiGetOutput,
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args) =>
+        guarded('multi_get', () => {
+          const r = ctx.engine.multiGet(args.pattern, {
+            maxBytes: args.maxBytes,
+            maxLines: args.maxLines,
+            lineNumbers: args.lineNumbers,
+            collections: collectionFilter(ctx.access),
+          });
+          const notices = [
+            ...r.notFound.map((n) => `[NOT FOUND: ${n.locator} - ${n.reason}]`),
+            ...r.documents
+              .filter((d) => d.skipped)
+              .map((d) => `[SKIPPED: ${displayPath(d.collection, d.path)} - ${d.skipped}. Use get with file="${displayPath(d.collection, d.path)}".]`),
+          ];
+          if (!r.documents.length) return errorResult(`No documents matched "${args.pattern}"${notices.length ? `\n${notices.join('\n')}` : ''}`);
+          const content: CallToolResult['content'] = notices.length ? [{ type: 'text', text: notices.join('\n') }] : [];
+          for (const d of r.documents) {
+            if (d.skipped) continue;
+            const name = displayPath(d.collection, d.path);
+            const text = withContext(d.text ?? '', ctx.directory.context(d.collection));
+            content.push(embedded({ uri: d.uri, name, title: d.title || name, mimeType: mimeTypeFor(d.path), text }));
+          }
+          return {
+            content,
+            structuredContent: {
+              documents: r.documents.map((d) => ({
+                docid: `#${d.docid}`,
+                file: displayPath(d.collection, d.path),
+                uri: d.uri,
+                title: d.title,
+                ...(d.text !== undefined ? { text: d.text, truncated: !!d.truncated } : {}),
+                ...(d.skipped ? { skipped: d.skipped } : {}),
+              })),
+              notFound: r.notFound,
+            },
+          };
+        }),
+    );
+  }
+}
+
+/** An embedded text resource. name and title go beyond the SDK's type but are what QMD clients read. */
+function embedded(r: { uri: string; name: string; title: string; mimeType: string; text: string }): CallToolResult['content'][number] {
+  return { type: 'resource', resource: r as { uri: string; mimeType: string; text: string } };
+}

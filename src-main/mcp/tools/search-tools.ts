@@ -1,0 +1,106 @@
+// search (keyword), vsearch (vector) and query (hybrid + rerank): one input and output shape,
+// QMD-compatible. vsearch and query need embeddings; until the index has them the engine says so
+// (TroveError UNAVAILABLE) and the caller gets that message as an isError result.
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { SearchResponse } from '../../engine/engine.js';
+import type { McpContext } from '../context.js';
+import { collectionFilter } from '../security/access.js';
+import { displayPath, guarded, textResult } from './results.js';
+
+export const searchInput = z.object({
+  query: z.string().trim().min(1, 'query is empty').max(4000).describe('What to look for'),
+  limit: z.number().int().min(1).max(100).default(10).describe('Maximum number of results (default 10)'),
+  minScore: z.number().min(0).max(1).default(0).describe('Leave out results scoring below this (0..1, default 0)'),
+  collection: z.string().min(1).optional().describe('Search only this collection (see the status tool)'),
+});
+
+const hit = z.object({
+  docid: z.string().describe('Short document id, e.g. #abc123; get accepts it'),
+  file: z.string().describe('collection/path of the document'),
+  title: z.string(),
+  score: z.number().describe('Relevance 0..1, two decimals'),
+  context: z.string().describe("The collection's context note"),
+  snippet: z.string().describe('Line-numbered excerpt around the best match'),
+  line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
+});
+export const searchOutput = z.object({ results: z.array(hit) });
+
+type Mode = 'keyword' | 'vector' | 'rerank';
+
+const TOOLS: { name: string; mode: Mode; title: string; description: string }[] = [
+  {
+    name: 'search',
+    mode: 'keyword',
+    title: 'Keyword search',
+    description:
+      'Fast keyword search (BM25) over the indexed documents. Best for exact words, names, identifiers and error messages. ' +
+      'Documents missing some of the words still rank, below those that have them all. Returns docid, file, title, score and a line-numbered snippet; ' +
+      'read a document with get.',
+  },
+  {
+    name: 'vsearch',
+    mode: 'vector',
+    title: 'Semantic search',
+    description:
+      'Semantic (vector) search: finds documents by meaning, even without shared words. Write a natural-language question. ' +
+      'Needs embeddings; if the index has none the result says so — use search instead.',
+  },
+  {
+    name: 'query',
+    mode: 'rerank',
+    title: 'Best-quality search',
+    description:
+      'Hybrid search: keyword and semantic results fused, then reranked by a cross-encoder. The best results, and the slowest. ' +
+      'Needs embeddings; if the index has none the result says so — use search instead.',
+  },
+];
+
+export const SEARCH_TOOL_NAMES = TOOLS.map((t) => t.name);
+
+export function registerSearchTools(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
+  for (const tool of TOOLS) {
+    if (!allowed(tool.name)) continue;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: searchInput,
+        outputSchema: searchOutput,
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args) =>
+        guarded(tool.name, async () => {
+          const collections = collectionFilter(ctx.access, args.collection);
+          if (collections && !collections.length) return summarise(args.query, [], ctx);
+          const response = await ctx.engine.search({
+            query: args.query,
+            mode: tool.mode,
+            limit: args.limit,
+            minScore: args.minScore || undefined,
+            collections,
+          });
+          return summarise(args.query, response.results, ctx);
+        }),
+    );
+  }
+}
+
+function summarise(query: string, results: SearchResponse['results'], ctx: McpContext) {
+  const structured = {
+    results: results.map((r) => ({
+      docid: `#${r.docid}`,
+      file: displayPath(r.collection, r.path),
+      title: r.title,
+      score: Math.round(r.score * 100) / 100,
+      context: ctx.directory.context(r.collection),
+      snippet: r.snippet,
+      line: r.line,
+    })),
+  };
+  if (!structured.results.length) return textResult(`No results found for "${query}"`, structured);
+  const lines = structured.results.map((r) => `${r.docid} ${Math.round(r.score * 100)}% ${r.file} - ${r.title}`);
+  const head = `Found ${lines.length} result${lines.length === 1 ? '' : 's'} for "${query}":\n`;
+  return textResult([head, ...lines].join('\n'), structured);
+}

@@ -1,0 +1,75 @@
+// status: what the caller can search — collections (only those its token may see), document
+// counts, and whether semantic search is ready.
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { StatusReport } from '../../engine/engine.js';
+import type { McpContext } from '../context.js';
+import { collectionFilter } from '../security/access.js';
+import { guarded, textResult } from './results.js';
+
+const statusOutput = z.object({
+  totalDocuments: z.number().int(),
+  needsEmbedding: z.number().int().describe('Documents still waiting for embeddings'),
+  hasVectorIndex: z.boolean().describe('Semantic search (vsearch, query) is available'),
+  collections: z.array(
+    z.object({
+      name: z.string(),
+      path: z.string(),
+      pattern: z.string().describe('Include globs, comma-separated'),
+      documents: z.number().int(),
+      lastUpdated: z.string().nullable(),
+      context: z.string(),
+    }),
+  ),
+});
+
+export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
+  if (!allowed('status')) return;
+  server.registerTool(
+    'status',
+    {
+      title: 'Index status',
+      description: 'The searchable collections (name, folder, context note, document count, last update) and whether semantic search is ready.',
+      inputSchema: z.object({}),
+      outputSchema: statusOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded('status', () => {
+        const report = ctx.engine.status({ collections: collectionFilter(ctx.access) });
+        const { needsEmbedding, hasVectorIndex } = embeddingState(report);
+        const structured = {
+          totalDocuments: report.totals.documents,
+          needsEmbedding,
+          hasVectorIndex,
+          collections: report.collections.map((c) => ({
+            name: c.name,
+            path: c.root,
+            pattern: c.include.join(','),
+            documents: c.documents,
+            lastUpdated: c.lastIndexedAt,
+            context: c.context,
+          })),
+        };
+        const lines = [
+          'Trove index status:',
+          `  Total documents: ${structured.totalDocuments}`,
+          `  Needs embedding: ${needsEmbedding}`,
+          `  Vector index: ${hasVectorIndex ? 'yes' : 'no (vsearch and query are unavailable; use search)'}`,
+          `  Collections: ${structured.collections.length}`,
+          ...structured.collections.map(
+            (c) => `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'})${c.context ? ` — ${c.context}` : ''}`,
+          ),
+        ];
+        return textResult(lines.join('\n'), structured);
+      }),
+  );
+}
+
+/** Embedding figures, when the engine reports them (added with embeddings); absent means none. */
+function embeddingState(report: StatusReport): { needsEmbedding: number; hasVectorIndex: boolean } {
+  const r = report as unknown as Record<string, unknown> & { totals: Record<string, unknown> };
+  const pending = r.needsEmbedding ?? r.totals.needsEmbedding;
+  const vectors = r.hasVectorIndex ?? r.totals.hasVectorIndex;
+  return { needsEmbedding: typeof pending === 'number' ? pending : 0, hasVectorIndex: vectors === true };
+}

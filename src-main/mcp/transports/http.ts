@@ -1,0 +1,219 @@
+// The MCP endpoint (/mcp) as a host route. One URL serves both protocol generations:
+// - 2025-06-18 / 2025-11-25 clients: initialize → Mcp-Session-Id → POST/GET(SSE)/DELETE on a
+//   session we keep (the SDK's stateless fallback would answer GET/DELETE with 405);
+// - 2026-07-28 clients: no handshake, every request carries its own _meta envelope; the SDK's
+//   createMcpHandler builds a server per request.
+// The SDK's own classifier (isLegacyRequest) decides which side a POST goes to. Requests are
+// authenticated (401), rate limited per token (429) and size-capped (413) before either side.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isJsonContentType, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import type { Engine } from '../../engine/engine.js';
+import type { RouteHandler } from '../../host/routes.js';
+import { CollectionDirectory, type McpContext } from '../context.js';
+import { FULL_ACCESS, type Access } from '../security/access.js';
+import type { Authenticator } from '../security/auth.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../security/rate-limit.js';
+import { buildMcpServer, type ServerExtension } from '../server.js';
+import { InMemoryEventStore } from './event-store.js';
+
+export interface McpHttpOptions {
+  engine: Engine;
+  authenticate: Authenticator;
+  path?: string;
+  maxBodyBytes?: number;
+  rateLimit?: RateLimitOptions;
+  sessionIdleMs?: number;
+  maxSessions?: number;
+  extend?: ServerExtension;
+}
+
+export interface McpHttpEndpoint {
+  route: RouteHandler;
+  /** Live 2025-era sessions (for status and tests). */
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+interface Session {
+  transport: NodeStreamableHTTPServerTransport;
+  access: Access;
+  lastSeen: number;
+}
+
+export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
+  const path = opts.path ?? '/mcp';
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const idleMs = opts.sessionIdleMs ?? 30 * 60_000;
+  const maxSessions = opts.maxSessions ?? 256;
+  const limiter = new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const directory = new CollectionDirectory(opts.engine);
+  const contextFor = (access: Access): McpContext => ({ engine: opts.engine, access, directory });
+  const sessions = new Map<string, Session>();
+
+  const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend), {
+    legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
+    onerror: (err) => process.stderr.write(`[trove mcp] ${err.message}\n`),
+  });
+  const modernNode = toNodeHandler(modern, { maxRequestBodySize: maxBody });
+
+  async function handleLegacy(req: IncomingMessage, res: ServerResponse, access: Access, body: unknown): Promise<void> {
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId) {
+      const s = sessions.get(sessionId);
+      // another token's session is answered like an unknown one
+      if (!s || s.access.key !== access.key) return jsonRpcError(res, 404, -32001, 'Session not found; initialize again');
+      s.lastSeen = Date.now();
+      return s.transport.handleRequest(req, res, body);
+    }
+    if (req.method === 'POST' && isInitializeRequest(body)) {
+      if (sessions.size >= maxSessions) closeIdlest();
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        eventStore: new InMemoryEventStore(),
+        retryInterval: 1000,
+        onsessioninitialized: (id) => void sessions.set(id, { transport, access, lastSeen: Date.now() }),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await buildMcpServer(contextFor(access), opts.extend).connect(transport);
+      return transport.handleRequest(req, res, body);
+    }
+    if (req.method === 'POST') return jsonRpcError(res, 400, -32000, 'Bad request: send initialize first, or Mcp-Session-Id');
+    return jsonRpcError(res, 400, -32000, 'Bad request: Mcp-Session-Id header is required');
+  }
+
+  function closeIdlest(): void {
+    const idlest = [...sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
+    if (idlest) {
+      sessions.delete(idlest[0]);
+      void idlest[1].transport.close();
+    }
+  }
+
+  // clients need not DELETE their session; without a sweep an abandoned one would live forever
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, s] of sessions) {
+      if (s.lastSeen < cutoff) {
+        sessions.delete(id);
+        void s.transport.close();
+      }
+    }
+  }, Math.min(60_000, idleMs)).unref();
+
+  const route: RouteHandler = async (req, res, url) => {
+    if (url.pathname !== path) return false;
+    const access = opts.authenticate(req);
+    if (!access) {
+      jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see $TROVE_HOME/runtime.json or `trove token create`)', {
+        'WWW-Authenticate': 'Bearer realm="trove"',
+      });
+      return true;
+    }
+    if (access !== FULL_ACCESS) {
+      const wait = limiter.take(access.key);
+      if (wait > 0) {
+        jsonRpcError(res, 429, -32000, `Too many requests for token "${access.name}"; retry in ${wait} s`, { 'Retry-After': String(wait) });
+        return true;
+      }
+    }
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(access);
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      await handleLegacy(req, res, access, undefined);
+      return true;
+    }
+    if (req.method !== 'POST') {
+      jsonRpcError(res, 405, -32000, 'Method not allowed: use POST, GET or DELETE', { Allow: 'GET, POST, DELETE' });
+      return true;
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      jsonRpcError(res, 415, -32000, 'Unsupported media type: Content-Type must be application/json');
+      return true;
+    }
+    const text = await readBody(req, maxBody);
+    if (text === null) {
+      jsonRpcError(res, 413, -32000, `Payload too large: the limit is ${maxBody} bytes`, { Connection: 'close' });
+      return true;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+      return true;
+    }
+    if (await isLegacyRequest(await toWebRequest(req, body), body)) await handleLegacy(req, res, access, body);
+    else await modernNode(req, res, body);
+    return true;
+  };
+
+  return {
+    route,
+    sessionCount: () => sessions.size,
+    async close() {
+      clearInterval(sweep);
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map((s) => s.transport.close()));
+      await modern.close();
+    },
+  };
+}
+
+/** The scope travels to the per-request server factory inside AuthInfo; the secret does not. */
+function authInfoFor(access: Access): AuthInfo {
+  return { token: '[redacted]', clientId: access.name, scopes: [], extra: { access } };
+}
+
+function accessOf(info: AuthInfo | undefined): Access {
+  const access = info?.extra?.access as Access | undefined;
+  // every request is authenticated before it reaches the handler; no scope here is a bug, and
+  // failing closed (no collections, no tools) is the safe answer to it
+  return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [] };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The body as text, or null when it is over the cap (the rest is drained unread so the 413 arrives). */
+function readBody(req: IncomingMessage, max: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = Number.isFinite(declared) && declared > max;
+    if (over) {
+      req.resume();
+      resolve(null);
+      return;
+    }
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+        resolve(null);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

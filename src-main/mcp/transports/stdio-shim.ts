@@ -1,0 +1,175 @@
+// `trove mcp`: the stdio server MCP clients spawn. It is a relay, not a second engine: each
+// JSON-RPC line from stdin is POSTed to the running host's /mcp (found via runtime.json, started
+// when none runs), and every message that comes back — JSON or SSE — is written to stdout as one
+// line. Era-agnostic: 2025 sessions get their Mcp-Session-Id and MCP-Protocol-Version headers,
+// 2026-07-28 requests get the headers their _meta envelope implies. If the host restarts, the
+// shim starts or finds the new one and replays the handshake. Only protocol goes to stdout.
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { ensureHost } from '../../host/discovery.js';
+import type { RuntimeInfo } from '../../host/runtime-file.js';
+
+export interface StdioShimOptions {
+  profileDir: string;
+  /** A named token to use instead of the host's own (a scoped client). */
+  token?: string;
+  stdin?: Readable;
+  stdout?: Writable;
+  serveCommand?: { command: string; args: string[] };
+}
+
+type Message = { jsonrpc: '2.0'; id?: string | number | null; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const NAME_SOURCE: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+export async function runStdioShim(opts: StdioShimOptions): Promise<void> {
+  const stdout = opts.stdout ?? process.stdout;
+  const write = (m: unknown) => void stdout.write(`${JSON.stringify(m)}\n`);
+  let host: RuntimeInfo = await ensureHost({ profileDir: opts.profileDir, serveCommand: opts.serveCommand });
+  let sessionId: string | undefined;
+  let legacyVersion: string | undefined;
+  let handshake: { initialize?: Message; initialized?: Message } = {};
+  const pending = new Set<Promise<void>>();
+
+  async function post(msg: Message): Promise<Response> {
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${opts.token ?? host.token}`,
+    };
+    const claimed = (msg.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_KEY];
+    if (typeof claimed === 'string' && msg.method && msg.id !== undefined) {
+      headers['MCP-Protocol-Version'] = claimed;
+      headers['Mcp-Method'] = msg.method;
+      const field = NAME_SOURCE[msg.method];
+      const value = field ? msg.params?.[field] : undefined;
+      if (typeof value === 'string') headers['Mcp-Name'] = headerValue(value);
+    } else {
+      if (sessionId) headers['Mcp-Session-Id'] = sessionId;
+      if (legacyVersion) headers['MCP-Protocol-Version'] = legacyVersion;
+    }
+    return fetch(host.mcpUrl, { method: 'POST', headers, body: JSON.stringify(msg) });
+  }
+
+  /** Re-finds (or restarts) the host and, for a 2025 session, replays the handshake silently. */
+  async function reconnect(): Promise<void> {
+    host = await ensureHost({ profileDir: opts.profileDir, serveCommand: opts.serveCommand });
+    sessionId = undefined;
+    if (!handshake.initialize) return;
+    const res = await post(handshake.initialize);
+    sessionId = res.headers.get('mcp-session-id') ?? undefined;
+    await drain(res, () => undefined);
+    if (handshake.initialized) await drain(await post(handshake.initialized), () => undefined);
+  }
+
+  async function forward(msg: Message, retried = false): Promise<void> {
+    if (msg.method === 'initialize') sessionId = legacyVersion = undefined; // a fresh handshake
+    let res: Response;
+    try {
+      res = await post(msg);
+    } catch (err) {
+      if (retried) return answerError(msg, -32000, `Trove host unreachable: ${(err as Error).message}`);
+      await reconnect();
+      return forward(msg, true);
+    }
+    if (res.status === 404 && sessionId && !retried) {
+      await res.body?.cancel(); // the host restarted and forgot the session
+      await reconnect();
+      return forward(msg, true);
+    }
+    if (msg.method === 'initialize') {
+      sessionId = res.headers.get('mcp-session-id') ?? undefined;
+      handshake = { initialize: msg };
+    }
+    if (msg.method === 'notifications/initialized') handshake.initialized = msg;
+    let answered = false;
+    await drain(res, (m) => {
+      if (msg.method === 'initialize' && isResult(m)) legacyVersion = (m.result as { protocolVersion?: string }).protocolVersion;
+      // an HTTP-level refusal (401, 413, 429, …) carries id null: give it the request's id
+      if (m.error !== undefined && (m.id === null || m.id === undefined) && msg.id !== undefined) m = { ...m, id: msg.id };
+      answered ||= m.id === msg.id;
+      write(m);
+    });
+    if (res.status >= 400 && !answered) answerError(msg, -32000, `Trove host answered HTTP ${res.status}`);
+  }
+
+  /** A request the host refused outright (401, 403, 429, …) still gets an answer with its id. */
+  function answerError(msg: Message, code: number, message: string): void {
+    if (msg.id !== undefined && msg.method) write({ jsonrpc: '2.0', id: msg.id, error: { code, message } });
+    else process.stderr.write(`[trove mcp] ${message}\n`);
+  }
+
+  async function drain(res: Response, emit: (m: Message) => void): Promise<void> {
+    const type = res.headers.get('content-type') ?? '';
+    if (type.includes('text/event-stream')) {
+      for await (const data of sseData(res)) emit(JSON.parse(data) as Message);
+    } else if (type.includes('application/json')) {
+      const body = (await res.json()) as Message | Message[];
+      for (const m of Array.isArray(body) ? body : [body]) emit(m);
+    } else {
+      await res.body?.cancel();
+    }
+  }
+
+  const lines = createInterface({ input: opts.stdin ?? process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let msg: Message;
+    try {
+      msg = JSON.parse(line) as Message;
+    } catch {
+      write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a line on stdin is not JSON' } });
+      continue;
+    }
+    // the handshake and notifications keep their order; requests run side by side
+    const task = forward(msg).catch((err: unknown) => answerError(msg, -32603, `Trove shim failed: ${(err as Error).message}`));
+    if (msg.method === 'initialize' || msg.id === undefined) await task;
+    else {
+      pending.add(task);
+      void task.finally(() => pending.delete(task));
+    }
+  }
+  await Promise.allSettled(pending);
+  if (sessionId) {
+    await fetch(host.mcpUrl, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${opts.token ?? host.token}`, 'Mcp-Session-Id': sessionId, ...(legacyVersion ? { 'MCP-Protocol-Version': legacyVersion } : {}) },
+    })
+      .then((r) => r.body?.cancel())
+      .catch(() => undefined);
+  }
+}
+
+function isResult(m: Message): boolean {
+  return m.result !== undefined && m.id !== undefined;
+}
+
+/** The data of each SSE event; the empty priming events of resumable streams are skipped. */
+async function* sseData(res: Response): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) buffer += decoder.decode(value, { stream: true });
+    let cut: number;
+    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const event = buffer.slice(0, cut);
+      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, '');
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data.trim()) yield data;
+    }
+    if (done) return;
+  }
+}
+
+/** Header values must be visible ASCII; anything else travels in the spec's base64 sentinel form. */
+function headerValue(s: string): string {
+  const plain = s.length > 0 && s === s.trim() && /^[\x20-\x7e\t]*$/.test(s) && !(s.startsWith('=?base64?') && s.endsWith('?='));
+  return plain ? s : `=?base64?${Buffer.from(s, 'utf8').toString('base64')}?=`;
+}

@@ -1,0 +1,54 @@
+// Shared set-up for the MCP tests: a temp profile with two small collections, indexed by the real
+// engine, and an in-process host on a free port. Everything lives in a temp dir and is removed.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Engine } from '../../src-main/engine/engine.js';
+import { startHost, type Host, type HostOptions } from '../../src-main/host/host.js';
+
+export const REPO = path.resolve(__dirname, '..', '..');
+export const TROVE_BIN = path.join(REPO, 'bin', 'trove.js');
+
+export interface Fixture {
+  dir: string;
+  profileDir: string;
+  engine: Engine;
+  cleanup(): void;
+}
+
+/** notes: retries.md, guide/intro.md, big.md (over 10 KB); secret: plans.md. */
+export async function makeFixture(): Promise<Fixture> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-mcp-'));
+  const notes = path.join(dir, 'notes');
+  const secret = path.join(dir, 'secret');
+  fs.mkdirSync(path.join(notes, 'guide'), { recursive: true });
+  fs.mkdirSync(secret);
+  fs.writeFileSync(path.join(notes, 'retries.md'), '# Retry policy\n\nWe retry HTTP calls with exponential backoff.\nJitter avoids thundering herds.\n');
+  fs.writeFileSync(path.join(notes, 'guide', 'intro.md'), '# Intro\n\nWelcome to the guide. Backoff is explained in retries.\n');
+  fs.writeFileSync(path.join(notes, 'big.md'), `# Big\n\n${'A long line about backoff and other things.\n'.repeat(400)}`);
+  fs.writeFileSync(path.join(secret, 'plans.md'), '# Merger plans\n\nThe acquisition closes in spring. Backoff negotiations.\n');
+  const profileDir = path.join(dir, 'profile');
+  const engine = Engine.open({ profileDir });
+  engine.addCollection({ root: notes, name: 'notes', context: 'Engineering notes' });
+  engine.addCollection({ root: secret, name: 'secret' });
+  await engine.index();
+  return {
+    dir,
+    profileDir,
+    engine,
+    cleanup() {
+      engine.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function startTestHost(f: Fixture, opts: Partial<HostOptions> = {}): Promise<Host> {
+  return startHost({ engine: f.engine, port: 0, writeRuntimeFile: false, token: 'test-runtime-token-0123456789', ...opts });
+}
+
+/** Text of the first content block of a tool result. */
+export function firstText(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.find((c) => c.type === 'text')?.text ?? '';
+}
