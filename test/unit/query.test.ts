@@ -15,6 +15,7 @@ const fts = ftsFixture([
   /* 6 */ { body: 'rocket launch 🚀 tomorrow morning' },
   /* 7 */ { body: 'Backoff without retry, only waiting.' },
   /* 8 */ { body: '明日は雨です。傘を持って出かけてください。' },
+  /* 9 */ { body: 'Crème brûlée at the café' },
 ]);
 afterAll(() => fts.close());
 
@@ -75,7 +76,7 @@ const CASES: Case[] = [
   { input: '!!! ??? ...', match: 'invalid', phrase: 'invalid', prefix: 'invalid', boolean: 'invalid' },
   { input: '\\', match: 'invalid', boolean: 'invalid' },
   { input: 'retry\0backoff', match: [1, 7] },
-  { input: 'the of and', match: [1, 2, 3] }, // only stop words: they are searched rather than dropped
+  { input: 'the of and', match: [1, 2, 3, 9] }, // only stop words: they are searched rather than dropped
   { input: '全文检索', match: [4], phrase: [4], prefix: [4], boolean: [4] },
   { input: '信息检索', match: [4], phrase: [4] },
   { input: '検索エンジン', match: [5], phrase: [5], boolean: [5] },
@@ -83,6 +84,8 @@ const CASES: Case[] = [
   { input: '東京 retry', match: [1, 5, 7] },
   { input: '傘', match: [8], phrase: [8], prefix: [8], boolean: [8] }, // a lone character: a prefix of bigrams
   { input: '"傘" -雨', boolean: [] },
+  { input: 'CAFÉ', match: [9], phrase: [9], prefix: [9], boolean: [9] },
+  { input: 'creme brulee', match: [9], phrase: [9] },
   { input: 'retry OR (rocket AND NOT launch)', boolean: [1, 7] },
   { input: 'a AND (b OR NOT c)', boolean: 'invalid' }, // the negated branch stands alone
   { input: `${'zzz '.repeat(300)}retry`, match: [1, 7] },

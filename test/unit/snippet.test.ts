@@ -87,6 +87,8 @@ describe('TermMatcher', () => {
   it('matches stems, prefixes and CJK bigrams the way the index does', () => {
     expect(matcher('retrying').termsIn('We retried the Retry loop')).toEqual(['retrying']);
     expect(matcher('retr', 'prefix').find('retrieve retry other').map((m) => m.term)).toEqual(['retr', 'retr']);
+    expect(matcher('cafe').termsIn('Meet at the Café')).toEqual(['cafe']);
+    expect(matcher('café').termsIn('Meet at the cafe')).toEqual(['cafe']);
     const zh = matcher('全文检索');
     expect(zh.find('关于全文检索的说明').length).toBe(3);
   });

@@ -1,15 +1,20 @@
 // Tokens and CJK bigrams: the same split is used for the index and for queries.
 import { describe, expect, it } from 'vitest';
 import { bigrams, hasCjk, toIndexText } from '../../src-main/engine/search/cjk.js';
-import { indexTerm, quote, tokenize } from '../../src-main/engine/search/terms.js';
+import { foldDiacritics, indexTerm, quote, tokenize } from '../../src-main/engine/search/terms.js';
 
 describe('tokenize', () => {
   it('lower-cases words and treats punctuation and operators as separators', () => {
     expect(tokenize('Hello, "World" (NEAR) foo*bar -baz').map((t) => t.text)).toEqual(['hello', 'world', 'near', 'foo', 'bar', 'baz']);
   });
 
-  it('keeps letters with diacritics and digits', () => {
-    expect(tokenize('Café 2024 naïve').map((t) => t.text)).toEqual(['café', '2024', 'naïve']);
+  it('folds accents off Latin letters as the index does, and keeps digits', () => {
+    expect(tokenize('Café 2024 naïve Müller cafe\u0301').map((t) => t.text)).toEqual(['cafe', '2024', 'naive', 'muller', 'cafe']);
+  });
+
+  it('leaves the marks of other scripts alone, as unicode61 does', () => {
+    expect(tokenize('Ελληνικά ёлка łódź').map((t) => t.text)).toEqual(['ελληνικά', 'ёлка', 'łodz']);
+    expect(foldDiacritics('ḿő')).toBe('mo');
   });
 
   it('splits Chinese into overlapping bigrams and keeps Latin words beside them', () => {

@@ -1,6 +1,7 @@
 // Finds where a chunk matches the query and cuts a snippet around it, line-numbered (`N: text`).
 import { stemmer } from 'stemmer';
 import type { QueryTerm } from './query.js';
+import { foldDiacritics } from './terms.js';
 
 export interface TermMatch {
   start: number;
@@ -33,7 +34,7 @@ export class TermMatcher {
     const slice = text.slice(from, to);
     if (this.stems.size || this.prefixes.length) {
       for (const m of slice.matchAll(WORD)) {
-        const word = m[0].toLowerCase();
+        const word = foldDiacritics(m[0].toLowerCase()); // query tokens are folded the same way
         const term = this.stems.get(word) ?? this.stems.get(stemmer(word)) ?? this.prefixes.find((p) => word.startsWith(p));
         if (term) out.push({ start: from + m.index, end: from + m.index + m[0].length, term });
       }

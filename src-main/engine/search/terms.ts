@@ -13,7 +13,8 @@ export interface Token {
 
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
-  for (const [word] of text.toLowerCase().matchAll(WORD)) {
+  for (const [raw] of text.toLowerCase().matchAll(WORD)) {
+    const word = foldDiacritics(raw);
     if (!hasCjk(word)) {
       out.push({ text: word, cjk: false });
       continue;
@@ -24,6 +25,17 @@ export function tokenize(text: string): Token[] {
     }
   }
   return out;
+}
+
+/**
+ * Accents off Latin letters ("café" → "cafe"), as FTS5's unicode61 remove_diacritics=2 stores
+ * them; other scripts keep theirs (unicode61 leaves Greek tonos and Cyrillic ё alone). Without
+ * this, vocabulary lookups for accented query words found nothing and the words were dropped.
+ * Expects lower-case text.
+ */
+export function foldDiacritics(word: string): string {
+  if (/^[\x00-\x7f]*$/.test(word)) return word;
+  return word.normalize('NFD').replace(/([a-z])[\u0300-\u036f]+/g, '$1').normalize('NFC');
 }
 
 /** The term as the porter tokenizer stores it (for vocabulary lookups and highlighting). */

@@ -1,0 +1,140 @@
+// get and multi_get: every locator form, line ranges, did-you-mean, globs and lists, size and line limits.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src-main/engine/engine.js';
+import { openEngine, troveError } from '../helpers/engine.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
+
+let engine: Engine;
+const twenty = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
+
+beforeAll(async () => {
+  const notes = tempDir();
+  writeTree(notes, {
+    'guide.md': '---\ntitle: The Guide\ntags: [howto]\n---\n# Guide\n\nfirst paragraph\n',
+    'lines.txt': twenty,
+    'docs/setup.md': '# Setup\n\ninstall steps',
+    'docs/usage.md': '# Usage\n\nrun it',
+    'docs/my file.md': 'spaces in the name',
+    'big.md': `# Big\n\n${'x'.repeat(20_000)}`,
+    'shared.md': 'in notes',
+  });
+  const other = tempDir();
+  writeTree(other, { 'shared.md': 'in other', 'only-other.md': 'other only' });
+  engine = openEngine();
+  engine.addCollection({ root: notes, name: 'notes' });
+  engine.addCollection({ root: other, name: 'other' });
+  await engine.index();
+});
+
+describe('get', () => {
+  it('by relative path, collection/path, #docid, trove:// URI and path:LINE', () => {
+    const byPath = engine.get('guide.md');
+    expect(byPath).toMatchObject({ collection: 'notes', path: 'guide.md', title: 'The Guide', kind: 'markdown', tags: ['howto'], uri: 'trove://notes/guide.md' });
+    expect(byPath.text).toContain('first paragraph');
+    expect(byPath.text.startsWith('---\ntitle: The Guide')).toBe(true); // the file as it is, front matter included
+    expect(byPath.metadata).toMatchObject({ title: 'The Guide' });
+    expect(engine.get('notes/guide.md').docid).toBe(byPath.docid);
+    expect(engine.get(`#${byPath.docid}`).path).toBe('guide.md');
+    expect(engine.get(byPath.docid).path).toBe('guide.md'); // bare docid
+    expect(engine.get('trove://notes/guide.md').docid).toBe(byPath.docid);
+    expect(engine.get(byPath.uri).docid).toBe(byPath.docid);
+    expect(engine.get('trove://notes/docs/my%20file.md').text).toBe('spaces in the name');
+    expect(engine.get('docs/my file.md').path).toBe('docs/my file.md');
+
+    const at = engine.get('lines.txt:5');
+    expect(at.fromLine).toBe(5);
+    expect(at.text.split('\n')[0]).toBe('line 5');
+    expect(engine.get(`#${engine.get('lines.txt').docid}:18`).text).toBe('line 18\nline 19\nline 20');
+    expect(engine.get('trove://notes/lines.txt:19').text).toBe('line 19\nline 20');
+  });
+
+  it('fromLine, maxLines and lineNumbers', () => {
+    const r = engine.get('lines.txt', { fromLine: 3, maxLines: 4, lineNumbers: true });
+    expect(r.text).toBe('3: line 3\n4: line 4\n5: line 5\n6: line 6');
+    expect(r).toMatchObject({ fromLine: 3, toLine: 6, totalLines: 20, truncated: true });
+    const whole = engine.get('lines.txt');
+    expect(whole).toMatchObject({ fromLine: 1, toLine: 20, totalLines: 20, truncated: false });
+    expect(whole.text).toBe(twenty);
+    expect(engine.get('lines.txt', { fromLine: 19, maxLines: 10 })).toMatchObject({ text: 'line 19\nline 20', truncated: false });
+    expect(engine.get('lines.txt', { fromLine: 500 }).fromLine).toBe(20); // clamped to the last line
+    expect(troveError(() => engine.get('lines.txt', { fromLine: 0 })).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.get('lines.txt', { maxLines: -1 })).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.get('lines.txt', { maxLines: 1.5 })).code).toBe('INVALID_INPUT');
+  });
+
+  it('says which collection to choose when a path is in several', () => {
+    const err = troveError(() => engine.get('shared.md'));
+    expect(err.code).toBe('INVALID_INPUT');
+    expect(err.message).toMatch(/notes\/shared\.md.*other\/shared\.md|other\/shared\.md.*notes\/shared\.md/);
+    expect(engine.get('other/shared.md').text).toBe('in other');
+    expect(engine.get('trove://notes/shared.md').text).toBe('in notes');
+  });
+
+  it('not found gives up to 3 "did you mean" suggestions', () => {
+    // within a named collection: paths relative to it
+    const err = troveError(() => engine.get('trove://notes/docs/setpu.md'));
+    expect(err.code).toBe('NOT_FOUND');
+    const suggestions = (err.details as { suggestions: string[] }).suggestions;
+    expect(suggestions[0]).toBe('docs/setup.md');
+    expect(suggestions.length).toBeLessThanOrEqual(3);
+    expect(err.message).toMatch(/did you mean docs\/setup\.md/);
+    // across collections: collection/path
+    const plain = troveError(() => engine.get('notes/docs/setpu.md'));
+    expect((plain.details as { suggestions: string[] }).suggestions[0]).toBe('notes/docs/setup.md');
+
+    const anywhere = troveError(() => engine.get('gude.md'));
+    expect((anywhere.details as { suggestions: string[] }).suggestions).toContain('notes/guide.md');
+    expect(troveError(() => engine.get('#abcdef12')).code).toBe('NOT_FOUND');
+    expect(troveError(() => engine.get('trove://nope/x.md')).code).toBe('NOT_FOUND');
+    const unrelated = troveError(() => engine.get('zzzzzzzzzzzzzzzzzzzzzz.pdf'));
+    expect((unrelated.details as { suggestions: string[] }).suggestions).toEqual([]);
+  });
+});
+
+describe('multi_get', () => {
+  it('by glob, across collections or within one', () => {
+    const r = engine.multiGet('docs/*.md');
+    expect(r.documents.map((d) => d.path).sort()).toEqual(['docs/my file.md', 'docs/setup.md', 'docs/usage.md']);
+    expect(r.notFound).toEqual([]);
+    expect(engine.multiGet('other/*.md').documents.map((d) => `${d.collection}/${d.path}`).sort()).toEqual(['other/only-other.md', 'other/shared.md']);
+    expect(engine.multiGet('**/shared.md').documents.map((d) => d.collection).sort()).toEqual(['notes', 'other']);
+    const none = engine.multiGet('nothing/**/*.pdf');
+    expect(none.documents).toEqual([]);
+    expect(none.notFound[0]).toMatchObject({ locator: 'nothing/**/*.pdf' });
+  });
+
+  it('by comma-separated list, reporting the missing ones with suggestions', () => {
+    const r = engine.multiGet('docs/setup.md, other/only-other.md ,docs/usge.md');
+    expect(r.documents.map((d) => d.path)).toEqual(['docs/setup.md', 'only-other.md']);
+    expect(r.notFound).toHaveLength(1);
+    expect(r.notFound[0]).toMatchObject({ locator: 'docs/usge.md' });
+    expect(r.notFound[0]!.suggestions).toContain('notes/docs/usage.md');
+    const byDocid = engine.multiGet(`#${engine.get('guide.md').docid},lines.txt`);
+    expect(byDocid.documents.map((d) => d.path)).toEqual(['guide.md', 'lines.txt']);
+  });
+
+  it('skips documents over maxBytes (default 10240) with a notice', () => {
+    const r = engine.multiGet('big.md,guide.md');
+    const big = r.documents.find((d) => d.path === 'big.md')!;
+    expect(big.text).toBeUndefined();
+    expect(big.skipped).toMatch(/over maxBytes \(10240\)/);
+    expect(r.documents.find((d) => d.path === 'guide.md')!.text).toContain('first paragraph');
+    expect(engine.multiGet('big.md', { maxBytes: 100_000 }).documents[0]!.text!.length).toBeGreaterThan(20_000);
+    expect(engine.multiGet('guide.md', { maxBytes: 10 }).documents[0]!.skipped).toMatch(/over maxBytes \(10\)/);
+  });
+
+  it('truncates to maxLines with a "[... truncated N more lines]" marker', () => {
+    const [doc] = engine.multiGet('lines.txt', { maxLines: 5 }).documents;
+    expect(doc!.text).toBe('line 1\nline 2\nline 3\nline 4\nline 5\n[... truncated 15 more lines]');
+    expect(doc!.truncated).toBe(true);
+    const [numbered] = engine.multiGet('lines.txt', { maxLines: 2, lineNumbers: true }).documents;
+    expect(numbered!.text).toBe('1: line 1\n2: line 2\n[... truncated 18 more lines]');
+    expect(engine.multiGet('lines.txt', { maxLines: 20 }).documents[0]!.truncated).toBe(false);
+  });
+
+  it('refuses empty input and bad limits', () => {
+    expect(troveError(() => engine.multiGet(' , ,')).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.multiGet('*.md', { maxBytes: 0 })).code).toBe('INVALID_INPUT');
+    expect(troveError(() => engine.multiGet('*.md', { maxLines: 0 })).code).toBe('INVALID_INPUT');
+  });
+});
