@@ -1,16 +1,21 @@
-// Brings one collection's index in line with its folder: new and changed files are parsed
-// and chunked, unchanged files cost one stat, renamed files keep their docid, deleted files
+// Brings a collection's index in line with its folder, in two steps the job queue drives:
+// `planReconcile` walks the folder and lists the paths whose size or mtime changed and the
+// documents whose file vanished; `applyFiles` writes a batch of read files (file-read.ts) to the
+// store: new and changed files are parsed and chunked, unchanged bytes only refresh the stat,
+// a new path with the bytes of a vanished document is a rename and keeps its docid, gone files
 // leave the index. Source files are only ever read.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { TroveError } from '../errors.js';
+import type { ChunkStore, FtsRow } from '../store/chunks.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Db } from '../store/database.js';
-import type { ChunkStore, FtsRow } from '../store/chunks.js';
-import type { DocumentFingerprint, DocumentStore } from '../store/documents.js';
+import type { DocumentStore } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
+import type { FileRead, FileStat } from './file-read.js';
 import { prepareDocument } from './prepare.js';
-import { errorCode, scanCollection, type ScannedFile } from './scan.js';
+import { errorCode, scanCollection } from './scan.js';
 
 export interface IndexProgress {
   collection: string;
@@ -18,6 +23,11 @@ export interface IndexProgress {
   done: number;
   total: number;
   bytes: number;
+  /** Files per second over the recent past (0 until measured). */
+  rate?: number;
+  /** Seconds left at the current rate (null while unknown). */
+  etaSeconds?: number | null;
+  currentFile?: string | null;
 }
 
 export interface FileProblem {
@@ -51,162 +61,120 @@ export interface IndexerDeps {
 export interface IndexerOptions {
   chunking: ChunkOptions;
   maxFileBytes: number;
-  onProgress?: (p: IndexProgress) => void;
-  signal?: AbortSignal;
 }
 
-const BATCH_FILES = 256;
+export type FileOutcome =
+  | { path: string; result: 'added' | 'updated'; chunks: number; bytes: number }
+  | { path: string; result: 'renamed'; from: string; bytes: number }
+  | { path: string; result: 'unchanged'; bytes: number }
+  | { path: string; result: 'removed' | 'ignored'; reason?: string }
+  | { path: string; result: 'skipped' | 'failed'; reason: string };
 
-export async function indexCollection(deps: IndexerDeps, collection: CollectionRow, opts: IndexerOptions): Promise<IndexReport> {
-  const started = performance.now();
+export interface ReconcilePlan {
+  scanned: number;
+  unchanged: number;
+  notices: FileProblem[];
+  /** New or changed (by size/mtime) or previously failed paths, with their mtime. */
+  changed: { path: string; mtimeMs: number }[];
+  /** Indexed paths whose file is no longer there (or no longer wanted). */
+  vanished: string[];
+}
+
+/** Walks the folder and compares it with the index. Throws IO when the root is unusable. */
+export function planReconcile(deps: IndexerDeps, collection: CollectionRow): ReconcilePlan {
   assertRootReadable(collection);
-  opts.onProgress?.({ collection: collection.name, phase: 'scanning', done: 0, total: 0, bytes: 0 });
   const scan = scanCollection(collection.root, { include: collection.include, exclude: collection.exclude });
-  const report: IndexReport = {
-    collection: collection.name,
-    scanned: scan.files.length,
-    added: 0,
-    updated: 0,
-    unchanged: 0,
-    renamed: 0,
-    removed: 0,
-    skipped: [],
-    failed: [],
-    notices: [...scan.problems],
-    chunks: 0,
-    bytesRead: 0,
-    durationMs: 0,
-  };
-
   const known = new Map(deps.documents.fingerprints(collection.id).map((f) => [f.path, f]));
-  const seen = new Set(scan.files.map((f) => f.path));
-  const missingByHash = new Map<string, DocumentFingerprint[]>();
-  for (const fp of known.values()) {
-    if (seen.has(fp.path) || !fp.hash || fp.status !== 'indexed') continue;
-    const list = missingByHash.get(fp.hash) ?? [];
-    list.push(fp);
-    missingByHash.set(fp.hash, list);
-  }
-
-  const toRead: ScannedFile[] = [];
+  const plan: ReconcilePlan = { scanned: scan.files.length, unchanged: 0, notices: [...scan.problems], changed: [], vanished: [] };
   for (const file of scan.files) {
     const fp = known.get(file.path);
-    if (fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed') report.unchanged++;
-    else toRead.push(file);
+    known.delete(file.path);
+    if (fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed') plan.unchanged++;
+    else plan.changed.push({ path: file.path, mtimeMs: file.mtimeMs });
   }
-
-  // announced before any file is read (callers and tests can see the work ahead)
-  opts.onProgress?.({ collection: collection.name, phase: 'indexing', done: 0, total: toRead.length, bytes: 0 });
-  const movedIds = new Set<number>();
-  for (let i = 0; i < toRead.length; i += BATCH_FILES) {
-    if (opts.signal?.aborted) throw new TroveError('INTERNAL', 'indexing cancelled');
-    const batch = toRead.slice(i, i + BATCH_FILES).map((file) => readOne(file, opts.maxFileBytes));
-    deps.db.transaction(() => {
-      const fts: FtsRow[] = [];
-      for (const item of batch) applyOne(deps, collection, item, known, missingByHash, movedIds, report, opts, fts);
-      deps.chunks.indexText(fts);
-    })();
-    opts.onProgress?.({ collection: collection.name, phase: 'indexing', done: Math.min(i + BATCH_FILES, toRead.length), total: toRead.length, bytes: report.bytesRead });
-    await new Promise<void>((resolve) => setImmediate(resolve)); // let servers on this thread breathe
-  }
-
-  deps.db.transaction(() => {
-    for (const fp of known.values()) {
-      if (seen.has(fp.path) || movedIds.has(fp.id)) continue;
-      deps.chunks.deleteFor(fp.id);
-      deps.documents.delete(fp.id);
-      report.removed++;
-    }
-  })();
-  report.durationMs = Math.round(performance.now() - started);
-  opts.onProgress?.({ collection: collection.name, phase: 'done', done: toRead.length, total: toRead.length, bytes: report.bytesRead });
-  return report;
+  for (const fp of known.keys()) plan.vanished.push(fp);
+  return plan;
 }
 
-type ReadResult =
-  | { file: ScannedFile; kind: 'bytes'; buf: Buffer; hash: string }
-  | { file: ScannedFile; kind: 'too-large' }
-  | { file: ScannedFile; kind: 'vanished' }
-  | { file: ScannedFile; kind: 'error'; reason: string };
-
-function readOne(file: ScannedFile, maxFileBytes: number): ReadResult {
-  if (file.size > maxFileBytes) return { file, kind: 'too-large' };
-  try {
-    const buf = fs.readFileSync(file.absPath);
-    // the file may have grown past the limit since the scan; never hold more than we allow
-    if (buf.length > maxFileBytes) return { file, kind: 'too-large' };
-    return { file, kind: 'bytes', buf, hash: createHash('sha256').update(buf).digest('hex') };
-  } catch (err) {
-    const code = errorCode(err);
-    if (code === 'ENOENT') return { file, kind: 'vanished' };
-    return { file, kind: 'error', reason: code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read: ${code}` };
-  }
+/**
+ * Writes one batch. Call inside a transaction; write the returned FTS rows last with
+ * `chunks.indexText` (see store/chunks.ts: interleaving them made indexing ~3x slower).
+ * Files that are present go first, so a rename seen as "new path + vanished path" in the same
+ * batch moves the document instead of deleting it.
+ */
+export function applyFiles(
+  deps: IndexerDeps,
+  collection: CollectionRow,
+  reads: readonly FileRead[],
+  opts: IndexerOptions,
+): { outcomes: Map<string, FileOutcome>; fts: FtsRow[] } {
+  const fts: FtsRow[] = [];
+  const outcomes = new Map<string, FileOutcome>();
+  const moved = new Set<number>();
+  const ordered = [...reads].sort((a, b) => Number(isAbsent(a)) - Number(isAbsent(b)));
+  for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts));
+  return { outcomes, fts };
 }
+
+const isAbsent = (r: FileRead): boolean => r.kind === 'missing' || r.kind === 'excluded';
 
 function applyOne(
   deps: IndexerDeps,
   collection: CollectionRow,
-  item: ReadResult,
-  known: Map<string, DocumentFingerprint>,
-  missingByHash: Map<string, DocumentFingerprint[]>,
-  movedIds: Set<number>,
-  report: IndexReport,
+  item: FileRead,
   opts: IndexerOptions,
+  moved: Set<number>,
   fts: FtsRow[],
-): void {
-  const { file } = item;
-  const fp = known.get(file.path);
+): FileOutcome {
+  const fp = deps.documents.byPath(collection.id, item.path);
   const now = Date.now();
-  if (item.kind === 'vanished') {
-    report.notices.push({ path: file.path, reason: 'deleted before it could be read' });
-    if (fp) {
+  switch (item.kind) {
+    case 'missing':
+    case 'excluded':
+      if (!fp) return { path: item.path, result: 'ignored' };
       deps.chunks.deleteFor(fp.id);
       deps.documents.delete(fp.id);
-      known.delete(file.path);
-      report.removed++;
+      return { path: item.path, result: 'removed', ...(item.kind === 'excluded' ? { reason: item.reason } : {}) };
+    case 'unchanged':
+      return { path: item.path, result: 'unchanged', bytes: 0 };
+    case 'too-large':
+    case 'error': {
+      const status = item.kind === 'too-large' ? 'skipped' : 'failed';
+      const reason =
+        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(opts.maxFileBytes)} limit` : item.reason;
+      writeUnindexed(deps, collection, item.path, item.stat, fp?.id, null, status, reason, '', now);
+      return { path: item.path, result: status, reason };
     }
-    return;
+    case 'bytes':
+      break;
   }
-  if (item.kind === 'too-large' || item.kind === 'error') {
-    const status = item.kind === 'too-large' ? 'skipped' : 'failed';
-    const reason =
-      item.kind === 'too-large'
-        ? `file is ${formatBytes(file.size)}, over the ${formatBytes(opts.maxFileBytes)} limit`
-        : item.reason;
-    writeUnindexed(deps, collection, file, fp, null, status, reason, '', now);
-    (status === 'skipped' ? report.skipped : report.failed).push({ path: file.path, reason });
-    return;
-  }
-  report.bytesRead += file.size;
+  const bytes = item.stat.size;
   if (fp && fp.hash === item.hash && fp.status !== 'failed') {
-    deps.documents.touch(fp.id, file.size, file.mtimeMs);
-    report.unchanged++;
-    return;
+    deps.documents.touch(fp.id, item.stat.size, item.stat.mtimeMs);
+    return { path: item.path, result: 'unchanged', bytes };
   }
   if (!fp) {
-    const moved = missingByHash.get(item.hash)?.shift();
-    if (moved) {
-      deps.documents.move(moved.id, file.path, file.size, file.mtimeMs, now);
-      movedIds.add(moved.id);
-      report.renamed++;
-      return;
+    const from = renameSource(deps, collection, item.hash, moved);
+    if (from) {
+      deps.documents.move(from.id, item.path, item.stat.size, item.stat.mtimeMs, now);
+      moved.add(from.id);
+      return { path: item.path, result: 'renamed', from: from.path, bytes };
     }
   }
-  const prepared = prepareDocument(item.buf, file.path, opts.chunking);
+  const prepared = prepareDocument(item.buf, item.path, opts.chunking);
   if (!prepared.ok) {
-    writeUnindexed(deps, collection, file, fp, item.hash, prepared.status, prepared.reason, prepared.kind, now);
-    (prepared.status === 'skipped' ? report.skipped : report.failed).push({ path: file.path, reason: prepared.reason });
-    return;
+    writeUnindexed(deps, collection, item.path, item.stat, fp?.id, item.hash, prepared.status, prepared.reason, prepared.kind, now);
+    return { path: item.path, result: prepared.status, reason: prepared.reason };
   }
   const id = deps.documents.upsert(
     {
       collectionId: collection.id,
-      path: file.path,
+      path: item.path,
       docid: fp ? '' : newDocid(deps.documents),
       title: prepared.title,
       kind: prepared.kind,
-      size: file.size,
-      mtimeMs: file.mtimeMs,
+      size: item.stat.size,
+      mtimeMs: item.stat.mtimeMs,
       hash: item.hash,
       status: 'indexed',
       error: prepared.note ?? null,
@@ -217,17 +185,25 @@ function applyOne(
   );
   deps.documents.putContent(id, prepared.text);
   for (const row of deps.chunks.replaceFor(id, prepared.chunks, !fp)) fts.push(row);
-  report.chunks += prepared.chunks.length;
-  if (fp) report.updated++;
-  else report.added++;
+  return { path: item.path, result: fp ? 'updated' : 'added', chunks: prepared.chunks.length, bytes };
+}
+
+/** An indexed document with the same bytes whose file is gone: the new path is its new name. */
+function renameSource(deps: IndexerDeps, collection: CollectionRow, hash: string, moved: Set<number>) {
+  for (const cand of deps.documents.byHash(collection.id, hash)) {
+    if (moved.has(cand.id)) continue;
+    if (!fs.existsSync(path.join(collection.root, ...cand.path.split('/')))) return cand;
+  }
+  return undefined;
 }
 
 /** Records a file we could not index (so status can say why) and drops any older index rows for it. */
 function writeUnindexed(
   deps: IndexerDeps,
   collection: CollectionRow,
-  file: ScannedFile,
-  fp: DocumentFingerprint | undefined,
+  relPath: string,
+  stat: FileStat,
+  existingId: number | undefined,
   hash: string | null,
   status: 'skipped' | 'failed',
   reason: string,
@@ -237,12 +213,12 @@ function writeUnindexed(
   const id = deps.documents.upsert(
     {
       collectionId: collection.id,
-      path: file.path,
-      docid: fp ? '' : newDocid(deps.documents),
+      path: relPath,
+      docid: existingId ? '' : newDocid(deps.documents),
       title: '',
       kind: kind || 'unknown',
-      size: file.size,
-      mtimeMs: file.mtimeMs,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
       hash,
       status,
       error: reason,
@@ -251,7 +227,7 @@ function writeUnindexed(
     },
     now,
   );
-  if (fp) {
+  if (existingId) {
     deps.chunks.deleteFor(id);
     deps.documents.deleteContent(id);
   }

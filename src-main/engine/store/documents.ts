@@ -96,6 +96,7 @@ export class DocumentStore {
   private readonly deleteContentStmt;
   private readonly pathsStmt;
   private readonly listStmt;
+  private readonly byHashStmt;
 
   constructor(db: Db) {
     this.fingerprintsStmt = db.prepare<[number], DocumentFingerprint>(
@@ -130,6 +131,14 @@ export class DocumentStore {
     this.listStmt = db.prepare<[number], RawDocument>(
       "SELECT * FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
     );
+    this.byHashStmt = db.prepare<[number, string], DocumentFingerprint>(
+      "SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ? AND hash = ? AND status = 'indexed'",
+    );
+  }
+
+  /** Indexed documents of a collection with these bytes (rename candidates). */
+  byHash(collectionId: number, hash: string): DocumentFingerprint[] {
+    return this.byHashStmt.all(collectionId, hash);
   }
 
   fingerprints(collectionId: number): DocumentFingerprint[] {

@@ -1,0 +1,85 @@
+// Reads the files of one batch off disk (a few at a time, asynchronously) and says what each
+// path is now: gone, excluded, unchanged by its stat, too large, unreadable, or these bytes.
+// Nothing here writes; ingest/indexer.ts applies the results in one transaction.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DocumentRow } from '../store/documents.js';
+import type { PathFilter } from '../watch/path-filter.js';
+import { errorCode, isInside } from './scan.js';
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+export type FileRead =
+  | { path: string; kind: 'missing' }
+  | { path: string; kind: 'excluded'; reason: string }
+  | { path: string; kind: 'unchanged'; stat: FileStat }
+  | { path: string; kind: 'too-large'; stat: FileStat }
+  | { path: string; kind: 'error'; stat: FileStat; reason: string }
+  | { path: string; kind: 'bytes'; stat: FileStat; buf: Buffer; hash: string };
+
+export interface ReadContext {
+  root: string;
+  filter: PathFilter;
+  maxFileBytes: number;
+  /** The document row for a path as the index knows it now (for the stat fast path). */
+  known: (path: string) => Pick<DocumentRow, 'size' | 'mtimeMs' | 'status'> | undefined;
+  /** Told before each file is read (progress: the current file). */
+  onRead?: (path: string) => void;
+}
+
+/** Reads every path, at most `concurrency` at once; results come back in input order. */
+export async function readFiles(ctx: ReadContext, paths: readonly string[], concurrency: number): Promise<FileRead[]> {
+  const out = new Array<FileRead>(paths.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      const i = next++;
+      ctx.onRead?.(paths[i]!);
+      out[i] = await readOne(ctx, paths[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  return out;
+}
+
+async function readOne(ctx: ReadContext, rel: string): Promise<FileRead> {
+  if (!ctx.filter.wantsFile(rel)) return { path: rel, kind: 'excluded', reason: 'excluded by the collection rules' };
+  const abs = path.join(ctx.root, ...rel.split('/'));
+  let st;
+  try {
+    const link = await fs.lstat(abs);
+    if (link.isSymbolicLink()) {
+      // the scan follows links only while they stay inside the collection; so do we
+      const real = await fs.realpath(abs);
+      if (!isInside(real, ctx.root)) return { path: rel, kind: 'excluded', reason: 'symlink points outside the collection; not followed' };
+    }
+    st = link.isSymbolicLink() ? await fs.stat(abs) : link;
+  } catch (err) {
+    const code = errorCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return { path: rel, kind: 'missing' };
+    return { path: rel, kind: 'error', stat: { size: 0, mtimeMs: 0 }, reason: reasonFor(code) };
+  }
+  if (!st.isFile()) return { path: rel, kind: 'missing' }; // a folder or a socket now: not a document
+  const stat = { size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+  const fp = ctx.known(rel);
+  if (fp && fp.size === stat.size && fp.mtimeMs === stat.mtimeMs && fp.status !== 'failed') return { path: rel, kind: 'unchanged', stat };
+  if (stat.size > ctx.maxFileBytes) return { path: rel, kind: 'too-large', stat };
+  try {
+    const buf = await fs.readFile(abs);
+    // the file may have grown past the limit since the stat; never hold more than we allow
+    if (buf.length > ctx.maxFileBytes) return { path: rel, kind: 'too-large', stat: { ...stat, size: buf.length } };
+    return { path: rel, kind: 'bytes', stat, buf, hash: createHash('sha256').update(buf).digest('hex') };
+  } catch (err) {
+    const code = errorCode(err);
+    if (code === 'ENOENT') return { path: rel, kind: 'missing' };
+    return { path: rel, kind: 'error', stat, reason: reasonFor(code) };
+  }
+}
+
+function reasonFor(code: string): string {
+  return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read: ${code}`;
+}

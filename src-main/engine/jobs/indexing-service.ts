@@ -1,0 +1,232 @@
+// Everything that keeps the index in line with the folders, behind the few calls the engine
+// facade exposes: explicit index runs, watching, pause/resume, the progress stream, the
+// failures list and per-result freshness. It owns the queue runner and the watchers and
+// releases them in close().
+import type { IndexProgress, IndexReport, IndexerDeps, IndexerOptions } from '../ingest/indexer.js';
+import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
+import { freshnessOf, type Freshness, type PendingEmbeddingProbe } from '../watch/freshness.js';
+import { DEFAULT_LIVE, LiveFolders, type LiveOptions, type WatchState } from '../watch/live-folders.js';
+import { PathFilter } from '../watch/path-filter.js';
+import { ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
+import { ReportCollector } from './report.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { JobRunner, PRIORITY } from './runner.js';
+
+export interface IndexingOptions extends IndexerOptions {
+  live?: Partial<LiveOptions>;
+  retry?: Partial<RetryPolicy>;
+  /** Files per write transaction. */
+  batchFiles?: number;
+  /** Files read at once. */
+  readConcurrency?: number;
+}
+
+export interface FailureInfo {
+  collection: string;
+  path: string;
+  reason: string;
+  attempts: number;
+  /** ISO time of the next attempt; null when it gave up until the file changes. */
+  nextRetryAt: string | null;
+}
+
+export interface CollectionActivity {
+  collection: string;
+  paused: boolean;
+  /** Jobs waiting (due now or later). */
+  queued: number;
+  retrying: number;
+  gaveUp: number;
+  progress: ProgressEvent | null;
+}
+
+export interface IndexingStatus {
+  watching: boolean;
+  /** Everything paused. */
+  paused: boolean;
+  watchers: WatchState[];
+  collections: CollectionActivity[];
+}
+
+export class IndexingService {
+  readonly jobs: JobStore;
+  private readonly progressHub = new ProgressHub();
+  private readonly runner: JobRunner;
+  private readonly live: LiveFolders;
+  private readonly filters = new Map<number, PathFilter>();
+  private pendingEmbedding: PendingEmbeddingProbe | null = null;
+
+  constructor(
+    private readonly indexer: IndexerDeps,
+    private readonly collections: CollectionStore,
+    opts: IndexingOptions,
+    onChanged: () => void,
+  ) {
+    this.jobs = new JobStore(indexer.db);
+    const filterFor = (c: CollectionRow): PathFilter => {
+      let f = this.filters.get(c.id);
+      if (!f) this.filters.set(c.id, (f = new PathFilter(c.root, c.include, c.exclude)));
+      return f;
+    };
+    this.runner = new JobRunner(
+      { indexer, jobs: this.jobs, collections, progress: this.progressHub, filterFor, onChanged },
+      {
+        chunking: opts.chunking,
+        maxFileBytes: opts.maxFileBytes,
+        batchFiles: opts.batchFiles ?? 256,
+        readConcurrency: opts.readConcurrency ?? 4,
+        retry: { ...DEFAULT_RETRY, ...opts.retry },
+      },
+    );
+    this.live = new LiveFolders(
+      { jobs: this.jobs, collections, runner: this.runner, filterFor },
+      { ...DEFAULT_LIVE, ...liveFromEnv(), ...opts.live },
+    );
+  }
+
+  /** Brings collections up to date now (a reconcile scan, then every due job), pauses or not. */
+  async index(targets: CollectionRow[], opts: { onProgress?: (p: IndexProgress) => void; signal?: AbortSignal }): Promise<IndexReport[]> {
+    const reports: IndexReport[] = [];
+    for (const c of targets) {
+      const collector = new ReportCollector(c.name);
+      const stopOutcomes = this.runner.listen({
+        scanned: (id, plan) => id === c.id && collector.scanned(plan),
+        file: (id, o) => id === c.id && collector.file(o),
+      });
+      const stopProgress = this.progressHub.subscribe((e) => {
+        if (e.collection !== c.name || !opts.onProgress) return;
+        opts.onProgress({
+          collection: e.collection,
+          phase: e.phase === 'idle' || e.phase === 'paused' ? 'done' : e.phase,
+          done: e.done,
+          total: e.total,
+          bytes: e.bytes,
+          rate: e.rate,
+          etaSeconds: e.etaSeconds,
+          currentFile: e.currentFile,
+        });
+      });
+      try {
+        this.jobs.makeDue(c.id, Date.now());
+        this.jobs.recordEvents([scanJob(c.id)]);
+        await this.runner.drain(c.id, opts.signal);
+        reports.push(collector.finish());
+      } finally {
+        stopOutcomes();
+        stopProgress();
+      }
+    }
+    return reports;
+  }
+
+  get watching(): boolean {
+    return this.live.watching;
+  }
+
+  startWatching(): Promise<void> {
+    return this.live.start();
+  }
+
+  stopWatching(): Promise<void> {
+    return this.live.stop();
+  }
+
+  collectionAdded(c: CollectionRow): void {
+    if (this.live.watching) void this.live.watch(c);
+  }
+
+  collectionRenamed(c: CollectionRow): void {
+    this.live.renamed(c.id, c.name);
+  }
+
+  /** Before the collection's rows go: stop its watcher and forget its queue at once. */
+  collectionRemoved(collectionId: number): void {
+    this.live.unwatch(collectionId);
+    this.jobs.deleteForCollection(collectionId);
+    this.filters.delete(collectionId);
+    this.progressHub.forget(collectionId);
+  }
+
+  pause(collection?: CollectionRow): void {
+    this.jobs.setPaused(collection?.id ?? GLOBAL_PAUSE, true);
+    const targets = collection ? [collection] : this.collections.list();
+    for (const c of targets) this.progressHub.settle(c.id, c.name, 'paused');
+  }
+
+  resume(collection?: CollectionRow): void {
+    this.jobs.setPaused(collection?.id ?? GLOBAL_PAUSE, false);
+    this.runner.wake();
+  }
+
+  onProgress(listener: ProgressListener): () => void {
+    return this.progressHub.subscribe(listener);
+  }
+
+  progress(): ProgressEvent[] {
+    return this.progressHub.snapshot();
+  }
+
+  failures(collection: CollectionRow | undefined, limit = 500): FailureInfo[] {
+    const names = new Map(this.collections.list().map((c) => [c.id, c.name]));
+    return this.jobs.failures(collection?.id, limit).map((j) => ({
+      collection: names.get(j.collectionId) ?? String(j.collectionId),
+      path: j.path || '.',
+      reason: j.lastError ?? 'failed',
+      attempts: j.attempts,
+      nextRetryAt: j.nextRunAt === null ? null : new Date(j.nextRunAt).toISOString(),
+    }));
+  }
+
+  status(): IndexingStatus {
+    const counts = this.jobs.counts();
+    const pauses = this.jobs.pauses();
+    return {
+      watching: this.live.watching,
+      paused: pauses.has(GLOBAL_PAUSE),
+      watchers: this.live.state(),
+      collections: this.collections.list().map((c) => {
+        const n = counts.get(c.id);
+        return {
+          collection: c.name,
+          paused: pauses.has(c.id) || pauses.has(GLOBAL_PAUSE),
+          queued: n?.queued ?? 0,
+          retrying: n?.retrying ?? 0,
+          gaveUp: n?.gaveUp ?? 0,
+          progress: this.progressHub.latestFor(c.id) ?? null,
+        };
+      }),
+    };
+  }
+
+  setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void {
+    this.pendingEmbedding = probe;
+  }
+
+  freshness(documentIds: readonly number[]): Map<number, Freshness> {
+    return freshnessOf(this.jobs, documentIds, this.pendingEmbedding);
+  }
+
+  /** Synchronous: the engine closes its database right after. */
+  close(): void {
+    this.runner.close();
+    void this.live.stop().catch(() => undefined);
+  }
+}
+
+function scanJob(collectionId: number) {
+  const now = Date.now();
+  return { collectionId, kind: 'scan' as const, path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now };
+}
+
+/** TROVE_WATCH_POLLING=1 (network drives), TROVE_WATCH_POLL_MS, TROVE_RECONCILE_MINUTES. */
+function liveFromEnv(): Partial<LiveOptions> {
+  const out: Partial<LiveOptions> = {};
+  const polling = process.env.TROVE_WATCH_POLLING;
+  if (polling) out.usePolling = polling === '1' || polling.toLowerCase() === 'true';
+  const poll = Number(process.env.TROVE_WATCH_POLL_MS);
+  if (Number.isFinite(poll) && poll >= 50) out.pollIntervalMs = poll;
+  const minutes = Number(process.env.TROVE_RECONCILE_MINUTES);
+  if (Number.isFinite(minutes) && minutes > 0) out.reconcileIntervalMs = minutes * 60_000;
+  return out;
+}

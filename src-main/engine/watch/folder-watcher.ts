@@ -1,0 +1,175 @@
+// Watches one collection's folder with chokidar and turns its events into coalesced path
+// changes: events for the same path inside the debounce window become one (the last word wins),
+// an editor's atomic save (temp write + rename) arrives as one change, and the buffer is flushed
+// in one piece, early when it grows large, so a 10,000-file checkout costs bounded memory.
+// Folder-level events (a folder removed, a .gitignore changed, dropped events) ask for a
+// reconcile scan instead. chokidar drops some events in a large burst (measured: about half of a
+// 10,000-file rewrite), so a burst that overflowed the buffer is followed, once quiet, by a
+// reconcile scan. Where native events fail (inotify limits) it falls back to polling.
+import path from 'node:path';
+import chokidar, { type FSWatcher } from 'chokidar';
+import { EXCLUDED_DIR_NAMES } from '../ingest/defaults.js';
+import type { PathFilter } from './path-filter.js';
+
+export interface PathChange {
+  path: string;
+  /** The last event said the file is gone. */
+  gone: boolean;
+  /** When the watcher saw it (ms). */
+  at: number;
+}
+
+export interface WatchSettings {
+  /** Poll the file system instead of native events (network drives, some containers). */
+  usePolling: boolean;
+  pollIntervalMs: number;
+  /** Quiet time after the last event before a flush. */
+  debounceMs: number;
+  /** Longest a change waits in the buffer while events keep coming. */
+  maxWaitMs: number;
+  /** Flush at once when this many paths are buffered. */
+  maxBuffered: number;
+  /** Quiet time after a burst before the reconcile scan. */
+  burstQuietMs: number;
+}
+
+export interface WatchSink {
+  changes(batch: PathChange[]): void;
+  /** Something happened that per-file events cannot describe: reconcile the whole folder. */
+  rescan(reason: string): void;
+  error(message: string): void;
+}
+
+export class FolderWatcher {
+  private watcher: FSWatcher | null = null;
+  private buffer = new Map<string, PathChange>();
+  private timer: NodeJS.Timeout | null = null;
+  private firstBufferedAt = 0;
+  /** The buffer overflowed since the last quiet moment: reconcile when things calm down. */
+  private burst = false;
+  private quietTimer: NodeJS.Timeout | null = null;
+  private polling: boolean;
+  private closed = false;
+
+  constructor(
+    private readonly filter: PathFilter,
+    private readonly sink: WatchSink,
+    private readonly settings: WatchSettings,
+  ) {
+    this.polling = settings.usePolling;
+  }
+
+  get usesPolling(): boolean {
+    return this.polling;
+  }
+
+  /** Resolves once the initial directory walk is done and events are live. */
+  async start(): Promise<void> {
+    const w = chokidar.watch(this.filter.root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      usePolling: this.polling,
+      interval: this.settings.pollIntervalMs,
+      binaryInterval: this.settings.pollIntervalMs,
+      atomic: true,
+      ignorePermissionErrors: true,
+      ignored: (p, stats) => this.ignored(p, stats),
+    });
+    this.watcher = w;
+    w.on('add', (p) => this.onFile(p, false));
+    w.on('change', (p) => this.onFile(p, false));
+    w.on('unlink', (p) => this.onFile(p, true));
+    w.on('unlinkDir', (p) => this.onDir(p));
+    w.on('error', (err) => this.onError(err as NodeJS.ErrnoException));
+    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    this.timer = null;
+    this.quietTimer = null;
+    this.flush();
+    const w = this.watcher;
+    this.watcher = null;
+    await w?.close();
+  }
+
+  private ignored(abs: string, stats?: { isDirectory(): boolean; isFile(): boolean }): boolean {
+    const rel = this.filter.relative(abs);
+    if (rel === null) return false; // the root itself
+    if (path.basename(abs) === '.gitignore') return false; // its changes change what we index
+    if (stats?.isDirectory()) return !this.filter.wantsDir(rel);
+    if (stats?.isFile()) return !this.filter.wantsFile(rel);
+    // no stats yet: only what is certainly unwanted (tooling folders); decided again with stats
+    return rel.split('/').some((part) => EXCLUDED_DIR_NAMES.has(part));
+  }
+
+  private onFile(abs: string, gone: boolean): void {
+    if (this.closed) return;
+    const rel = this.filter.relative(abs);
+    if (rel === null) return;
+    if (path.basename(rel) === '.gitignore') {
+      this.filter.forgetGitignore(path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel));
+      this.sink.rescan(`${rel} changed`);
+      return;
+    }
+    // an unlink carries no stats, and a file that just stopped matching must still leave the
+    // index, so every path under the root is passed on; the job re-checks the rules
+    const now = Date.now();
+    if (this.buffer.size === 0) this.firstBufferedAt = now;
+    this.buffer.set(rel, { path: rel, gone, at: now });
+    if (this.buffer.size >= this.settings.maxBuffered) {
+      this.burst = true;
+      this.flush();
+    } else this.schedule(now);
+    if (this.burst) this.afterBurst();
+  }
+
+  private onDir(abs: string): void {
+    if (this.closed) return;
+    const rel = this.filter.relative(abs);
+    this.sink.rescan(rel === null ? 'the collection folder was removed' : `folder ${rel} was removed`);
+  }
+
+  private onError(err: NodeJS.ErrnoException): void {
+    if (this.closed) return;
+    if (!this.polling && (err.code === 'ENOSPC' || err.code === 'EMFILE')) {
+      // out of inotify watches or file handles: native events are unreliable now, poll instead
+      this.sink.error(`native file events unavailable (${err.code}); falling back to polling`);
+      this.polling = true;
+      const old = this.watcher;
+      this.watcher = null;
+      void old?.close().then(() => (this.closed ? undefined : this.start())).then(() => this.sink.rescan('switched to polling'));
+      return;
+    }
+    this.sink.error(`watcher error: ${err.message}`);
+    this.sink.rescan('watcher error');
+  }
+
+  private afterBurst(): void {
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = null;
+      this.burst = false;
+      if (!this.closed) this.sink.rescan('a burst of changes (events may have been dropped)');
+    }, this.settings.burstQuietMs);
+  }
+
+  private schedule(now: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    const waited = now - this.firstBufferedAt;
+    const delay = Math.max(0, Math.min(this.settings.debounceMs, this.settings.maxWaitMs - waited));
+    this.timer = setTimeout(() => this.flush(), delay);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.buffer.size) return;
+    const batch = [...this.buffer.values()];
+    this.buffer = new Map();
+    this.sink.changes(batch);
+  }
+}

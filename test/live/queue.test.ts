@@ -1,0 +1,219 @@
+// The durable queue seen from outside: pause/resume (global and per collection), the progress
+// stream, removing a collection mid-index, and per-file failures with backoff.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { Engine } from '../../src-main/engine/engine.js';
+import type { ProgressEvent } from '../../src-main/engine/jobs/progress.js';
+import { openEngine, troveErrorAsync } from '../helpers/engine.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
+import { FAST, found, sleep, waitFor } from './live-helpers.js';
+
+const watching: Engine[] = [];
+afterEach(async () => {
+  while (watching.length) await watching.pop()!.stopWatching();
+});
+
+function folderWith(files: Record<string, string>, worldAccessible = false): string {
+  const root = tempDir('trove-q-', worldAccessible);
+  writeTree(root, files);
+  return root;
+}
+
+function manyFiles(n: number, word: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < n; i++) files[`part-${Math.floor(i / 100)}/file-${i}.md`] = `# File ${i}\n\n${word} number ${i} with some filler text`;
+  return files;
+}
+
+function jobRows(engine: Engine, collectionId?: number): number {
+  const db = new Database(engine.databaseFile, { readonly: true });
+  try {
+    const sql = collectionId === undefined ? 'SELECT count(*) AS n FROM jobs' : 'SELECT count(*) AS n FROM jobs WHERE collection_id = ?';
+    return (db.prepare(sql).get(...(collectionId === undefined ? [] : [collectionId])) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+describe('pause and resume', () => {
+  test('global pause holds every change in the queue; resume applies them', async () => {
+    const engine = openEngine({ indexing: FAST });
+    const root = folderWith({ 'a.md': 'alpha' });
+    engine.addCollection({ root, name: 'notes' });
+    await engine.startWatching();
+    watching.push(engine);
+    await waitFor('start-up reconcile done', () => found(engine, 'alpha').length === 1);
+
+    engine.pause();
+    writeTree(root, { 'b.md': 'the tapir sleeps' });
+    await waitFor('change queued', () => engine.status().indexing.collections[0]!.queued > 0);
+    await sleep(500);
+    expect(found(engine, 'tapir')).toEqual([]);
+    expect(engine.status().indexing.paused).toBe(true);
+    expect(engine.status().indexing.collections[0]!.paused).toBe(true);
+
+    engine.resume();
+    await waitFor('queued change applied after resume', () => found(engine, 'tapir').includes('b.md'));
+    expect(engine.status().indexing.paused).toBe(false);
+  });
+
+  test('pausing one collection leaves the others running', async () => {
+    const engine = openEngine({ indexing: FAST });
+    const r1 = folderWith({ 'x.md': 'first' });
+    const r2 = folderWith({ 'y.md': 'second' });
+    engine.addCollection({ root: r1, name: 'one' });
+    engine.addCollection({ root: r2, name: 'two' });
+    await engine.index();
+    await engine.startWatching();
+    watching.push(engine);
+
+    engine.pause('one');
+    writeTree(r1, { 'new.md': 'the gecko climbs' });
+    writeTree(r2, { 'new.md': 'the gecko climbs' });
+    await waitFor('unpaused collection indexed', () => found(engine, 'gecko', 'two').length === 1);
+    await sleep(400);
+    expect(found(engine, 'gecko', 'one')).toEqual([]);
+    const one = engine.status().indexing.collections.find((c) => c.collection === 'one')!;
+    expect(one).toMatchObject({ paused: true });
+    expect(one.queued).toBeGreaterThan(0);
+
+    engine.resume('one');
+    await waitFor('paused collection indexed after resume', () => found(engine, 'gecko', 'one').length === 1);
+  });
+
+  test('pause state is kept in the database (a restarted engine stays paused)', async () => {
+    const profile = tempDir('trove-profile-');
+    const root = folderWith({ 'a.md': 'alpha' });
+    const first = openEngine({ profileDir: profile, indexing: FAST });
+    first.addCollection({ root, name: 'notes' });
+    first.pause('notes');
+    first.close();
+    const second = openEngine({ profileDir: profile, indexing: FAST });
+    expect(second.status().indexing.collections[0]!.paused).toBe(true);
+    second.resume('notes');
+    expect(second.status().indexing.collections[0]!.paused).toBe(false);
+  });
+});
+
+describe('progress stream', () => {
+  test('phase, done/total, rate, ETA and current file; ends idle with done = total', async () => {
+    const engine = openEngine({ indexing: { ...FAST, batchFiles: 50 } });
+    engine.addCollection({ root: folderWith(manyFiles(400, 'progress')), name: 'big' });
+    const events: ProgressEvent[] = [];
+    const unsubscribe = engine.onProgress((e) => events.push(e));
+    const legacy: string[] = [];
+    await engine.index({ onProgress: (p) => legacy.push(p.phase) });
+    unsubscribe();
+
+    expect(events[0]!.phase).toBe('scanning');
+    const indexing = events.filter((e) => e.phase === 'indexing');
+    expect(indexing.length).toBeGreaterThanOrEqual(8); // 400 files in batches of 50
+    for (const e of indexing) {
+      expect(e.collection).toBe('big');
+      expect(e.done).toBeLessThanOrEqual(e.total);
+      expect(e.total).toBe(400);
+      expect(e.currentFile === null || /^part-\d\/file-\d+\.md$/.test(e.currentFile)).toBe(true);
+    }
+    expect(indexing.some((e) => e.currentFile !== null)).toBe(true);
+    const measured = indexing.filter((e) => e.done > 0 && e.done < e.total);
+    expect(measured.some((e) => e.rate > 0 && e.etaSeconds !== null && e.etaSeconds > 0)).toBe(true);
+    const last = events.at(-1)!;
+    expect(last).toMatchObject({ phase: 'idle', done: 400, total: 400, etaSeconds: 0, currentFile: null });
+    expect(legacy[0]).toBe('scanning');
+    expect(legacy.at(-1)).toBe('done');
+    expect(engine.progress()).toEqual([last]);
+    expect(engine.status().indexing.collections[0]!.progress).toEqual(last);
+  });
+});
+
+describe('removing a collection', () => {
+  test('mid-index: its jobs are cancelled at once, the run stops, nothing of it remains', async () => {
+    const engine = openEngine({ indexing: { ...FAST, batchFiles: 20 } });
+    engine.addCollection({ root: folderWith(manyFiles(1500, 'doomed')), name: 'doomed' });
+    engine.addCollection({ root: folderWith({ 'k.md': 'kept safe' }), name: 'kept' });
+    await engine.index({ collection: 'kept' });
+
+    let doneWhenRemoved = -1;
+    const afterRemoval: ProgressEvent[] = [];
+    engine.onProgress((e) => {
+      if (doneWhenRemoved >= 0 && e.collection === 'doomed') afterRemoval.push(e);
+      if (e.collection === 'doomed' && e.phase === 'indexing' && e.done >= 100 && doneWhenRemoved < 0) {
+        doneWhenRemoved = e.done;
+        engine.removeCollection('doomed'); // from inside the stream: the batch in flight is dropped
+      }
+    });
+    const err = await troveErrorAsync(() => engine.index({ collection: 'doomed' }));
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.message).toMatch(/removed while it was being indexed/);
+    expect(doneWhenRemoved).toBeGreaterThanOrEqual(100);
+    expect(doneWhenRemoved).toBeLessThan(1500);
+    expect(afterRemoval.filter((e) => e.phase === 'indexing')).toEqual([]);
+    expect(jobRows(engine)).toBe(0);
+    expect(engine.listCollections().map((c) => c.name)).toEqual(['kept']);
+    expect(engine.status().totals.documents).toBe(1);
+    expect(found(engine, 'doomed')).toEqual([]);
+    const db = new Database(engine.databaseFile, { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect((db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n).toBe(1);
+    db.close();
+  });
+
+  test('while watching: its watcher stops and later changes in its folder are ignored', async () => {
+    const engine = openEngine({ indexing: FAST });
+    const root = folderWith({ 'a.md': 'alpha' });
+    engine.addCollection({ root, name: 'gone' });
+    engine.addCollection({ root: folderWith({ 'b.md': 'beta' }), name: 'stays' });
+    await engine.startWatching();
+    watching.push(engine);
+    await waitFor('both indexed', () => engine.status().totals.documents === 2);
+    engine.removeCollection('gone');
+    expect(engine.status().indexing.watchers.map((w) => w.collection)).toEqual(['stays']);
+    writeTree(root, { 'c.md': 'ignored now' });
+    await sleep(300);
+    expect(engine.status().totals.documents).toBe(1);
+    expect(jobRows(engine)).toBe(0);
+  });
+});
+
+describe('failures', () => {
+  test('an unreadable file is kept with reason, attempts and next retry; it backs off, gives up, and a fix clears it', async () => {
+    // root reads everything, so the engine reads as "nobody" while the file is unreadable
+    const root = folderWith({ 'ok.md': 'fine', 'locked.md': 'the secret axolotl' }, true);
+    fs.chmodSync(path.join(root, 'locked.md'), 0o000);
+    // a short reconcile interval: chokidar never reports a file it could not read at start-up,
+    // so it is the periodic reconcile that gives the failed file another try
+    const engine = openEngine({ indexing: { ...FAST, live: { ...FAST!.live, reconcileIntervalMs: 1500 } } });
+    engine.addCollection({ root, name: 'notes' });
+    const asNobody = async <T>(fn: () => Promise<T>): Promise<T> => {
+      process.seteuid(65534);
+      try {
+        return await fn();
+      } finally {
+        process.seteuid(0);
+      }
+    };
+    const [report] = await asNobody(() => engine.index());
+    expect(report!.failed).toEqual([{ path: 'locked.md', reason: 'permission denied' }]);
+    const [first] = engine.failures();
+    expect(first).toMatchObject({ collection: 'notes', path: 'locked.md', reason: 'permission denied', attempts: 1 });
+    expect(Date.parse(first!.nextRetryAt!)).toBeGreaterThan(Date.now() - 50);
+    expect(engine.status().collections[0]!.problems).toEqual([{ path: 'locked.md', status: 'failed', reason: 'permission denied' }]);
+
+    // the background runner retries on its schedule (100 ms, 200 ms) and then gives up
+    await asNobody(async () => {
+      await engine.startWatching();
+      watching.push(engine);
+      await waitFor('gave up after 3 attempts', () => engine.failures()[0]?.nextRetryAt === null);
+    });
+    expect(engine.failures()[0]).toMatchObject({ attempts: 3, nextRetryAt: null });
+    expect(engine.status().indexing.collections[0]).toMatchObject({ gaveUp: 1 });
+
+    // fixing the file clears the failure at the next reconcile
+    fs.chmodSync(path.join(root, 'locked.md'), 0o644);
+    await waitFor('fixed file indexed', () => found(engine, 'axolotl').includes('locked.md'));
+    expect(engine.failures()).toEqual([]);
+    expect(engine.status().collections[0]!.problems).toEqual([]);
+  });
+});
