@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
-import { QueryPlanner, type QueryPlan } from './plan.js';
+import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
 import { snippetAround, TermMatcher } from './snippet.js';
 
@@ -102,20 +102,27 @@ export class LexicalSearch {
         ? this.planner.plan(parsed.terms, generation)
         : { steps: [{ name: 'expression', expression: parsed.expression }], terms: [], dropped: [] };
     const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
-    let docs: DocCandidate[] = [];
+    const docs: DocCandidate[] = [];
+    const tierOf = new Map<number, number>();
     let exhausted = true;
-    let step = plan.steps[0];
-    for (const s of plan.steps) {
-      step = s;
-      ({ docs, exhausted } = this.collect(s.expression, req.filters, needed));
+    let last: PlanStep | undefined;
+    for (const [tier, step] of plan.steps.entries()) {
+      last = step;
+      const found = this.collect(step.expression, req.filters, needed);
+      exhausted = found.exhausted;
+      for (const d of found.docs) {
+        if (tierOf.has(d.documentId)) continue;
+        tierOf.set(d.documentId, tier);
+        docs.push(d);
+      }
       if (docs.length >= needed) break;
     }
     const dropped = plan.dropped.map((t) => t.token.text);
-    const planInfo = { strategy: step?.name ?? 'none', expression: step?.expression ?? '', dropped };
+    const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped };
     if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo };
 
     const raws = docs.map((d) => -d.best.rank);
-    const scores = normalise(raws);
+    const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
     const matcher = new TermMatcher(parsed.highlight);
     const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
     const page = ranked.slice(req.offset, req.offset + req.limit);
@@ -204,6 +211,25 @@ export class LexicalSearch {
     }
     return hit;
   }
+}
+
+/**
+ * Makes scores respect plan tiers: every document of a stricter step scores above every document
+ * of a looser one, BM25 order kept within a step. Input is in final order (tier, then BM25).
+ */
+export function tiered(raw: number[], tiers: number[]): number[] {
+  const out = raw.slice();
+  let floor = -Infinity;
+  for (let i = out.length - 1; i >= 0; ) {
+    let j = i;
+    while (j > 0 && tiers[j - 1] === tiers[i]) j--;
+    const min = Math.min(...out.slice(j, i + 1));
+    const shift = floor === -Infinity || min > floor ? 0 : floor - min + 1e-6;
+    for (let k = j; k <= i; k++) out[k]! += shift;
+    floor = Math.max(...out.slice(j, i + 1));
+    i = j - 1;
+  }
+  return out;
 }
 
 /** Min/max over the result set to 0..1; when every score is equal, rank position decides. */

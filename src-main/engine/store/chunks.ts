@@ -58,7 +58,14 @@ function fromRaw(r: RawChunk): ChunkRow {
   };
 }
 
+/** Derived stores keyed by chunk (vectors) drop their rows before chunks are deleted. */
+export interface ChunkDeleteHook {
+  forDocument(documentId: number): void;
+  forCollection(collectionId: number): void;
+}
+
 export class ChunkStore {
+  private readonly deleteHooks: ChunkDeleteHook[] = [];
   private readonly deleteForStmt;
   private readonly deleteFtsForStmt;
   private readonly deleteFtsForCollectionStmt;
@@ -73,9 +80,10 @@ export class ChunkStore {
     this.deleteFtsForCollectionStmt = db.prepare(
       'DELETE FROM chunks_fts WHERE rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?)',
     );
-    this.insertStmt = db.prepare<unknown[], { id: number }>(
+    // plain INSERT + lastInsertRowid: RETURNING costs a statement journal per row
+    this.insertStmt = db.prepare(
       `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, tokens)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertFtsStmt = db.prepare('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
     this.byIdStmt = db.prepare<[number], RawChunk>('SELECT * FROM chunks WHERE id = ?');
@@ -92,16 +100,11 @@ export class ChunkStore {
     if (!isNew) this.deleteFor(documentId);
     const rows: FtsRow[] = [];
     for (const c of chunks) {
-      const { id } = this.insertStmt.get(
-        documentId,
-        c.ordinal,
-        c.charStart,
-        c.charEnd,
-        c.lineStart,
-        c.lineEnd,
-        c.headingPath.length ? JSON.stringify(c.headingPath) : '',
-        c.tokens,
-      )!;
+      const heading = c.headingPath.length ? JSON.stringify(c.headingPath) : '';
+      const { lastInsertRowid } = this.insertStmt.run(
+        documentId, c.ordinal, c.charStart, c.charEnd, c.lineStart, c.lineEnd, heading, c.tokens,
+      );
+      const id = Number(lastInsertRowid);
       rows.push({ id, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody });
     }
     return rows;
@@ -112,14 +115,20 @@ export class ChunkStore {
     for (const r of rows) this.insertFtsStmt.run(r.id, r.title, r.headings, r.body);
   }
 
+  addDeleteHook(hook: ChunkDeleteHook): void {
+    this.deleteHooks.push(hook);
+  }
+
   /** Drops a document's chunks and FTS rows (before the document row goes). */
   deleteFor(documentId: number): void {
+    for (const h of this.deleteHooks) h.forDocument(documentId);
     this.deleteFtsForStmt.run(documentId);
     this.deleteForStmt.run(documentId);
   }
 
   /** Drops every chunk and FTS row of a collection (before the collection row goes). */
   deleteForCollection(collectionId: number): void {
+    for (const h of this.deleteHooks) h.forCollection(collectionId);
     this.deleteFtsForCollectionStmt.run(collectionId);
   }
 

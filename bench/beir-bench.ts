@@ -1,0 +1,104 @@
+// bench:beir <dir> [--mode bm25] [--limit 100]: retrieval quality on any BEIR-format folder.
+// The corpus goes through the real pipeline: one Markdown file per document, indexed by the
+// engine like any collection. Prints a progress bar, a summary, and ends with one JSON line.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { Engine } from '../src-main/engine/engine.js';
+import { readBeir, scoreRun } from './lib/beir.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    mode: { type: 'string', default: 'bm25' },
+    limit: { type: 'string', default: '100' },
+    work: { type: 'string' },
+    'max-queries': { type: 'string' },
+  },
+});
+const dir = positionals[0];
+if (!dir) {
+  console.error('usage: npm run bench:beir -- <beir-dir> [--mode bm25] [--limit 100] [--work <dir>] [--max-queries N]');
+  process.exit(2);
+}
+if (values.mode !== 'bm25') {
+  console.error(`--mode ${values.mode}: only bm25 is available in this build`);
+  process.exit(2);
+}
+const limit = Number(values.limit);
+const name = path.basename(path.resolve(dir));
+const work = path.resolve(values.work ?? path.join(os.tmpdir(), `trove-beir-${name}`));
+fs.rmSync(work, { recursive: true, force: true });
+const docsDir = path.join(work, 'corpus');
+fs.mkdirSync(docsDir, { recursive: true });
+
+const data = await readBeir(dir);
+const bar = new cliProgress.SingleBar(
+  { stream: process.stderr, format: '{phase} [{bar}] {percentage}% | {value}/{total} | ETA {eta}s', noTTYOutput: true, notTTYSchedule: 5000 },
+  cliProgress.Presets.shades_classic,
+);
+bar.start(data.corpus.length, 0, { phase: 'write ' });
+const idByFile = new Map<string, string>();
+data.corpus.forEach((d, i) => {
+  const file = `${String(i).padStart(7, '0')}.md`;
+  idByFile.set(file, d.id);
+  const body = d.title ? `# ${d.title}\n\n${d.text}\n` : `${d.text}\n`;
+  fs.writeFileSync(path.join(docsDir, file), body);
+  if (i % 500 === 0) bar.update(i + 1);
+});
+bar.update(data.corpus.length);
+
+const engine = Engine.open({ profileDir: path.join(work, 'home') });
+engine.addCollection({ root: docsDir, name: 'beir' });
+const t0 = performance.now();
+bar.start(data.corpus.length, 0, { phase: 'index ' });
+await engine.index({ onProgress: (p) => p.phase === 'indexing' && bar.update(p.done) });
+bar.stop();
+const indexSeconds = (performance.now() - t0) / 1000;
+
+const qids = [...data.qrels.keys()].filter((q) => data.queries.has(q)).slice(0, values['max-queries'] ? Number(values['max-queries']) : undefined);
+const run = new Map<string, string[]>();
+const latencies: number[] = [];
+let empty = 0;
+for (const q of qids) {
+  const started = performance.now();
+  let ids: string[] = [];
+  try {
+    const r = engine.search({ query: data.queries.get(q)!, limit, snippetChars: 40 });
+    ids = r.results.map((h) => idByFile.get(h.path)!).filter(Boolean);
+  } catch {
+    // a query with no searchable words retrieves nothing
+  }
+  latencies.push(performance.now() - started);
+  if (!ids.length) empty++;
+  run.set(q, ids);
+}
+engine.close();
+const qrels = new Map([...data.qrels].filter(([q]) => run.has(q)));
+const m = scoreRun(run, qrels);
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+const result = {
+  dataset: name,
+  mode: values.mode,
+  documents: data.corpus.length,
+  queries: m.queries,
+  ndcg_at_10: round(m.ndcg10),
+  recall_at_100: round(m.recall100),
+  mrr_at_10: round(m.mrr10),
+  queries_without_results: empty,
+  index_seconds: round(indexSeconds),
+  search_ms_p50: round(pct(0.5)),
+  search_ms_p95: round(pct(0.95)),
+};
+console.error(
+  `${name} (${values.mode}): nDCG@10 ${result.ndcg_at_10}  Recall@100 ${result.recall_at_100}  MRR@10 ${result.mrr_at_10}  ` +
+    `(${m.queries} queries, ${empty} without results; indexed ${data.corpus.length} docs in ${result.index_seconds} s)`,
+);
+console.log(JSON.stringify(result));
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}

@@ -1,0 +1,88 @@
+// bench:search [dir] [--queries 500] [--limit 10]: in-process keyword search latency on an indexed
+// corpus (default ../shared/bench/corpora/cpp-docs), with natural-language questions built
+// deterministically from the corpus's own headings (so they have answers, and are phrased like a
+// person would ask). Prints p50/p95/p99, the plan mix, and how many queries found nothing.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Engine } from '../src-main/engine/engine.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    queries: { type: 'string', default: '500' },
+    limit: { type: 'string', default: '10' },
+    home: { type: 'string' },
+    reindex: { type: 'boolean', default: false },
+  },
+});
+const root = path.resolve(import.meta.dirname, '..');
+const dir = path.resolve(positionals[0] ?? path.join(root, '../shared/bench/corpora/cpp-docs'));
+const home = path.resolve(values.home ?? path.join(os.tmpdir(), `trove-bench-search-${path.basename(dir)}`));
+if (values.reindex) fs.rmSync(home, { recursive: true, force: true });
+
+const engine = Engine.open({ profileDir: home });
+if (!engine.listCollections().length) {
+  console.error(`indexing ${dir} into ${home} …`);
+  engine.addCollection({ root: dir, name: 'bench' });
+  await engine.index();
+}
+const status = engine.status();
+console.error(`${status.totals.documents} documents, ${status.totals.chunks} chunks`);
+
+// Questions from headings: "how do I <heading>", "what is <heading>", "<heading> example", …
+const headings: string[] = [];
+const walk = (d: string) => {
+  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith('.md')) {
+      for (const m of fs.readFileSync(p, 'utf8').matchAll(/^#{1,3} +(.{12,80})$/gm)) headings.push(m[1]!.replace(/[`*_]/g, ''));
+    }
+  }
+};
+walk(dir);
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const templates = [
+  (h: string) => `how do I ${h.toLowerCase()}`,
+  (h: string) => `what is ${h.toLowerCase()}`,
+  (h: string) => `${h} example`,
+  (h: string) => `why does ${h.toLowerCase()} fail`,
+  (h: string) => `explain ${h.toLowerCase()} in C++`,
+];
+const queries = Array.from({ length: Number(values.queries) }, () => {
+  const h = headings[Math.floor(rand() * headings.length)]!;
+  return templates[Math.floor(rand() * templates.length)]!(h);
+});
+
+const limit = Number(values.limit);
+for (const q of queries.slice(0, 50)) engine.search({ query: q, limit }); // warm caches
+const times: number[] = [];
+const strategies = new Map<string, number>();
+let empty = 0;
+for (const q of queries) {
+  const t0 = performance.now();
+  const r = engine.search({ query: q, limit });
+  times.push(performance.now() - t0);
+  strategies.set(r.plan.strategy, (strategies.get(r.plan.strategy) ?? 0) + 1);
+  if (!r.results.length) empty++;
+}
+engine.close();
+times.sort((a, b) => a - b);
+const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
+const result = {
+  corpus: path.basename(dir),
+  documents: status.totals.documents,
+  chunks: status.totals.chunks,
+  queries: queries.length,
+  limit,
+  p50_ms: +pct(0.5).toFixed(2),
+  p95_ms: +pct(0.95).toFixed(2),
+  p99_ms: +pct(0.99).toFixed(2),
+  without_results: empty,
+  plans: Object.fromEntries(strategies),
+};
+console.error(`p50 ${result.p50_ms} ms  p95 ${result.p95_ms} ms  p99 ${result.p99_ms} ms  (${empty} of ${queries.length} found nothing)`);
+console.log(JSON.stringify(result));

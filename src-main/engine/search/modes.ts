@@ -1,0 +1,168 @@
+// The semantic search modes on top of the keyword leg: vector, hybrid (keyword + vector fused)
+// and rerank (hybrid, then a cross-encoder over the top candidates). Returns ranked hits and
+// notices that say what was skipped and why (no vectors yet, no reranker).
+import { TroveError } from '../errors.js';
+import type { EmbeddingService } from '../embed/embeddings.js';
+import type { Db } from '../store/database.js';
+import type { VectorStore } from '../store/vectors.js';
+import type { ResolvedFilters } from './filters.js';
+import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
+import type { LexicalHit, LexicalSearch } from './lexical.js';
+import type { ValidSearchRequest } from './request.js';
+import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
+import { DEFAULT_VECTOR_MIN_SCORE, round, VectorSearch, type RankedHit, type SpaceQuery } from './vector.js';
+
+export interface ModeResult {
+  hits: RankedHit[];
+  total: number;
+  exhausted: boolean;
+  notices: string[];
+  plan: { strategy: string; expression: string; dropped: string[] };
+}
+
+/** Candidates each leg contributes to fusion (and the reranker's pool). */
+const LEG_DEPTH = 50;
+
+export class ModeSearch {
+  private readonly vector: VectorSearch;
+  private readonly chunkIdStmt;
+
+  constructor(
+    private readonly db: Db,
+    private readonly vectors: VectorStore,
+    private readonly embeddings: EmbeddingService,
+    private readonly lexical: LexicalSearch,
+  ) {
+    this.vector = new VectorSearch(db, vectors);
+    this.chunkIdStmt = db.prepare<[number, number], { id: number }>('SELECT id FROM chunks WHERE document_id = ? AND ordinal = ?');
+  }
+
+  /**
+   * The spaces serving these collections, or why there are none. Synchronous so callers can
+   * tell at once whether a mode is available.
+   */
+  spacesFor(collectionIds: readonly number[]): { spaces: { spaceId: number; collectionIds: number[] }[]; missing: string[] } {
+    const bySpace = new Map<number, number[]>();
+    const missing: string[] = [];
+    for (const id of collectionIds) {
+      const cv = this.vectors.collection(id);
+      if (cv.activeSpaceId === null) {
+        const name = this.db.prepare<[number], { name: string }>('SELECT name FROM collections WHERE id = ?').get(id)?.name ?? String(id);
+        missing.push(name);
+        continue;
+      }
+      bySpace.set(cv.activeSpaceId, [...(bySpace.get(cv.activeSpaceId) ?? []), id]);
+    }
+    return { spaces: [...bySpace].map(([spaceId, ids]) => ({ spaceId, collectionIds: ids })), missing };
+  }
+
+  /** Why vector search cannot run over these collections (null: it can). */
+  unavailableReason(collectionIds: readonly number[]): string | null {
+    const { spaces, missing } = this.spacesFor(collectionIds);
+    if (spaces.length) return null;
+    if (!collectionIds.length) return 'there are no collections to search';
+    const why = missing.map((n) => this.embeddings.problem(n)).find(Boolean);
+    return `no vectors yet for ${missing.join(', ')}: ${why ?? 'run `trove embed` (or enable background embedding) to compute them'}`;
+  }
+
+  async run(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: number[], generation: number): Promise<ModeResult> {
+    const needed = req.offset + req.limit + 1;
+    const notices: string[] = [];
+    const { spaces, missing } = this.spacesFor(collectionIds);
+    if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.join(', ')}: their documents come from keyword search only`);
+    const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
+
+    const vectorLeg = async (top: number) => {
+      const queries: SpaceQuery[] = [];
+      for (const s of spaces) {
+        const space = this.vectors.space(s.spaceId)!;
+        queries.push({ space, collectionIds: s.collectionIds, vector: await this.embeddings.embedQuery(space, req.query) });
+      }
+      const minScore = req.mode === 'vector' ? (req.minScore ?? DEFAULT_VECTOR_MIN_SCORE) : DEFAULT_VECTOR_MIN_SCORE;
+      return this.vector.search({ query: req.query, syntax: req.syntax, top, minScore, snippetChars: req.snippetChars, explain: req.explain, filters }, queries);
+    };
+
+    if (req.mode === 'vector') {
+      if (!spaces.length) throw new TroveError('UNAVAILABLE', `vector search is off: ${this.unavailableReason(collectionIds)}`);
+      const r = await vectorLeg(needed);
+      return { hits: r.hits, total: r.hits.length, exhausted: r.exhausted, notices, plan };
+    }
+
+    // hybrid and rerank: keyword and vector legs (the vector leg's query embedding runs in a worker meanwhile)
+    const depth = Math.max(LEG_DEPTH, needed);
+    const vectorPromise = spaces.length ? vectorLeg(depth) : null;
+    vectorPromise?.catch(() => undefined); // handled below; no unhandled rejection while the keyword leg runs
+    let keywordHits: RankedHit[] = [];
+    try {
+      const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, explain: req.explain, filters }, generation);
+      keywordHits = lx.hits.map((h) => this.withChunkId(h));
+      Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
+    } catch (err) {
+      // a query of stop words has no keyword leg; the vector leg can still answer it
+      if (!(err instanceof TroveError && err.code === 'INVALID_INPUT') || !vectorPromise) throw err;
+      notices.push(`keyword leg skipped: ${err.message}`);
+    }
+    let vectorHits: RankedHit[] = [];
+    if (!vectorPromise) notices.push(`vector leg skipped (keyword results only): ${this.unavailableReason(collectionIds)}`);
+    else {
+      try {
+        vectorHits = (await vectorPromise).hits;
+      } catch (err) {
+        if (!(err instanceof TroveError)) throw err;
+        notices.push(`vector leg skipped (keyword results only): ${err.message}`);
+      }
+    }
+    const legs = [
+      { name: 'keyword', weight: 1, hits: keywordHits },
+      { name: 'vector', weight: 1, hits: vectorHits },
+    ];
+    const fusion = process.env.TROVE_FUSION === 'weighted' ? 'weighted' : 'rrf';
+    let fused: RerankedHit[] =
+      fusion === 'weighted'
+        ? weightedSumFusion([{ ...legs[0]!, weight: 0.4 }, { ...legs[1]!, weight: 0.6 }])
+        : reciprocalRankFusion(legs);
+    plan.strategy = `${req.mode}:${fusion}`;
+    if (req.mode === 'rerank') fused = await this.rerank(req.query, fused, notices);
+    if (req.minScore !== undefined) fused = fused.filter((f) => f.score >= req.minScore!);
+    return {
+      hits: fused.map((f) => this.explained(f, req.explain, fusion)),
+      total: fused.length,
+      exhausted: keywordHits.length < depth && vectorHits.length < depth,
+      notices,
+      plan,
+    };
+  }
+
+  private async rerank(query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
+    const top = fused.slice(0, DEFAULT_RERANK_TOP);
+    if (!top.length) return fused;
+    try {
+      const logits = await this.embeddings.rerankScores(query, passagesOf(this.db, top));
+      return blendRerank(fused, logits);
+    } catch (err) {
+      if (!(err instanceof TroveError)) throw err;
+      notices.push(`rerank skipped: ${err.message}`);
+      return fused;
+    }
+  }
+
+  private withChunkId(h: LexicalHit): RankedHit {
+    const chunkId = this.chunkIdStmt.get(h.documentId, h.chunk.ordinal)?.id ?? 0;
+    return { ...h, chunkId, explain: h.explain as Record<string, unknown> | undefined };
+  }
+
+  private explained(f: RerankedHit, explain: boolean, fusion: string): RankedHit {
+    const hit = { ...f.hit, score: round(f.score) };
+    if (!explain) return { ...hit, explain: undefined };
+    return {
+      ...hit,
+      explain: {
+        fusion,
+        fused: round(f.score),
+        legs: f.legs,
+        ...(f.rerank ? { rerank: { logit: round(f.rerank.logit), score: round(f.rerank.score), fusionRank: f.rerank.fusionRank } } : {}),
+        ...(f.hit.explain ? { anchor: f.hit.explain } : {}),
+      },
+    };
+  }
+}

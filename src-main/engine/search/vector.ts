@@ -1,0 +1,154 @@
+// Vector search: kNN over each collection's vector space (filters pushed into the query, see
+// store/vectors.ts), collapsed to documents with the best chunk as anchor. Scores are cosine
+// similarities clipped to 0..1; hits below minScore (default 0.3) are dropped.
+import type { Db } from '../store/database.js';
+import type { VectorSpace, VectorStore } from '../store/vectors.js';
+import { filterSql, type ResolvedFilters } from './filters.js';
+import { parseQuery, type QuerySyntax } from './query.js';
+import { snippetAround, TermMatcher } from './snippet.js';
+
+export const DEFAULT_VECTOR_MIN_SCORE = 0.3;
+const MAX_K = 4096;
+
+/** A document hit as every leg returns it (the lexical leg's shape plus the anchor chunk id). */
+export interface RankedHit {
+  documentId: number;
+  chunkId: number;
+  docid: string;
+  collection: string;
+  path: string;
+  title: string;
+  kind: string;
+  tags: string[];
+  modifiedMs: number;
+  score: number;
+  snippet: string;
+  line: number;
+  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
+  explain?: Record<string, unknown>;
+}
+
+export interface VectorRequest {
+  query: string;
+  syntax: QuerySyntax;
+  /** How many documents to return, best first (pagination is done by the caller). */
+  top: number;
+  minScore: number;
+  snippetChars: number;
+  explain: boolean;
+  filters: ResolvedFilters;
+}
+
+/** One space and the collections whose searches it serves, with the query embedded for it. */
+export interface SpaceQuery {
+  space: VectorSpace;
+  collectionIds: number[];
+  vector: Float32Array;
+}
+
+interface AnchorRow {
+  docid: string;
+  path: string;
+  title: string;
+  kind: string;
+  tags: string;
+  mtime_ms: number;
+  collection: string;
+  ordinal: number;
+  char_start: number;
+  char_end: number;
+  line_start: number;
+  line_end: number;
+  heading_path: string;
+  text: string;
+}
+
+export class VectorSearch {
+  private readonly anchorStmt;
+
+  constructor(private readonly db: Db, private readonly vectors: VectorStore) {
+    this.anchorStmt = db.prepare<[number], AnchorRow>(
+      `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
+              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, t.text
+         FROM chunks c JOIN documents d ON d.id = c.document_id
+         JOIN collections col ON col.id = d.collection_id JOIN contents t ON t.document_id = d.id
+        WHERE c.id = ?`,
+    );
+  }
+
+  /** Best documents across the spaces, each with its nearest chunk; `exhausted` when nothing more could match. */
+  search(req: VectorRequest, spaces: readonly SpaceQuery[]): { hits: RankedHit[]; exhausted: boolean } {
+    const f = filterSql({ ...req.filters, collectionIds: undefined }); // collections go in as the partition key
+    const best = new Map<number, { chunkId: number; distance: number; chunks: number }>();
+    let exhausted = true;
+    for (const sq of spaces) {
+      for (let k = Math.min(MAX_K, req.top * 4 + 16); ; k = Math.min(MAX_K, k * 4)) {
+        const rows = this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k, f.where ? f : undefined);
+        const docs = new Map<number, { chunkId: number; distance: number; chunks: number }>();
+        for (const r of rows) {
+          const d = docs.get(r.documentId);
+          if (d) d.chunks++;
+          else docs.set(r.documentId, { chunkId: r.chunkId, distance: r.distance, chunks: 1 });
+        }
+        const full = rows.length < k;
+        // enough documents, or the rest are already below minScore, or nothing more to fetch
+        const last = rows[rows.length - 1];
+        const belowMin = last !== undefined && 1 - last.distance < req.minScore;
+        if (full || docs.size >= req.top || belowMin || k >= MAX_K) {
+          if (!full && !belowMin) exhausted = false;
+          for (const [id, d] of docs) {
+            const prev = best.get(id);
+            if (!prev || d.distance < prev.distance) best.set(id, d);
+          }
+          break;
+        }
+      }
+    }
+    const ranked = [...best.entries()]
+      .map(([documentId, d]) => ({ documentId, ...d, score: clamp01(1 - d.distance) }))
+      .filter((d) => d.score >= req.minScore)
+      .sort((a, b) => b.score - a.score || a.documentId - b.documentId)
+      .slice(0, req.top);
+    const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
+    return { hits: ranked.map((d) => this.hit(d, matcher, req)), exhausted };
+  }
+
+  private hit(d: { documentId: number; chunkId: number; distance: number; chunks: number; score: number }, matcher: TermMatcher, req: VectorRequest): RankedHit {
+    const a = this.anchorStmt.get(d.chunkId)!;
+    const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
+    const snippet = snippetAround(a.text, a.char_start, a.char_end, a.line_start, matcher, req.snippetChars);
+    return {
+      documentId: d.documentId,
+      chunkId: d.chunkId,
+      docid: a.docid,
+      collection: a.collection,
+      path: a.path,
+      title: a.title,
+      kind: a.kind,
+      tags: JSON.parse(a.tags) as string[],
+      modifiedMs: a.mtime_ms,
+      score: round(d.score),
+      snippet: snippet.text,
+      line: snippet.line,
+      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+      ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
+    };
+  }
+}
+
+/** Words of the query to highlight in snippets; a query of stop words only highlights nothing. */
+function highlightTerms(query: string, syntax: QuerySyntax) {
+  try {
+    return parseQuery(query, syntax).highlight;
+  } catch {
+    return [];
+  }
+}
+
+function clamp01(x: number): number {
+  return Math.max(0, Math.min(1, x));
+}
+
+export function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}
