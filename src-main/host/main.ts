@@ -22,12 +22,14 @@ async function main(): Promise<void> {
   try {
     const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
     const host = await startHost({});
+    await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
     const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), maxFileBytes });
     let stopping = false;
     const stop = async (code: number) => {
       if (stopping) return;
       stopping = true;
       await mounted.close();
+      await host.engine.stopWatching();
       await host.close();
       process.exit(code);
     };

@@ -1,6 +1,8 @@
-// `trove index`: bring the index up to date with the folders.
+// `trove index [--watch]`: bring the index up to date with the folders (and keep it so), and
+// `trove failures`: the files that could not be indexed, with attempts and next retry.
 import { Command } from 'commander';
 import type { Engine } from '../../engine/engine.js';
+import type { ProgressEvent } from '../../engine/jobs/progress.js';
 import type { CliContext } from '../context.js';
 import { formatIndexReport } from '../format.js';
 import { indexProgressBar } from '../progress.js';
@@ -10,10 +12,30 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .command('index')
     .description('bring the index up to date with the folders')
     .option('--collection <name>', 'only this collection')
-    .action(async (o: { collection?: string }, cmd: Command) => {
+    .option('--watch', 'then keep watching the folders and index changes as they happen (until Ctrl-C)')
+    .action(async (o: { collection?: string; watch?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
-      const reports = await runIndex(ctx.engine(), o.collection, ctx.json);
+      const engine = ctx.engine();
+      const reports = await runIndex(engine, o.collection, ctx.json);
       ctx.print({ reports }, () => (reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.'));
+      if (o.watch) await watchUntilSignalled(engine, ctx.json);
+    });
+
+  program
+    .command('failures')
+    .description('files that could not be indexed: reason, attempts, next retry')
+    .option('--collection <name>', 'only this collection')
+    .action((o: { collection?: string }, cmd: Command) => {
+      ctx.setJson(cmd);
+      const failures = ctx.engine().failures(o.collection);
+      ctx.print({ failures }, () =>
+        failures.length
+          ? failures
+              .map((f) => `${f.collection}/${f.path}: ${f.reason} (${f.attempts} attempt${f.attempts === 1 ? '' : 's'}; ` +
+                `${f.nextRetryAt ? `next retry ${f.nextRetryAt}` : 'gave up until the file changes or `trove index`'})`)
+              .join('\n')
+          : 'No failures.',
+      );
     });
 }
 
@@ -24,4 +46,29 @@ export async function runIndex(e: Engine, collection: string | undefined, json: 
   } finally {
     bar.stop();
   }
+}
+
+/**
+ * Watches until SIGINT/SIGTERM. Every finished run of changes is reported: a line on stderr, or
+ * with --json one JSON progress event per line on stdout.
+ */
+async function watchUntilSignalled(engine: Engine, json: boolean): Promise<void> {
+  const unsubscribe = engine.onProgress((e: ProgressEvent) => {
+    if (e.phase !== 'idle' || e.done === 0) return;
+    if (json) process.stdout.write(`${JSON.stringify(e)}\n`);
+    else process.stderr.write(`trove: ${e.collection}: ${e.done} change${e.done === 1 ? '' : 's'} indexed (${e.at})\n`);
+  });
+  await engine.startWatching();
+  if (!json) process.stderr.write('trove: watching for changes (Ctrl-C to stop)\n');
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  unsubscribe();
+  await engine.stopWatching();
 }

@@ -15,6 +15,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .action(async (o: { port?: number; ui?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const host = await startHost({ engine: ctx.engine(), port: o.port });
+      await host.engine.startWatching(); // live folders: the index follows the folders while serving
       const stopUi = o.ui ? await mountUi(host) : undefined;
       const signIn = stopUi?.signInUrl;
       process.stderr.write(`trove: serving MCP at ${host.mcpUrl} (pid ${process.pid}; token in ${path.join(host.engine.profileDir, 'runtime.json')})\n`);
@@ -23,6 +24,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       await untilSignalled();
       process.stderr.write('trove: shutting down\n');
       await stopUi?.close(); // stops a running index before the engine closes
+      await host.engine.stopWatching();
       await host.close();
     });
 }
