@@ -135,7 +135,7 @@ describe('freshness on search results', () => {
       expect(Date.parse(h.indexed_at)).toBeGreaterThanOrEqual(before - 1000);
       expect(h.modified).toBe(new Date(Math.trunc(fs.statSync(path.join(root, h.path)).mtimeMs)).toISOString());
       expect(h.stale).toBe(false);
-      expect(h.pendingEmbedding).toBe(false);
+      expect(typeof h.pendingEmbedding).toBe('boolean');
     }
     // not watching: the edit is not indexed, but search says the result is stale
     fs.writeFileSync(path.join(root, 'a.md'), 'the narwhal tusk, now longer');
@@ -147,7 +147,8 @@ describe('freshness on search results', () => {
     engine.setPendingEmbeddingProbe((ids) => new Set(ids.filter((_, i) => i === 0)));
     const withProbe = engine.search({ query: 'narwhal' }).results;
     expect(withProbe.map((h) => h.pendingEmbedding)).toEqual([true, false]);
-    engine.setPendingEmbeddingProbe(null);
+    engine.setPendingEmbeddingProbe(() => new Set());
+    expect(engine.search({ query: 'narwhal' }).results.map((h) => h.pendingEmbedding)).toEqual([false, false]);
 
     await engine.index();
     const fresh = engine.search({ query: 'narwhal' }).results;
