@@ -2,9 +2,13 @@
 // Calls are validated with the shared schemas before they cross IPC, so a bad call fails here
 // with the same message the host would give. Built as one self-contained CJS file (sandbox).
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
+import { z } from 'zod';
 import { ApiError, IPC_CALL, IPC_EVENT, IPC_PICK_FOLDER, type ApiReply, type TroveBridge } from '../src-main/api/bridge';
 import { checkParams, isApiMethod } from '../src-main/api/methods';
 import type { ApiEvent } from '../src-main/api/results';
+
+// the window's CSP forbids eval; zod would otherwise probe `new Function` on first parse
+z.config({ jitless: true });
 
 const bridge: TroveBridge = {
   platform: 'electron',

@@ -57,6 +57,16 @@ export const apiMethods = {
   /** The folder browser: sub-folders of `path` (default: the user's home). */
   'folders.list': z.object({ path: z.string().max(4096).optional() }).strict(),
   'connect.info': z.object({}).strict(),
+  'tokens.list': z.object({}).strict(),
+  /** A named MCP token, optionally limited to some collections and tools; the secret is returned once. */
+  'tokens.create': z
+    .object({
+      name,
+      collections: z.array(name).optional(),
+      tools: z.array(z.string().trim().min(1)).optional(),
+    })
+    .strict(),
+  'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
 } as const;
 

@@ -127,6 +127,24 @@ export interface ConnectInfo {
   configs: { client: 'Claude Desktop' | 'Cursor' | 'VS Code'; file: string; json: string; note: string }[];
 }
 
+export interface TokenInfo {
+  name: string;
+  /** The secret's first characters, to recognise it. */
+  hint: string;
+  /** null: every collection. */
+  collections: string[] | null;
+  /** null: every tool. */
+  tools: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface TokenList {
+  tokens: TokenInfo[];
+  /** The MCP tools a token can be limited to. */
+  toolNames: string[];
+}
+
 export interface SettingsInfo {
   profileDir: string;
   databasePath: string;
@@ -150,6 +168,9 @@ export interface ApiResults {
   get: RetrievedDocument;
   'folders.list': FolderListing;
   'connect.info': ConnectInfo;
+  'tokens.list': TokenList;
+  'tokens.create': { token: string; info: TokenInfo };
+  'tokens.revoke': { revoked: string };
   'settings.get': SettingsInfo;
 }
 

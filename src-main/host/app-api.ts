@@ -7,6 +7,7 @@ import type { ApiEvent, ApiResults, SettingsInfo } from '../api/results.js';
 import type { Engine } from '../engine/engine.js';
 import { isTroveError, TroveError } from '../engine/errors.js';
 import { DEFAULT_CHUNKING } from '../engine/ingest/chunker.js';
+import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
 import { listFolders } from './app-api-folders.js';
 import { IndexActivityTracker } from './app-api-indexing.js';
@@ -80,6 +81,16 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     get: (p) => engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers }),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
+    'tokens.list': () => ({ tokens: engine.listTokens(), toolNames: [...TOOL_NAMES] }),
+    'tokens.create': (p) => {
+      const unknown = p.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
+      if (unknown.length) throw new TroveError('INVALID_INPUT', `unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
+      return engine.createToken({ name: p.name, collections: p.collections?.length ? p.collections : undefined, tools: p.tools?.length ? p.tools : undefined });
+    },
+    'tokens.revoke': (p) => {
+      engine.revokeToken(p.name);
+      return { revoked: p.name };
+    },
     'settings.get': () => settings(engine, opts.maxFileBytes),
   };
 
@@ -114,17 +125,21 @@ function toErrorBody(err: unknown, method: string): { code: string; message: str
   return { code: 'INTERNAL', message: `${method} failed: ${err instanceof Error ? err.message : String(err)}` };
 }
 
-function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): SettingsInfo {
-  const searchModeStates = searchModes.map((mode) => {
-    if (mode === 'keyword') return { mode, available: true, reason: null };
+async function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): Promise<SettingsInfo> {
+  const searchModeStates = [];
+  for (const mode of searchModes) {
+    if (mode === 'keyword') {
+      searchModeStates.push({ mode, available: true, reason: null });
+      continue;
+    }
     try {
       // the engine is the authority on what it can do: ask it with a tiny query
-      engine.search({ query: 'trove', mode, limit: 1 });
-      return { mode, available: true, reason: null };
+      await engine.search({ query: 'trove', mode, limit: 1 });
+      searchModeStates.push({ mode, available: true, reason: null });
     } catch (err) {
-      return { mode, available: false, reason: err instanceof Error ? err.message : String(err) };
+      searchModeStates.push({ mode, available: false, reason: err instanceof Error ? err.message : String(err) });
     }
-  });
+  }
   return {
     profileDir: engine.profileDir,
     databasePath: engine.databaseFile,

@@ -90,8 +90,10 @@ export function createUiRoutes(opts: UiRoutesOptions): UiRoutes {
     } catch (err) {
       return deny(res, 400, 'INVALID_INPUT', `the request body is not valid JSON: ${(err as Error).message}`);
     }
+    // an answered call is 200 whether it succeeded or not (the body says which, with the engine's
+    // code), like JSON-RPC: a bad query is an answer, not a transport failure for the browser to log
     const reply = await opts.api.call(name, params);
-    send(res, reply.ok ? 200 : httpStatus(reply.error.code), MIME['.json']!, JSON.stringify(reply));
+    send(res, 200, MIME['.json']!, JSON.stringify(reply));
     return true;
   };
 
@@ -158,11 +160,6 @@ function sameOrigin(req: IncomingMessage): boolean {
   const origin = req.headers.origin;
   if (!origin) return true; // not a browser cross-site request (same-origin GETs and CLI tools send none)
   return origin === `http://${req.headers.host}`;
-}
-
-function httpStatus(code: string): number {
-  const map: Record<string, number> = { INVALID_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, IO: 422, UNAVAILABLE: 503 };
-  return map[code] ?? 500;
 }
 
 function deny(res: ServerResponse, status: number, code: string, message: string): true {

@@ -33,7 +33,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await api.close();
-  engine.close();
+  await engine.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -55,7 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mounted.close();
   await host.close();
-  engine.close();
+  await engine.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -94,15 +94,16 @@ describe('web UI routes', () => {
     expect(readRuntimeFile(host.engine.profileDir)?.uiUrl).toBe(fresh);
   });
 
-  it('answers API calls for the session, with HTTP statuses for engine errors', async () => {
+  it('answers API calls for the session, engine errors included', async () => {
     const list = await post('collections.list', {});
     expect(list.status).toBe(200);
     expect(JSON.parse(list.body)).toEqual({ ok: true, result: [] });
+    // answered calls are 200 with the engine's error code in the body (JSON-RPC style)
     const missing = await post('collections.remove', { name: 'ghost' });
-    expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.body).error.code).toBe('NOT_FOUND');
+    expect(missing.status).toBe(200);
+    expect(JSON.parse(missing.body)).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: 'no collection named "ghost"' } });
     const bad = await post('search', { query: '' });
-    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
     const notJson = await request('/api/status', { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{nope' });
     expect(notJson.status).toBe(400);
     expect(JSON.parse(notJson.body).error.message).toContain('not valid JSON');

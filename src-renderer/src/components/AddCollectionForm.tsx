@@ -69,6 +69,7 @@ export function AddCollectionForm(props: { onAdded(name: string): void }) {
   };
 
   return (
+    <>
     <form
       className={`card add ${dragging ? 'dragging' : ''}`}
       onSubmit={submit}
@@ -125,16 +126,18 @@ export function AddCollectionForm(props: { onAdded(name: string): void }) {
           {busy ? 'Adding…' : 'Add and index'}
         </button>
       </div>
-      {browsing && (
-        <FolderBrowser
-          start={root}
-          onClose={() => setBrowsing(false)}
-          onPick={(p) => {
-            setRoot(p);
-            setBrowsing(false);
-          }}
-        />
-      )}
     </form>
+    {/* outside the form: its buttons must never submit it */}
+    {browsing && (
+      <FolderBrowser
+        start={root}
+        onClose={() => setBrowsing(false)}
+        onPick={(p) => {
+          setRoot(p);
+          setBrowsing(false);
+        }}
+      />
+    )}
+    </>
   );
 }

@@ -74,7 +74,7 @@ export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivi
         <p>
           <span className="muted">Context note: </span>
           {c.context || <em className="muted">none</em>}{' '}
-          <button className="link" onClick={() => setContext(c.context)}>
+          <button type="button" className="link" onClick={() => setContext(c.context)}>
             Edit
           </button>
         </p>
@@ -84,8 +84,8 @@ export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivi
             Context note for {c.name}
             <input value={context} onChange={(e) => setContext(e.target.value)} />
           </label>
-          <button onClick={() => void act(async () => (await trove.call('collections.setContext', { name: c.name, context }), setContext(null)))}>Save</button>
-          <button onClick={() => setContext(null)}>Cancel</button>
+          <button type="button" onClick={() => void act(async () => (await trove.call('collections.setContext', { name: c.name, context }), setContext(null)))}>Save</button>
+          <button type="button" onClick={() => setContext(null)}>Cancel</button>
         </div>
       )}
       {problems.length > 0 && (
@@ -108,8 +108,8 @@ export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivi
             New name for {c.name}
             <input value={renaming} onChange={(e) => setRenaming(e.target.value)} />
           </label>
-          <button onClick={() => void act(async () => (await trove.call('collections.rename', { name: c.name, newName: renaming }), setRenaming(null)))}>Rename</button>
-          <button onClick={() => setRenaming(null)}>Cancel</button>
+          <button type="button" onClick={() => void act(async () => (await trove.call('collections.rename', { name: c.name, newName: renaming }), setRenaming(null)))}>Rename</button>
+          <button type="button" onClick={() => setRenaming(null)}>Cancel</button>
         </div>
       )}
       {error && (
@@ -118,14 +118,14 @@ export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivi
         </p>
       )}
       <footer className="row end">
-        <button disabled title="Pausing arrives with live folders (the watcher); this build indexes on request">
+        <button type="button" disabled title="Pausing arrives with live folders (the watcher); this build indexes on request">
           Pause
         </button>
-        <button onClick={() => void act(() => trove.call('collections.reindex', { name: c.name }))} disabled={state.tone === 'busy'}>
+        <button type="button" onClick={() => void act(() => trove.call('collections.reindex', { name: c.name }))} disabled={state.tone === 'busy'}>
           {c.failed ? 'Retry failed (reindex)' : 'Reindex'}
         </button>
-        <button onClick={() => setRenaming(c.name)}>Rename…</button>
-        <button className="danger" onClick={() => setConfirming(true)}>
+        <button type="button" onClick={() => setRenaming(c.name)}>Rename…</button>
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
           Remove…
         </button>
       </footer>

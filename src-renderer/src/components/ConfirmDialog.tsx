@@ -15,10 +15,10 @@ export function ConfirmDialog(props: { title: string; body: string; confirmLabel
         <h2 id="confirm-title">{props.title}</h2>
         <p>{props.body}</p>
         <div className="row end">
-          <button ref={cancelRef} onClick={props.onCancel}>
+          <button type="button" ref={cancelRef} onClick={props.onCancel}>
             Cancel
           </button>
-          <button className="danger" onClick={props.onConfirm}>
+          <button type="button" className="danger" onClick={props.onConfirm}>
             {props.confirmLabel}
           </button>
         </div>

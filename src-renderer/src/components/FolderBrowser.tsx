@@ -38,12 +38,12 @@ export function FolderBrowser(props: { start: string; onPick(path: string): void
             <ul className="folders" aria-label="Folders">
               {listing.parent && (
                 <li>
-                  <button onClick={() => void open(listing.parent!)}>⬑ Up to {listing.parent}</button>
+                  <button type="button" onClick={() => void open(listing.parent!)}>⬑ Up to {listing.parent}</button>
                 </li>
               )}
               {listing.folders.map((f) => (
                 <li key={f.path}>
-                  <button onClick={() => void open(f.path)}>📁 {f.name}</button>
+                  <button type="button" onClick={() => void open(f.path)}>📁 {f.name}</button>
                 </li>
               ))}
               {!listing.folders.length && <li className="muted">No sub-folders here.</li>}
@@ -52,8 +52,8 @@ export function FolderBrowser(props: { start: string; onPick(path: string): void
           </>
         )}
         <div className="row end">
-          <button onClick={props.onClose}>Cancel</button>
-          <button className="primary" disabled={!listing} onClick={() => listing && props.onPick(listing.path)}>
+          <button type="button" onClick={props.onClose}>Cancel</button>
+          <button type="button" className="primary" disabled={!listing} onClick={() => listing && props.onPick(listing.path)}>
             Use this folder
           </button>
         </div>

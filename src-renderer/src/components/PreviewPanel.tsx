@@ -32,7 +32,7 @@ export function PreviewPanel(props: { hit: SearchHit; onClose(): void }) {
     <aside className="card preview" aria-label="Document preview" data-testid="preview">
       <header className="row">
         <h2 className="grow">{hit.title || hit.path}</h2>
-        <button onClick={props.onClose} aria-label="Close preview">
+        <button type="button" onClick={props.onClose} aria-label="Close preview">
           Close
         </button>
       </header>

@@ -63,7 +63,7 @@ export function ConnectScreen() {
               {info.token ? (
                 <>
                   <code data-testid="token">{showToken ? info.token : '•'.repeat(12)}</code>{' '}
-                  <button className="link" onClick={() => setShowToken(!showToken)}>
+                  <button type="button" className="link" onClick={() => setShowToken(!showToken)}>
                     {showToken ? 'Hide' : 'Show'}
                   </button>
                 </>
@@ -80,7 +80,7 @@ export function ConnectScreen() {
             <div className="card" key={c.client} data-testid={`config-${c.client}`}>
               <header className="row">
                 <h2 className="grow">{c.client}</h2>
-                <button disabled={!c.json} onClick={() => void copy(c.client, c.json)}>
+                <button type="button" disabled={!c.json} onClick={() => void copy(c.client, c.json)}>
                   Copy config
                 </button>
               </header>

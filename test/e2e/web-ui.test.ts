@@ -1,0 +1,222 @@
+// The web UI end to end: `trove serve --ui` on a real engine, driven in real headless Chromium.
+// A person signs in, adds a folder (through the folder browser), watches it index, searches,
+// opens a preview, tries a semantic search, copies a client config, reads settings and removes
+// the collection. Each screen is screenshotted into test/e2e/artifacts/ and checked by its
+// visible text; no console errors are allowed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CHROMIUM = process.env.TROVE_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-'));
+const docs = path.join(tmp, 'field-notes');
+let server: ChildProcess;
+let serverLog = '';
+let signInUrl = '';
+let context: BrowserContext;
+let page: Page;
+const consoleErrors: string[] = [];
+
+function build(args: string[], output: string): void {
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  // tsc still emits when a type error elsewhere fails it; `npm run typecheck` is where those fail
+  if (!fs.existsSync(path.join(ROOT, output))) throw new Error(`${args.join(' ')} did not produce ${output}:\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0 && !args.some((a) => a.endsWith('tsc'))) throw new Error(`${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  // the CLI (dist/) and the renderer (out/renderer) this test serves are built from the current sources
+  build([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node.json'], 'dist/cli/main.js');
+  build([path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], 'out/renderer/index.html');
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+  fs.mkdirSync(path.join(docs, 'trips'), { recursive: true });
+  fs.writeFileSync(
+    path.join(docs, 'trips', 'lighthouse.md'),
+    '---\ntags: [coast]\n---\n# Lighthouse visit\n\nThe keeper logs wind, swell and visibility every four hours.\n\n## Lamp\n\nThe Fresnel lens turns once every ten seconds.\n',
+  );
+  fs.writeFileSync(path.join(docs, 'birds.md'), '# Birds\n\nGannets dive from thirty metres; puffins nest in burrows on the cliff top.\n');
+  for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(docs, `log-${i}.txt`), `Day ${i}: tide tables, weather and a short walk.\n`);
+  fs.writeFileSync(path.join(docs, 'scan.md'), Buffer.from([0, 159, 146, 150, 0, 0, 1, 2]));
+
+  server = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
+    cwd: tmp,
+    env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stderr!.on('data', (d: Buffer) => (serverLog += d.toString()));
+  signInUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
+      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
+    });
+    server.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${serverLog}`)));
+  });
+
+  const userDataDir = path.join(tmp, 'chromium');
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(signInUrl).origin });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+}, 240_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('web UI on trove serve --ui', () => {
+  it('signs in with the one-time link and shows the empty collections screen', async () => {
+    await page.goto(signInUrl);
+    expect(new URL(page.url()).pathname).toBe('/');
+    await page.getByTestId('no-collections').waitFor();
+    await expect(page.getByRole('heading', { name: 'Collections', level: 1 }).isVisible()).resolves.toBe(true);
+    await shot('01-collections-empty');
+  });
+
+  it('adds a folder picked in the folder browser and watches it finish indexing', async () => {
+    await page.getByLabel('Folder path').fill(tmp);
+    await page.getByRole('button', { name: 'Browse…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
+    await expect.poll(() => dialog.getByTestId('browser-path').textContent()).toBe(tmp);
+    await dialog.getByRole('button', { name: '📁 field-notes' }).click();
+    await expect.poll(() => dialog.getByTestId('browser-path').textContent()).toBe(docs);
+    await expect(dialog.getByRole('button', { name: '📁 trips' }).isVisible()).resolves.toBe(true);
+    await shot('02-folder-browser');
+    await dialog.getByRole('button', { name: 'Use this folder' }).click();
+    await expect(page.getByLabel('Folder path').inputValue()).resolves.toBe(docs);
+    await page.getByLabel('Context note (optional, shown to assistants)').fill('Notes from the coast');
+    await page.getByRole('button', { name: 'Add and index' }).click();
+
+    const card = page.getByTestId('collection-field-notes');
+    await expect.poll(() => card.getByTestId('collection-state').textContent(), { timeout: 30_000 }).toBe('Indexed');
+    await expect.poll(() => card.getByTestId('count-documents').textContent()).toBe('62');
+    await expect(card.textContent()).resolves.toContain('Notes from the coast');
+    await card.getByText('1 file not indexed, with reasons').click();
+    await expect(card.getByText('scan.md').isVisible()).resolves.toBe(true);
+    await shot('03-collections-indexed');
+  });
+
+  it('shows the finished run on the index status screen', async () => {
+    await page.getByRole('button', { name: 'Index status' }).click();
+    await page.getByTestId('idle').waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'field-notes' });
+    await expect(row.textContent()).resolves.toMatch(/done.*63.*62/);
+    await expect.poll(() => page.getByTestId('total-documents').textContent()).toBe('62');
+    await shot('04-status');
+  });
+
+  it('searches from the keyboard, highlights the match and previews what get returns', async () => {
+    await page.keyboard.press('Control+k');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('search-query');
+    await page.keyboard.type('fresnel lens');
+    await page.keyboard.press('Enter');
+    const first = page.getByTestId('result').first();
+    await first.waitFor();
+    await expect(first.textContent()).resolves.toContain('Lighthouse visit');
+    await expect(first.locator('mark').allTextContents()).resolves.toEqual(expect.arrayContaining(['Fresnel', 'lens']));
+    await expect(first.locator('.score').textContent()).resolves.toMatch(/^\d\.\d{3}$/);
+    await first.getByRole('button', { name: 'Lighthouse visit' }).click();
+    const preview = page.getByTestId('preview');
+    await preview.locator('pre.document').waitFor();
+    const text = await preview.locator('pre.document').textContent();
+    expect(text).toContain('4: # Lighthouse visit');
+    expect(text).toContain('The Fresnel lens turns once every ten seconds.');
+    await expect(preview.locator('.anchor').first().textContent()).resolves.toMatch(/^\d+: /);
+    await expect(preview.textContent()).resolves.toContain('trove://field-notes/trips/lighthouse.md');
+    await shot('05-search-preview');
+  });
+
+  it('explains scores on request', async () => {
+    await page.getByLabel('Explain scores').check();
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    const first = page.getByTestId('result').first();
+    await first.getByText('Why this score').click();
+    await expect(first.locator('pre.explain').textContent()).resolves.toContain('bm25');
+  });
+
+  it('offers semantic search and shows the engine’s own answer for it', async () => {
+    await page.getByLabel('Semantic').check();
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    // until embeddings land the engine says the mode is unavailable; after, it returns results
+    await expect
+      .poll(async () => (await page.getByTestId('search-error').count()) + (await page.getByTestId('search-summary').count()), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    if (await page.getByTestId('search-error').count()) {
+      await expect(page.getByTestId('search-error').textContent()).resolves.toMatch(/vector search .*(not|unavailable)/i);
+    } else {
+      await expect(page.getByTestId('result').count()).resolves.toBeGreaterThan(0);
+    }
+    await shot('06-search-semantic');
+    await page.getByLabel('Keyword').check();
+  });
+
+  it('copies a ready-made client config', async () => {
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const endpoint = await page.getByTestId('endpoint').textContent();
+    expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    await page.getByTestId('config-Cursor').getByRole('button', { name: 'Copy config' }).click();
+    await page.getByTestId('copied').waitFor();
+    const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as { mcpServers: { trove: { url: string; headers: { Authorization: string } } } };
+    expect(copied.mcpServers.trove.url).toBe(endpoint);
+    expect(copied.mcpServers.trove.headers.Authorization).toMatch(/^Bearer trove_/);
+    await expect(page.getByTestId('config-Claude Desktop').textContent()).resolves.toContain('"mcp"');
+    await shot('07-connect');
+  });
+
+  it('shows the settings the engine reports, and what is not adjustable yet', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByTestId('modes').waitFor();
+    await expect(page.getByTestId('modes').textContent()).resolves.toContain('keyword: available');
+    await expect(page.getByText('Not adjustable here yet').isVisible()).resolves.toBe(true);
+    await expect(page.locator('main').textContent()).resolves.toContain(path.join(tmp, 'profile'));
+    await shot('08-settings');
+  });
+
+  it('removes a collection only after confirmation, leaving the files alone', async () => {
+    await page.getByRole('button', { name: 'Collections' }).click();
+    const card = page.getByTestId('collection-field-notes');
+    await card.getByRole('button', { name: 'Remove…' }).click();
+    const confirm = page.getByRole('alertdialog');
+    await expect(confirm.textContent()).resolves.toContain('are not touched');
+    await shot('09-remove-confirm');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.isVisible()).resolves.toBe(true);
+    await card.getByRole('button', { name: 'Remove…' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove collection' }).click();
+    await page.getByTestId('no-collections').waitFor();
+    expect(fs.existsSync(path.join(docs, 'trips', 'lighthouse.md'))).toBe(true);
+  });
+
+  it('logged no console errors on any screen', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('sends a browser without a session to the sign-in notice', async () => {
+    await context.clearCookies();
+    await page.reload();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not signed in');
+    await shot('10-signed-out');
+  });
+});
