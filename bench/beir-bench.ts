@@ -1,4 +1,4 @@
-// bench:beir <dir> [--mode bm25] [--limit 100]: retrieval quality on any BEIR-format folder.
+// bench:beir <dir> [--mode bm25|vector|hybrid|hybrid+rerank] [--model <id>] [--limit 100]: retrieval quality on any BEIR-format folder.
 // The corpus goes through the real pipeline: one Markdown file per document, indexed by the
 // engine like any collection. Prints a progress bar, a summary, and ends with one JSON line.
 import fs from 'node:fs';
@@ -16,6 +16,8 @@ const { values, positionals } = parseArgs({
     limit: { type: 'string', default: '100' },
     work: { type: 'string' },
     'max-queries': { type: 'string' },
+    model: { type: 'string' },
+    reranker: { type: 'string' },
   },
 });
 const dir = positionals[0];
@@ -23,10 +25,13 @@ if (!dir) {
   console.error('usage: npm run bench:beir -- <beir-dir> [--mode bm25] [--limit 100] [--work <dir>] [--max-queries N]');
   process.exit(2);
 }
-if (values.mode !== 'bm25') {
-  console.error(`--mode ${values.mode}: only bm25 is available in this build`);
+const MODES = { bm25: 'keyword', vector: 'vector', hybrid: 'hybrid', 'hybrid+rerank': 'rerank' } as const;
+const modeNames = values.mode!.split(',');
+if (modeNames.some((m) => !(m in MODES))) {
+  console.error(`--mode ${values.mode}: use bm25, vector, hybrid or hybrid+rerank (or several, comma-separated)`);
   process.exit(2);
 }
+const needsVectors = modeNames.some((m) => m !== 'bm25');
 const limit = Number(values.limit);
 const name = path.basename(path.resolve(dir));
 const work = path.resolve(values.work ?? path.join(os.tmpdir(), `trove-beir-${name}`));
@@ -50,54 +55,73 @@ data.corpus.forEach((d, i) => {
 });
 bar.update(data.corpus.length);
 
-const engine = Engine.open({ profileDir: path.join(work, 'home') });
+const engine = Engine.open({
+  profileDir: path.join(work, 'home'),
+  embeddings: { defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) },
+});
 engine.addCollection({ root: docsDir, name: 'beir' });
 const t0 = performance.now();
 bar.start(data.corpus.length, 0, { phase: 'index ' });
 await engine.index({ onProgress: (p) => p.phase === 'indexing' && bar.update(p.done) });
 bar.stop();
 const indexSeconds = (performance.now() - t0) / 1000;
+let embedSeconds = 0;
+let embedModel: string | null = null;
+if (needsVectors) {
+  const t1 = performance.now();
+  bar.start(1, 0, { phase: 'embed ' });
+  const [st] = await engine.embed({ onProgress: (p) => { bar.setTotal(Math.max(1, p.total)); bar.update(p.done); } });
+  bar.stop();
+  embedSeconds = (performance.now() - t1) / 1000;
+  embedModel = st?.model ?? null;
+}
 
 const qids = [...data.qrels.keys()].filter((q) => data.queries.has(q)).slice(0, values['max-queries'] ? Number(values['max-queries']) : undefined);
-const run = new Map<string, string[]>();
-const latencies: number[] = [];
-let empty = 0;
-for (const q of qids) {
-  const started = performance.now();
-  let ids: string[] = [];
-  try {
-    const r = engine.search({ query: data.queries.get(q)!, limit, snippetChars: 40 });
-    ids = r.results.map((h) => idByFile.get(h.path)!).filter(Boolean);
-  } catch {
-    // a query with no searchable words retrieves nothing
+// --mode may list several (e.g. vector,hybrid): the corpus is indexed and embedded once, each mode prints its JSON line
+for (const modeName of modeNames) {
+  const mode = MODES[modeName as keyof typeof MODES];
+  const run = new Map<string, string[]>();
+  const latencies: number[] = [];
+  let empty = 0;
+  for (const q of qids) {
+    const started = performance.now();
+    let ids: string[] = [];
+    try {
+      const r = await engine.search({ query: data.queries.get(q)!, limit, snippetChars: 40, mode, ...(mode === 'vector' ? { minScore: 0 } : {}) });
+      ids = r.results.map((h) => idByFile.get(h.path)!).filter(Boolean);
+    } catch {
+      // a query with no searchable words retrieves nothing
+    }
+    latencies.push(performance.now() - started);
+    if (!ids.length) empty++;
+    run.set(q, ids);
   }
-  latencies.push(performance.now() - started);
-  if (!ids.length) empty++;
-  run.set(q, ids);
+  const qrels = new Map([...data.qrels].filter(([q]) => run.has(q)));
+  const m = scoreRun(run, qrels);
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  const result = {
+    dataset: name,
+    mode: modeName,
+    documents: data.corpus.length,
+    queries: m.queries,
+    ndcg_at_10: round(m.ndcg10),
+    recall_at_100: round(m.recall100),
+    mrr_at_10: round(m.mrr10),
+    queries_without_results: empty,
+    index_seconds: round(indexSeconds),
+    model: mode === 'keyword' ? null : embedModel,
+    embed_seconds: round(embedSeconds),
+    search_ms_p50: round(pct(0.5)),
+    search_ms_p95: round(pct(0.95)),
+  };
+  console.error(
+    `${name} (${modeName}): nDCG@10 ${result.ndcg_at_10}  Recall@100 ${result.recall_at_100}  MRR@10 ${result.mrr_at_10}  ` +
+      `(${m.queries} queries, ${empty} without results; indexed ${data.corpus.length} docs in ${result.index_seconds} s)`,
+  );
+  console.log(JSON.stringify(result));
 }
-engine.close();
-const qrels = new Map([...data.qrels].filter(([q]) => run.has(q)));
-const m = scoreRun(run, qrels);
-latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-const result = {
-  dataset: name,
-  mode: values.mode,
-  documents: data.corpus.length,
-  queries: m.queries,
-  ndcg_at_10: round(m.ndcg10),
-  recall_at_100: round(m.recall100),
-  mrr_at_10: round(m.mrr10),
-  queries_without_results: empty,
-  index_seconds: round(indexSeconds),
-  search_ms_p50: round(pct(0.5)),
-  search_ms_p95: round(pct(0.95)),
-};
-console.error(
-  `${name} (${values.mode}): nDCG@10 ${result.ndcg_at_10}  Recall@100 ${result.recall_at_100}  MRR@10 ${result.mrr_at_10}  ` +
-    `(${m.queries} queries, ${empty} without results; indexed ${data.corpus.length} docs in ${result.index_seconds} s)`,
-);
-console.log(JSON.stringify(result));
+await engine.close();
 
 function round(n: number): number {
   return Math.round(n * 10_000) / 10_000;

@@ -10,6 +10,7 @@ import { registerStatusCommand } from './commands/status-command.js';
 import { registerServeCommand } from './commands/serve-command.js';
 import { registerMcpCommand } from './commands/mcp-command.js';
 import { registerTokenCommand } from './commands/token-command.js';
+import { registerModelsCommand } from './commands/models-command.js';
 import { CliContext } from './context.js';
 import { UsageError } from './options.js';
 
@@ -33,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
   registerServeCommand(program, ctx);
   registerMcpCommand(program, ctx);
   registerTokenCommand(program, ctx);
+  registerModelsCommand(program, ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;

@@ -1,13 +1,13 @@
-// `trove search`: keyword search across collections.
+// `trove search`: keyword, vector, hybrid or reranked search across collections.
 import { Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { formatSearch } from '../format.js';
-import { collect, integer, UsageError } from '../options.js';
+import { collect, integer } from '../options.js';
 
 export function registerSearchCommand(program: Command, ctx: CliContext): void {
   program
     .command('search <query...>')
-    .description('keyword search (BM25) across collections')
+    .description('search across collections: keyword (BM25), vector, hybrid or rerank')
     .option('--collection <name>', 'only this collection (repeatable)', collect)
     .option('--limit <k>', 'results per page', integer('--limit'), 10)
     .option('--offset <n>', 'skip this many results', integer('--offset'), 0)
@@ -20,13 +20,13 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
     .option('--since <date>', 'only documents modified on or after this date')
     .option('--until <date>', 'only documents modified on or before this date')
     .option('--snippet-chars <n>', 'snippet length', integer('--snippet-chars'), 300)
-    .option('--explain', 'show BM25 scores and which fields matched')
-    .action((words: string[], o: Record<string, unknown>, cmd: Command) => {
+    .option('--explain', 'show each leg\'s rank and score (BM25, cosine, fusion, rerank)')
+    .action(async (words: string[], o: Record<string, unknown>, cmd: Command) => {
       ctx.setJson(cmd);
-      if (o.mode !== 'keyword') throw new UsageError(`--mode ${String(o.mode)} needs embeddings, which this build does not have yet; use --mode keyword`);
-      const r = ctx.engine().search({
+      const r = await ctx.engine().search({
         query: words.join(' '),
         syntax: o.syntax as 'match',
+        mode: o.mode as 'keyword' | 'vector' | 'hybrid' | 'rerank',
         limit: o.limit as number,
         offset: o.offset as number,
         minScore: o.minScore as number | undefined,
@@ -39,6 +39,8 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
         snippetChars: o.snippetChars as number,
         explain: !!o.explain,
       });
+      // what a semantic mode skipped and why (no vectors yet, no reranker); in --json it is in the document
+      if (!ctx.json) for (const n of r.notices ?? []) process.stderr.write(`note: ${n}\n`);
       ctx.print(r, () => formatSearch(r));
     });
 }

@@ -101,4 +101,20 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (token_id, collection_id)
   );
   `,
+  /* vector spaces (one per model + weights digest, each with its own vec0 table) and which serves each collection (see store/vectors.ts) */ `
+  CREATE TABLE vector_spaces (
+    id INTEGER PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    weights_sha256 TEXT NOT NULL,     -- a different file under the same model id is a different space: re-embed
+    dims INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (model_id, weights_sha256)
+  );
+  CREATE TABLE collection_vectors (
+    collection_id INTEGER PRIMARY KEY REFERENCES collections(id) ON DELETE CASCADE,
+    model_choice TEXT,                -- the model the user chose; NULL: automatic (by the collection's language)
+    active_space_id INTEGER REFERENCES vector_spaces(id),   -- the space searches use
+    building_space_id INTEGER REFERENCES vector_spaces(id)  -- being filled after a model switch; swapped in when complete
+  );
+  `,
 ];

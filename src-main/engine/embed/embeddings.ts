@@ -1,0 +1,284 @@
+// The engine's embedding side: which model serves each collection (chosen, or automatic by
+// language), model workers (started on first use, closed with the engine), the background
+// embedding stage with its progress, query embeddings (LRU cached) and the reranker.
+// Without a model everything here says why it is off; keyword search never depends on it.
+import os from 'node:os';
+import path from 'node:path';
+import { TroveError } from '../errors.js';
+import type { Db } from '../store/database.js';
+import type { VectorSpace, VectorStore } from '../store/vectors.js';
+import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
+import { looksEnglish } from './language.js';
+import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
+import { ModelPool } from './pool.js';
+import { resolveModel, type ModelLocations, type ResolvedModel } from './resolver.js';
+
+export interface EmbeddingOptions {
+  /** Embed in the background after every index change (default false: call embed()). */
+  auto?: boolean;
+  /** Default TROVE_MODELS_DIR. */
+  modelsDir?: string;
+  packagedDir?: string;
+  /** Where downloaded models live; default <profile>/models. */
+  cacheDir?: string;
+  /** Use this model for every collection without a choice of its own (default: automatic by language). */
+  defaultModel?: string;
+  /** Cross-encoder for mode rerank; default TROVE_RERANK_MODEL or the manifest's default. null: none. */
+  rerankModel?: string | null;
+  /** Model worker threads (default: one per core, at most 2). */
+  workers?: number;
+  variant?: WeightsVariant;
+  /** Chunks per write transaction (default 32). */
+  batchChunks?: number;
+  manifestFile?: string;
+}
+
+export interface CollectionEmbeddingStatus {
+  collection: string;
+  /** The model whose vectors serve searches (null: none yet). */
+  model: string | null;
+  weightsSha256: string | null;
+  vectors: number;
+  needsEmbedding: number;
+  hasVectorIndex: boolean;
+  /** A model being built to replace `model`; swapped in when complete. */
+  switchingTo: string | null;
+}
+
+const QUERY_CACHE = 256;
+
+export class EmbeddingService {
+  readonly manifest: Manifest;
+  private readonly locations: ModelLocations;
+  private readonly pools = new Map<string, Promise<ModelPool>>();
+  private readonly resolved = new Map<string, Promise<ResolvedModel>>();
+  private readonly queryCache = new Map<string, Float32Array>();
+  private readonly listeners = new Set<(p: EmbeddingProgress) => void>();
+  private readonly latest = new Map<string, EmbeddingProgress>();
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** Why the last stage could not embed a collection (model missing, corrupt...). */
+  private readonly problems = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly vectors: VectorStore,
+    profileDir: string,
+    private readonly opts: EmbeddingOptions = {},
+  ) {
+    this.manifest = loadManifest(opts.manifestFile);
+    this.locations = {
+      modelsDir: opts.modelsDir ?? (process.env.TROVE_MODELS_DIR || undefined),
+      packagedDir: opts.packagedDir,
+      cacheDir: opts.cacheDir ?? path.join(profileDir, 'models'),
+    };
+  }
+
+  get modelLocations(): ModelLocations {
+    return this.locations;
+  }
+
+  // ---- models --------------------------------------------------------------------------
+
+  /** The model a collection uses: its own choice, the configured default, or by its language. */
+  modelFor(collectionId: number): string {
+    const choice = this.vectors.collection(collectionId).modelChoice ?? this.opts.defaultModel;
+    if (choice) return choice;
+    const rows = this.db
+      .prepare<[number], { t: string }>(
+        `SELECT substr(t.text, 1, 2000) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT 40`,
+      )
+      .all(collectionId);
+    return looksEnglish(rows.map((r) => r.t).join('\n')) ? this.manifest.defaults.embed : this.manifest.defaults.embedMultilingual;
+  }
+
+  resolve(modelId: string, role: 'embed' | 'rerank' = 'embed'): Promise<ResolvedModel> {
+    let p = this.resolved.get(modelId);
+    if (!p) {
+      p = resolveModel(findModel(this.manifest, modelId, role), this.locations, this.opts.variant);
+      this.resolved.set(modelId, p);
+      p.catch(() => this.resolved.delete(modelId)); // a pulled or fixed model is seen next time
+    }
+    return p;
+  }
+
+  /** Forget resolutions (after a download or a file change). */
+  refresh(): void {
+    this.resolved.clear();
+  }
+
+  private pool(model: ResolvedModel): Promise<ModelPool> {
+    if (this.closed) return Promise.reject(new TroveError('UNAVAILABLE', 'the engine is closed'));
+    const key = `${model.spec.id}@${model.weightsSha256}`;
+    let p = this.pools.get(key);
+    if (!p) {
+      const workers = this.opts.workers ?? Math.max(1, Math.min(2, os.availableParallelism()));
+      // reranking scores 30 short pairs per query: one worker is plenty
+      p = ModelPool.start(model, { workers: model.spec.role === 'rerank' ? 1 : workers, intraOpThreads: 1 });
+      this.pools.set(key, p);
+      p.catch(() => this.pools.delete(key));
+    }
+    return p;
+  }
+
+  // ---- the background stage ------------------------------------------------------------
+
+  onProgress(listener: (p: EmbeddingProgress) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  progress(): EmbeddingProgress[] {
+    return [...this.latest.values()];
+  }
+
+  problem(collection: string): string | null {
+    return this.problems.get(collection) ?? null;
+  }
+
+  /** Called on every index change: embeds in the background when `auto` is on. */
+  changed(): void {
+    if (!this.opts.auto || this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.run().catch((err: unknown) => process.stderr.write(`trove: embedding stage failed: ${(err as Error).message}\n`));
+    }, 300);
+  }
+
+  /** Embeds every chunk still without a vector; resolves when none is left (or the engine closes). */
+  run(collections?: readonly { id: number; name: string }[]): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          for (const c of collections ?? this.allCollections()) {
+            if (this.closed) return;
+            await this.embedCollection(c.id, c.name);
+          }
+        } while (this.again && !this.closed);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private allCollections(): { id: number; name: string }[] {
+    return this.db.prepare<[], { id: number; name: string }>('SELECT id, name FROM collections ORDER BY id').all();
+  }
+
+  private async embedCollection(collectionId: number, name: string): Promise<void> {
+    const modelId = this.modelFor(collectionId);
+    let model: ResolvedModel;
+    let pool: ModelPool;
+    try {
+      model = await this.resolve(modelId);
+      pool = await this.pool(model);
+    } catch (err) {
+      this.problems.set(name, (err as Error).message);
+      return;
+    }
+    this.problems.delete(name);
+    if (this.closed) return;
+    const space = this.vectors.ensureSpace(model.spec.id, model.weightsSha256, pool.dims);
+    const cv = this.vectors.collection(collectionId);
+    let switching = false;
+    if (cv.activeSpaceId === null) this.vectors.setActive(collectionId, space.id);
+    else if (cv.activeSpaceId !== space.id) {
+      // another model, or other weights under the same id: build beside the old vectors, swap when done
+      if (cv.buildingSpaceId !== space.id) this.vectors.setBuilding(collectionId, space.id);
+      switching = true;
+    } else if (cv.buildingSpaceId !== null) {
+      this.vectors.setBuilding(collectionId, null);
+      this.vectors.dropUnusedSpaces();
+    }
+    let complete = false;
+    try {
+      complete = await fillSpace(this.db, this.vectors, { collectionId, collection: name, spaceId: space.id, switching, pool }, {
+        batch: this.opts.batchChunks ?? 32,
+        isStopped: () => this.closed,
+        onProgress: (p) => {
+          this.latest.set(name, p);
+          for (const l of this.listeners) l(p);
+        },
+      });
+    } catch (err) {
+      if (this.closed) return; // closing rejects queued chunks: they stay pending for next time
+      this.problems.set(name, (err as Error).message);
+      return;
+    }
+    if (complete && switching) this.vectors.swap(collectionId);
+  }
+
+  // ---- queries -------------------------------------------------------------------------
+
+  /** The query's vector in a space (the same model and weights that made its vectors). */
+  async embedQuery(space: VectorSpace, query: string): Promise<Float32Array> {
+    const key = `${space.id}\0${query}`;
+    const hit = this.queryCache.get(key);
+    if (hit) {
+      this.queryCache.delete(key); // LRU: move to the back
+      this.queryCache.set(key, hit);
+      return hit;
+    }
+    const model = await this.resolve(space.modelId);
+    if (model.weightsSha256 !== space.weightsSha256) {
+      throw new TroveError('UNAVAILABLE', `the vectors were made by other weights of "${space.modelId}" than the file now in ${model.dir}; they are being rebuilt`);
+    }
+    const v = await (await this.pool(model)).embed([query], 'query', { urgent: true });
+    this.queryCache.set(key, v);
+    if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
+    return v;
+  }
+
+  /** The reranker model id, or null when none is configured. */
+  rerankModelId(): string | null {
+    if (this.opts.rerankModel !== undefined) return this.opts.rerankModel;
+    return process.env.TROVE_RERANK_MODEL || this.manifest.defaults.rerank;
+  }
+
+  /** Cross-encoder logits for (query, passage) pairs; throws UNAVAILABLE when no reranker is present. */
+  async rerankScores(query: string, passages: string[]): Promise<Float32Array> {
+    const id = this.rerankModelId();
+    if (!id) throw new TroveError('UNAVAILABLE', 'no reranker is configured');
+    const model = await this.resolve(id, 'rerank');
+    return (await this.pool(model)).score(query, passages);
+  }
+
+  // ---- status --------------------------------------------------------------------------
+
+  collectionStatus(collectionId: number, name: string): CollectionEmbeddingStatus {
+    const cv = this.vectors.collection(collectionId);
+    const active = cv.activeSpaceId !== null ? this.vectors.space(cv.activeSpaceId) : undefined;
+    const building = cv.buildingSpaceId !== null ? this.vectors.space(cv.buildingSpaceId) : undefined;
+    const vectors = active ? this.vectors.count(active.id, collectionId) : 0;
+    const chunks = this.db
+      .prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?')
+      .get(collectionId)!.n;
+    return {
+      collection: name,
+      model: active?.modelId ?? null,
+      weightsSha256: active?.weightsSha256 ?? null,
+      vectors,
+      needsEmbedding: active ? this.vectors.pendingCount(active.id, collectionId) : chunks,
+      hasVectorIndex: vectors > 0,
+      switchingTo: building?.modelId ?? null,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.then((pool) => pool.close(), () => undefined)));
+    await this.running?.catch(() => undefined);
+  }
+}

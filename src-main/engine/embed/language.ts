@@ -1,0 +1,21 @@
+// The automatic model choice: the English model for English text, the multilingual one when a
+// collection's text is mostly something else (CJK, Cyrillic, or Latin-script languages whose
+// common words are not English ones).
+const ENGLISH = new Set('the of and to a in is that for it as with was on be by are this or from at an not have which but'.split(' '));
+
+export function looksEnglish(sample: string): boolean {
+  let ascii = 0;
+  let letters = 0;
+  for (const ch of sample) {
+    if (/\p{L}/u.test(ch)) {
+      letters++;
+      if (ch <= '\u007f') ascii++;
+    }
+  }
+  if (!letters) return true;
+  if (ascii / letters < 0.8) return false;
+  const words = sample.toLowerCase().match(/[a-z]+/g) ?? [];
+  if (words.length < 20) return true; // too little text to tell: the default
+  const common = words.filter((w) => ENGLISH.has(w)).length;
+  return common / words.length >= 0.08;
+}

@@ -1,0 +1,106 @@
+// The model catalogue (models/manifest.json): which models exist, their files with sha256 and
+// download URLs, pooling, prefixes, dims and max tokens. Checked with zod when read.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { notFound, TroveError } from '../errors.js';
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lowercase hex digits');
+
+export const modelFileSchema = z.object({
+  path: z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'file paths stay inside the model folder'),
+  /** Which weights variant this file is (absent: needed by every variant, e.g. the tokenizer). */
+  variant: z.enum(['int8', 'fp32']).optional(),
+  bytes: z.number().int().positive().optional(),
+  /** Digest of the upstream file; null until recorded on a first fetch (the model is then "unverified"). */
+  sha256: sha256.nullable(),
+  /** Other known-good builds of the same file (e.g. a conversion made from the same weights). */
+  alsoAccept: z.array(sha256).default([]),
+});
+
+export const modelSpecSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/),
+  role: z.enum(['embed', 'rerank']),
+  description: z.string(),
+  languages: z.array(z.string()).min(1),
+  dims: z.number().int().positive().optional(),
+  maxTokens: z.number().int().min(8),
+  pooling: z.enum(['mean', 'cls']).optional(),
+  prefixes: z.object({ query: z.string(), passage: z.string() }).default({ query: '', passage: '' }),
+  weights: z.object({ int8: z.string().optional(), fp32: z.string().optional() }),
+  baseUrl: z.string().url().optional(),
+  testOnly: z.boolean().default(false),
+  files: z.array(modelFileSchema).min(1),
+});
+
+export const manifestSchema = z.object({
+  version: z.literal(1),
+  note: z.string().optional(),
+  defaults: z.object({ embed: z.string(), embedMultilingual: z.string(), rerank: z.string() }),
+  models: z.array(modelSpecSchema).min(1),
+});
+
+export type ModelFile = z.output<typeof modelFileSchema>;
+export type ModelSpec = z.output<typeof modelSpecSchema>;
+export type Manifest = z.output<typeof manifestSchema>;
+export type WeightsVariant = 'int8' | 'fp32';
+
+/** models/manifest.json at the project root: three levels up from src-main/engine/embed and dist/engine/embed alike. */
+export function defaultManifestPath(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'models', 'manifest.json');
+}
+
+export function parseManifest(json: unknown, source = 'model manifest'): Manifest {
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new TroveError('INTERNAL', `${source} is invalid: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const m = parsed.data;
+  const ids = new Set<string>();
+  for (const spec of m.models) {
+    if (ids.has(spec.id)) throw new TroveError('INTERNAL', `${source} lists model "${spec.id}" twice`);
+    ids.add(spec.id);
+    if (spec.role === 'embed' && (!spec.dims || !spec.pooling)) throw new TroveError('INTERNAL', `${source}: embedding model "${spec.id}" needs dims and pooling`);
+  }
+  return m;
+}
+
+export function loadManifest(file = defaultManifestPath()): Manifest {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new TroveError('INTERNAL', `cannot read the model manifest ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new TroveError('INTERNAL', `model manifest ${file} is not JSON: ${(err as Error).message}`);
+  }
+  return parseManifest(json, file);
+}
+
+export function findModel(manifest: Manifest, id: string, role?: ModelSpec['role']): ModelSpec {
+  const spec = manifest.models.find((m) => m.id === id);
+  if (!spec || (role && spec.role !== role)) {
+    const known = manifest.models.filter((m) => !role || m.role === role).map((m) => m.id);
+    throw notFound(`no ${role ?? ''}${role ? ' ' : ''}model "${id}" (known: ${known.join(', ')})`);
+  }
+  return spec;
+}
+
+/** The variant to load: the one asked for when the model has it, else whichever it has (int8 first). */
+export function pickVariant(spec: ModelSpec, wanted: WeightsVariant = 'int8'): WeightsVariant {
+  if (spec.weights[wanted]) return wanted;
+  const other: WeightsVariant = wanted === 'int8' ? 'fp32' : 'int8';
+  if (spec.weights[other]) return other;
+  throw new TroveError('INTERNAL', `model "${spec.id}" names no weights file`);
+}
+
+/** Files a variant needs: its weights plus the shared files (tokenizer, config). */
+export function filesFor(spec: ModelSpec, variant: WeightsVariant): ModelFile[] {
+  return spec.files.filter((f) => !f.variant || f.variant === variant);
+}

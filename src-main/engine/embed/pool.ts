@@ -1,0 +1,168 @@
+// A pool of model workers with one shared queue: each free worker takes the next request.
+// Queries jump the queue so a search never waits behind a whole indexing backlog (at most
+// behind the one chunk each worker is running). close() is graceful: queued work is
+// rejected, each worker finishes its current run, releases its session and exits.
+import { Worker } from 'node:worker_threads';
+import { TroveError } from '../errors.js';
+import type { ResolvedModel } from './resolver.js';
+import type { TextKind } from './onnx-model.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './worker.js';
+
+export interface PoolOptions {
+  workers: number;
+  intraOpThreads: number;
+}
+
+type Payload = { op: 'embed'; texts: string[]; kind: TextKind; batchSize: number } | { op: 'score'; query: string; passages: string[]; batchSize: number };
+
+interface Job {
+  payload: Payload;
+  resolve: (buf: ArrayBuffer) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  exited: Promise<void>;
+}
+
+/** Starts the worker script: compiled JS next to this file, or the TypeScript source through tsx (tests, benches). */
+function spawnWorker(init: WorkerInit): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), { workerData: init });
+  // `--import tsx` in a worker's execArgv does not reach the worker on Node 20: register tsx's loader from inside it
+  const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./worker.ts', here).href)}); })`;
+  return new Worker(boot, { eval: true, workerData: init });
+}
+
+export class ModelPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 0;
+  private closed = false;
+  private broken: Error | null = null;
+  private readonly pending = new Map<number, { slot: Slot; job: Job }>();
+
+  private constructor(readonly model: ResolvedModel, readonly dims: number) {}
+
+  static async start(model: ResolvedModel, opts: PoolOptions): Promise<ModelPool> {
+    const init: WorkerInit = {
+      role: model.spec.role,
+      spec: model.spec,
+      dir: model.dir,
+      weightsFile: model.weightsFile,
+      intraOpThreads: opts.intraOpThreads,
+    };
+    const started = Array.from({ length: Math.max(1, opts.workers) }, () => {
+      const worker = spawnWorker(init);
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      const ready = new Promise<number>((resolve, reject) => {
+        worker.once('message', (m: WorkerReply) => ('ready' in m && m.ready ? resolve(m.dims) : reject(replyError(m))));
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new TroveError('INTERNAL', `model worker exited during start-up (code ${code})`)));
+      });
+      return { worker, exited, ready };
+    });
+    const results = await Promise.allSettled(started.map((s) => s.ready));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) {
+      // close the ones that did start, then report why the others did not
+      await Promise.all(started.map(async (s, i) => {
+        if (results[i]!.status === 'fulfilled') s.worker.postMessage({ op: 'close' } satisfies WorkerRequest);
+        await s.exited;
+      }));
+      const err = (failed as PromiseRejectedResult).reason as unknown;
+      throw err instanceof TroveError ? err : new TroveError('INTERNAL', `cannot start a model worker: ${String(err)}`);
+    }
+    const pool = new ModelPool(model, (results[0] as PromiseFulfilledResult<number>).value);
+    for (const s of started) pool.adopt(s.worker, s.exited);
+    return pool;
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /** Unit vectors, flat [texts.length * dims]. `urgent` requests (queries) go to the head of the queue. */
+  async embed(texts: string[], kind: TextKind, opts: { batchSize?: number; urgent?: boolean } = {}): Promise<Float32Array> {
+    const buf = await this.submit({ op: 'embed', texts, kind, batchSize: opts.batchSize ?? 1 }, opts.urgent ?? false);
+    return new Float32Array(buf);
+  }
+
+  async score(query: string, passages: string[], batchSize = 1): Promise<Float32Array> {
+    return new Float32Array(await this.submit({ op: 'score', query, passages, batchSize }, true));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new TroveError('UNAVAILABLE', 'the model was unloaded'));
+    for (const s of this.slots) {
+      s.worker.ref();
+      s.worker.postMessage({ op: 'close' } satisfies WorkerRequest);
+    }
+    await Promise.all(this.slots.map((s) => s.exited));
+  }
+
+  private adopt(worker: Worker, exited: Promise<void>): void {
+    const slot: Slot = { worker, job: null, exited };
+    worker.unref(); // idle workers must not keep a process alive; busy ones are ref'd (see pump)
+    worker.on('message', (m: WorkerReply) => this.onReply(slot, m));
+    worker.on('error', (err) => this.fail(slot, err));
+    worker.on('exit', () => {
+      if (!this.closed) this.fail(slot, new Error('model worker exited unexpectedly'));
+    });
+    this.slots.push(slot);
+  }
+
+  private submit(payload: Payload, urgent: boolean): Promise<ArrayBuffer> {
+    if (this.closed) return Promise.reject(new TroveError('UNAVAILABLE', 'the model was unloaded'));
+    if (this.broken) return Promise.reject(this.broken);
+    return new Promise((resolve, reject) => {
+      const job = { payload, resolve, reject };
+      if (urgent) this.queue.unshift(job);
+      else this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (slot.job || !this.queue.length) continue;
+      const job = this.queue.shift()!;
+      const id = this.nextId++;
+      slot.job = job;
+      slot.worker.ref(); // someone awaits this reply: keep the process alive until it comes
+      this.pending.set(id, { slot, job });
+      slot.worker.postMessage({ id, ...job.payload } satisfies WorkerRequest);
+    }
+  }
+
+  private onReply(slot: Slot, m: WorkerReply): void {
+    if (!('id' in m)) return;
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    slot.job = null;
+    slot.worker.unref();
+    if ('error' in m) p.job.reject(replyError(m));
+    else p.job.resolve('vectors' in m ? m.vectors : m.scores);
+    this.pump();
+  }
+
+  private fail(slot: Slot, err: Error): void {
+    this.broken = new TroveError('INTERNAL', `model worker failed: ${err.message}`);
+    for (const [id, p] of this.pending) {
+      if (p.slot !== slot) continue;
+      this.pending.delete(id);
+      p.job.reject(this.broken);
+    }
+    slot.job = null;
+  }
+}
+
+function replyError(m: WorkerReply): TroveError {
+  const e = 'error' in m ? m.error : { code: 'INTERNAL', message: 'model worker failed' };
+  return new TroveError(e.code as TroveError['code'], e.message);
+}
