@@ -2,7 +2,7 @@
 // minScore, explain, normalised scores, snippets.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src-main/engine/engine.js';
+import type { Engine, SearchResponse } from '../../src-main/engine/engine.js';
 import { openEngine, troveError } from '../helpers/engine.js';
 import { setMtime, tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -139,7 +139,7 @@ describe('results', () => {
     let offset: number | null = 0;
     let pages = 0;
     while (offset !== null) {
-      const r = engine.search({ query: 'pagination', collections: ['many'], limit: 10, offset });
+      const r: SearchResponse = engine.search({ query: 'pagination', collections: ['many'], limit: 10, offset });
       expect(r.offset).toBe(offset);
       expect(r.results.length).toBeLessThanOrEqual(10);
       expect(r.total_estimated).toBeGreaterThanOrEqual(offset + r.results.length);

@@ -2,7 +2,7 @@
 // (starting one in the background when none runs), so all clients share one engine.
 // Nothing but protocol messages is written to stdout.
 import type { Command } from 'commander';
-import { runStdioShim } from '../../mcp/transports/stdio-shim.js';
+import { runStdioShim } from '../../host/mcp-entry.js';
 import type { CliContext } from '../context.js';
 import { defaultProfileDir } from '../../engine/profile.js';
 

@@ -2,7 +2,7 @@
 // some collections and tools. The secret is printed once; only its hash is kept.
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../engine/engine.js';
-import { TOOL_NAMES } from '../../mcp/tools/index.js';
+import { TOOL_NAMES } from '../../host/mcp-entry.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
 
