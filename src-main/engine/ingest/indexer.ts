@@ -131,7 +131,8 @@ function applyOne(
   switch (item.kind) {
     case 'missing':
     case 'excluded':
-      if (!fp) return { path: item.path, result: 'ignored' };
+      // never indexed: nothing to drop, but an index run that listed it should say where it went
+      if (!fp) return { path: item.path, result: 'ignored', reason: item.kind === 'excluded' ? item.reason : 'deleted before it could be read' };
       deps.chunks.deleteFor(fp.id);
       deps.documents.delete(fp.id);
       return { path: item.path, result: 'removed', ...(item.kind === 'excluded' ? { reason: item.reason } : {}) };

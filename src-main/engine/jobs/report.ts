@@ -55,6 +55,8 @@ export class ReportCollector {
         r[o.result].push({ path: o.path, reason: o.reason });
         break;
       case 'ignored':
+        // listed by the scan, gone (or excluded) by the time it was read
+        if (o.reason) r.notices.push({ path: o.path, reason: o.reason });
         break;
     }
   }
