@@ -1,0 +1,135 @@
+// bench:mcp [dir] [--queries 300]: warm round-trip latency of MCP tool calls over HTTP on a
+// corpus (default ../shared/bench/corpora/cpp-docs), Trove side by side with qmd in one run.
+// The same client (fetch with keep-alive, one request at a time, 2026-07-28 requests that need
+// no session) calls Trove's `search` (and `query` when embeddings exist) and qmd's keyword-only
+// `query` ({searches: [{type: "lex"}], rerank: false}). Trove's 2025 session path is measured too.
+// qmd runs from ../shared/bench/peers/qmd.sh's install (QMD_PEER_DIR, default /tmp/qmd-peer)
+// with its own scratch HOME, so other benchmarks' qmd state is left alone.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Engine } from '../src-main/engine/engine.js';
+import { startHost } from '../src-main/host/host.js';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false } } });
+const root = path.resolve(import.meta.dirname, '..');
+const dir = path.resolve(positionals[0] ?? path.join(root, '../shared/bench/corpora/cpp-docs'));
+const scratch = path.join(os.tmpdir(), `trove-bench-mcp-${path.basename(dir)}`);
+const N = Number(values.queries);
+
+// natural-language questions from the corpus's own headings (as bench:search builds them)
+const headings: string[] = [];
+const walk = (d: string) => {
+  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith('.md')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/^#{1,3} +(.{12,80})$/gm)) headings.push(m[1]!.replace(/[`*_]/g, ''));
+  }
+};
+walk(dir);
+let seed = 7;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const templates = [(h: string) => `how do I ${h.toLowerCase()}`, (h: string) => `${h} example`, (h: string) => `what is ${h.toLowerCase()}`];
+const queries = Array.from({ length: N + 30 }, () => templates[Math.floor(rand() * templates.length)]!(headings[Math.floor(rand() * headings.length)]!));
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+async function call(url: string, headers: Record<string, string>, tool: string, args: unknown, id: number, modern = true): Promise<{ isError?: boolean }> {
+  const body = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args, ...(modern ? { _meta: ENVELOPE } : {}) } };
+  const h: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers };
+  if (modern) Object.assign(h, { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': tool });
+  const res = await fetch(url, { method: 'POST', headers: h, body: JSON.stringify(body) });
+  const text = await res.text();
+  const json = res.headers.get('content-type')?.includes('event-stream') ? /^data: (.+)$/m.exec(text)![1]! : text;
+  const msg = JSON.parse(json) as { result?: { isError?: boolean }; error?: { message: string } };
+  if (msg.error) throw new Error(`${tool}: ${msg.error.message}`);
+  return msg.result!;
+}
+
+async function measure(label: string, fn: (q: string, i: number) => Promise<unknown>) {
+  for (let i = 0; i < 30; i++) await fn(queries[i]!, i); // warm
+  const times: number[] = [];
+  for (let i = 30; i < queries.length; i++) {
+    const t0 = performance.now();
+    await fn(queries[i]!, i);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const pct = (p: number) => +times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(2);
+  const row = { label, calls: times.length, p50_ms: pct(0.5), p99_ms: pct(0.99) };
+  console.error(`${label.padEnd(40)} p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms`);
+  return row;
+}
+
+const rows: { label: string; calls: number; p50_ms: number; p99_ms: number }[] = [];
+
+// ---- Trove ----------------------------------------------------------------------------
+const engine = Engine.open({ profileDir: path.join(scratch, 'trove') });
+if (!engine.listCollections().length) {
+  console.error(`trove: indexing ${dir} …`);
+  engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });
+  await engine.index();
+}
+const host = await startHost({ engine, port: 0, writeRuntimeFile: false, token: 'bench-token-0123456789abcdef' });
+const auth = { Authorization: `Bearer ${host.token}` };
+rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(host.mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
+const init = await fetch(host.mcpUrl, {
+  method: 'POST',
+  headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+});
+await init.text();
+const session = { ...auth, 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'MCP-Protocol-Version': '2025-11-25' };
+rows.push(await measure('trove search (2025-11-25 session)', (q, i) => call(host.mcpUrl, session, 'search', { query: q, limit: 10 }, i, false)));
+const probe = await call(host.mcpUrl, auth, 'query', { query: queries[0] }, 0);
+if (probe.isError) console.error('trove query: unavailable (no embeddings in this index) — not measured');
+else rows.push(await measure('trove query (hybrid + rerank)', (q, i) => call(host.mcpUrl, auth, 'query', { query: q, limit: 10 }, i)));
+await host.close();
+engine.close();
+
+// ---- qmd ------------------------------------------------------------------------------
+if (!values['no-qmd']) rows.push(...(await benchQmd()));
+
+async function benchQmd() {
+  const peer = process.env.QMD_PEER_DIR ?? '/tmp/qmd-peer';
+  const node = path.join(peer, 'n22/node_modules/.bin/node');
+  const cli = path.join(peer, 'app/node_modules/@tobilu/qmd/dist/cli/qmd.js');
+  if (!fs.existsSync(cli)) {
+    console.error(`qmd: not installed (run ../shared/bench/peers/qmd.sh install) — skipped`);
+    return [];
+  }
+  const home = path.join(scratch, 'qmd-home');
+  const env = { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}`, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true', HOME: home, XDG_CACHE_HOME: `${home}/.cache`, XDG_CONFIG_HOME: `${home}/.config`, QMD_CONFIG_DIR: `${home}/.config/qmd` };
+  fs.mkdirSync(`${home}/.config/qmd`, { recursive: true });
+  fs.mkdirSync(`${home}/.cache`, { recursive: true });
+  const list = spawnSync(node, [cli, 'collection', 'list'], { env, encoding: 'utf8' });
+  if (!list.stdout.includes('bench')) {
+    console.error(`qmd: indexing ${dir} …`);
+    const add = spawnSync(node, [cli, 'collection', 'add', dir, '--name', 'bench', '--mask', '**/*.md'], { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
+    if (add.status !== 0) throw new Error('qmd collection add failed');
+  }
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child: ChildProcess = spawn(node, [cli, 'mcp', '--http', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+  try {
+    const url = `http://127.0.0.1:${port}/mcp`;
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+      } catch {
+        if (i > 300) throw new Error('qmd mcp did not start');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    return [await measure('qmd query lex, rerank:false (2026-07-28)', (q, i) => call(url, {}, 'query', { searches: [{ type: 'lex', query: q }], limit: 10, rerank: false }, i))];
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+const trove = rows.find((r) => r.label.startsWith('trove search (2026'));
+const qmd = rows.find((r) => r.label.startsWith('qmd'));
+const result = { corpus: path.basename(dir), queries: N, rows, trove_vs_qmd_p50: trove && qmd ? +(trove.p50_ms / qmd.p50_ms).toFixed(3) : null };
+if (result.trove_vs_qmd_p50 !== null) console.error(`trove/qmd p50 ratio: ${result.trove_vs_qmd_p50}`);
+console.log(JSON.stringify(result));
