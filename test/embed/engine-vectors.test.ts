@@ -1,0 +1,113 @@
+// Vector, hybrid and rerank search through the Engine: real files, real SQLite + sqlite-vec, real models.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src-main/engine/engine.js';
+import { TroveError } from '../../src-main/engine/errors.js';
+import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { modelsDir } from './models-dir.js';
+
+const notes = {
+  'resilience.md': '# Resilience settings\n\nThe HTTP client retries failed requests three times, waiting longer after each attempt (exponential backoff).\n',
+  'cells.md': '# Biology\n\nThe mitochondria is the powerhouse of the cell and makes ATP.\n',
+  'cooking.md': '# Bread\n\nKnead the dough for ten minutes and let it rise for an hour.\n',
+};
+const other = {
+  'timeouts.md': '# Network timeouts\n\nRequests that fail are retried automatically by the client library.\n',
+};
+
+let engine: Engine;
+let root: string;
+
+beforeAll(async () => {
+  root = tempDir('trove-root-');
+  const root2 = tempDir('trove-root-');
+  writeTree(root, notes);
+  writeTree(root2, other);
+  engine = Engine.open({
+    profileDir: tempDir('trove-profile-'),
+    embeddings: { modelsDir, rerankModel: 'test-tiny-cross-encoder', workers: 1 },
+  });
+  engine.addCollection({ root, name: 'notes' });
+  engine.addCollection({ root: root2, name: 'other' });
+  await engine.index();
+});
+
+afterAll(async () => {
+  await engine.close();
+  removeTempDirs();
+});
+
+describe('before embedding', () => {
+  it('keyword search works at once; vector search says why it is off; hybrid falls back and says so', async () => {
+    expect(engine.search({ query: 'mitochondria' }).results[0]?.path).toBe('cells.md');
+    expect(() => engine.search({ query: 'how do I configure retries', mode: 'vector' })).toThrow(/vector search is off: no vectors yet/);
+    const r = await engine.search({ query: 'retries', mode: 'hybrid' });
+    expect(r.results.length).toBeGreaterThan(0);
+    expect(r.notices?.join(' ')).toMatch(/vector leg skipped/);
+    const st = engine.status();
+    expect(st.hasVectorIndex).toBe(false);
+    expect(st.needsEmbedding).toBe(4);
+  });
+});
+
+describe('after embedding', () => {
+  beforeAll(async () => {
+    const seen: number[] = [];
+    const status = await engine.embed({ onProgress: (p) => seen.push(p.done) });
+    expect(status.map((s) => s.model)).toEqual(['all-MiniLM-L6-v2', 'all-MiniLM-L6-v2']);
+    expect(seen.length).toBeGreaterThan(0);
+  });
+
+  it('finds the paraphrase by meaning, scores 0..1, status shows the model', async () => {
+    const r = await engine.search({ query: 'how do I configure retry policies', mode: 'vector', collections: ['notes'], explain: true });
+    expect(r.results[0]).toMatchObject({ path: 'resilience.md', collection: 'notes' });
+    for (const h of r.results) expect(h.score).toBeGreaterThanOrEqual(0.3);
+    expect(r.results[0]!.explain).toHaveProperty('cosine');
+    const st = engine.status();
+    expect(st.hasVectorIndex).toBe(true);
+    expect(st.needsEmbedding).toBe(0);
+    expect(st.embeddings.collections.find((c) => c.collection === 'notes')).toMatchObject({ model: 'all-MiniLM-L6-v2', vectors: 3, needsEmbedding: 0 });
+  });
+
+  it('filters inside the kNN: a collection or path filter returns its own matches', async () => {
+    const inOther = await engine.search({ query: 'how do I configure retry policies', mode: 'vector', collections: ['other'] });
+    expect(inOther.results.map((h) => h.collection)).toEqual(['other']);
+    const byPath = await engine.search({ query: 'how do I configure retry policies', mode: 'vector', path: 'cooking.md', minScore: 0 });
+    expect(byPath.results.map((h) => h.path)).toEqual(['cooking.md']);
+  });
+
+  it('hybrid explains both legs and the fused score; rerank blends the cross-encoder in', async () => {
+    const h = await engine.search({ query: 'retries', mode: 'hybrid', explain: true, collections: ['notes'] });
+    const top = h.results[0]!;
+    expect(top.path).toBe('resilience.md');
+    expect(top.explain).toMatchObject({ fusion: 'rrf', legs: { keyword: { rank: 1 }, vector: { rank: 1 } } });
+    const r = await engine.search({ query: 'retries', mode: 'rerank', explain: true });
+    expect(r.notices).toBeUndefined();
+    expect(r.results[0]!.explain).toHaveProperty('rerank');
+    for (const x of r.results) expect(x.score).toBeLessThanOrEqual(1);
+  });
+
+  it('a deleted document loses its vectors', async () => {
+    fs.rmSync(path.join(root, 'cooking.md'));
+    await engine.index({ collection: 'notes' });
+    expect(engine.status().embeddings.collections.find((c) => c.collection === 'notes')!.vectors).toBe(2);
+    const r = await engine.search({ query: 'bread dough', mode: 'vector', minScore: 0 });
+    expect(r.results.map((h) => h.path)).not.toContain('cooking.md');
+  });
+
+  it('switching the model re-embeds beside the old vectors and swaps when done', async () => {
+    const before = await engine.setCollectionModel('other', 'multilingual-e5-small');
+    expect(before).toMatchObject({ model: 'all-MiniLM-L6-v2' }); // still served by the old vectors
+    const during = await engine.search({ query: 'retry', mode: 'vector', collections: ['other'] });
+    expect(during.results.length).toBe(1);
+    const [after] = await engine.embed({ collection: 'other' });
+    expect(after).toMatchObject({ model: 'multilingual-e5-small', vectors: 1, switchingTo: null, needsEmbedding: 0 });
+    const r = await engine.search({ query: 'automatic retries of failed requests', mode: 'vector', collections: ['other'] });
+    expect(r.results[0]?.path).toBe('timeouts.md');
+  });
+
+  it('an unknown model is refused with a clear error', async () => {
+    await expect(engine.setCollectionModel('notes', 'no-such-model')).rejects.toThrow(TroveError);
+  });
+});
