@@ -2,7 +2,6 @@
 // counts, and whether semantic search is ready.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { StatusReport } from '../../engine/engine.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { guarded, textResult } from './results.js';
@@ -37,7 +36,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     () =>
       guarded('status', () => {
         const report = ctx.engine.status({ collections: collectionFilter(ctx.access) });
-        const { needsEmbedding, hasVectorIndex } = embeddingState(report);
+        const { needsEmbedding, hasVectorIndex } = report;
         const structured = {
           totalDocuments: report.totals.documents,
           needsEmbedding,
@@ -64,12 +63,4 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
         return textResult(lines.join('\n'), structured);
       }),
   );
-}
-
-/** Embedding figures, when the engine reports them (added with embeddings); absent means none. */
-function embeddingState(report: StatusReport): { needsEmbedding: number; hasVectorIndex: boolean } {
-  const r = report as unknown as Record<string, unknown> & { totals: Record<string, unknown> };
-  const pending = r.needsEmbedding ?? r.totals.needsEmbedding;
-  const vectors = r.hasVectorIndex ?? r.totals.hasVectorIndex;
-  return { needsEmbedding: typeof pending === 'number' ? pending : 0, hasVectorIndex: vectors === true };
 }
