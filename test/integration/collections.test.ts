@@ -103,6 +103,33 @@ describe('collections', () => {
 
   // An unreadable root is tested in test/cli/unreadable.test.ts (as user nobody when tests run as root).
 
+  it('status counts documents, chunks, skipped and failed files per collection, with reasons', async () => {
+    const engine = openEngine();
+    const a = tempDir();
+    writeTree(a, { 'one.md': '# One\n\nfirst', 'two.md': '# Two\n\nsecond', 'empty.md': '', 'bin.txt': Buffer.from([0, 0, 1, 2]) });
+    const b = tempDir();
+    writeTree(b, { 'three.txt': 'third' });
+    engine.addCollection({ root: a, name: 'a' });
+    engine.addCollection({ root: b, name: 'b' });
+    const before = engine.status();
+    expect(before.totals).toEqual({ collections: 2, documents: 0, chunks: 0, skipped: 0, failed: 0 });
+    expect(before.collections.map((c) => c.lastIndexedAt)).toEqual([null, null]);
+    await engine.index();
+    const s = engine.status();
+    expect(s.profileDir).toBe(engine.profileDir);
+    expect(s.database.path).toBe(path.join(engine.profileDir, 'index.sqlite'));
+    expect(s.database.bytes).toBeGreaterThan(0);
+    expect(s.totals).toEqual({ collections: 2, documents: 3, chunks: 3, skipped: 2, failed: 0 });
+    const [ca, cb] = s.collections;
+    expect(ca).toMatchObject({ name: 'a', documents: 2, chunks: 2, skipped: 2, failed: 0 });
+    expect(ca!.problems).toEqual([
+      { path: 'bin.txt', status: 'skipped', reason: 'binary content (not text)' },
+      { path: 'empty.md', status: 'skipped', reason: 'empty file' },
+    ]);
+    expect(cb).toMatchObject({ name: 'b', documents: 1, chunks: 1, skipped: 0, problems: [] });
+    for (const c of s.collections) expect(Date.parse(c.lastIndexedAt!)).toBeGreaterThan(Date.parse(c.createdAt) - 1);
+  });
+
   it('index of an unknown collection is NOT_FOUND and names the known ones', async () => {
     const engine = openEngine();
     engine.addCollection({ root: tempDir(), name: 'known' });
