@@ -27,6 +27,11 @@ export const apiMethods = {
   'collections.rename': z.object({ name, newName: name }).strict(),
   'collections.setContext': z.object({ name, context: z.string().max(4000) }).strict(),
   'collections.reindex': z.object({ name }).strict(),
+  /** Pause / resume background indexing of one collection, or of everything without a name. */
+  'collections.pause': z.object({ name: name.optional() }).strict(),
+  'collections.resume': z.object({ name: name.optional() }).strict(),
+  /** Compute missing embeddings (one collection, or all) in the background; progress comes as events. */
+  'collections.embed': z.object({ name: name.optional() }).strict(),
   'index.activity': z.object({}).strict(),
   status: z.object({}).strict(),
   search: z

@@ -23,11 +23,33 @@ export interface FileProblem {
   reason: string;
 }
 
+export interface EmbeddingProgress {
+  collection: string;
+  model: string;
+  phase: 'filling' | 'switching' | 'done';
+  done: number;
+  total: number;
+  chunksPerSecond: number;
+  etaSeconds: number | null;
+}
+
 export interface StatusReport {
   profileDir: string;
   database: { path: string; bytes: number };
   totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
   collections: (CollectionInfo & { problems: FileProblem[] })[];
+  /** Live folders: watching, pauses and queues (absent on engines without the watcher). */
+  indexing?: {
+    watching: boolean;
+    paused: boolean;
+    collections: { collection: string; paused: boolean; queued: number; retrying: number; gaveUp: number }[];
+  };
+  /** Chunks still without a vector (absent on engines without embeddings). */
+  needsEmbedding?: number;
+  embeddings?: {
+    collections: { collection: string; model: string | null; vectors: number; needsEmbedding: number; switchingTo: string | null; problem: string | null }[];
+    progress: EmbeddingProgress[];
+  };
 }
 
 export interface SearchHit {
@@ -162,6 +184,9 @@ export interface ApiResults {
   'collections.rename': CollectionInfo;
   'collections.setContext': CollectionInfo;
   'collections.reindex': IndexActivity;
+  'collections.pause': { paused: string };
+  'collections.resume': { resumed: string };
+  'collections.embed': { started: string };
   'index.activity': IndexActivity;
   status: StatusReport;
   search: SearchResponse;
@@ -179,4 +204,6 @@ export type ApiResult<M extends ApiMethod> = ApiResults[M];
 /** Pushed by the host: over IPC in Electron, as server-sent events over HTTP. */
 export type ApiEvent =
   | { type: 'index.activity'; activity: IndexActivity }
-  | { type: 'collections.changed' };
+  | { type: 'collections.changed' }
+  | { type: 'embedding.progress'; progress: EmbeddingProgress }
+  | { type: 'embedding.finished'; collection: string | null; error: string | null };

@@ -16,6 +16,7 @@ const entry = appEntry(path.join(here, '../renderer/index.html'), app.isPackaged
 let win: BrowserWindow | null = null;
 let tray: Tray | null = null;
 let quitting = false;
+let indexingPaused = false;
 
 if (!app.requestSingleInstanceLock()) {
   // another Trove is running: it gets focus (second-instance below), this one leaves
@@ -62,12 +63,18 @@ function start(): void {
     if (!tray) return;
     const status = s.status();
     tray.setToolTip(`Trove · ${trayStatusLine(status)}`);
-    tray.setContextMenu(Menu.buildFromTemplate(trayMenu(status, app.getLoginItemSettings().openAtLogin).map((i) => nativeItem(i, s))));
+    tray.setContextMenu(Menu.buildFromTemplate(trayMenu(status, app.getLoginItemSettings().openAtLogin, indexingPaused).map((i) => nativeItem(i, s))));
   }
 
   function nativeItem(i: TrayItem, s: HostSupervisor): Electron.MenuItemConstructorOptions {
     const click = () => {
       if (i.action === 'open') showWindow();
+      else if (i.action === 'toggle-pause') {
+        void s.call(indexingPaused ? 'collections.resume' : 'collections.pause', {}).then((r) => {
+          if (r.ok) indexingPaused = !indexingPaused;
+          refreshTray(s);
+        });
+      }
       else if (i.action === 'restart-engine') s.restart();
       else if (i.action === 'toggle-open-at-login') {
         app.setLoginItemSettings({ openAtLogin: !app.getLoginItemSettings().openAtLogin });

@@ -8,7 +8,7 @@ export interface TrayItem {
   enabled: boolean;
   type?: 'normal' | 'separator' | 'checkbox';
   checked?: boolean;
-  action?: 'open' | 'restart-engine' | 'toggle-open-at-login' | 'quit';
+  action?: 'open' | 'toggle-pause' | 'restart-engine' | 'toggle-open-at-login' | 'quit';
 }
 
 export function trayStatusLine(s: SupervisorStatus): string {
@@ -28,13 +28,13 @@ export function trayStatusLine(s: SupervisorStatus): string {
   }
 }
 
-export function trayMenu(s: SupervisorStatus, openAtLogin: boolean): TrayItem[] {
+export function trayMenu(s: SupervisorStatus, openAtLogin: boolean, indexingPaused: boolean): TrayItem[] {
   return [
     { label: trayStatusLine(s), enabled: false },
     { label: '', enabled: false, type: 'separator' },
     { label: 'Open Trove', enabled: true, action: 'open' },
-    // pause/resume arrives with the live-folders watcher; until then the tray does not pretend
-    { label: 'Pause indexing (needs live folders)', enabled: false },
+    // background indexing of every collection; changes keep being queued while paused
+    { label: indexingPaused ? 'Resume indexing' : 'Pause indexing', enabled: s.state === 'ready', action: 'toggle-pause' },
     { label: 'Restart engine', enabled: s.state === 'failed' || s.state === 'ready', action: 'restart-engine' },
     { label: 'Open at login', enabled: true, type: 'checkbox', checked: openAtLogin, action: 'toggle-open-at-login' },
     { label: '', enabled: false, type: 'separator' },

@@ -43,6 +43,9 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     if (!activity.running) emit({ type: 'collections.changed' });
   });
 
+  const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
+  const embedding = new Set<Promise<unknown>>();
+
   const assertNotIndexing = (name: string, what: string) => {
     if (indexing.snapshot().running?.collection === name) {
       throw new TroveError('CONFLICT', `"${name}" is being indexed right now; ${what} it when the run finishes`);
@@ -74,6 +77,30 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       // fail now, not later in the queue, when the name is wrong
       if (!engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
       return indexing.enqueue(p.name);
+    },
+    'collections.pause': (p) => {
+      engine.pause(p.name);
+      return changed({ paused: p.name ?? 'all' });
+    },
+    'collections.resume': (p) => {
+      engine.resume(p.name);
+      return changed({ resumed: p.name ?? 'all' });
+    },
+    'collections.embed': (p) => {
+      if (p.name && !engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
+      // minutes of model work: answer now, report through events
+      const run: Promise<unknown> = engine
+        .embed({ collection: p.name })
+        .then(
+          () => emit({ type: 'embedding.finished', collection: p.name ?? null, error: null }),
+          (err: unknown) => emit({ type: 'embedding.finished', collection: p.name ?? null, error: err instanceof Error ? err.message : String(err) }),
+        )
+        .finally(() => {
+          embedding.delete(run);
+          emit({ type: 'collections.changed' });
+        });
+      embedding.add(run);
+      return { started: p.name ?? 'all' };
     },
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
@@ -110,10 +137,15 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    idle: () => indexing.idle(),
+    async idle() {
+      await indexing.idle();
+      await Promise.all([...embedding]);
+    },
     async close() {
       listeners.clear();
+      offEmbedding();
       await indexing.close();
+      await Promise.allSettled([...embedding]);
     },
   };
 }
@@ -148,7 +180,7 @@ async function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): Promis
     searchModes: searchModeStates,
     notYet: [
       { setting: 'port', reason: 'set with `trove serve --port`; the engine host does not change it while running' },
-      { setting: 'model choice and download', reason: 'embedding models are not part of this engine build yet' },
+      { setting: 'model choice and download', reason: 'the engine picks a model per collection (and can switch); choosing one and downloading it from the UI is not built yet' },
       { setting: 'limits (file size, chunk size)', reason: 'read at start-up (TROVE_MAX_FILE_BYTES); not changeable from the UI yet' },
       { setting: 'redaction', reason: 'the engine has no redaction rules yet; secrets files are always excluded' },
       { setting: 'theme', reason: 'follows the operating system (light/dark); no override yet' },

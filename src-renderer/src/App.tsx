@@ -10,16 +10,13 @@ import { StatusScreen } from './screens/StatusScreen';
 import { screens, useApp } from './store';
 
 export function App() {
-  const { screen, setScreen, signedOut, loadError, refresh, setActivity } = useApp();
+  const { screen, setScreen, signedOut, loadError, refresh, onEvent } = useApp();
 
   useEffect(() => {
-    const off = trove.onEvent((e) => {
-      if (e.type === 'index.activity') setActivity(e.activity);
-      else if (e.type === 'collections.changed') void refresh();
-    });
+    const off = trove.onEvent(onEvent);
     void refresh();
     return off;
-  }, [refresh, setActivity]);
+  }, [refresh, onEvent]);
 
   useEffect(() => {
     // keyboard-first: Ctrl/Cmd+K or "/" jumps to the search box from anywhere

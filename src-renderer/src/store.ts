@@ -2,7 +2,7 @@
 // screen is open, and the search playground's query and results. Everything shown comes from
 // the engine through `trove`; nothing here is invented.
 import { create } from 'zustand';
-import type { CollectionInfo, IndexActivity, SearchResponse, StatusReport } from '../../src-main/api/results';
+import type { ApiEvent, CollectionInfo, EmbeddingProgress, IndexActivity, SearchResponse, StatusReport } from '../../src-main/api/results';
 import { errorCode, errorMessage, trove } from './bridge';
 
 export type Screen = 'collections' | 'status' | 'search' | 'connect' | 'settings';
@@ -32,11 +32,14 @@ interface AppState {
   collections: CollectionInfo[] | null;
   activity: IndexActivity | null;
   status: StatusReport | null;
+  /** Live embedding progress per collection, and how the last run ended. */
+  embedding: { progress: Record<string, EmbeddingProgress>; finished: { collection: string | null; error: string | null } | null };
   search: { form: SearchForm; response: SearchResponse | null; error: string | null; busy: boolean; selected: string | null };
   setScreen(screen: Screen): void;
   refresh(): Promise<void>;
   refreshStatus(): Promise<void>;
   setActivity(a: IndexActivity): void;
+  onEvent(e: ApiEvent): void;
   setSearchForm(patch: Partial<SearchForm>): void;
   runSearch(offset?: number): Promise<void>;
   selectResult(uri: string | null): void;
@@ -49,6 +52,7 @@ export const useApp = create<AppState>((set, get) => ({
   collections: null,
   activity: null,
   status: null,
+  embedding: { progress: {}, finished: null },
   search: {
     form: { query: '', mode: 'keyword', syntax: 'match', collections: [], path: '', kind: '', tag: '', explain: false },
     response: null,
@@ -74,6 +78,15 @@ export const useApp = create<AppState>((set, get) => ({
     }
   },
   setActivity: (activity) => set({ activity }),
+  onEvent(e) {
+    if (e.type === 'index.activity') set({ activity: e.activity });
+    else if (e.type === 'collections.changed') void get().refresh();
+    else if (e.type === 'embedding.progress') set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
+    else if (e.type === 'embedding.finished') {
+      set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
+      void get().refreshStatus();
+    }
+  },
   setSearchForm: (patch) => set((s) => ({ search: { ...s.search, form: { ...s.search.form, ...patch } } })),
   async runSearch(offset = 0) {
     const { form } = get().search;
@@ -102,3 +115,8 @@ export const useApp = create<AppState>((set, get) => ({
   },
   selectResult: (uri) => set((s) => ({ search: { ...s.search, selected: uri } })),
 }));
+
+function omit<T>(record: Record<string, T>, key: string): Record<string, T> {
+  const { [key]: _gone, ...rest } = record;
+  return rest;
+}

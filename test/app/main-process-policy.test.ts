@@ -100,13 +100,15 @@ describe('tray', () => {
     expect(trayStatusLine({ ...base, state: 'failed', message: 'port busy' })).toBe('Engine stopped: port busy');
   });
 
-  it('offers open, restart when useful, open at login and quit; pause is shown but not faked', () => {
-    const items = trayMenu({ ...base, state: 'failed' }, true);
+  it('offers open, pause/resume, restart when useful, open at login and quit', () => {
+    const items = trayMenu({ ...base, state: 'failed' }, true, false);
     const byAction = Object.fromEntries(items.filter((i) => i.action).map((i) => [i.action, i]));
     expect(byAction['restart-engine']?.enabled).toBe(true);
     expect(byAction['toggle-open-at-login']).toMatchObject({ type: 'checkbox', checked: true });
     expect(byAction.quit?.enabled).toBe(true);
-    expect(items.find((i) => i.label.startsWith('Pause'))).toMatchObject({ enabled: false });
-    expect(trayMenu({ ...base, state: 'restarting' }, false).find((i) => i.action === 'restart-engine')?.enabled).toBe(false);
+    expect(byAction['toggle-pause']).toMatchObject({ label: 'Pause indexing', enabled: false }); // no engine to ask
+    expect(trayMenu(base, false, false).find((i) => i.action === 'toggle-pause')).toMatchObject({ label: 'Pause indexing', enabled: true });
+    expect(trayMenu(base, false, true).find((i) => i.action === 'toggle-pause')?.label).toBe('Resume indexing');
+    expect(trayMenu({ ...base, state: 'restarting' }, false, false).find((i) => i.action === 'restart-engine')?.enabled).toBe(false);
   });
 });

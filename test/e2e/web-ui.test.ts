@@ -11,6 +11,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
 const CHROMIUM = process.env.TROVE_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-'));
@@ -50,7 +51,7 @@ beforeAll(async () => {
 
   server = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
     cwd: tmp,
-    env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '' },
+    env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '', TROVE_MODELS_DIR: MODELS },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server.stderr!.on('data', (d: Buffer) => (serverLog += d.toString()));
@@ -121,7 +122,7 @@ describe('web UI on trove serve --ui', () => {
   it('shows the finished run on the index status screen', async () => {
     await page.getByRole('button', { name: 'Index status' }).click();
     await page.getByTestId('idle').waitFor();
-    const row = page.getByRole('row').filter({ hasText: 'field-notes' });
+    const row = page.getByTestId('recent').getByRole('row').filter({ hasText: 'field-notes' });
     await expect(row.textContent()).resolves.toMatch(/done.*63.*62/);
     await expect.poll(() => page.getByTestId('total-documents').textContent()).toBe('62');
     await shot('04-status');
@@ -156,20 +157,55 @@ describe('web UI on trove serve --ui', () => {
     await expect(first.locator('pre.explain').textContent()).resolves.toContain('bm25');
   });
 
-  it('offers semantic search and shows the engine’s own answer for it', async () => {
+  it('offers semantic search: the engine says why it cannot yet, then answers once embeddings are computed', async () => {
     await page.getByLabel('Semantic').check();
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    // until embeddings land the engine says the mode is unavailable; after, it returns results
-    await expect
-      .poll(async () => (await page.getByTestId('search-error').count()) + (await page.getByTestId('search-summary').count()), { timeout: 20_000 })
-      .toBeGreaterThan(0);
-    if (await page.getByTestId('search-error').count()) {
-      await expect(page.getByTestId('search-error').textContent()).resolves.toMatch(/vector search .*(not|unavailable)/i);
-    } else {
-      await expect(page.getByTestId('result').count()).resolves.toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId('search-error').textContent()).toMatch(/vector search is off: no vectors yet for field-notes/);
+    await shot('06-search-semantic-unavailable');
+
+    await page.getByRole('button', { name: 'Collections' }).click();
+    const card = page.getByTestId('collection-field-notes');
+    await expect(card.getByTestId('vectors').textContent()).resolves.toContain('63 chunks waiting');
+    await card.getByRole('button', { name: 'Compute embeddings' }).click();
+    await expect.poll(() => card.getByTestId('vectors').textContent(), { timeout: 120_000 }).toMatch(/^Embeddings: 63 vectors \(.+\)$/);
+
+    await page.getByRole('button', { name: 'Search' }).first().click();
+    await page.getByLabel('Query').fill('how often does the lamp rotate');
+    for (const mode of ['Semantic', 'Hybrid']) {
+      await page.getByLabel(mode, { exact: true }).check();
+      await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => page.getByTestId('result').first().textContent(), { timeout: 20_000 }).toContain('Lighthouse visit');
+      await shot(`06-search-${mode.toLowerCase()}`);
     }
-    await shot('06-search-semantic');
     await page.getByLabel('Keyword').check();
+  }, 180_000);
+
+  it('pauses and resumes a collection', async () => {
+    await page.getByRole('button', { name: 'Collections' }).click();
+    const card = page.getByTestId('collection-field-notes');
+    await card.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => card.getByTestId('collection-state').textContent()).toBe('Paused');
+    await card.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => card.getByTestId('collection-state').textContent()).toBe('Indexed');
+  });
+
+  it('creates a scoped token, shows it once, and revokes it after confirmation', async () => {
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const tokens = page.getByTestId('tokens');
+    await tokens.getByLabel('New token name').fill('cursor-laptop');
+    await tokens.getByLabel('field-notes').check();
+    await tokens.getByLabel('search', { exact: true }).check();
+    await tokens.getByRole('button', { name: 'Create token' }).click();
+    const secret = await tokens.getByTestId('new-token').locator('code').textContent();
+    expect(secret).toMatch(/^trove_/);
+    const row = tokens.getByTestId('token-cursor-laptop');
+    await expect(row.textContent()).resolves.toMatch(/cursor-laptop.*field-notes.*search.*never/);
+    await expect(row.textContent()).resolves.not.toContain(secret!);
+    await shot('07-tokens');
+    await row.getByRole('button', { name: 'Revoke…' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke token' }).click();
+    await row.waitFor({ state: 'detached' });
+    await expect(tokens.getByTestId('new-token').count()).resolves.toBe(0);
   });
 
   it('copies a ready-made client config', async () => {
@@ -182,7 +218,7 @@ describe('web UI on trove serve --ui', () => {
     expect(copied.mcpServers.trove.url).toBe(endpoint);
     expect(copied.mcpServers.trove.headers.Authorization).toMatch(/^Bearer trove_/);
     await expect(page.getByTestId('config-Claude Desktop').textContent()).resolves.toContain('"mcp"');
-    await shot('07-connect');
+    await shot('08-connect');
   });
 
   it('shows the settings the engine reports, and what is not adjustable yet', async () => {
@@ -191,7 +227,7 @@ describe('web UI on trove serve --ui', () => {
     await expect(page.getByTestId('modes').textContent()).resolves.toContain('keyword: available');
     await expect(page.getByText('Not adjustable here yet').isVisible()).resolves.toBe(true);
     await expect(page.locator('main').textContent()).resolves.toContain(path.join(tmp, 'profile'));
-    await shot('08-settings');
+    await shot('09-settings');
   });
 
   it('removes a collection only after confirmation, leaving the files alone', async () => {
@@ -200,7 +236,7 @@ describe('web UI on trove serve --ui', () => {
     await card.getByRole('button', { name: 'Remove…' }).click();
     const confirm = page.getByRole('alertdialog');
     await expect(confirm.textContent()).resolves.toContain('are not touched');
-    await shot('09-remove-confirm');
+    await shot('10-remove-confirm');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await expect(card.isVisible()).resolves.toBe(true);
     await card.getByRole('button', { name: 'Remove…' }).click();
@@ -217,6 +253,6 @@ describe('web UI on trove serve --ui', () => {
     await context.clearCookies();
     await page.reload();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('not signed in');
-    await shot('10-signed-out');
+    await shot('11-signed-out');
   });
 });

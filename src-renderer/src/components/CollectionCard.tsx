@@ -1,7 +1,7 @@
 // One collection: counts, state (from the live index activity), failures with reasons, the
 // context note, and reindex / rename / remove. Remove asks first and says what it does.
 import { useState } from 'react';
-import type { CollectionInfo, FileProblem, IndexActivity } from '../../../src-main/api/results';
+import type { CollectionInfo, EmbeddingProgress, FileProblem, IndexActivity, StatusReport } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { ConfirmDialog } from './ConfirmDialog';
 import { ProgressBar } from './ProgressBar';
@@ -17,13 +17,23 @@ export function collectionState(c: CollectionInfo, activity: IndexActivity | nul
   return { label: 'Indexed', tone: 'ok' };
 }
 
-export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivity | null; problems: FileProblem[] }) {
-  const { c, activity, problems } = props;
+type VectorState = NonNullable<StatusReport['embeddings']>['collections'][number];
+
+export function CollectionCard(props: {
+  c: CollectionInfo;
+  activity: IndexActivity | null;
+  problems: FileProblem[];
+  /** null: this engine has no live folders (no pause). */
+  paused: boolean | null;
+  vectors: VectorState | null;
+  embedProgress: EmbeddingProgress | null;
+}) {
+  const { c, activity, problems, paused, vectors, embedProgress } = props;
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [context, setContext] = useState<string | null>(null);
-  const state = collectionState(c, activity);
+  const state = paused ? { label: 'Paused', tone: 'warn' as const } : collectionState(c, activity);
   const running = activity?.running?.collection === c.name ? activity.running : null;
 
   const act = async (fn: () => Promise<unknown>) => {
@@ -67,9 +77,32 @@ export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivi
           <dd>{c.lastIndexedAt ? new Date(c.lastIndexedAt).toLocaleString() : 'never'}</dd>
         </div>
       </dl>
-      <p className="muted">
-        Include {c.include.join(', ')} · exclude {c.exclude.length} patterns
-      </p>
+      <details>
+        <summary>
+          {c.include.length} include and {c.exclude.length} exclude patterns
+        </summary>
+        <p className="path">Include: {c.include.join(', ')}</p>
+        <p className="path">Exclude: {c.exclude.join(', ')}</p>
+      </details>
+      {vectors && (
+        <p data-testid="vectors">
+          <span className="muted">Embeddings: </span>
+          {vectors.model ? `${vectors.vectors} vectors (${vectors.model})` : 'none yet'}
+          {vectors.needsEmbedding > 0 && ` · ${vectors.needsEmbedding} chunks waiting`}
+          {vectors.switchingTo && ` · switching to ${vectors.switchingTo}`}
+          {vectors.problem && <span className="error"> · {vectors.problem}</span>}
+        </p>
+      )}
+      {embedProgress && embedProgress.phase !== 'done' && (
+        <div className="progress" data-testid="embed-progress">
+          <div className="bar" role="progressbar" aria-label={`Embedding ${c.name}`} aria-valuemin={0} aria-valuemax={embedProgress.total || 1} aria-valuenow={embedProgress.done}>
+            <span style={{ width: `${embedProgress.total ? Math.round((embedProgress.done / embedProgress.total) * 100) : 0}%` }} />
+          </div>
+          <small>
+            Embedding with {embedProgress.model}: {embedProgress.done} of {embedProgress.total} chunks · {embedProgress.chunksPerSecond.toFixed(0)} chunks/s
+          </small>
+        </div>
+      )}
       {context === null ? (
         <p>
           <span className="muted">Context note: </span>
@@ -118,9 +151,20 @@ export function CollectionCard(props: { c: CollectionInfo; activity: IndexActivi
         </p>
       )}
       <footer className="row end">
-        <button type="button" disabled title="Pausing arrives with live folders (the watcher); this build indexes on request">
-          Pause
-        </button>
+        {paused === null ? (
+          <button type="button" disabled title="This engine has no live folders, so there is nothing to pause">
+            Pause
+          </button>
+        ) : (
+          <button type="button" onClick={() => void act(() => trove.call(paused ? 'collections.resume' : 'collections.pause', { name: c.name }))}>
+            {paused ? 'Resume' : 'Pause'}
+          </button>
+        )}
+        {vectors && (
+          <button type="button" disabled={!!embedProgress || vectors.needsEmbedding === 0} onClick={() => void act(() => trove.call('collections.embed', { name: c.name }))}>
+            Compute embeddings
+          </button>
+        )}
         <button type="button" onClick={() => void act(() => trove.call('collections.reindex', { name: c.name }))} disabled={state.tone === 'busy'}>
           {c.failed ? 'Retry failed (reindex)' : 'Reindex'}
         </button>

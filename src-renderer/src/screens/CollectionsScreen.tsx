@@ -5,7 +5,7 @@ import { CollectionCard } from '../components/CollectionCard';
 import { useApp } from '../store';
 
 export function CollectionsScreen() {
-  const { collections, activity, status, refresh, refreshStatus } = useApp();
+  const { collections, activity, status, embedding, refresh, refreshStatus } = useApp();
   // failures with reasons come from status; refetch whenever the collections change
   useEffect(() => {
     void refreshStatus();
@@ -23,7 +23,15 @@ export function CollectionsScreen() {
         </p>
       ) : (
         collections.map((c) => (
-          <CollectionCard key={c.name} c={c} activity={activity} problems={status?.collections.find((s) => s.name === c.name)?.problems ?? []} />
+          <CollectionCard
+            key={c.name}
+            c={c}
+            activity={activity}
+            problems={status?.collections.find((s) => s.name === c.name)?.problems ?? []}
+            paused={status?.indexing ? (status.indexing.paused || !!status.indexing.collections.find((a) => a.collection === c.name)?.paused) : null}
+            vectors={status?.embeddings?.collections.find((e) => e.collection === c.name) ?? null}
+            embedProgress={embedding.progress[c.name] ?? null}
+          />
         ))
       )}
     </section>

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ConnectInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
+import { TokensPanel } from '../components/TokensPanel';
 
 async function copyText(text: string): Promise<void> {
   if (navigator.clipboard?.writeText) {
@@ -48,7 +49,7 @@ export function ConnectScreen() {
       )}
       {copied && (
         <p className="notice" role="status" data-testid="copied">
-          Copied the {copied} config.
+          Copied the {copied}.
         </p>
       )}
       {info && (
@@ -72,22 +73,22 @@ export function ConnectScreen() {
               )}
             </p>
             <p className="muted">
-              Token creation, scopes and revocation, writing configs into the clients' files, and a live log of client requests are not in this
-              build yet: they need the MCP server's token store and request log.
+              Not in this build yet: buttons that write these configs into the clients' own files, and a live log of client requests.
             </p>
           </div>
+          <TokensPanel onCopy={(what, text) => void copy(what, text)} />
           {info.configs.map((c) => (
             <div className="card" key={c.client} data-testid={`config-${c.client}`}>
               <header className="row">
                 <h2 className="grow">{c.client}</h2>
-                <button type="button" disabled={!c.json} onClick={() => void copy(c.client, c.json)}>
+                <button type="button" disabled={!c.json} onClick={() => void copy(`${c.client} config`, c.json)}>
                   Copy config
                 </button>
               </header>
               <p className="muted">
                 {c.note} File: <code>{c.file}</code>
               </p>
-              {c.json && <pre className="config">{c.json}</pre>}
+              {c.json && <pre className="config">{info.token && !showToken ? c.json.replaceAll(info.token, '•'.repeat(12)) : c.json}</pre>}
             </div>
           ))}
         </>

@@ -6,7 +6,8 @@ import { useApp } from '../store';
 const formatBytes = (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 export function StatusScreen() {
-  const { activity, status, refreshStatus } = useApp();
+  const { activity, status, embedding, refreshStatus } = useApp();
+  const embeddingRuns = Object.values(embedding.progress).filter((p) => p.phase !== 'done');
   useEffect(() => {
     void refreshStatus();
   }, [activity?.running, activity?.recent.length, refreshStatus]);
@@ -26,12 +27,58 @@ export function StatusScreen() {
         ) : (
           <p data-testid="idle">Idle: nothing is being indexed.</p>
         )}
+        {embeddingRuns.map((p) => (
+          <p key={p.collection} data-testid="embedding-now">
+            <strong>{p.collection}</strong>: embedding with {p.model}, {p.done} of {p.total} chunks · {p.chunksPerSecond.toFixed(0)} chunks/s
+            {p.etaSeconds !== null ? ` · ${Math.ceil(p.etaSeconds)} s left` : ''}
+          </p>
+        ))}
+        {embedding.finished?.error && (
+          <p className="error" role="alert">
+            Embedding {embedding.finished.collection ?? 'all collections'} failed: {embedding.finished.error}
+          </p>
+        )}
         <p className="muted">
-          Queue: {activity?.queued.length ? activity.queued.join(', ') : 'empty'} · Embedding phase: not part of this engine build yet (keyword
-          index only), so there is no model in use and no embedding coverage to show.
+          Run queue: {activity?.queued.length ? activity.queued.join(', ') : 'empty'}
+          {status?.indexing && ` · live folders: ${status.indexing.watching ? 'watching for changes' : 'not watching'}${status.indexing.paused ? ' (all paused)' : ''}`}
         </p>
       </div>
-      <div className="card">
+      {status?.embeddings && (
+        <div className="card">
+          <h2>Embeddings</h2>
+          <p className="muted">{status.needsEmbedding ? `${status.needsEmbedding} chunks wait for vectors.` : 'Every chunk has a vector.'}</p>
+          <table>
+            <thead>
+              <tr>
+                <th>Collection</th>
+                <th>Model</th>
+                <th>Vectors</th>
+                <th>Waiting</th>
+                <th>Queued files</th>
+                <th>Retrying</th>
+                <th>Problem</th>
+              </tr>
+            </thead>
+            <tbody>
+              {status.embeddings.collections.map((e) => {
+                const live = status.indexing?.collections.find((a) => a.collection === e.collection);
+                return (
+                  <tr key={e.collection}>
+                    <td>{e.collection}</td>
+                    <td>{e.model ?? 'none yet'}{e.switchingTo ? ` → ${e.switchingTo}` : ''}</td>
+                    <td>{e.vectors}</td>
+                    <td>{e.needsEmbedding}</td>
+                    <td>{live?.queued ?? '–'}</td>
+                    <td>{live ? live.retrying : '–'}</td>
+                    <td>{e.problem ?? ''}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="card" data-testid="recent">
         <h2>Recent activity</h2>
         {activity?.recent.length ? (
           <table>

@@ -1,0 +1,70 @@
+// The app API's live-folder and embedding calls on a real engine with the real ONNX model:
+// pause/resume show up in status, and "compute embeddings" runs in the background with
+// progress events until semantic search answers.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiReply } from '../../src-main/api/bridge.js';
+import type { ApiEvent, StatusReport } from '../../src-main/api/results.js';
+import { Engine } from '../../src-main/engine/engine.js';
+import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
+
+const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/models');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-appapi-embed-'));
+const docs = path.join(tmp, 'kitchen');
+let engine: Engine;
+let api: AppApi;
+const events: ApiEvent[] = [];
+
+function ok<T>(r: ApiReply): T {
+  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
+  return r.result as T;
+}
+
+beforeAll(async () => {
+  fs.mkdirSync(docs);
+  fs.writeFileSync(path.join(docs, 'bread.md'), '# Sourdough\n\nFeed the starter the night before; the dough rises slowly in a cool kitchen.\n');
+  fs.writeFileSync(path.join(docs, 'bikes.md'), '# Bicycle repair\n\nPatch the inner tube, then check the tyre for thorns.\n');
+  engine = Engine.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: MODELS } });
+  api = createAppApi({ engine });
+  api.onEvent((e) => events.push(e));
+  ok(await api.call('collections.add', { root: docs, name: 'kitchen' }));
+  await api.idle();
+});
+
+afterAll(async () => {
+  await api.close();
+  await engine.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('app API: live folders and embeddings', () => {
+  it('pauses and resumes a collection, and status says so', async () => {
+    expect(ok(await api.call('collections.pause', { name: 'kitchen' }))).toEqual({ paused: 'kitchen' });
+    let status = ok<StatusReport>(await api.call('status', {}));
+    expect(status.indexing?.collections.find((c) => c.collection === 'kitchen')?.paused).toBe(true);
+    ok(await api.call('collections.resume', { name: 'kitchen' }));
+    status = ok<StatusReport>(await api.call('status', {}));
+    expect(status.indexing?.collections.find((c) => c.collection === 'kitchen')?.paused).toBe(false);
+    expect(await api.call('collections.pause', { name: 'ghost' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
+  it('computes embeddings in the background, reports progress, then semantic search answers', async () => {
+    const before = await api.call('search', { query: 'baking bread at home', mode: 'vector' });
+    expect(before).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } });
+    expect(ok(await api.call('collections.embed', { name: 'kitchen' }))).toEqual({ started: 'kitchen' });
+    await api.idle();
+    const finished = events.find((e) => e.type === 'embedding.finished');
+    expect(finished).toEqual({ type: 'embedding.finished', collection: 'kitchen', error: null });
+    expect(events.some((e) => e.type === 'embedding.progress' && e.progress.collection === 'kitchen')).toBe(true);
+    const status = ok<StatusReport>(await api.call('status', {}));
+    expect(status.embeddings?.collections.find((c) => c.collection === 'kitchen')).toMatchObject({ needsEmbedding: 0, model: expect.any(String) });
+    const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'baking bread at home', mode: 'vector' }));
+    expect(found.results[0]?.path).toBe('bread.md');
+  });
+
+  it('refuses to embed a collection that does not exist', async () => {
+    expect(await api.call('collections.embed', { name: 'ghost' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringContaining('ghost') } });
+  });
+});
