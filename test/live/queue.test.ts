@@ -178,6 +178,24 @@ describe('removing a collection', () => {
 });
 
 describe('failures', () => {
+  test('a collection folder that disappears (an unplugged drive) keeps its index; the scan failure is listed and retried', async () => {
+    const engine = openEngine({ indexing: FAST });
+    const root = folderWith({ 'a.md': 'the ibis', 'b.md': 'the ibex' });
+    engine.addCollection({ root, name: 'drive' });
+    await engine.index();
+    await engine.startWatching();
+    watching.push(engine);
+    fs.rmSync(root, { recursive: true });
+    const failure = await waitFor('scan failure listed', () => engine.failures().find((f) => f.path === '.'));
+    expect(failure).toMatchObject({ collection: 'drive', reason: expect.stringMatching(/missing or unreadable/) });
+    await waitFor('retried', () => (engine.failures()[0]?.attempts ?? 0) >= 2);
+    expect(engine.status().totals.documents).toBe(2); // nothing removed
+    expect(found(engine, 'ibis')).toEqual(['a.md']);
+    const err = await troveErrorAsync(() => engine.index({ collection: 'drive' }));
+    expect(err.code).toBe('IO');
+    expect(engine.status().totals.documents).toBe(2);
+  });
+
   test('an unreadable file is kept with reason, attempts and next retry; it backs off, gives up, and a fix clears it', async () => {
     // root reads everything, so the engine reads as "nobody" while the file is unreadable
     const root = folderWith({ 'ok.md': 'fine', 'locked.md': 'the secret axolotl' }, true);

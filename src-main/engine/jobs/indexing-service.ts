@@ -90,9 +90,11 @@ export class IndexingService {
     const reports: IndexReport[] = [];
     for (const c of targets) {
       const collector = new ReportCollector(c.name);
+      let scanError: unknown = null;
       const stopOutcomes = this.runner.listen({
         scanned: (id, plan) => id === c.id && collector.scanned(plan),
         file: (id, o) => id === c.id && collector.file(o),
+        scanFailed: (id, err) => id === c.id && (scanError = err),
       });
       const stopProgress = this.progressHub.subscribe((e) => {
         if (e.collection !== c.name || !opts.onProgress) return;
@@ -111,6 +113,8 @@ export class IndexingService {
         this.jobs.makeDue(c.id, Date.now());
         this.jobs.recordEvents([scanJob(c.id)]);
         await this.runner.drain(c.id, opts.signal);
+        // a missing or unreadable root: nothing was removed from the index; say why
+        if (scanError) throw scanError;
         reports.push(collector.finish());
       } finally {
         stopOutcomes();

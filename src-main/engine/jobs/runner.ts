@@ -3,6 +3,7 @@
 // leaves every job either done and gone or still queued. Scans run first and turn into file
 // jobs; failures are retried with backoff; paused collections wait; a removed collection's
 // in-flight batch is dropped.
+import fs from 'node:fs';
 import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
@@ -35,6 +36,8 @@ export interface RunnerDeps {
 export interface OutcomeListener {
   scanned?(collectionId: number, plan: ReconcilePlan): void;
   file?(collectionId: number, outcome: FileOutcome): void;
+  /** The folder could not be scanned (missing, unreadable root); the scan will be retried. */
+  scanFailed?(collectionId: number, error: unknown): void;
 }
 
 const MAX_IDLE_MS = 60_000;
@@ -173,6 +176,7 @@ export class JobRunner {
       // a missing or unreadable root (an unplugged drive) must not empty the index: retry later
       const attempts = job.attempts + 1;
       jobs.retry(job, attempts, nextAttemptAt(this.opts.retry, attempts, Date.now()), (err as Error).message);
+      for (const l of this.listeners) l.scanFailed?.(collection.id, err);
       return;
     }
     indexer.db.transaction(() => {
@@ -190,6 +194,16 @@ export class JobRunner {
 
   private async runFiles(collection: CollectionRow, batch: JobRow[]): Promise<void> {
     const { jobs, indexer, progress } = this.deps;
+    if (!rootPresent(collection.root)) {
+      // the whole folder is gone (an unplugged drive, a deleted root): its files are not
+      // "deleted", so nothing leaves the index; the scan reports why and retries
+      const now = Date.now();
+      indexer.db.transaction(() => {
+        jobs.postpone(collection.id, now, now + this.opts.retry.baseMs);
+        jobs.addIfAbsent({ collectionId: collection.id, kind: 'scan', path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now });
+      })();
+      return;
+    }
     progress.batch(collection.id, collection.name, jobs.dueCount(collection.id, Date.now()), batch[0]!.path);
     let lastNote = performance.now();
     const reads = await readFiles(
@@ -242,6 +256,14 @@ export class JobRunner {
 
   private collection(id: number): CollectionRow | undefined {
     return this.deps.collections.list().find((c) => c.id === id);
+  }
+}
+
+function rootPresent(root: string): boolean {
+  try {
+    return fs.statSync(root).isDirectory();
+  } catch {
+    return false;
   }
 }
 

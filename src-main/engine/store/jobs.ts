@@ -98,6 +98,7 @@ export class JobStore {
   private readonly pendingPathStmt;
   private readonly makeDueStmt;
   private readonly reviveStmt;
+  private readonly postponeStmt;
   private readonly deleteForCollectionStmt;
   private readonly pausesStmt;
   private readonly pauseStmt;
@@ -151,6 +152,7 @@ export class JobStore {
       "SELECT 1 AS one FROM jobs WHERE collection_id = ? AND kind = 'file' AND path = ? AND next_run_at IS NOT NULL",
     );
     this.makeDueStmt = db.prepare('UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND (next_run_at IS NULL OR next_run_at > ?)');
+    this.postponeStmt = db.prepare('UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND next_run_at <= ?');
     this.reviveStmt = db.prepare('UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND next_run_at IS NULL');
     this.deleteForCollectionStmt = db.prepare('DELETE FROM jobs WHERE collection_id = ?');
     this.pausesStmt = db.prepare<[], { collection_id: number }>('SELECT collection_id FROM job_pauses');
@@ -233,6 +235,11 @@ export class JobStore {
   /** An explicit "index now": everything of the collection is due, failures included. */
   makeDue(collectionId: number, now: number): void {
     this.makeDueStmt.run(now, collectionId, now);
+  }
+
+  /** The collection's folder is gone for now: its due jobs wait (no attempt is counted). */
+  postpone(collectionId: number, now: number, until: number): void {
+    this.postponeStmt.run(until, collectionId, now);
   }
 
   /**
