@@ -1,6 +1,7 @@
 // What every command gets: the engine (opened on first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
 import { Engine } from '../engine/engine.js';
+import { UsageError } from './options.js';
 
 export class CliContext {
   json: boolean;
@@ -11,8 +12,7 @@ export class CliContext {
   }
 
   engine(): Engine {
-    const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
-    return (this.opened ??= Engine.open({ maxFileBytes }));
+    return (this.opened ??= Engine.open({ maxFileBytes: maxFileBytesFromEnv() }));
   }
 
   setJson(cmd: Command): void {
@@ -28,4 +28,12 @@ export class CliContext {
     this.opened?.close();
     this.opened = null;
   }
+}
+
+function maxFileBytesFromEnv(): number | undefined {
+  const raw = process.env.TROVE_MAX_FILE_BYTES?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`TROVE_MAX_FILE_BYTES must be a positive whole number of bytes (got "${raw}")`);
+  return n;
 }

@@ -146,6 +146,10 @@ export class Engine {
   private closed = false;
 
   private constructor(opts: EngineOptions) {
+    // checked before the database opens: a NaN limit would silently mean "no limit"
+    if (opts.maxFileBytes !== undefined && !(Number.isSafeInteger(opts.maxFileBytes) && opts.maxFileBytes > 0)) {
+      throw invalidInput(`maxFileBytes must be a positive whole number of bytes (got ${opts.maxFileBytes})`);
+    }
     this.profileDir = opts.profileDir ? path.resolve(opts.profileDir) : defaultProfileDir();
     this.databaseFile = databasePath(this.profileDir);
     this.db = openDatabase(this.databaseFile);

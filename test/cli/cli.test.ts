@@ -98,8 +98,13 @@ describe('index', () => {
 
   it('TROVE_MAX_FILE_BYTES skips big files with a reason', async () => {
     const home2 = tempDir('trove-cli-home-');
-    const r = ok(await runTrove(['collection', 'add', notes, '--name', 'small', '--json'], { home: home2, env: { TROVE_MAX_FILE_BYTES: '4096' } }));
-    const out = oneJson<{ index: { skipped: { path: string; reason: string }[] } }>(r);
+    const [r, bad] = await Promise.all([
+      runTrove(['collection', 'add', notes, '--name', 'small', '--json'], { home: home2, env: { TROVE_MAX_FILE_BYTES: '4096' } }),
+      runTrove(['status', '--json'], { home: home2, env: { TROVE_MAX_FILE_BYTES: 'ten' } }),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/TROVE_MAX_FILE_BYTES must be a positive whole number/);
+    const out = oneJson<{ index: { skipped: { path: string; reason: string }[] } }>(ok(r));
     expect(out.index.skipped).toEqual(expect.arrayContaining([{ path: 'docs/big.md', reason: expect.stringMatching(/over the 4\.0 KB limit/) }]));
   });
 });

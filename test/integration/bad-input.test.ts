@@ -112,6 +112,14 @@ describe('bad input', () => {
     expectGoodFilesIndexed(engine, report);
   });
 
+  it('a size limit that is not a positive whole number is refused before anything opens', () => {
+    for (const maxFileBytes of [Number.NaN, 0, -1, 1.5, Infinity]) {
+      const err = troveError(() => openEngine({ maxFileBytes }));
+      expect(err.code, String(maxFileBytes)).toBe('INVALID_INPUT');
+      expect(err.message).toMatch(/maxFileBytes must be a positive whole number/);
+    }
+  });
+
   it('a file that grows past the limit is skipped when it is next indexed', async () => {
     const { engine, root, report } = await indexWith({ 'grows.md': '# small' }, undefined, 1024);
     expect(report.skipped).toEqual([]);
