@@ -105,6 +105,12 @@ describe('filters', () => {
     expect(engine.search({ query: 'pagination', collections: ['many'], limit: 100 }).results).toHaveLength(25);
   });
 
+  it('an empty collection list allows nothing (it is never read as "all")', () => {
+    expect(engine.search({ query: 'pagination', collections: [] }).results).toEqual([]);
+    expect(engine.multiGet('**', { collections: [] }).documents).toEqual([]);
+    expect(troveError(() => engine.get('retry.md', { collections: [] })).code).toBe('NOT_FOUND');
+  });
+
   it('by path glob (bare names match at any depth)', () => {
     expect(pathsOf(engine.search({ query: 'backoff', path: 'deep/**' }))).toEqual(['deep/dir/nested.md']);
     expect(pathsOf(engine.search({ query: 'backoff', path: '*.ts' }))).toEqual(['client.ts']);

@@ -22,8 +22,9 @@ export interface FilterSql {
 export function filterSql(f: ResolvedFilters): FilterSql {
   const clauses: string[] = [];
   const params: unknown[] = [];
-  if (f.collectionIds?.length) {
-    clauses.push(`d.collection_id IN (${f.collectionIds.map(() => '?').join(',')})`);
+  if (f.collectionIds) {
+    // an empty list is an allow-list that allows nothing (a scope), never "every collection"
+    clauses.push(f.collectionIds.length ? `d.collection_id IN (${f.collectionIds.map(() => '?').join(',')})` : '0');
     params.push(...f.collectionIds);
   }
   if (f.pathGlob) {
