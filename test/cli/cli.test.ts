@@ -1,9 +1,10 @@
 // The `trove` command contract, run as a real child process on a temp profile: every command,
 // `--json` prints exactly one JSON document with the documented shape, exit codes 0/1/2.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, oneJson, runTrove, type CliResult } from '../helpers/cli.js';
+import { ensureBuilt, oneJson, REPO, runTrove, type CliResult } from '../helpers/cli.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
 let home: string;
@@ -106,6 +107,28 @@ describe('index', () => {
     expect(bad.stderr).toMatch(/TROVE_MAX_FILE_BYTES must be a positive whole number/);
     const out = oneJson<{ index: { skipped: { path: string; reason: string }[] } }>(ok(r));
     expect(out.index.skipped).toEqual(expect.arrayContaining([{ path: 'docs/big.md', reason: expect.stringMatching(/over the 4\.0 KB limit/) }]));
+  });
+});
+
+describe('progress', () => {
+  it('shows a progress bar with rate and ETA on a terminal (stderr is not a TTY elsewhere: no bar)', async () => {
+    const ttyHome = tempDir('trove-cli-home-');
+    // `script` runs the command on a pseudo-terminal, as a person at a shell would
+    const command = [process.execPath, path.join(REPO, 'bin/trove.js'), 'collection', 'add', notes, '--name', 'tty'].map((a) => `'${a}'`).join(' ');
+    const r = await new Promise<{ code: number; out: string }>((resolve, reject) => {
+      const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+        cwd: ttyHome,
+        env: { PATH: process.env.PATH ?? '', HOME: ttyHome, TROVE_HOME: ttyHome, TERM: 'xterm' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, out }));
+    });
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/tty \[.*\] 100% \| \d+\/\d+ files \| \d+ files\/s \| [\d.]+ MB \| ETA \d+s/);
+    expect(r.out).toMatch(/Added collection "tty"/);
   });
 });
 
