@@ -11,6 +11,13 @@ import chokidar, { type FSWatcher } from 'chokidar';
 import { EXCLUDED_DIR_NAMES } from '../ingest/defaults.js';
 import type { PathFilter } from './path-filter.js';
 
+/**
+ * chokidar drops every further 'change' of a path for 50 ms after one (a leading-edge throttle
+ * with no trailing event), so a path is read no sooner than this after its event: by then any
+ * write inside the window is on disk, and later writes raise new events.
+ */
+const SETTLE_AFTER_EVENT_MS = 60;
+
 export interface PathChange {
   path: string;
   /** The last event said the file is gone. */
@@ -50,6 +57,8 @@ export class FolderWatcher {
   private quietTimer: NodeJS.Timeout | null = null;
   private polling: boolean;
   private closed = false;
+  /** A .gitignore changed: reconcile with the next flush (after the same settle time). */
+  private rescanReason: string | null = null;
 
   constructor(
     private readonly filter: PathFilter,
@@ -112,7 +121,9 @@ export class FolderWatcher {
     if (rel === null) return;
     if (path.basename(rel) === '.gitignore') {
       this.filter.forgetGitignore(path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel));
-      this.sink.rescan(`${rel} changed`);
+      this.rescanReason = `${rel} changed`;
+      if (this.buffer.size === 0) this.firstBufferedAt = Date.now();
+      this.schedule(Date.now());
       return;
     }
     // an unlink carries no stats, and a file that just stopped matching must still leave the
@@ -121,8 +132,8 @@ export class FolderWatcher {
     if (this.buffer.size === 0) this.firstBufferedAt = now;
     this.buffer.set(rel, { path: rel, gone, at: now });
     if (this.buffer.size >= this.settings.maxBuffered) {
-      this.burst = true;
-      this.flush();
+      this.burst = true; // everything goes now; the reconcile after the burst covers the rest
+      this.flush(true);
     } else this.schedule(now);
     if (this.burst) this.afterBurst();
   }
@@ -160,16 +171,30 @@ export class FolderWatcher {
   private schedule(now: number): void {
     if (this.timer) clearTimeout(this.timer);
     const waited = now - this.firstBufferedAt;
-    const delay = Math.max(0, Math.min(this.settings.debounceMs, this.settings.maxWaitMs - waited));
+    const debounce = Math.max(this.settings.debounceMs, SETTLE_AFTER_EVENT_MS);
+    const delay = Math.max(SETTLE_AFTER_EVENT_MS, Math.min(debounce, this.settings.maxWaitMs - waited));
     this.timer = setTimeout(() => this.flush(), delay);
   }
 
-  private flush(): void {
+  /** Hands over the paths whose event has settled (all of them when `all`); the rest wait. */
+  private flush(all = false): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (!this.buffer.size) return;
-    const batch = [...this.buffer.values()];
-    this.buffer = new Map();
-    this.sink.changes(batch);
+    const now = Date.now();
+    const ready: PathChange[] = [];
+    for (const [rel, change] of this.buffer) {
+      if (!all && !this.closed && now - change.at < SETTLE_AFTER_EVENT_MS) continue;
+      ready.push(change);
+      this.buffer.delete(rel);
+    }
+    if (ready.length) this.sink.changes(ready);
+    if (this.rescanReason) {
+      this.sink.rescan(this.rescanReason);
+      this.rescanReason = null;
+    }
+    if (this.buffer.size) {
+      this.firstBufferedAt = Math.min(...[...this.buffer.values()].map((c) => c.at));
+      this.schedule(now);
+    }
   }
 }
