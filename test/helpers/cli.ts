@@ -1,6 +1,6 @@
 // Runs the real `trove` bin (node bin/trove.js → dist/) in a child process, with its own
-// TROVE_HOME. dist/ is rebuilt first when any source is newer than its compiled file, so the
-// tests work both after `npm test` (which builds) and on their own.
+// TROVE_HOME. dist/ is rebuilt first when needed, so the tests work both under `npm test`
+// (which builds) and on their own.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,29 +9,33 @@ import { fileURLToPath } from 'node:url';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(REPO, 'bin', 'trove.js');
 
-function staleSources(dir: string): string[] {
-  const out: string[] = [];
+function newestSource(dir: string): number {
+  let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const abs = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...staleSources(abs));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-      const built = path.join(REPO, 'dist', path.relative(path.join(REPO, 'src-main'), abs)).replace(/\.ts$/, '.js');
-      if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < fs.statSync(abs).mtimeMs) out.push(abs);
-    }
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(abs) : entry.name.endsWith('.ts') ? fs.statSync(abs).mtimeMs : 0);
   }
-  return out;
+  return newest;
 }
 
-/** Compiles src-main to dist/ unless it is already up to date (type errors elsewhere do not block emit). */
+/**
+ * Compiles src-main to dist/ unless `npm test` just did, or this helper built it after the last
+ * source change. (dist's own mtimes are not trusted: a build that started before an edit can
+ * finish after it.) Type errors elsewhere do not block tsc's output; only a missing bin is fatal.
+ */
 export function ensureBuilt(): void {
-  const stale = ['engine', 'cli'].flatMap((d) => staleSources(path.join(REPO, 'src-main', d)));
-  if (!stale.length) return;
+  const main = path.join(REPO, 'dist/cli/main.js');
+  if (process.env.npm_lifecycle_event === 'test' && fs.existsSync(main)) return;
+  const stamp = path.join(REPO, 'dist/.test-build-started');
+  const builtAt = fs.existsSync(stamp) ? Number(fs.readFileSync(stamp, 'utf8')) : 0;
+  if (fs.existsSync(main) && builtAt > newestSource(path.join(REPO, 'src-main'))) return;
+  const started = Date.now();
   try {
     execFileSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node.json'], { cwd: REPO, stdio: 'pipe' });
   } catch (err) {
-    // tsc exits non-zero on type errors but still emits; only a missing output is fatal
-    if (!fs.existsSync(path.join(REPO, 'dist/cli/main.js'))) throw err;
+    if (!fs.existsSync(main)) throw err;
   }
+  fs.writeFileSync(stamp, String(started));
 }
 
 export interface CliResult {
