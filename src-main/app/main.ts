@@ -29,7 +29,13 @@ if (!app.requestSingleInstanceLock()) {
 function start(): void {
   const supervisor = new HostSupervisor({
     // the host serves MCP over HTTP too, so assistants reach Trove while the window is closed
-    launch: () => launchUtilityHost(path.join(here, 'host.js'), [], { ...process.env, TROVE_APP: '1' }),
+    launch: () =>
+      launchUtilityHost(path.join(here, 'host.js'), [], {
+        ...process.env,
+        TROVE_APP: '1',
+        // a packaged app ships its models beside app.asar (electron-builder extraResources)
+        TROVE_MODELS_DIR: process.env.TROVE_MODELS_DIR ?? (app.isPackaged ? path.join(process.resourcesPath, 'models') : undefined),
+      }),
   });
   supervisor.onEvent((e) => win?.webContents.send(IPC_EVENT, e));
   supervisor.onStatus(() => refreshTray(supervisor));
