@@ -18,6 +18,7 @@ import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidS
 import { ChunkStore } from './store/chunks.js';
 import type { EmbeddingProgress } from './embed/embedding-stage.js';
 import { EmbeddingService, type CollectionEmbeddingStatus, type EmbeddingOptions } from './embed/embeddings.js';
+import { AnnSpaces } from './search/ann-spaces.js';
 import { ModeSearch } from './search/modes.js';
 import { VectorStore } from './store/vectors.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
@@ -141,6 +142,7 @@ export class Engine {
   private readonly vectors: VectorStore;
   private readonly embeddings: EmbeddingService;
   private readonly modes: ModeSearch;
+  private readonly ann: AnnSpaces;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -176,7 +178,9 @@ export class Engine {
     const vectors = this.vectors;
     this.chunks.addDeleteHook({ forDocument: (id) => vectors.deleteForDocument(id), forCollection: (id) => vectors.deleteForCollection(id) });
     this.embeddings = new EmbeddingService(this.db, this.vectors, this.profileDir, opts.embeddings);
-    this.modes = new ModeSearch(this.db, this.vectors, this.embeddings, this.lexical);
+    this.ann = new AnnSpaces(this.db, path.join(this.profileDir, 'vectors'), opts.embeddings?.annMinVectors);
+    this.vectors.setListener(this.ann);
+    this.modes = new ModeSearch(this.db, this.vectors, this.embeddings, this.lexical, this.ann);
     this.indexing.setPendingEmbeddingProbe((ids) => vectors.documentsPending(ids));
   }
 
@@ -193,6 +197,7 @@ export class Engine {
     this.closed = true;
     const models = this.embeddings.close();
     this.indexing.close();
+    this.ann.close();
     this.db.close();
     return models;
   }

@@ -111,3 +111,29 @@ describe('after embedding', () => {
     await expect(engine.setCollectionModel('notes', 'no-such-model')).rejects.toThrow(TroveError);
   });
 });
+
+describe('ANN index', () => {
+  it('is built in the background once a space is big enough, answers like exact search, and follows deletions', async () => {
+    const dir = tempDir('trove-root-');
+    const words = ['retries and backoff for HTTP clients', 'bread dough and yeast', 'mitochondria and cells', 'rivers and lakes', 'chess openings', 'guitar chords'];
+    writeTree(dir, Object.fromEntries(words.map((w, i) => [`n${i}.md`, `# Note ${i}\n\nThis note is about ${w}.\n`])));
+    const e = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
+    try {
+      e.addCollection({ root: dir, name: 'many' });
+      await e.index();
+      await e.embed();
+      const q = { query: 'how do I configure retry policies', mode: 'vector' as const, minScore: 0 };
+      const exact = (await e.search(q)).results.map((r) => r.path);
+      const file = path.join(e.profileDir, 'vectors', 'space-1.usearch');
+      for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(fs.existsSync(file)).toBe(true);
+      const approx = (await e.search(q)).results.map((r) => r.path);
+      expect(approx).toEqual(exact);
+      fs.rmSync(path.join(dir, 'n0.md'));
+      await e.index();
+      expect((await e.search(q)).results.map((r) => r.path)).not.toContain('n0.md');
+    } finally {
+      await e.close();
+    }
+  });
+});

@@ -30,6 +30,8 @@ export interface EmbeddingOptions {
   variant?: WeightsVariant;
   /** Chunks per write transaction (default 32). */
   batchChunks?: number;
+  /** A vector space gets an ANN index from this many vectors (default 20,000; see search/ann-spaces.ts). */
+  annMinVectors?: number;
   manifestFile?: string;
 }
 

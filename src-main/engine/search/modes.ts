@@ -5,6 +5,7 @@ import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
 import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
+import type { AnnSpaces } from './ann-spaces.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
 import type { LexicalHit, LexicalSearch } from './lexical.js';
@@ -32,8 +33,9 @@ export class ModeSearch {
     private readonly vectors: VectorStore,
     private readonly embeddings: EmbeddingService,
     private readonly lexical: LexicalSearch,
+    ann: AnnSpaces | null = null,
   ) {
-    this.vector = new VectorSearch(db, vectors);
+    this.vector = new VectorSearch(db, vectors, ann);
     this.chunkIdStmt = db.prepare<[number, number], { id: number }>('SELECT id FROM chunks WHERE document_id = ? AND ordinal = ?');
   }
 

@@ -2,7 +2,8 @@
 // store/vectors.ts), collapsed to documents with the best chunk as anchor. Scores are cosine
 // similarities clipped to 0..1; hits below minScore (default 0.3) are dropped.
 import type { Db } from '../store/database.js';
-import type { VectorSpace, VectorStore } from '../store/vectors.js';
+import type { VectorMatch, VectorSpace, VectorStore } from '../store/vectors.js';
+import type { AnnSpaces } from './ann-spaces.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import { parseQuery, type QuerySyntax } from './query.js';
 import { snippetAround, TermMatcher } from './snippet.js';
@@ -66,7 +67,13 @@ interface AnchorRow {
 export class VectorSearch {
   private readonly anchorStmt;
 
-  constructor(private readonly db: Db, private readonly vectors: VectorStore) {
+  private readonly shareCache = new Map<string, { share: number; at: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly vectors: VectorStore,
+    private readonly ann: AnnSpaces | null = null,
+  ) {
     this.anchorStmt = db.prepare<[number], AnchorRow>(
       `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
               c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, t.text
@@ -83,7 +90,7 @@ export class VectorSearch {
     let exhausted = true;
     for (const sq of spaces) {
       for (let k = Math.min(MAX_K, req.top * 4 + 16); ; k = Math.min(MAX_K, k * 4)) {
-        const rows = this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k, f.where ? f : undefined);
+        const rows = (!f.where && this.approximate(sq, k)) || this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k, f.where ? f : undefined);
         const docs = new Map<number, { chunkId: number; distance: number; chunks: number }>();
         for (const r of rows) {
           const d = docs.get(r.documentId);
@@ -111,6 +118,49 @@ export class VectorSearch {
       .slice(0, req.top);
     const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
     return { hits: ranked.map((d) => this.hit(d, matcher, req)), exhausted };
+  }
+
+  /**
+   * k nearest chunks of these collections from the space's ANN index, or null (use exact
+   * search) when there is no index yet, the collections are too small a share of it for
+   * over-fetching to work, or too few candidates survived the collection check.
+   */
+  private approximate(sq: SpaceQuery, k: number): VectorMatch[] | null {
+    const index = this.ann?.get(sq.space);
+    if (!index || !index.size) return null;
+    const share = this.share(sq, index.size);
+    if (share < 0.05) return null; // a small partition: sqlite-vec's partitioned kNN is exact and fast there
+    const fetch = Math.min(index.size, Math.ceil((k * 2) / share));
+    const matches = index.search(sq.vector, fetch);
+    if (!matches.length) return [];
+    const wanted = new Set(sq.collectionIds);
+    const owner = this.db.prepare<number[], { id: number; documentId: number; collectionId: number }>(
+      `SELECT c.id, c.document_id AS documentId, d.collection_id AS collectionId FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.id IN (${matches.map(() => '?').join(',')})`,
+    );
+    const byId = new Map(owner.all(...matches.map((m) => m.key)).map((r) => [r.id, r]));
+    const out: VectorMatch[] = [];
+    for (const m of matches) {
+      const o = byId.get(m.key);
+      if (o && wanted.has(o.collectionId)) out.push({ chunkId: m.key, documentId: o.documentId, distance: m.distance });
+    }
+    if (out.length < Math.min(k, Math.round(index.size * share))) return null; // too few survived: exact instead
+    return out.slice(0, k);
+  }
+
+  /** The share of the index these collections hold (cached briefly: a count over chunks). */
+  private share(sq: SpaceQuery, size: number): number {
+    const key = `${sq.space.id}:${sq.collectionIds.join(',')}`;
+    const hit = this.shareCache.get(key);
+    if (hit && Date.now() - hit.at < 10_000) return hit.share;
+    const n = this.db
+      .prepare<number[], { n: number }>(
+        `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id IN (${sq.collectionIds.map(() => '?').join(',')})`,
+      )
+      .get(...sq.collectionIds)!.n;
+    const share = Math.min(1, n / size);
+    this.shareCache.set(key, { share, at: Date.now() });
+    return share;
   }
 
   private hit(d: { documentId: number; chunkId: number; distance: number; chunks: number; score: number }, matcher: TermMatcher, req: VectorRequest): RankedHit {

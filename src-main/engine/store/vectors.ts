@@ -42,9 +42,31 @@ interface RawSpace {
 const table = (spaceId: number) => `vec_space_${Math.trunc(spaceId)}`;
 const blob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
+/** Told about every change, so derived indexes (ANN, search/ann-spaces.ts) stay in step. */
+export interface VectorChangeListener {
+  inserted(spaceId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): void;
+  deleted(spaceId: number, chunkIds: readonly number[]): void;
+  dropped(spaceId: number): void;
+}
+
 export class VectorStore {
+  private listener: VectorChangeListener | null = null;
+
   constructor(private readonly db: Db) {
     sqliteVec.load(db);
+  }
+
+  setListener(listener: VectorChangeListener | null): void {
+    this.listener = listener;
+  }
+
+  /** Deletes rows by a chunk-id query, telling the listener which went. */
+  private deleteWhere(spaceId: number, idsSql: string, ...params: unknown[]): void {
+    const ids = this.db.prepare<unknown[], { id: number }>(`SELECT rowid AS id FROM ${table(spaceId)}_rowids WHERE rowid IN (${idsSql})`).all(...params).map((r) => r.id);
+    if (!ids.length) return;
+    const del = this.db.prepare(`DELETE FROM ${table(spaceId)} WHERE chunk_id = ?`);
+    for (const id of ids) del.run(BigInt(id));
+    this.listener?.deleted(spaceId, ids);
   }
 
   // ---- spaces --------------------------------------------------------------------------
@@ -90,6 +112,7 @@ export class VectorStore {
         this.db.exec(`DROP TABLE IF EXISTS ${table(id)}`);
         this.db.prepare('DELETE FROM vector_spaces WHERE id = ?').run(id);
       })();
+      this.listener?.dropped(id);
     }
   }
 
@@ -132,9 +155,7 @@ export class VectorStore {
     if (c.buildingSpaceId === null) return;
     this.db.transaction(() => {
       if (c.activeSpaceId !== null && c.activeSpaceId !== c.buildingSpaceId) {
-        this.db.prepare(`DELETE FROM ${table(c.activeSpaceId)} WHERE chunk_id IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?)`).run(collectionId);
-        // rows of chunks deleted meanwhile are keyed by collection too
-        this.db.prepare(`DELETE FROM ${table(c.activeSpaceId)} WHERE collection_id = ?`).run(BigInt(collectionId));
+        this.deleteWhere(c.activeSpaceId, 'SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?', collectionId);
       }
       this.upsertCollection({ ...c, activeSpaceId: c.buildingSpaceId, buildingSpaceId: null });
     })();
@@ -205,18 +226,19 @@ export class VectorStore {
         written++;
       }
     })();
+    this.listener?.inserted(spaceId, rows.filter((r) => exists.get(r.chunkId)));
     return written;
   }
 
   /** Called before a document's chunks are deleted (ChunkStore delete hook). */
   deleteForDocument(documentId: number): void {
-    for (const id of this.spaceIds()) {
-      this.db.prepare(`DELETE FROM ${table(id)} WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ?)`).run(documentId);
-    }
+    for (const id of this.spaceIds()) this.deleteWhere(id, 'SELECT id FROM chunks WHERE document_id = ?', documentId);
   }
 
   deleteForCollection(collectionId: number): void {
-    for (const id of this.spaceIds()) this.db.prepare(`DELETE FROM ${table(id)} WHERE collection_id = ?`).run(BigInt(collectionId));
+    for (const id of this.spaceIds()) {
+      this.deleteWhere(id, 'SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?', collectionId);
+    }
   }
 
   /**

@@ -1,0 +1,124 @@
+// The ANN indexes of the vector spaces big enough to need one (ANN_MIN_VECTORS): built in the
+// background from sqlite-vec, persisted in <profile>/vectors/space-<id>.usearch, kept in step
+// with every insert and delete, and trusted only while their size matches the store's count.
+// Until an index is ready, searches use exact sqlite-vec kNN.
+import fs from 'node:fs';
+import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Db } from '../store/database.js';
+import type { VectorSpace } from '../store/vectors.js';
+import { AnnIndex } from './ann-index.js';
+
+export const ANN_MIN_VECTORS = 20_000;
+/** Vectors added per step of a build: keeps each block of the event loop short (~0.1 s). */
+const BUILD_STEP = 256;
+
+interface Entry {
+  index: AnnIndex;
+  dirty: boolean;
+}
+
+export class AnnSpaces {
+  private readonly ready = new Map<number, Entry>();
+  private readonly building = new Map<number, Promise<void>>();
+  private readonly partial = new Map<number, AnnIndex>();
+  private closed = false;
+
+  constructor(private readonly db: Db, private readonly dir: string, private readonly minVectors = ANN_MIN_VECTORS) {}
+
+  private file(spaceId: number): string {
+    return path.join(this.dir, `space-${Math.trunc(spaceId)}.usearch`);
+  }
+
+  private count(spaceId: number): number {
+    return this.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM vec_space_${Math.trunc(spaceId)}_rowids`).get()!.n;
+  }
+
+  /** The space's ANN index when it is ready and in step with the store; else null (and a build is started when worth it). */
+  get(space: VectorSpace): AnnIndex | null {
+    const e = this.ready.get(space.id);
+    if (e) return e.index;
+    this.ensure(space).catch((err: unknown) => process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
+    return null;
+  }
+
+  /** Loads or builds the index of a space that is big enough (in the background). */
+  ensure(space: VectorSpace): Promise<void> {
+    if (this.closed || this.ready.has(space.id)) return Promise.resolve();
+    const running = this.building.get(space.id);
+    if (running) return running;
+    const n = this.count(space.id);
+    if (n < this.minVectors) return Promise.resolve();
+    const loaded = AnnIndex.load(this.file(space.id), space.dims);
+    if (loaded && loaded.size === n) {
+      this.ready.set(space.id, { index: loaded, dirty: false });
+      return Promise.resolve();
+    }
+    const p = this.build(space).finally(() => {
+      this.building.delete(space.id);
+      this.partial.delete(space.id);
+    });
+    this.building.set(space.id, p);
+    return p;
+  }
+
+  private async build(space: VectorSpace): Promise<void> {
+    const index = AnnIndex.create(space.dims);
+    this.partial.set(space.id, index); // inserts and deletes during the build reach it too
+    const t = `vec_space_${Math.trunc(space.id)}`;
+    // page through keys (a plain rowid range) and fetch each vector by key: no statement stays open across yields
+    const page = this.db.prepare<[number, number], { id: number }>(`SELECT rowid AS id FROM ${t}_rowids WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    const one = this.db.prepare<[bigint], { embedding: Buffer }>(`SELECT embedding FROM ${t} WHERE chunk_id = ?`);
+    const flat = new Float32Array(BUILD_STEP * space.dims);
+    for (let after = 0; ; ) {
+      if (this.closed) return;
+      const ids = page.all(after, BUILD_STEP).map((r) => r.id);
+      if (!ids.length) break;
+      const keys: number[] = [];
+      for (const id of ids) {
+        const b = one.get(BigInt(id))?.embedding;
+        if (!b) continue;
+        if (index.contains(id)) continue; // inserted while this build ran
+        flat.set(new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)), keys.length * space.dims);
+        keys.push(id);
+      }
+      index.addBatch(keys, flat.subarray(0, keys.length * space.dims), 0);
+      after = ids[ids.length - 1]!;
+      await yieldToLoop(); // searches and writes get their turn
+    }
+    if (this.closed) return;
+    // changes made while building went to the store only; the count check catches a mismatch (rebuilt next time)
+    if (index.size !== this.count(space.id)) return;
+    fs.mkdirSync(this.dir, { recursive: true });
+    index.save(this.file(space.id));
+    this.ready.set(space.id, { index, dirty: false });
+  }
+
+  inserted(spaceId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): void {
+    const e = this.ready.get(spaceId);
+    const index = e?.index ?? this.partial.get(spaceId);
+    if (!index) return;
+    for (const r of rows) index.upsert(r.chunkId, r.vector);
+    if (e) e.dirty = true;
+  }
+
+  deleted(spaceId: number, chunkIds: readonly number[]): void {
+    const e = this.ready.get(spaceId);
+    const index = e?.index ?? this.partial.get(spaceId);
+    if (!index) return;
+    for (const id of chunkIds) index.remove(id);
+    if (e) e.dirty = true;
+  }
+
+  dropped(spaceId: number): void {
+    this.ready.delete(spaceId);
+    fs.rmSync(this.file(spaceId), { force: true });
+  }
+
+  /** Saves changed indexes (derived data: a crash only means a rebuild). */
+  close(): void {
+    this.closed = true;
+    for (const [id, e] of this.ready) if (e.dirty) e.index.save(this.file(id));
+    this.ready.clear();
+  }
+}
