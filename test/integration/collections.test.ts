@@ -101,6 +101,23 @@ describe('collections', () => {
     expect(err.message).toMatch(/gone/);
   });
 
+  it('a vanished root fails the index run with IO, but the other collections are still indexed', async () => {
+    const engine = openEngine();
+    const parent = tempDir();
+    writeTree(parent, { 'a-gone/a.md': 'soon gone', 'b-ok/b.md': 'first file' });
+    engine.addCollection({ root: path.join(parent, 'a-gone'), name: 'a-gone' });
+    engine.addCollection({ root: path.join(parent, 'b-ok'), name: 'b-ok' });
+    await engine.index();
+    fs.rmSync(path.join(parent, 'a-gone'), { recursive: true });
+    writeTree(parent, { 'b-ok/c.md': 'second file about herons' });
+    const err = await troveErrorAsync(() => engine.index());
+    expect(err.code).toBe('IO');
+    expect(err.message).toMatch(/a-gone/);
+    expect(engine.search({ query: 'herons' }).results.map((r) => `${r.collection}/${r.path}`)).toEqual(['b-ok/c.md']);
+    // and the vanished folder's documents are kept (an unplugged drive must not empty the index)
+    expect(engine.get('a-gone/a.md').text).toBe('soon gone');
+  });
+
   // An unreadable root is tested in test/cli/unreadable.test.ts (as user nobody when tests run as root).
 
   it('status counts documents, chunks, skipped and failed files per collection, with reasons', async () => {

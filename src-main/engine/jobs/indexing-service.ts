@@ -2,6 +2,7 @@
 // facade exposes: explicit index runs, watching, pause/resume, the progress stream, the
 // failures list and per-result freshness. It owns the queue runner and the watchers and
 // releases them in close().
+import { TroveError } from '../errors.js';
 import type { IndexProgress, IndexReport, IndexerDeps, IndexerOptions } from '../ingest/indexer.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
@@ -88,6 +89,7 @@ export class IndexingService {
   /** Brings collections up to date now (a reconcile scan, then every due job), pauses or not. */
   async index(targets: CollectionRow[], opts: { onProgress?: (p: IndexProgress) => void; signal?: AbortSignal }): Promise<IndexReport[]> {
     const reports: IndexReport[] = [];
+    const rootErrors: Error[] = [];
     for (const c of targets) {
       const collector = new ReportCollector(c.name);
       let scanError: unknown = null;
@@ -113,14 +115,17 @@ export class IndexingService {
         this.jobs.makeDue(c.id, Date.now());
         this.jobs.recordEvents([scanJob(c.id)]);
         await this.runner.drain(c.id, opts.signal);
-        // a missing or unreadable root: nothing was removed from the index; say why
-        if (scanError) throw scanError;
-        reports.push(collector.finish());
+        // a missing or unreadable root: nothing was removed from the index; say why once the
+        // other collections have had their turn (one unplugged drive must not stop the rest)
+        if (scanError) rootErrors.push(scanError as Error);
+        else reports.push(collector.finish());
       } finally {
         stopOutcomes();
         stopProgress();
       }
     }
+    if (rootErrors.length === 1) throw rootErrors[0];
+    if (rootErrors.length) throw new TroveError('IO', rootErrors.map((e) => e.message).join('; '));
     return reports;
   }
 
