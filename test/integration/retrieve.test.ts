@@ -23,6 +23,9 @@ beforeAll(async () => {
   engine = openEngine();
   engine.addCollection({ root: notes, name: 'notes' });
   engine.addCollection({ root: other, name: 'other' });
+  const zh = tempDir();
+  writeTree(zh, { '会议/记录 一.md': '# 会议记录\n\n讨论了检索功能。' });
+  engine.addCollection({ root: zh, name: '笔记' });
   await engine.index();
 });
 
@@ -46,6 +49,13 @@ describe('get', () => {
     expect(at.text.split('\n')[0]).toBe('line 5');
     expect(engine.get(`#${engine.get('lines.txt').docid}:18`).text).toBe('line 18\nline 19\nline 20');
     expect(engine.get('trove://notes/lines.txt:19').text).toBe('line 19\nline 20');
+  });
+
+  it('round-trips URIs of non-ASCII collection and file names', () => {
+    const doc = engine.get('笔记/会议/记录 一.md');
+    expect(doc.uri).toBe('trove://%E7%AC%94%E8%AE%B0/%E4%BC%9A%E8%AE%AE/%E8%AE%B0%E5%BD%95%20%E4%B8%80.md');
+    expect(engine.get(doc.uri).docid).toBe(doc.docid);
+    expect(engine.search({ query: '检索功能' }).results[0]).toMatchObject({ uri: doc.uri, collection: '笔记', path: '会议/记录 一.md' });
   });
 
   it('fromLine, maxLines and lineNumbers', () => {
