@@ -107,8 +107,40 @@ describe('after embedding', () => {
     expect(r.results[0]?.path).toBe('timeouts.md');
   });
 
+  it('picks the multilingual model by itself for a collection of Chinese text, and finds by meaning in Chinese', async () => {
+    const zh = tempDir('trove-root-');
+    writeTree(zh, {
+      'retry.md': '# 重试设置\n\n客户端在请求失败后会自动重试三次，并使用指数退避。\n',
+      'wall.md': '# 长城\n\n长城是中国古代的军事防御工程，绵延数千公里。\n',
+    });
+    engine.addCollection({ root: zh, name: 'zh' });
+    await engine.index({ collection: 'zh' });
+    const [st] = await engine.embed({ collection: 'zh' });
+    expect(st).toMatchObject({ model: 'multilingual-e5-small', vectors: 2 });
+    const r = await engine.search({ query: '如何配置重试次数', mode: 'vector', collections: ['zh'] });
+    expect(r.results[0]?.path).toBe('retry.md');
+  });
+
   it('an unknown model is refused with a clear error', async () => {
     await expect(engine.setCollectionModel('notes', 'no-such-model')).rejects.toThrow(TroveError);
+  });
+});
+
+describe('background embedding', () => {
+  it('with auto on, vectors follow indexing without an explicit embed()', async () => {
+    const dir = tempDir('trove-root-');
+    writeTree(dir, { 'x.md': '# Retries\n\nFailed requests are retried.\n' });
+    const e = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1, auto: true } });
+    try {
+      e.addCollection({ root: dir, name: 'bg' });
+      await e.index();
+      expect(e.search({ query: 'retried' }).results).toHaveLength(1); // keyword-searchable at once
+      for (let i = 0; i < 300 && !e.status().hasVectorIndex; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(e.status()).toMatchObject({ hasVectorIndex: true, needsEmbedding: 0 });
+      expect((await e.search({ query: 'retry policy', mode: 'vector' })).results[0]?.path).toBe('x.md');
+    } finally {
+      await e.close();
+    }
   });
 });
 
