@@ -145,6 +145,7 @@ describe('web UI on trove serve --ui', () => {
     expect(text).toContain('4: # Lighthouse visit');
     expect(text).toContain('The Fresnel lens turns once every ten seconds.');
     await expect(preview.locator('.anchor').first().textContent()).resolves.toMatch(/^\d+: /);
+    await expect(preview.locator('.anchor mark').allTextContents()).resolves.toEqual(['Fresnel', 'lens']);
     await expect(preview.textContent()).resolves.toContain('trove://field-notes/trips/lighthouse.md');
     await shot('05-search-preview');
   });

@@ -3,8 +3,9 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RetrievedDocument, SearchHit } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
+import { highlight } from './highlight';
 
-export function PreviewPanel(props: { hit: SearchHit; onClose(): void }) {
+export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose(): void }) {
   const { hit } = props;
   const [doc, setDoc] = useState<RetrievedDocument | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -57,7 +58,7 @@ export function PreviewPanel(props: { hit: SearchHit; onClose(): void }) {
               const inAnchor = n >= hit.chunk.lineStart && n <= hit.chunk.lineEnd;
               return (
                 <span key={n} ref={n === hit.chunk.lineStart ? anchorRef : undefined} className={inAnchor ? 'anchor' : undefined}>
-                  {line}
+                  {inAnchor ? highlight(line, props.terms) : line}
                   {'\n'}
                 </span>
               );

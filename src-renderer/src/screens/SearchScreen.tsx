@@ -119,7 +119,7 @@ export function SearchScreen() {
           </>
         )}
       </div>
-      {selectedHit && <PreviewPanel hit={selectedHit} onClose={() => selectResult(null)} />}
+      {selectedHit && <PreviewPanel hit={selectedHit} terms={terms} onClose={() => selectResult(null)} />}
     </section>
   );
 }
