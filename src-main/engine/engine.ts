@@ -11,16 +11,15 @@ import type { ProgressEvent, ProgressListener } from './jobs/progress.js';
 import type { Freshness, PendingEmbeddingProbe } from './watch/freshness.js';
 import { errorCode } from './ingest/scan.js';
 import { databasePath, defaultProfileDir } from './profile.js';
-import { DocumentRetriever, documentUri, type GetOptions, type MultiGetOptions, type MultiGetResult, type RetrievedDocument } from './retrieve/documents.js';
+import { DocumentRetriever, type GetOptions, type MultiGetOptions, type MultiGetResult, type RetrievedDocument } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
-import { LexicalSearch, type LexicalHit } from './search/lexical.js';
+import { LexicalSearch } from './search/lexical.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
 import { ChunkStore } from './store/chunks.js';
 import type { EmbeddingProgress } from './embed/embedding-stage.js';
-import { EmbeddingService, type CollectionEmbeddingStatus, type EmbeddingOptions } from './embed/embeddings.js';
-import { AnnSpaces } from './search/ann-spaces.js';
+import { EmbeddingService, type CollectionEmbeddingStatus, type EmbeddingOptions, type EmbeddingStatusReport } from './embed/embeddings.js';
 import { ModeSearch } from './search/modes.js';
-import { VectorStore } from './store/vectors.js';
+import { keywordResponse, semanticResponse } from './search/response.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
@@ -119,7 +118,7 @@ export interface StatusReport {
   /** Chunks still without a vector (all collections shown), whether any vector index exists, and the model per collection. */
   needsEmbedding: number;
   hasVectorIndex: boolean;
-  embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[]; progress: EmbeddingProgress[] };
+  embeddings: EmbeddingStatusReport['embeddings'];
 }
 
 const NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
@@ -139,10 +138,8 @@ export class Engine {
   private readonly chunking: ChunkOptions;
   private readonly maxFileBytes: number;
   private readonly indexing: IndexingService;
-  private readonly vectors: VectorStore;
   private readonly embeddings: EmbeddingService;
   private readonly modes: ModeSearch;
-  private readonly ann: AnnSpaces;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -174,30 +171,21 @@ export class Engine {
         this.embeddings?.changed();
       },
     );
-    this.vectors = new VectorStore(this.db);
-    const vectors = this.vectors;
-    this.chunks.addDeleteHook({ forDocument: (id) => vectors.deleteForDocument(id), forCollection: (id) => vectors.deleteForCollection(id) });
-    this.embeddings = new EmbeddingService(this.db, this.vectors, this.profileDir, opts.embeddings);
-    this.ann = new AnnSpaces(this.db, path.join(this.profileDir, 'vectors'), opts.embeddings?.annMinVectors);
-    this.vectors.setListener(this.ann);
-    this.modes = new ModeSearch(this.db, this.vectors, this.embeddings, this.lexical, this.ann);
-    this.indexing.setPendingEmbeddingProbe((ids) => vectors.documentsPending(ids));
+    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings);
+    this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
+    this.modes = new ModeSearch(this.db, this.embeddings, this.lexical);
   }
 
   static open(opts: EngineOptions = {}): Engine {
     return new Engine(opts);
   }
 
-  /**
-   * Closes the database at once; the promise settles when model workers have exited (they
-   * finish their current run first: terminating one mid-run would abort the process).
-   */
+  /** Closes the database at once; settles when model workers have exited (after their current run: terminating one mid-run aborts the process). */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     const models = this.embeddings.close();
     this.indexing.close();
-    this.ann.close();
     this.db.close();
     return models;
   }
@@ -267,31 +255,19 @@ export class Engine {
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
     const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
-    const off = opts.onProgress ? this.embeddings.onProgress(opts.onProgress) : () => undefined;
-    try {
-      await this.embeddings.run(targets.map((c) => ({ id: c.id, name: c.name })));
-    } finally {
-      off();
-    }
-    const problems = targets.map((c) => this.embeddings.problem(c.name)).filter((p): p is string => !!p);
-    if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);
-    return targets.map((c) => this.embeddings.collectionStatus(c.id, c.name));
+    return this.embeddings.embedNow(targets, opts.onProgress);
   }
 
   /** Chooses a collection's embedding model (null: automatic). Vectors are rebuilt in the background and swapped in when complete. */
   async setCollectionModel(name: string, modelId: string | null): Promise<CollectionEmbeddingStatus> {
-    const c = this.requireCollection(name);
-    if (modelId !== null) await this.embeddings.resolve(modelId); // fails now when the model is unknown or absent
-    this.vectors.setModelChoice(c.id, modelId);
-    this.embeddings.changed();
-    return this.embeddings.collectionStatus(c.id, c.name);
+    return this.embeddings.chooseModel(this.requireCollection(name), modelId);
   }
 
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
     return this.embeddings.onProgress(listener);
   }
 
-  /** The model catalogue and where models are looked for (trove models). */
+  /** Models (catalogue, locations) and the reranker: `trove models`. */
   get models(): EmbeddingService {
     return this.embeddings;
   }
@@ -340,11 +316,7 @@ export class Engine {
 
   // ---- search and retrieval ---------------------------------------------------------------
 
-  /**
-   * Keyword search answers synchronously (as it always has); vector, hybrid and rerank embed
-   * the query in a worker and answer with a promise. Either way a mode that cannot run
-   * (vector search with no vectors) throws its TroveError synchronously, before any work.
-   */
+  /** Keyword search answers synchronously; vector, hybrid and rerank with a promise (the query is embedded in a worker). */
   search(input: SearchRequest & { mode?: 'keyword' }): SearchResponse;
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse>;
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse> {
@@ -353,28 +325,8 @@ export class Engine {
     const filters = this.resolveFilters(req);
     if (req.mode === 'keyword') return this.keywordSearch(req, filters, started);
     const collectionIds = filters.collectionIds ?? this.collections.list().map((c) => c.id);
-    if (req.mode === 'vector') {
-      const reason = this.modes.unavailableReason(collectionIds);
-      if (reason) throw new TroveError('UNAVAILABLE', `vector search is off: ${reason}`);
-    }
-    const p = this.modes.run(req, filters, collectionIds, this.generation).then((r) => {
-      const page = r.hits.slice(req.offset, req.offset + req.limit);
-      const hasMore = r.hits.length > req.offset + req.limit;
-      const fresh = this.indexing.freshness(page.map((h) => h.documentId));
-      return {
-        query: req.query,
-        syntax: req.syntax,
-        results: page.map((h) => this.result(h, fresh.get(h.documentId))),
-        offset: req.offset,
-        limit: req.limit,
-        has_more: hasMore,
-        next_offset: hasMore ? req.offset + req.limit : null,
-        total_estimated: r.exhausted ? r.total : Math.max(r.total, req.offset + req.limit + 1),
-        took_ms: Math.round((performance.now() - started) * 100) / 100,
-        plan: r.plan,
-        ...(r.notices.length ? { notices: r.notices } : {}),
-      };
-    });
+    this.modes.assertAvailable(req.mode, collectionIds); // synchronously: a mode that cannot run says so before any work
+    const p = this.modes.run(req, filters, collectionIds, this.generation).then((r) => semanticResponse(req, r, (ids) => this.indexing.freshness(ids), started));
     p.catch(() => undefined); // the caller gets the rejection; a probe that drops the promise must not crash the process
     return p;
   }
@@ -392,39 +344,9 @@ export class Engine {
 
   private keywordSearch(req: ValidSearchRequest, filters: ResolvedFilters, started: number): SearchResponse {
     const r = this.lexical.search({ ...req, filters }, this.generation);
-    const fresh = this.indexing.freshness(r.hits.map((h) => h.documentId));
-    return {
-      query: req.query,
-      syntax: req.syntax,
-      results: r.hits.map((h) => this.result(h, fresh.get(h.documentId))),
-      offset: req.offset,
-      limit: req.limit,
-      has_more: r.hasMore,
-      next_offset: r.nextOffset,
-      total_estimated: r.totalEstimated,
-      took_ms: Math.round((performance.now() - started) * 100) / 100,
-      plan: r.plan,
-    };
+    return keywordResponse(req, r, this.indexing.freshness(r.hits.map((h) => h.documentId)), started);
   }
 
-  private result(h: Omit<LexicalHit, 'explain'> & { explain?: object }, fresh: Freshness | undefined): SearchResult {
-    return {
-      docid: h.docid,
-      collection: h.collection,
-      path: h.path,
-      uri: documentUri(h.collection, h.path),
-      title: h.title,
-      kind: h.kind,
-      tags: h.tags,
-      modified: new Date(h.modifiedMs).toISOString(),
-      ...(fresh ?? { indexed_at: new Date(h.modifiedMs).toISOString(), stale: true, pendingEmbedding: false }),
-      score: h.score,
-      snippet: h.snippet,
-      line: h.line,
-      chunk: h.chunk,
-      ...(h.explain ? { explain: h.explain as Record<string, unknown> } : {}),
-    };
-  }
 
   get(locator: string, opts: GetOptions = {}): RetrievedDocument {
     return this.retriever.get(locator, opts);
@@ -455,17 +377,7 @@ export class Engine {
       totals: { collections: collections.length, documents: sum('documents'), chunks: sum('chunks'), skipped: sum('skipped'), failed: sum('failed') },
       collections,
       indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
-      ...this.embeddingStatus(visible),
-    };
-  }
-
-  private embeddingStatus(visible: CollectionRow[]): Pick<StatusReport, 'needsEmbedding' | 'hasVectorIndex' | 'embeddings'> {
-    const collections = visible.map((c) => ({ ...this.embeddings.collectionStatus(c.id, c.name), problem: this.embeddings.problem(c.name) }));
-    const names = new Set(visible.map((c) => c.name));
-    return {
-      needsEmbedding: collections.reduce((n, c) => n + c.needsEmbedding, 0),
-      hasVectorIndex: collections.some((c) => c.hasVectorIndex),
-      embeddings: { collections, progress: this.embeddings.progress().filter((p) => names.has(p.collection)) },
+      ...this.embeddings.statusReport(visible),
     };
   }
 

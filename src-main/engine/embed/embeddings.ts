@@ -6,7 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { TroveError } from '../errors.js';
 import type { Db } from '../store/database.js';
-import type { VectorSpace, VectorStore } from '../store/vectors.js';
+import type { ChunkStore } from '../store/chunks.js';
+import { VectorStore, type VectorSpace } from '../store/vectors.js';
+import { AnnSpaces } from '../search/ann-spaces.js';
+import type { PendingEmbeddingProbe } from '../watch/freshness.js';
 import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
 import { looksEnglish } from './language.js';
 import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
@@ -47,6 +50,12 @@ export interface CollectionEmbeddingStatus {
   switchingTo: string | null;
 }
 
+export interface EmbeddingStatusReport {
+  needsEmbedding: number;
+  hasVectorIndex: boolean;
+  embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[]; progress: EmbeddingProgress[] };
+}
+
 const QUERY_CACHE = 256;
 
 export class EmbeddingService {
@@ -64,13 +73,18 @@ export class EmbeddingService {
   /** Why the last stage could not embed a collection (model missing, corrupt...). */
   private readonly problems = new Map<string, string>();
 
+  readonly vectors: VectorStore;
+  readonly ann: AnnSpaces;
+
   constructor(
     private readonly db: Db,
-    private readonly vectors: VectorStore,
     profileDir: string,
     private readonly opts: EmbeddingOptions = {},
   ) {
     this.manifest = loadManifest(opts.manifestFile);
+    this.vectors = new VectorStore(db);
+    this.ann = new AnnSpaces(db, path.join(profileDir, 'vectors'), opts.annMinVectors);
+    this.vectors.setListener(this.ann);
     this.locations = {
       modelsDir: opts.modelsDir ?? (process.env.TROVE_MODELS_DIR || undefined),
       packagedDir: opts.packagedDir,
@@ -80,6 +94,12 @@ export class EmbeddingService {
 
   get modelLocations(): ModelLocations {
     return this.locations;
+  }
+
+  /** Vectors are deleted with their chunks; freshness asks which documents still wait for vectors. */
+  follow(chunks: ChunkStore, indexing: { setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void }): void {
+    chunks.addDeleteHook({ forDocument: (id) => this.vectors.deleteForDocument(id), forCollection: (id) => this.vectors.deleteForCollection(id) });
+    indexing.setPendingEmbeddingProbe((ids) => this.vectors.documentsPending(ids));
   }
 
   // ---- models --------------------------------------------------------------------------
@@ -219,6 +239,27 @@ export class EmbeddingService {
     if (complete && switching) this.vectors.swap(collectionId);
   }
 
+  /** Runs the stage over these collections now; throws UNAVAILABLE when none of them could be embedded. */
+  async embedNow(targets: readonly { id: number; name: string }[], onProgress?: (p: EmbeddingProgress) => void): Promise<CollectionEmbeddingStatus[]> {
+    const off = onProgress ? this.onProgress(onProgress) : () => undefined;
+    try {
+      await this.run(targets.map((c) => ({ id: c.id, name: c.name })));
+    } finally {
+      off();
+    }
+    const problems = targets.map((c) => this.problem(c.name)).filter((p): p is string => !!p);
+    if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);
+    return targets.map((c) => this.collectionStatus(c.id, c.name));
+  }
+
+  /** A collection's model (null: automatic); checked now, re-embedded by the stage, swapped in when complete. */
+  async chooseModel(c: { id: number; name: string }, modelId: string | null): Promise<CollectionEmbeddingStatus> {
+    if (modelId !== null) await this.resolve(modelId); // fails now when the model is unknown or absent
+    this.vectors.setModelChoice(c.id, modelId);
+    this.changed();
+    return this.collectionStatus(c.id, c.name);
+  }
+
   // ---- queries -------------------------------------------------------------------------
 
   /** The query's vector in a space (the same model and weights that made its vectors). */
@@ -275,9 +316,20 @@ export class EmbeddingService {
     };
   }
 
+  statusReport(visible: readonly { id: number; name: string }[]): EmbeddingStatusReport {
+    const collections = visible.map((c) => ({ ...this.collectionStatus(c.id, c.name), problem: this.problem(c.name) }));
+    const names = new Set(visible.map((c) => c.name));
+    return {
+      needsEmbedding: collections.reduce((n, c) => n + c.needsEmbedding, 0),
+      hasVectorIndex: collections.some((c) => c.hasVectorIndex),
+      embeddings: { collections, progress: this.progress().filter((p) => names.has(p.collection)) },
+    };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.ann.close(); // saves changed ANN indexes while the database is still open
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.then((pool) => pool.close(), () => undefined)));

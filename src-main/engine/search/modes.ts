@@ -5,7 +5,6 @@ import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
 import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
-import type { AnnSpaces } from './ann-spaces.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
 import type { LexicalHit, LexicalSearch } from './lexical.js';
@@ -28,14 +27,15 @@ export class ModeSearch {
   private readonly vector: VectorSearch;
   private readonly chunkIdStmt;
 
+  private readonly vectors: VectorStore;
+
   constructor(
     private readonly db: Db,
-    private readonly vectors: VectorStore,
     private readonly embeddings: EmbeddingService,
     private readonly lexical: LexicalSearch,
-    ann: AnnSpaces | null = null,
   ) {
-    this.vector = new VectorSearch(db, vectors, ann);
+    this.vectors = embeddings.vectors;
+    this.vector = new VectorSearch(db, embeddings.vectors, embeddings.ann);
     this.chunkIdStmt = db.prepare<[number, number], { id: number }>('SELECT id FROM chunks WHERE document_id = ? AND ordinal = ?');
   }
 
@@ -65,6 +65,13 @@ export class ModeSearch {
     if (!collectionIds.length) return 'there are no collections to search';
     const why = missing.map((n) => this.embeddings.problem(n)).find(Boolean);
     return `no vectors yet for ${missing.join(', ')}: ${why ?? 'run `trove embed` (or enable background embedding) to compute them'}`;
+  }
+
+  /** Throws UNAVAILABLE (with the reason) when vector search cannot run over these collections. */
+  assertAvailable(mode: ValidSearchRequest['mode'], collectionIds: readonly number[]): void {
+    if (mode !== 'vector') return; // hybrid and rerank fall back and say so in notices
+    const reason = this.unavailableReason(collectionIds);
+    if (reason) throw new TroveError('UNAVAILABLE', `vector search is off: ${reason}`);
   }
 
   async run(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: number[], generation: number): Promise<ModeResult> {

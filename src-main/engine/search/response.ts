@@ -1,0 +1,69 @@
+// Search hits → the response every face shows (SearchResponse): one result shape for every mode.
+import type { SearchResponse, SearchResult } from '../engine.js';
+import { documentUri } from '../retrieve/documents.js';
+import type { Freshness } from '../watch/freshness.js';
+import type { LexicalHit, LexicalResult } from './lexical.js';
+import type { ModeResult } from './modes.js';
+import type { ValidSearchRequest } from './request.js';
+
+export type AnyHit = Omit<LexicalHit, 'explain'> & { explain?: object };
+
+export function toSearchResult(h: AnyHit, fresh: Freshness | undefined): SearchResult {
+  return {
+    docid: h.docid,
+    collection: h.collection,
+    path: h.path,
+    uri: documentUri(h.collection, h.path),
+    title: h.title,
+    kind: h.kind,
+    tags: h.tags,
+    modified: new Date(h.modifiedMs).toISOString(),
+    ...(fresh ?? { indexed_at: new Date(h.modifiedMs).toISOString(), stale: true, pendingEmbedding: false }),
+    score: h.score,
+    snippet: h.snippet,
+    line: h.line,
+    chunk: h.chunk,
+    ...(h.explain ? { explain: h.explain as Record<string, unknown> } : {}),
+  };
+}
+
+export function keywordResponse(req: ValidSearchRequest, r: LexicalResult, fresh: Map<number, Freshness>, started: number): SearchResponse {
+  return {
+    query: req.query,
+    syntax: req.syntax,
+    results: r.hits.map((h) => toSearchResult(h, fresh.get(h.documentId))),
+    offset: req.offset,
+    limit: req.limit,
+    has_more: r.hasMore,
+    next_offset: r.nextOffset,
+    total_estimated: r.totalEstimated,
+    took_ms: Math.round((performance.now() - started) * 100) / 100,
+    plan: r.plan,
+  };
+}
+
+/** One page of a semantic mode's ranked hits. */
+export function semanticResponse(
+  req: ValidSearchRequest,
+  r: ModeResult,
+  freshness: (documentIds: number[]) => Map<number, Freshness>,
+  started: number,
+): SearchResponse {
+  const page = r.hits.slice(req.offset, req.offset + req.limit);
+  const hasMore = r.hits.length > req.offset + req.limit;
+  const fresh = freshness(page.map((h) => h.documentId));
+  return {
+    query: req.query,
+    syntax: req.syntax,
+    results: page.map((h) => toSearchResult(h, fresh.get(h.documentId))),
+    offset: req.offset,
+    limit: req.limit,
+    has_more: hasMore,
+    next_offset: hasMore ? req.offset + req.limit : null,
+    total_estimated: r.exhausted ? r.total : Math.max(r.total, req.offset + req.limit + 1),
+    took_ms: Math.round((performance.now() - started) * 100) / 100,
+    plan: r.plan,
+    ...(r.notices.length ? { notices: r.notices } : {}),
+  };
+}
+
