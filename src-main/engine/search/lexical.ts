@@ -78,6 +78,9 @@ interface AnchorRow {
 }
 
 const MAX_CHUNK_FETCH = 20_000;
+// Column weights title/headings/body. Spelled out rather than ORDER BY the configured `rank`:
+// FTS5's sorted-rank path was ~30% slower than SQLite's top-N sort here (measured).
+const BM25 = 'bm25(chunks_fts, 4.0, 2.0, 1.0)';
 
 export class LexicalSearch {
   private readonly planner: QueryPlanner;
@@ -159,11 +162,11 @@ export class LexicalSearch {
     let stmt = this.statements.get(f.key);
     if (!stmt) {
       const sql = f.where
-        ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, f.rank AS rank
+        ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${BM25} AS rank
              FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
-            WHERE chunks_fts MATCH ? AND ${f.where} ORDER BY f.rank LIMIT ?`
+            WHERE chunks_fts MATCH ? AND ${f.where} ORDER BY rank LIMIT ?`
         : `SELECT m.chunkId, c.document_id AS documentId, m.rank
-             FROM (SELECT rowid AS chunkId, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m
+             FROM (SELECT rowid AS chunkId, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m
              JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank`;
       stmt = this.db.prepare<unknown[], CandidateRow>(sql);
       this.statements.set(f.key, stmt);

@@ -31,8 +31,8 @@ export interface QueryPlan {
 /** Above this share of all chunks a term is too common to drive an OR. */
 const COMMON_SHARE = 0.2;
 /** Roughly how many postings the final OR may rank. */
-const OR_POSTINGS_BUDGET = 10_000;
-const MAX_AND_STEPS = 3;
+const OR_POSTINGS_BUDGET = 4_000;
+const MAX_AND_STEPS = 4;
 const DF_CACHE_SIZE = 5_000;
 
 export class QueryPlanner {
@@ -58,8 +58,8 @@ export class QueryPlanner {
     if (!present.length) return { steps: [], terms: planned, dropped: absent };
 
     const steps: PlanStep[] = [];
-    // AND steps: all present terms, then drop the most frequent one at a time (keep ≥ 3)
-    for (let n = present.length; n >= 2 && steps.length < MAX_AND_STEPS && (n >= 3 || n === present.length); n--) {
+    // AND steps: all present terms, then drop the most frequent one at a time (down to two)
+    for (let n = present.length; n >= 2 && steps.length < MAX_AND_STEPS; n--) {
       steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: present.slice(0, n).map(termExpression).join(' AND ') });
     }
     const informative: PlannedTerm[] = [];
