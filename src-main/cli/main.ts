@@ -2,15 +2,6 @@
 // Each command group lives in commands/; this file wires them and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
 import { isTroveError } from '../engine/errors.js';
-import { registerCollectionCommands } from './commands/collection-commands.js';
-import { registerGetCommands } from './commands/get-commands.js';
-import { registerIndexCommand } from './commands/index-command.js';
-import { registerSearchCommand } from './commands/search-command.js';
-import { registerStatusCommand } from './commands/status-command.js';
-import { registerServeCommand } from './commands/serve-command.js';
-import { registerMcpCommand } from './commands/mcp-command.js';
-import { registerTokenCommand } from './commands/token-command.js';
-import { registerModelsCommand } from './commands/models-command.js';
 import { CliContext } from './context.js';
 import { UsageError } from './options.js';
 
@@ -26,16 +17,8 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
-  registerCollectionCommands(program, ctx);
-  registerIndexCommand(program, ctx);
-  registerSearchCommand(program, ctx);
-  registerGetCommands(program, ctx);
-  registerStatusCommand(program, ctx);
-  registerServeCommand(program, ctx);
-  registerMcpCommand(program, ctx);
-  registerTokenCommand(program, ctx);
-  registerModelsCommand(program, ctx);
   try {
+    for (const register of await commandsFor(argv)) register(program, ctx);
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
   } catch (err) {
@@ -43,6 +26,32 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     ctx.close();
   }
+}
+
+type Register = (program: Command, ctx: CliContext) => void;
+
+// Command modules load on demand: the server, MCP and model commands pull in the HTTP host, the
+// MCP SDK and native libraries, which a plain `trove search` should not pay for (~0.6 s).
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  collection: async () => (await import('./commands/collection-commands.js')).registerCollectionCommands,
+  index: async () => (await import('./commands/index-command.js')).registerIndexCommand,
+  failures: async () => (await import('./commands/index-command.js')).registerIndexCommand,
+  search: async () => (await import('./commands/search-command.js')).registerSearchCommand,
+  get: async () => (await import('./commands/get-commands.js')).registerGetCommands,
+  'multi-get': async () => (await import('./commands/get-commands.js')).registerGetCommands,
+  status: async () => (await import('./commands/status-command.js')).registerStatusCommand,
+  serve: async () => (await import('./commands/serve-command.js')).registerServeCommand,
+  mcp: async () => (await import('./commands/mcp-command.js')).registerMcpCommand,
+  token: async () => (await import('./commands/token-command.js')).registerTokenCommand,
+  models: async () => (await import('./commands/models-command.js')).registerModelsCommand,
+};
+
+/** The named command's module only; every module for help or an unknown command. */
+async function commandsFor(argv: readonly string[]): Promise<Register[]> {
+  const first = argv.find((a) => !a.startsWith('-'));
+  const loaders = first && COMMANDS[first] && !argv.includes('--help') && !argv.includes('-h') ? [COMMANDS[first]] : [...new Set(Object.values(COMMANDS))];
+  const registers = await Promise.all(loaders.map((load) => load()));
+  return [...new Set(registers)];
 }
 
 function reportError(err: unknown, json: boolean): number {
