@@ -80,10 +80,9 @@ export class LiveFolders {
     await this.deps.runner.stop();
   }
 
-  /** A collection was added while watching. */
+  /** Starts a collection's watcher, then reconciles (so nothing changed in between is missed). */
   async watch(c: CollectionRow): Promise<void> {
     if (!this.active || this.watchers.has(c.id)) return;
-    this.requestScan(c.id);
     const watcher = new FolderWatcher(this.deps.filterFor(c), this.sinkFor(c.id, c.name), this.opts);
     this.watchers.set(c.id, { name: c.name, watcher });
     try {
@@ -92,6 +91,7 @@ export class LiveFolders {
       // an unreadable root: the reconcile scan reports it and retries; keep the others going
       process.stderr.write(`trove: cannot watch collection "${c.name}": ${(err as Error).message}\n`);
     }
+    if (this.watchers.has(c.id)) this.requestScan(c.id);
   }
 
   /** A collection is being removed: stop its watcher at once. */
