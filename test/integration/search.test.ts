@@ -18,6 +18,8 @@ beforeAll(async () => {
     'page.html': '<html><head><title>Cooking</title></head><body><h1>Soup</h1><p>Tomato soup recipe with basil.</p></body></html>',
     'old.md': '# Old notes\n\nLegacy retry notes from long ago.\n',
     'deep/dir/nested.md': '# Nested\n\nA nested page about backoff strategies.\n',
+    // long enough to be several chunks: the negated word sits in a different chunk from the match
+    'long.md': `# Long\n\nCircuit breaker notes.\n\n## Appendix\n\n${'Unrelated filler sentence. '.repeat(120)}\n\n## Later\n\nA late mention of backoff.\n`,
   });
   const old = new Date('2020-01-15T00:00:00Z');
   const recent = new Date('2024-06-01T00:00:00Z');
@@ -58,6 +60,12 @@ describe('syntaxes', () => {
   it('prefix matches word starts', () => {
     expect(pathsOf(engine.search({ query: 'tomat', syntax: 'prefix' }))).toEqual(['page.html']);
     expect(engine.search({ query: 'tomat', syntax: 'match' }).results).toEqual([]);
+  });
+
+  it('boolean negation excludes a document that has the word in any chunk', () => {
+    expect(engine.search({ query: 'circuit', syntax: 'boolean', collections: ['work'] }).results.map((h) => h.path)).toEqual(['long.md']);
+    expect(engine.search({ query: 'circuit -backoff', syntax: 'boolean', collections: ['work'] }).results).toEqual([]);
+    expect(engine.search({ query: 'circuit NOT jitter', syntax: 'boolean', collections: ['work'] }).results.map((h) => h.path)).toEqual(['long.md']);
   });
 
   it('boolean supports AND, OR, NOT, groups and quoted phrases', () => {

@@ -86,9 +86,13 @@ export class LexicalSearch {
   private readonly planner: QueryPlanner;
   private readonly statements = new Map<string, Statement<unknown[], CandidateRow>>();
   private readonly anchorStmt;
+  private readonly excludeStmt;
 
   constructor(private readonly db: Db) {
     this.planner = new QueryPlanner(db);
+    this.excludeStmt = db.prepare<[string], { id: number }>(
+      'SELECT DISTINCT c.document_id AS id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?',
+    );
     this.anchorStmt = db.prepare<[number, number], AnchorRow>(
       `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
               c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, t.text
@@ -109,12 +113,13 @@ export class LexicalSearch {
     const tierOf = new Map<number, number>();
     let exhausted = true;
     let last: PlanStep | undefined;
+    const excluded = parsed.kind === 'expression' && parsed.exclude ? this.documentsMatching(parsed.exclude) : null;
     for (const [tier, step] of plan.steps.entries()) {
       last = step;
       const found = this.collect(step.expression, req.filters, needed);
       exhausted = found.exhausted;
       for (const d of found.docs) {
-        if (tierOf.has(d.documentId)) continue;
+        if (tierOf.has(d.documentId) || excluded?.has(d.documentId)) continue;
         tierOf.set(d.documentId, tier);
         docs.push(d);
       }
@@ -138,6 +143,11 @@ export class LexicalSearch {
       totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
       plan: planInfo,
     };
+  }
+
+  private documentsMatching(expression: string): Set<number> {
+    const rows = this.excludeStmt.all(expression);
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Fetches ranked chunks until `needed` distinct documents are found (or nothing more matches). */

@@ -14,7 +14,7 @@ export interface QueryTerm {
 /** What lexical search plans over: terms to rank by (match/prefix) or a fixed expression (phrase/boolean). */
 export type ParsedQuery =
   | { kind: 'terms'; terms: QueryTerm[]; highlight: QueryTerm[] }
-  | { kind: 'expression'; expression: string; highlight: QueryTerm[] };
+  | { kind: 'expression'; expression: string; highlight: QueryTerm[]; /** documents matching this anywhere are dropped */ exclude?: string };
 
 export function parseQuery(text: string, syntax: QuerySyntax): ParsedQuery {
   switch (syntax) {
@@ -175,7 +175,10 @@ function parseBoolean(text: string): ParsedQuery {
   if (!root) throw invalidInput('the query has no searchable words');
   const highlight: QueryTerm[] = [];
   const expression = render(root, highlight);
-  return { kind: 'expression', expression, highlight };
+  // Top-level negations hold for the whole document, not just the matching chunk: `retry -backoff`
+  // must not return a page that mentions backoff in another section.
+  const exclude = root.t === 'and' && root.neg.length ? root.neg.map((n) => render(n, [])).join(' OR ') : undefined;
+  return { kind: 'expression', expression, highlight, exclude };
 }
 
 function render(node: Node, highlight: QueryTerm[]): string {
