@@ -44,6 +44,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   mcp: async () => (await import('./commands/mcp-command.js')).registerMcpCommand,
   token: async () => (await import('./commands/token-command.js')).registerTokenCommand,
   models: async () => (await import('./commands/models-command.js')).registerModelsCommand,
+  embed: async () => (await import('./commands/models-command.js')).registerModelsCommand,
 };
 
 /** The named command's module only; every module for help or an unknown command. */
