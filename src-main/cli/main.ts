@@ -32,7 +32,7 @@ type Register = (program: Command, ctx: CliContext) => void;
 
 // Command modules load on demand: the server, MCP and model commands pull in the HTTP host, the
 // MCP SDK and native libraries, which a plain `trove search` should not pay for (~0.6 s).
-const COMMANDS: Record<string, () => Promise<Register>> = {
+export const COMMANDS: Record<string, () => Promise<Register>> = {
   collection: async () => (await import('./commands/collection-commands.js')).registerCollectionCommands,
   index: async () => (await import('./commands/index-command.js')).registerIndexCommand,
   failures: async () => (await import('./commands/index-command.js')).registerIndexCommand,
