@@ -99,6 +99,10 @@ describe('files', () => {
 
     f.write('.gitignore', '# nothing ignored now\n');
     await waitFor('un-ignored folder indexed after the .gitignore changed', () => found(f.engine, 'capybara').includes('private/diary.md'));
+    // and the folder is watched from now on (no reconcile runs in this test: its interval is 10 min)
+    await sleep(300);
+    f.write('private/later.md', 'capybara written later');
+    await waitFor('a new file in the un-ignored folder is seen by the watcher', () => found(f.engine, 'capybara').includes('private/later.md'));
     f.write('.gitignore', 'public/\n');
     await waitFor('newly ignored folder leaves the index', () => !found(f.engine, 'capybara').includes('public/notes.md'));
   });

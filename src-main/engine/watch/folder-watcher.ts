@@ -150,13 +150,25 @@ export class FolderWatcher {
       // out of inotify watches or file handles: native events are unreliable now, poll instead
       this.sink.error(`native file events unavailable (${err.code}); falling back to polling`);
       this.polling = true;
-      const old = this.watcher;
-      this.watcher = null;
-      void old?.close().then(() => (this.closed ? undefined : this.start())).then(() => this.sink.rescan('switched to polling'));
+      void this.restart('switched to polling');
       return;
     }
     this.sink.error(`watcher error: ${err.message}`);
     this.sink.rescan('watcher error');
+  }
+
+  /** A new chokidar instance over the same root (polling now), then a reconcile for the gap. */
+  private async restart(reason: string): Promise<void> {
+    const old = this.watcher;
+    this.watcher = null;
+    try {
+      await old?.close();
+      if (this.closed) return;
+      await this.start();
+    } catch (err) {
+      this.sink.error(`cannot restart the watcher: ${(err as Error).message}`);
+    }
+    if (!this.closed) this.sink.rescan(reason);
   }
 
   private afterBurst(): void {
@@ -189,6 +201,8 @@ export class FolderWatcher {
     }
     if (ready.length) this.sink.changes(ready);
     if (this.rescanReason) {
+      // chokidar asks `ignored` again for new events, so the watcher itself needs no restart
+      // (tested: a folder un-ignored later is watched); the reconcile handles what is on disk
       this.sink.rescan(this.rescanReason);
       this.rescanReason = null;
     }
