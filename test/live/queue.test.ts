@@ -204,12 +204,14 @@ describe('failures', () => {
     // so it is the periodic reconcile that gives the failed file another try
     const engine = openEngine({ indexing: { ...FAST, live: { ...FAST!.live, reconcileIntervalMs: 1500 } } });
     engine.addCollection({ root, name: 'notes' });
+    // as root, switch to "nobody" so the mode bits apply; any other user is already denied
     const asNobody = async <T>(fn: () => Promise<T>): Promise<T> => {
-      process.seteuid(65534);
+      const seteuid = process.getuid?.() === 0 ? process.seteuid : undefined;
+      seteuid?.(65534);
       try {
         return await fn();
       } finally {
-        process.seteuid(0);
+        seteuid?.(0);
       }
     };
     const [report] = await asNobody(() => engine.index());
