@@ -40,6 +40,7 @@ describe('change detection', () => {
     const [report] = await engine.index();
     expect(report).toMatchObject({ scanned: 4, added: 0, updated: 1, renamed: 1, removed: 1 });
     expect(report!.unchanged).toBe(2); // keep.md by stat, touch.md by hash
+    expect(report!.notices).toEqual([]); // the renamed file's old path is not "deleted before it could be read"
     const after = documentRecords(profile);
 
     // unchanged: not parsed again

@@ -113,6 +113,8 @@ export function applyFiles(
   const moved = new Set<number>();
   const ordered = [...reads].sort((a, b) => Number(isAbsent(a)) - Number(isAbsent(b)));
   for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts));
+  // the old path of a rename was not "deleted before it could be read": it moved
+  for (const o of outcomes.values()) if (o.result === 'renamed' && outcomes.get(o.from)?.result === 'ignored') outcomes.set(o.from, { path: o.from, result: 'ignored' });
   return { outcomes, fts };
 }
 

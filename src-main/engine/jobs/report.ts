@@ -1,5 +1,7 @@
 // Adds up what the queue did for one collection while `Engine.index` waited on it, in the
-// shape the CLI prints (IndexReport).
+// shape the CLI prints (IndexReport). The folder may be scanned more than once meanwhile (the
+// watcher's start-up reconcile and this call's own scan): each scan walks the whole folder, so
+// the latest one says how many files there are, and a file is counted once, by what happened to it.
 import type { FileOutcome, IndexReport, ReconcilePlan } from '../ingest/indexer.js';
 
 export class ReportCollector {
@@ -24,10 +26,15 @@ export class ReportCollector {
     };
   }
 
+  private readonly noticed = new Set<string>();
+  /** Paths the latest scan listed as new or changed. */
+  private listed = new Set<string>();
+  private ignored = 0;
+
   scanned(plan: ReconcilePlan): void {
-    this.report.scanned += plan.scanned;
-    this.report.unchanged += plan.unchanged;
-    this.report.notices.push(...plan.notices);
+    this.report.scanned = plan.scanned;
+    this.listed = new Set(plan.changed.map((c) => c.path));
+    for (const n of plan.notices) this.notice(n);
   }
 
   file(o: FileOutcome): void {
@@ -43,8 +50,7 @@ export class ReportCollector {
         r.renamed++;
         r.bytesRead += o.bytes;
         break;
-      case 'unchanged':
-        r.unchanged++;
+      case 'unchanged': // same content under a new mtime: counted by finish()
         r.bytesRead += o.bytes;
         break;
       case 'removed':
@@ -56,13 +62,24 @@ export class ReportCollector {
         break;
       case 'ignored':
         // listed by the scan, gone (or excluded) by the time it was read
-        if (o.reason) r.notices.push({ path: o.path, reason: o.reason });
+        if (this.listed.has(o.path)) this.ignored++;
+        if (o.reason) this.notice({ path: o.path, reason: o.reason });
         break;
     }
   }
 
   finish(): IndexReport {
-    this.report.durationMs = Math.round(performance.now() - this.started);
-    return this.report;
+    const r = this.report;
+    // every scanned file was either unchanged (fast path or same hash) or has an outcome above
+    r.unchanged = Math.max(0, r.scanned - r.added - r.updated - r.renamed - r.skipped.length - r.failed.length - this.ignored);
+    r.durationMs = Math.round(performance.now() - this.started);
+    return r;
+  }
+
+  private notice(n: { path: string; reason: string }): void {
+    const key = `${n.path}\0${n.reason}`;
+    if (this.noticed.has(key)) return;
+    this.noticed.add(key);
+    this.report.notices.push(n);
   }
 }
