@@ -1,6 +1,7 @@
 // Human-readable output of the CLI (the --json output is the engine's objects as they are).
 import type { CollectionInfo, SearchResponse, StatusReport } from '../engine/engine.js';
 import type { IndexReport } from '../engine/ingest/indexer.js';
+import { describeActivity } from '../engine/jobs/activity.js';
 import type { MultiGetResult } from '../engine/retrieve/documents.js';
 
 export function formatCollections(list: CollectionInfo[]): string {
@@ -56,8 +57,13 @@ export function formatStatus(s: StatusReport): string {
     `Totals:  ${s.totals.collections} collections, ${s.totals.documents} documents, ${s.totals.chunks} chunks` +
       (s.totals.skipped + s.totals.failed ? `, ${s.totals.skipped} skipped, ${s.totals.failed} failed` : ''),
   ];
+  if (s.indexing.watching) lines.push(`Watching: ${s.indexing.watchers.length} folders${s.indexing.paused ? ' (all indexing paused)' : ''}`);
+  if (s.needsEmbedding) lines.push(`Embeddings: ${s.needsEmbedding} chunks waiting (trove embed)`);
   for (const c of s.collections) {
     lines.push('', formatCollections([c]));
+    const activity = s.indexing.collections.find((a) => a.collection === c.name);
+    const line = activity && describeActivity(activity);
+    if (line) lines.push(`  indexing: ${line}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
   }
   return lines.join('\n');

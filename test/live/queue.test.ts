@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
+import { formatStatus } from '../../src-main/cli/format.js';
 import type { Engine } from '../../src-main/engine/engine.js';
 import type { ProgressEvent } from '../../src-main/engine/jobs/progress.js';
 import { openEngine, troveErrorAsync } from '../helpers/engine.js';
@@ -53,10 +54,14 @@ describe('pause and resume', () => {
     expect(found(engine, 'tapir')).toEqual([]);
     expect(engine.status().indexing.paused).toBe(true);
     expect(engine.status().indexing.collections[0]!.paused).toBe(true);
+    // what `trove status` (and the MCP status tool, through the same describeActivity) shows
+    expect(formatStatus(engine.status())).toMatch(/Watching: 1 folders \(all indexing paused\)[\s\S]*\n  indexing: \d+ queued, paused\n?/);
 
     engine.resume();
     await waitFor('queued change applied after resume', () => found(engine, 'tapir').includes('b.md'));
     expect(engine.status().indexing.paused).toBe(false);
+    await waitFor('queue drained', () => engine.status().indexing.collections[0]!.queued === 0);
+    expect(formatStatus(engine.status())).not.toContain('indexing:');
   });
 
   test('pausing one collection leaves the others running', async () => {

@@ -2,6 +2,7 @@
 // counts, and whether semantic search is ready.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { describeActivity } from '../../engine/jobs/activity.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { guarded, textResult } from './results.js';
@@ -18,6 +19,7 @@ const statusOutput = z.object({
       documents: z.number().int(),
       lastUpdated: z.string().nullable(),
       context: z.string(),
+      indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
     }),
   ),
 });
@@ -41,14 +43,19 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           totalDocuments: report.totals.documents,
           needsEmbedding,
           hasVectorIndex,
-          collections: report.collections.map((c) => ({
-            name: c.name,
-            path: c.root,
-            pattern: c.include.join(','),
-            documents: c.documents,
-            lastUpdated: c.lastIndexedAt,
-            context: c.context,
-          })),
+          collections: report.collections.map((c) => {
+            const activity = report.indexing.collections.find((a) => a.collection === c.name);
+            const indexing = activity ? describeActivity(activity) : null;
+            return {
+              name: c.name,
+              path: c.root,
+              pattern: c.include.join(','),
+              documents: c.documents,
+              lastUpdated: c.lastIndexedAt,
+              context: c.context,
+              ...(indexing ? { indexing } : {}),
+            };
+          }),
         };
         const lines = [
           'Trove index status:',
@@ -57,7 +64,9 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           `  Vector index: ${hasVectorIndex ? 'yes' : 'no (vsearch and query are unavailable; use search)'}`,
           `  Collections: ${structured.collections.length}`,
           ...structured.collections.map(
-            (c) => `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'})${c.context ? ` — ${c.context}` : ''}`,
+            (c) =>
+              `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'}` +
+              `${c.indexing ? `; indexing: ${c.indexing}` : ''})${c.context ? ` — ${c.context}` : ''}`,
           ),
         ];
         return textResult(lines.join('\n'), structured);
