@@ -117,4 +117,9 @@ export const migrations: readonly string[] = [
     building_space_id INTEGER REFERENCES vector_spaces(id)  -- being filled after a model switch; swapped in when complete
   );
   `,
+  /* the runner's batch query walks a collection's jobs in run order instead of sorting them all per
+     batch (a tenth of a second per 10k files); it serves the per-collection lookups too */ `
+  CREATE INDEX jobs_batch ON jobs(collection_id, kind, priority DESC, gone, changed_at DESC, id);
+  DROP INDEX jobs_collection;
+  `,
 ];
