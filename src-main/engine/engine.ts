@@ -210,6 +210,11 @@ export class Engine {
     return this.collections.list().map((c) => this.info(c, counts));
   }
 
+  /** Names and context notes only: no document counts, cheap enough for every search. */
+  collectionNotes(): { name: string; context: string }[] {
+    return this.collections.list().map((c) => ({ name: c.name, context: c.context }));
+  }
+
   renameCollection(oldName: string, newName: string): CollectionInfo {
     const c = this.requireCollection(oldName);
     validateName(newName);

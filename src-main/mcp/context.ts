@@ -1,6 +1,6 @@
 // What every tool, resource and prompt handler gets: the engine, the caller's access scope, and
-// a short-lived directory of collection names and context notes (listing collections counts
-// documents, which is too slow to repeat on every search result).
+// a short-lived directory of collection names and context notes (read once a second, not per
+// search result).
 import type { Engine } from '../engine/engine.js';
 import type { Access } from './security/access.js';
 import { canSeeCollection } from './security/access.js';
@@ -38,7 +38,7 @@ export class CollectionDirectory {
   private entries(): Entry[] {
     const now = Date.now();
     if (!this.cached || now - this.cached.at > this.ttlMs) {
-      this.cached = { at: now, entries: this.engine.listCollections().map((c) => ({ name: c.name, context: c.context })) };
+      this.cached = { at: now, entries: this.engine.collectionNotes() };
     }
     return this.cached.entries;
   }

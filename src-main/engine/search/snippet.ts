@@ -16,6 +16,8 @@ export class TermMatcher {
   private readonly stems = new Map<string, string>();
   private readonly prefixes: string[] = [];
   private readonly cjk: string[] = [];
+  /** Word → query term (null: none). Stemming every word of every hit's chunk was the snippet's main cost. */
+  private readonly seen = new Map<string, string | null>();
 
   constructor(terms: readonly QueryTerm[]) {
     for (const t of terms) {
@@ -34,8 +36,7 @@ export class TermMatcher {
     const slice = text.slice(from, to);
     if (this.stems.size || this.prefixes.length) {
       for (const m of slice.matchAll(WORD)) {
-        const word = foldDiacritics(m[0].toLowerCase()); // query tokens are folded the same way
-        const term = this.stems.get(word) ?? this.stems.get(stemmer(word)) ?? this.prefixes.find((p) => word.startsWith(p));
+        const term = this.termFor(m[0]);
         if (term) out.push({ start: from + m.index, end: from + m.index + m[0].length, term });
       }
     }
@@ -43,6 +44,16 @@ export class TermMatcher {
       for (let i = slice.indexOf(b); i >= 0; i = slice.indexOf(b, i + 1)) out.push({ start: from + i, end: from + i + b.length, term: b });
     }
     return out.sort((a, b) => a.start - b.start);
+  }
+
+  private termFor(raw: string): string | null {
+    let term = this.seen.get(raw);
+    if (term === undefined) {
+      const word = foldDiacritics(raw.toLowerCase()); // query tokens are folded the same way
+      term = this.stems.get(word) ?? this.stems.get(stemmer(word)) ?? this.prefixes.find((p) => word.startsWith(p)) ?? null;
+      this.seen.set(raw, term);
+    }
+    return term;
   }
 
   /** Distinct query terms present in `text`. */
