@@ -4,7 +4,6 @@ import { ReportCollector } from '../../src-main/engine/jobs/report.js';
 
 const plan = (scanned: number, changed: string[], notices: ReconcilePlan['notices'] = []): ReconcilePlan => ({
   scanned,
-  unchanged: scanned - changed.length,
   notices,
   changed: changed.map((path) => ({ path, mtimeMs: 1 })),
   vanished: [],

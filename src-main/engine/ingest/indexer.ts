@@ -71,8 +71,8 @@ export type FileOutcome =
   | { path: string; result: 'skipped' | 'failed'; reason: string };
 
 export interface ReconcilePlan {
+  /** Files in the folder now (the rest of them are unchanged by size and mtime). */
   scanned: number;
-  unchanged: number;
   notices: FileProblem[];
   /** New or changed (by size/mtime) or previously failed paths, with their mtime. */
   changed: { path: string; mtimeMs: number }[];
@@ -85,12 +85,12 @@ export function planReconcile(deps: IndexerDeps, collection: CollectionRow): Rec
   assertRootReadable(collection);
   const scan = scanCollection(collection.root, { include: collection.include, exclude: collection.exclude });
   const known = new Map(deps.documents.fingerprints(collection.id).map((f) => [f.path, f]));
-  const plan: ReconcilePlan = { scanned: scan.files.length, unchanged: 0, notices: [...scan.problems], changed: [], vanished: [] };
+  const plan: ReconcilePlan = { scanned: scan.files.length, notices: [...scan.problems], changed: [], vanished: [] };
   for (const file of scan.files) {
     const fp = known.get(file.path);
     known.delete(file.path);
-    if (fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed') plan.unchanged++;
-    else plan.changed.push({ path: file.path, mtimeMs: file.mtimeMs });
+    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed';
+    if (!unchanged) plan.changed.push({ path: file.path, mtimeMs: file.mtimeMs });
   }
   for (const fp of known.keys()) plan.vanished.push(fp);
   return plan;
