@@ -9,6 +9,7 @@ const globs = z.array(z.string().trim().min(1, 'patterns must not be empty')).ma
 
 export const searchModes = ['keyword', 'vector', 'hybrid', 'rerank'] as const;
 export const searchSyntaxes = ['match', 'phrase', 'prefix', 'boolean'] as const;
+export const connectClients = ['Claude Desktop', 'Cursor', 'VS Code'] as const;
 
 export const apiMethods = {
   'collections.list': z.object({}).strict(),
@@ -62,6 +63,10 @@ export const apiMethods = {
   /** The folder browser: sub-folders of `path` (default: the user's home). */
   'folders.list': z.object({ path: z.string().max(4096).optional() }).strict(),
   'connect.info': z.object({}).strict(),
+  /** Merges Trove's server entry into a client's own config file (backing the old file up first). */
+  'connect.writeConfig': z.object({ client: z.enum(connectClients) }).strict(),
+  /** The live log of MCP client requests, newest first; new ones also arrive as events. */
+  'connect.requests': z.object({}).strict(),
   'tokens.list': z.object({}).strict(),
   /** A named MCP token, optionally limited to some collections and tools; the secret is returned once. */
   'tokens.create': z

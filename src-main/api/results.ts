@@ -1,7 +1,7 @@
 // The app API's response side: what each method resolves to, and the events the host pushes.
 // These mirror the engine's facade types without importing them (this file is bundled into the
 // browser); the host's dispatcher is type-checked against both, so a drift fails the build.
-import type { ApiMethod } from './methods.js';
+import type { ApiMethod, connectClients } from './methods.js';
 
 export interface CollectionInfo {
   name: string;
@@ -146,7 +146,30 @@ export interface ConnectInfo {
   endpoint: string | null;
   /** A bearer token clients send, null when the host has none to hand out. */
   token: string | null;
-  configs: { client: 'Claude Desktop' | 'Cursor' | 'VS Code'; file: string; json: string; note: string }[];
+  configs: { client: ConnectClient; file: string; json: string; note: string }[];
+}
+
+export type ConnectClient = (typeof connectClients)[number];
+
+export interface WrittenConfig {
+  client: ConnectClient;
+  /** The client's config file, now holding Trove's entry. */
+  file: string;
+  /** Where the file as it was before is kept; null when there was no file. */
+  backup: string | null;
+}
+
+/** One MCP request in the Connect screen's live log; arguments only as a short preview, never tokens. */
+export interface ClientRequest {
+  id: number;
+  time: string;
+  client: string;
+  method: string;
+  tool: string | null;
+  preview: string | null;
+  status: 'ok' | 'error';
+  httpStatus: number;
+  durationMs: number;
 }
 
 export interface TokenInfo {
@@ -193,6 +216,8 @@ export interface ApiResults {
   get: RetrievedDocument;
   'folders.list': FolderListing;
   'connect.info': ConnectInfo;
+  'connect.writeConfig': WrittenConfig;
+  'connect.requests': ClientRequest[];
   'tokens.list': TokenList;
   'tokens.create': { token: string; info: TokenInfo };
   'tokens.revoke': { revoked: string };
@@ -206,4 +231,5 @@ export type ApiEvent =
   | { type: 'index.activity'; activity: IndexActivity }
   | { type: 'collections.changed' }
   | { type: 'embedding.progress'; progress: EmbeddingProgress }
-  | { type: 'embedding.finished'; collection: string | null; error: string | null };
+  | { type: 'embedding.finished'; collection: string | null; error: string | null }
+  | { type: 'connect.request'; request: ClientRequest };

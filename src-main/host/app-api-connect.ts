@@ -3,7 +3,7 @@
 // endpoint with the bearer token.
 import os from 'node:os';
 import path from 'node:path';
-import type { ConnectInfo } from '../api/results.js';
+import type { ConnectClient, ConnectInfo } from '../api/results.js';
 
 export interface ConnectSource {
   /** e.g. http://127.0.0.1:7077/mcp — null when this host serves no HTTP. */
@@ -21,31 +21,34 @@ export function connectInfo(src: ConnectSource, platform: NodeJS.Platform = proc
     configs: [
       {
         client: 'Claude Desktop',
-        file: claudeDesktopConfigPath(platform),
+        file: clientConfigPath('Claude Desktop', platform),
         json: pretty({ mcpServers: { trove: { command: 'trove', args: ['mcp'] } } }),
         note: 'Claude Desktop starts `trove mcp`, which connects to this running engine (or starts one).',
       },
       {
         client: 'Cursor',
-        file: path.join(os.homedir(), '.cursor', 'mcp.json'),
+        file: clientConfigPath('Cursor', platform),
         json: http ? pretty({ mcpServers: { trove: http } }) : '',
         note: http ? 'Cursor connects over HTTP to the local endpoint.' : pending,
       },
       {
         client: 'VS Code',
-        file: '.vscode/mcp.json (in a workspace) or the user mcp.json',
+        file: clientConfigPath('VS Code', platform),
         json: http ? pretty({ servers: { trove: { type: 'http', ...http } } }) : '',
-        note: http ? 'VS Code connects over HTTP to the local endpoint.' : pending,
+        note: http ? 'VS Code connects over HTTP to the local endpoint (user-level mcp.json; a workspace can use .vscode/mcp.json).' : pending,
       },
     ],
   };
 }
 
-function claudeDesktopConfigPath(platform: NodeJS.Platform): string {
+/** Each client's user-level config file, from the home folder (and %APPDATA% on Windows). */
+export function clientConfigPath(client: ConnectClient, platform: NodeJS.Platform = process.platform): string {
   const home = os.homedir();
-  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
-  if (platform === 'win32') return path.join(process.env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json');
-  return path.join(home, '.config', 'Claude', 'claude_desktop_config.json');
+  if (client === 'Cursor') return path.join(home, '.cursor', 'mcp.json');
+  const [dir, file] = client === 'Claude Desktop' ? ['Claude', 'claude_desktop_config.json'] : [path.join('Code', 'User'), 'mcp.json'];
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', dir, file);
+  if (platform === 'win32') return path.join(process.env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), dir, file);
+  return path.join(home, '.config', dir, file);
 }
 
 function pretty(v: unknown): string {

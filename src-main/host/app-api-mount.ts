@@ -19,6 +19,7 @@ export function mountAppApi(host: Host, opts: { ui: boolean; maxFileBytes?: numb
     engine: host.engine,
     connect: () => ({ endpoint: host.mcpUrl, token: host.token }),
     maxFileBytes: opts.maxFileBytes,
+    requests: host.mcp.requests,
   });
   let ui: UiRoutes | null = null;
   let current: string | null = null;

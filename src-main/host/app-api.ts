@@ -3,12 +3,13 @@
 // (app-api-ipc.ts) and over HTTP for the web UI (ui-routes.ts). Nothing here knows which.
 import { checkParams, isApiMethod, searchModes, type ApiMethod, type ValidApiParams } from '../api/methods.js';
 import type { ApiReply } from '../api/bridge.js';
-import type { ApiEvent, ApiResults, SettingsInfo } from '../api/results.js';
+import type { ApiEvent, ApiResults, ClientRequest, SettingsInfo } from '../api/results.js';
 import type { Engine } from '../engine/engine.js';
 import { isTroveError, TroveError } from '../engine/errors.js';
 import { DEFAULT_CHUNKING } from '../engine/ingest/chunker.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
+import { writeClientConfig } from './client-config-file.js';
 import { listFolders } from './app-api-folders.js';
 import { IndexActivityTracker } from './app-api-indexing.js';
 
@@ -18,6 +19,8 @@ export interface AppApiOptions {
   connect?: () => ConnectSource;
   /** The engine's per-file limit, shown in settings (the engine does not expose it). */
   maxFileBytes?: number;
+  /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */
+  requests?: { list(): ClientRequest[]; onRecord(listener: (r: ClientRequest) => void): () => void };
 }
 
 type Handlers = { [M in ApiMethod]: (p: ValidApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]> };
@@ -44,6 +47,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
   });
 
   const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
+  const offRequests = opts.requests?.onRecord((request) => emit({ type: 'connect.request', request }));
   const embedding = new Set<Promise<unknown>>();
 
   const assertNotIndexing = (name: string, what: string) => {
@@ -108,6 +112,11 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     get: (p) => engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers }),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
+    'connect.writeConfig': (p) => {
+      const config = connectInfo(opts.connect?.() ?? { endpoint: null, token: null }).configs.find((c) => c.client === p.client)!;
+      return writeClientConfig(config);
+    },
+    'connect.requests': () => opts.requests?.list() ?? [],
     'tokens.list': () => ({ tokens: engine.listTokens(), toolNames: [...TOOL_NAMES] }),
     'tokens.create': (p) => {
       const unknown = p.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
@@ -144,6 +153,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     async close() {
       listeners.clear();
       offEmbedding();
+      offRequests?.();
       await indexing.close();
       await Promise.allSettled([...embedding]);
     },

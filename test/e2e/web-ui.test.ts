@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -16,6 +17,8 @@ const CHROMIUM = process.env.TROVE_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-'));
 const docs = path.join(tmp, 'field-notes');
+// the server's HOME: the config-writing buttons must never touch the real one
+const home = path.join(tmp, 'home');
 let server: ChildProcess;
 let serverLog = '';
 let signInUrl = '';
@@ -48,10 +51,11 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(docs, 'birds.md'), '# Birds\n\nGannets dive from thirty metres; puffins nest in burrows on the cliff top.\n');
   for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(docs, `log-${i}.txt`), `Day ${i}: tide tables, weather and a short walk.\n`);
   fs.writeFileSync(path.join(docs, 'scan.md'), Buffer.from([0, 159, 146, 150, 0, 0, 1, 2]));
+  fs.mkdirSync(home);
 
   server = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
     cwd: tmp,
-    env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '', TROVE_MODELS_DIR: MODELS },
+    env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData'), TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '', TROVE_MODELS_DIR: MODELS },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server.stderr!.on('data', (d: Buffer) => (serverLog += d.toString()));
@@ -220,6 +224,43 @@ describe('web UI on trove serve --ui', () => {
     expect(copied.mcpServers.trove.headers.Authorization).toMatch(/^Bearer trove_/);
     await expect(page.getByTestId('config-Claude Desktop').textContent()).resolves.toContain('"mcp"');
     await shot('08-connect');
+  });
+
+  it('writes a config into the client’s own file, backing up the one already there', async () => {
+    const card = page.getByTestId('config-Cursor');
+    const file = path.join(home, '.cursor', 'mcp.json');
+    await card.getByRole('button', { name: 'Write to Cursor config' }).click();
+    await expect.poll(() => card.getByTestId('write-result').textContent()).toContain(`Wrote Trove into ${file}.`);
+    await expect(card.getByTestId('write-result').textContent()).resolves.toContain('no backup was needed');
+    const written = JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: { trove: { url: string } } };
+    expect(written.mcpServers.trove.url).toBe(await page.getByTestId('endpoint').textContent());
+
+    fs.writeFileSync(file, JSON.stringify({ mcpServers: { other: { command: 'other-mcp' } } }));
+    await card.getByRole('button', { name: 'Write to Cursor config' }).click();
+    await expect.poll(() => card.getByTestId('write-result').textContent()).toContain(`The previous file is kept as ${file}.trove-backup-`);
+    expect(Object.keys((JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: object }).mcpServers)).toEqual(['other', 'trove']);
+
+    const claude = page.getByTestId('config-Claude Desktop');
+    const claudeFile = path.join(home, '.config', 'Claude', 'claude_desktop_config.json');
+    fs.mkdirSync(path.dirname(claudeFile), { recursive: true });
+    fs.writeFileSync(claudeFile, '{ not json');
+    await claude.getByRole('button', { name: 'Write to Claude Desktop config' }).click();
+    await expect.poll(() => claude.getByRole('alert').textContent()).toContain('is not valid JSON');
+    expect(fs.readFileSync(claudeFile, 'utf8')).toBe('{ not json');
+    await shot('08-connect-written');
+  });
+
+  it('shows each MCP client request in the live log as it happens', async () => {
+    const log = page.getByTestId('request-log');
+    const config = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')) as { mcpServers: { trove: { url: string; headers: Record<string, string> } } };
+    const client = new Client({ name: 'e2e-assistant', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(config.mcpServers.trove.url), { requestInit: { headers: config.mcpServers.trove.headers } }));
+    await client.callTool({ name: 'search', arguments: { query: 'puffins' } });
+    await client.close();
+    const newest = log.getByTestId('request').first();
+    await expect.poll(() => newest.textContent()).toMatch(/e2e-assistant.*tools\/call search.*puffins.*ok.*ms/);
+    await expect(log.textContent()).resolves.not.toContain(config.mcpServers.trove.headers.Authorization!.slice(7));
+    await shot('08-connect-request-log');
   });
 
   it('shows the settings the engine reports, and what is not adjustable yet', async () => {

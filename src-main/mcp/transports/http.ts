@@ -17,6 +17,7 @@ import type { Authenticator } from '../security/auth.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../security/rate-limit.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
 import { InMemoryEventStore } from './event-store.js';
+import { clientNameOf, McpRequestLog } from './request-log.js';
 
 export interface McpHttpOptions {
   engine: Engine;
@@ -27,12 +28,16 @@ export interface McpHttpOptions {
   sessionIdleMs?: number;
   maxSessions?: number;
   extend?: ServerExtension;
+  /** How many client requests the live log keeps (default 200). */
+  requestLogSize?: number;
 }
 
 export interface McpHttpEndpoint {
   route: RouteHandler;
   /** Live 2025-era sessions (for status and tests). */
   sessionCount(): number;
+  /** The live log of client requests (the Connect screen's). */
+  requests: McpRequestLog;
   close(): Promise<void>;
 }
 
@@ -42,6 +47,8 @@ interface Session {
   transport: NodeStreamableHTTPServerTransport;
   access: Access;
   lastSeen: number;
+  /** From initialize's clientInfo, for the request log. */
+  clientName: string | null;
 }
 
 export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
@@ -53,6 +60,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   const directory = new CollectionDirectory(opts.engine);
   const contextFor = (access: Access): McpContext => ({ engine: opts.engine, access, directory });
   const sessions = new Map<string, Session>();
+  const requests = new McpRequestLog(opts.requestLogSize);
 
   const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend), {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
@@ -75,7 +83,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
         sessionIdGenerator: () => randomUUID(),
         eventStore: new InMemoryEventStore(),
         retryInterval: 1000,
-        onsessioninitialized: (id) => void sessions.set(id, { transport, access, lastSeen: Date.now() }),
+        onsessioninitialized: (id) => void sessions.set(id, { transport, access, lastSeen: Date.now(), clientName: clientNameOf(body) }),
         onsessionclosed: (id) => void sessions.delete(id),
       });
       transport.onclose = () => {
@@ -148,6 +156,8 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
       return true;
     }
+    const session = sessions.get(header(req, 'mcp-session-id') ?? '');
+    requests.watch(res, body, (session?.access.key === access.key ? session.clientName : null) ?? access.name);
     if (await isLegacyRequest(await toWebRequest(req, body), body)) await handleLegacy(req, res, access, body);
     else await modernNode(req, res, body);
     return true;
@@ -156,6 +166,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   return {
     route,
     sessionCount: () => sessions.size,
+    requests,
     async close() {
       clearInterval(sweep);
       const open = [...sessions.values()];

@@ -1,7 +1,8 @@
 // Connect: where assistants reach this engine, and configs to paste into each client.
 import { useEffect, useState } from 'react';
-import type { ConnectInfo } from '../../../src-main/api/results';
+import type { ConnectClient, ConnectInfo, WrittenConfig } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
+import { RequestLogPanel } from '../components/RequestLogPanel';
 import { TokensPanel } from '../components/TokensPanel';
 
 async function copyText(text: string): Promise<void> {
@@ -24,6 +25,7 @@ export function ConnectScreen() {
   const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const [showToken, setShowToken] = useState(false);
+  const [written, setWritten] = useState<Partial<Record<ConnectClient, { done: WrittenConfig } | { error: string } | 'busy'>>>({});
 
   useEffect(() => {
     trove.call('connect.info', {}).then(setInfo, (err) => setError(errorMessage(err)));
@@ -36,6 +38,16 @@ export function ConnectScreen() {
       setError(null);
     } catch (err) {
       setError(errorMessage(err));
+    }
+  };
+
+  const write = async (client: ConnectClient) => {
+    setWritten((w) => ({ ...w, [client]: 'busy' }));
+    try {
+      const done = await trove.call('connect.writeConfig', { client });
+      setWritten((w) => ({ ...w, [client]: { done } }));
+    } catch (err) {
+      setWritten((w) => ({ ...w, [client]: { error: errorMessage(err) } }));
     }
   };
 
@@ -72,9 +84,6 @@ export function ConnectScreen() {
                 <span className="muted">none handed out by this host</span>
               )}
             </p>
-            <p className="muted">
-              Not in this build yet: buttons that write these configs into the clients' own files, and a live log of client requests.
-            </p>
           </div>
           <TokensPanel onCopy={(what, text) => void copy(what, text)} />
           {info.configs.map((c) => (
@@ -84,15 +93,44 @@ export function ConnectScreen() {
                 <button type="button" disabled={!c.json} onClick={() => void copy(`${c.client} config`, c.json)}>
                   Copy config
                 </button>
+                <button type="button" disabled={!c.json || written[c.client] === 'busy'} onClick={() => void write(c.client)}>
+                  Write to {c.client} config
+                </button>
               </header>
+              <WriteResult state={written[c.client]} />
               <p className="muted">
                 {c.note} File: <code>{c.file}</code>
               </p>
               {c.json && <pre className="config">{info.token && !showToken ? c.json.replaceAll(info.token, '•'.repeat(12)) : c.json}</pre>}
             </div>
           ))}
+          <RequestLogPanel />
         </>
       )}
     </section>
+  );
+}
+
+function WriteResult({ state }: { state: { done: WrittenConfig } | { error: string } | 'busy' | undefined }) {
+  if (!state || state === 'busy') return null;
+  if ('error' in state) {
+    return (
+      <p className="error" role="alert" data-testid="write-result">
+        Not written: {state.error}
+      </p>
+    );
+  }
+  return (
+    <p className="notice" role="status" data-testid="write-result">
+      Wrote Trove into <code>{state.done.file}</code>.{' '}
+      {state.done.backup ? (
+        <>
+          The previous file is kept as <code>{state.done.backup}</code>.
+        </>
+      ) : (
+        'There was no file before, so no backup was needed.'
+      )}{' '}
+      Restart {state.done.client} to pick it up.
+    </p>
   );
 }

@@ -1,0 +1,125 @@
+// The live log of MCP client requests shown on the Connect screen: a bounded in-memory ring of
+// what was asked (method, tool, a short preview of the arguments), by whom, how it ended and how
+// long it took. It never keeps tokens, nor arguments beyond the preview; nothing is written to disk.
+import type { ServerResponse } from 'node:http';
+
+export interface McpRequestRecord {
+  /** Increasing per process, so a listener can tell entries apart. */
+  id: number;
+  time: string;
+  /** The client's own name (initialize clientInfo or the request's _meta), else the token's name. */
+  client: string;
+  method: string;
+  /** For tools/call: the tool's name. */
+  tool: string | null;
+  /** The arguments as JSON, cut to a few dozen characters. */
+  preview: string | null;
+  status: 'ok' | 'error';
+  httpStatus: number;
+  durationMs: number;
+}
+
+export const DEFAULT_REQUEST_LOG_SIZE = 200;
+const PREVIEW_CHARS = 60;
+
+export class McpRequestLog {
+  private readonly entries: McpRequestRecord[] = [];
+  private readonly listeners = new Set<(r: McpRequestRecord) => void>();
+  private nextId = 1;
+
+  constructor(private readonly size = DEFAULT_REQUEST_LOG_SIZE) {}
+
+  /** Newest first. */
+  list(): McpRequestRecord[] {
+    return [...this.entries].reverse();
+  }
+
+  onRecord(listener: (r: McpRequestRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  add(r: Omit<McpRequestRecord, 'id'>): void {
+    const record = { id: this.nextId++, ...r };
+    this.entries.push(record);
+    if (this.entries.length > this.size) this.entries.splice(0, this.entries.length - this.size);
+    for (const l of this.listeners) l(record);
+  }
+
+  /**
+   * Records each JSON-RPC request in `body` when `res` finishes. A 200 can still carry a JSON-RPC
+   * error or a tool result with isError, so the response is scanned for those markers as it is
+   * written (they only appear unescaped as structure, never inside a quoted text).
+   */
+  watch(res: ServerResponse, body: unknown, clientName: string): void {
+    const requests = (Array.isArray(body) ? body : [body]).filter(isRequest);
+    if (!requests.length) return;
+    const started = performance.now();
+    const time = new Date().toISOString();
+    let failed = false;
+    let tail = '';
+    const scan = (chunk: unknown) => {
+      if (failed || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      const text = tail + (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+      if (/"isError":\s*true|"error":\s*\{\s*"code"/.test(text)) failed = true;
+      tail = text.slice(-32);
+    };
+    const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+    res.write = ((...a: unknown[]) => {
+      scan(a[0]);
+      return write(...a);
+    }) as typeof res.write;
+    res.end = ((...a: unknown[]) => {
+      scan(a[0]);
+      return end(...a);
+    }) as typeof res.end;
+    res.once('close', () => {
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const error = failed || res.statusCode >= 400 || !res.writableFinished;
+      for (const m of requests) {
+        const params = (m.params ?? {}) as Record<string, unknown>;
+        const tool = m.method === 'tools/call' && typeof params.name === 'string' ? params.name : null;
+        this.add({
+          time,
+          client: clientNameOf(m) ?? clientName,
+          method: m.method,
+          tool,
+          preview: previewOf(tool ? params.arguments : m.method === 'initialize' ? undefined : withoutMeta(params)),
+          status: error ? 'error' : 'ok',
+          httpStatus: res.statusCode,
+          durationMs,
+        });
+      }
+    });
+  }
+}
+
+interface JsonRpcRequest {
+  method: string;
+  id: unknown;
+  params?: unknown;
+}
+
+function isRequest(m: unknown): m is JsonRpcRequest {
+  return typeof m === 'object' && m !== null && typeof (m as JsonRpcRequest).method === 'string' && 'id' in m;
+}
+
+/** initialize's clientInfo (2025 sessions) or the per-request _meta envelope (2026 clients). */
+export function clientNameOf(m: unknown): string | null {
+  if (!isRequest(m)) return null;
+  const params = (m.params ?? {}) as { clientInfo?: { name?: unknown }; _meta?: Record<string, { name?: unknown } | undefined> };
+  const name = params.clientInfo?.name ?? params._meta?.['io.modelcontextprotocol/clientInfo']?.name;
+  return typeof name === 'string' && name.trim() ? name.trim().slice(0, 80) : null;
+}
+
+function withoutMeta(params: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { _meta: _gone, ...rest } = params;
+  return Object.keys(rest).length ? rest : undefined;
+}
+
+function previewOf(v: unknown): string | null {
+  if (v === undefined) return null;
+  const text = JSON.stringify(v) ?? '';
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
