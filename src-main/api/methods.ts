@@ -78,6 +78,10 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
+  /** The embedding/reranker model catalogue and whether each model's files are here. */
+  'models.list': z.object({}).strict(),
+  /** Embed a collection with this model (null: automatic, by language); re-embeds in the background. */
+  'collections.setModel': z.object({ name, model: z.string().trim().min(1).max(200).nullable() }).strict(),
 } as const;
 
 export type ApiMethod = keyof typeof apiMethods;

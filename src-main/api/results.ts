@@ -200,6 +200,18 @@ export interface SettingsInfo {
   notYet: { setting: string; reason: string }[];
 }
 
+/** One model of the catalogue (engine/embed/catalogue.ts). */
+export interface ModelEntry {
+  id: string;
+  role: string;
+  languages: string[];
+  dims: number | null;
+  state: string;
+  ready: boolean;
+  where: string | null;
+  testOnly: boolean;
+}
+
 export interface ApiResults {
   'collections.list': CollectionInfo[];
   'collections.add': CollectionInfo;
@@ -222,6 +234,8 @@ export interface ApiResults {
   'tokens.create': { token: string; info: TokenInfo };
   'tokens.revoke': { revoked: string };
   'settings.get': SettingsInfo;
+  'models.list': ModelEntry[];
+  'collections.setModel': { collection: string; model: string | null; vectors: number; needsEmbedding: number; switchingTo: string | null };
 }
 
 export type ApiResult<M extends ApiMethod> = ApiResults[M];

@@ -6,6 +6,7 @@ import type { ApiReply } from '../api/bridge.js';
 import type { ApiEvent, ApiResults, ClientRequest, SettingsInfo } from '../api/results.js';
 import type { Engine } from '../engine/engine.js';
 import { isTroveError, TroveError } from '../engine/errors.js';
+import { modelCatalogue } from '../engine/embed/catalogue.js';
 import { DEFAULT_CHUNKING } from '../engine/ingest/chunker.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
@@ -59,6 +60,21 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     emit({ type: 'collections.changed' });
     return v;
   };
+  // minutes of model work: answer now, report through events
+  const startEmbedding = (name: string | undefined) => {
+    const run: Promise<unknown> = engine
+      .embed({ collection: name })
+      .then(
+        () => emit({ type: 'embedding.finished', collection: name ?? null, error: null }),
+        (err: unknown) => emit({ type: 'embedding.finished', collection: name ?? null, error: err instanceof Error ? err.message : String(err) }),
+      )
+      .finally(() => {
+        embedding.delete(run);
+        emit({ type: 'collections.changed' });
+      });
+    embedding.add(run);
+    return { started: name ?? 'all' };
+  };
 
   const handlers: Handlers = {
     'collections.list': () => engine.listCollections(),
@@ -92,20 +108,14 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     },
     'collections.embed': (p) => {
       if (p.name && !engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
-      // minutes of model work: answer now, report through events
-      const run: Promise<unknown> = engine
-        .embed({ collection: p.name })
-        .then(
-          () => emit({ type: 'embedding.finished', collection: p.name ?? null, error: null }),
-          (err: unknown) => emit({ type: 'embedding.finished', collection: p.name ?? null, error: err instanceof Error ? err.message : String(err) }),
-        )
-        .finally(() => {
-          embedding.delete(run);
-          emit({ type: 'collections.changed' });
-        });
-      embedding.add(run);
-      return { started: p.name ?? 'all' };
+      return startEmbedding(p.name);
     },
+    'collections.setModel': async (p) => {
+      const status = await engine.setCollectionModel(p.name, p.model);
+      startEmbedding(p.name); // the new model's vectors are built beside the old ones, swapped in when done
+      return changed(status);
+    },
+    'models.list': () => modelCatalogue(engine.models.manifest, engine.models.modelLocations),
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
     search: (p) => engine.search(p),
@@ -190,10 +200,9 @@ async function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): Promis
     searchModes: searchModeStates,
     notYet: [
       { setting: 'port', reason: 'set with `trove serve --port`; the engine host does not change it while running' },
-      { setting: 'model choice and download', reason: 'the engine picks a model per collection (and can switch); choosing one and downloading it from the UI is not built yet' },
+      { setting: 'model download', reason: 'choose among the models already here (above); download others with `trove models pull <id>`' },
       { setting: 'limits (file size, chunk size)', reason: 'read at start-up (TROVE_MAX_FILE_BYTES); not changeable from the UI yet' },
       { setting: 'redaction', reason: 'the engine has no redaction rules yet; secrets files are always excluded' },
-      { setting: 'theme', reason: 'follows the operating system (light/dark); no override yet' },
     ],
   };
 }

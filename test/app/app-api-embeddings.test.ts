@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiReply } from '../../src-main/api/bridge.js';
-import type { ApiEvent, StatusReport } from '../../src-main/api/results.js';
+import type { ApiEvent, ModelEntry, StatusReport } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/engine.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 
@@ -62,6 +62,25 @@ describe('app API: live folders and embeddings', () => {
     expect(status.embeddings?.collections.find((c) => c.collection === 'kitchen')).toMatchObject({ needsEmbedding: 0, model: expect.any(String) });
     const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'baking bread at home', mode: 'vector' }));
     expect(found.results[0]?.path).toBe('bread.md');
+  });
+
+  it('lists the model catalogue with what is here, and switches a collection to another model', async () => {
+    const models = ok<ModelEntry[]>(await api.call('models.list', {}));
+    expect(models.find((m) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ role: 'embed', ready: true, state: expect.stringMatching(/^ready/) });
+    expect(models.find((m) => m.id === 'multilingual-e5-small')).toMatchObject({ role: 'embed', ready: true });
+    const before = ok<StatusReport>(await api.call('status', {})).embeddings!.collections.find((c) => c.collection === 'kitchen')!;
+    const other = before.model === 'multilingual-e5-small' ? 'all-MiniLM-L6-v2' : 'multilingual-e5-small';
+
+    const switched = ok<{ model: string | null }>(await api.call('collections.setModel', { name: 'kitchen', model: other }));
+    expect(switched).toMatchObject({ model: before.model }); // the old vectors serve until the new ones are done
+    await api.idle();
+    const after = ok<StatusReport>(await api.call('status', {})).embeddings!.collections.find((c) => c.collection === 'kitchen')!;
+    expect(after).toMatchObject({ model: other, switchingTo: null, needsEmbedding: 0 });
+    const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'baking bread at home', mode: 'vector' }));
+    expect(found.results[0]?.path).toBe('bread.md');
+
+    expect(await api.call('collections.setModel', { name: 'kitchen', model: 'no-such-model' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('no-such-model') } });
+    expect(await api.call('collections.setModel', { name: 'ghost', model: null })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
   });
 
   it('refuses to embed a collection that does not exist', async () => {

@@ -269,7 +269,28 @@ describe('web UI on trove serve --ui', () => {
     await expect(page.getByTestId('modes').textContent()).resolves.toContain('keyword: available');
     await expect(page.getByText('Not adjustable here yet').isVisible()).resolves.toBe(true);
     await expect(page.locator('main').textContent()).resolves.toContain(path.join(tmp, 'profile'));
+    // the model catalogue, and the model each collection's vectors come from
+    const models = page.getByTestId('models');
+    await expect.poll(() => models.getByTestId('model-all-MiniLM-L6-v2').textContent()).toMatch(/embed.*ready/);
+    await expect(models.getByLabel('field-notes').inputValue()).resolves.toMatch(/MiniLM|e5/);
+    await expect(models.getByTestId('model-state-field-notes').textContent()).resolves.toMatch(/\d+ vectors/);
     await shot('09-settings');
+  });
+
+  it('switches between light and dark, and remembers the choice', async () => {
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const theme = page.getByTestId('theme');
+    await expect(theme.getByLabel('Follow the system').isChecked()).resolves.toBe(true);
+    await expect(background()).resolves.toBe('rgb(246, 247, 249)'); // headless Chromium reports a light system
+    await theme.getByLabel('Dark').check();
+    await expect.poll(background).toBe('rgb(21, 24, 29)');
+    await shot('09b-settings-dark');
+    await page.reload();
+    await expect.poll(background).toBe('rgb(21, 24, 29)');
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expect(page.getByTestId('theme').getByLabel('Dark').isChecked()).resolves.toBe(true);
+    await page.getByTestId('theme').getByLabel('Follow the system').check();
+    await expect.poll(background).toBe('rgb(246, 247, 249)');
   });
 
   it('removes a collection only after confirmation, leaving the files alone', async () => {

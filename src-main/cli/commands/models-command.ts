@@ -1,6 +1,7 @@
 // `trove models list|pull|verify|use` (the embedding and reranker models) and `trove embed`
 // (compute the vectors still missing, with progress).
 import { Command } from 'commander';
+import { modelCatalogue } from '../../engine/embed/catalogue.js';
 import { downloadModel } from '../../engine/embed/downloader.js';
 import { findModel } from '../../engine/embed/manifest.js';
 import { candidateDirs, resolveModel } from '../../engine/embed/resolver.js';
@@ -15,19 +16,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
       const svc = ctx.engine().models;
-      const rows: { id: string; role: string; languages: string[]; dims: number | null; state: string; where: string | null; testOnly: boolean }[] = [];
-      for (const spec of svc.manifest.models) {
-        let state = 'ready';
-        let where: string | null = null;
-        try {
-          const r = await resolveModel(spec, svc.modelLocations);
-          where = r.dir;
-          if (!r.verified) state = 'ready (unverified: no published sha256)';
-        } catch (err) {
-          state = (err as { details?: { reason?: string } }).details?.reason ?? 'unavailable';
-        }
-        rows.push({ id: spec.id, role: spec.role, languages: spec.languages, dims: spec.dims ?? null, state, where, testOnly: spec.testOnly });
-      }
+      const rows = await modelCatalogue(svc.manifest, svc.modelLocations);
       ctx.print({ models: rows, locations: svc.modelLocations }, () =>
         rows.map((r) => `${r.id.padEnd(26)} ${r.role.padEnd(7)} ${r.state}${r.where ? `  ${r.where}` : ''}`).join('\n'),
       );

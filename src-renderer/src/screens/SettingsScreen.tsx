@@ -1,11 +1,21 @@
-// Settings: what this engine reports about itself, and, plainly, what cannot be changed yet.
+// Settings: theme, embedding models, what this engine reports about itself, and, plainly, what
+// cannot be changed yet.
 import { useEffect, useState } from 'react';
 import type { SettingsInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
+import { ModelsCard } from '../components/ModelsCard';
+import { applyTheme, savedTheme, themeChoices, type ThemeChoice } from '../theme';
+
+const themeLabels: Record<ThemeChoice, string> = { system: 'Follow the system', light: 'Light', dark: 'Dark' };
 
 export function SettingsScreen() {
   const [info, setInfo] = useState<SettingsInfo | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [theme, setTheme] = useState<ThemeChoice>(savedTheme);
+  const pickTheme = (t: ThemeChoice) => {
+    applyTheme(t);
+    setTheme(t);
+  };
   useEffect(() => {
     trove.call('settings.get', {}).then(setInfo, (err) => setError(errorMessage(err)));
   }, []);
@@ -18,6 +28,15 @@ export function SettingsScreen() {
           {error}
         </p>
       )}
+      <fieldset className="card" data-testid="theme">
+        <legend>Theme</legend>
+        {themeChoices.map((t) => (
+          <label key={t} className="inline">
+            <input type="radio" name="theme" value={t} checked={theme === t} onChange={() => pickTheme(t)} /> {themeLabels[t]}
+          </label>
+        ))}
+      </fieldset>
+      <ModelsCard />
       {info && (
         <>
           <div className="card">
