@@ -82,6 +82,8 @@ export const apiMethods = {
   'models.list': z.object({}).strict(),
   /** Embed a collection with this model (null: automatic, by language); re-embeds in the background. */
   'collections.setModel': z.object({ name, model: z.string().trim().min(1).max(200).nullable() }).strict(),
+  /** Download a model into the user cache in the background; progress and the end arrive as model.* events. */
+  'models.pull': z.object({ id: z.string().trim().min(1).max(200) }).strict(),
 } as const;
 
 export type ApiMethod = keyof typeof apiMethods;

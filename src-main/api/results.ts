@@ -236,6 +236,7 @@ export interface ApiResults {
   'settings.get': SettingsInfo;
   'models.list': ModelEntry[];
   'collections.setModel': { collection: string; model: string | null; vectors: number; needsEmbedding: number; switchingTo: string | null };
+  'models.pull': { started: string };
 }
 
 export type ApiResult<M extends ApiMethod> = ApiResults[M];
@@ -246,4 +247,7 @@ export type ApiEvent =
   | { type: 'collections.changed' }
   | { type: 'embedding.progress'; progress: EmbeddingProgress }
   | { type: 'embedding.finished'; collection: string | null; error: string | null }
-  | { type: 'connect.request'; request: ClientRequest };
+  | { type: 'connect.request'; request: ClientRequest }
+  /** A model download's bytes so far (total null when the server does not say). */
+  | { type: 'model.progress'; model: string; file: string; received: number; total: number | null }
+  | { type: 'model.finished'; model: string; error: string | null };

@@ -14,12 +14,13 @@ export interface MountedAppApi {
   close(): Promise<void>;
 }
 
-export function mountAppApi(host: Host, opts: { ui: boolean; maxFileBytes?: number; rendererDir?: string }): MountedAppApi {
+export function mountAppApi(host: Host, opts: { ui: boolean; maxFileBytes?: number; rendererDir?: string; modelsMirror?: string }): MountedAppApi {
   const api = createAppApi({
     engine: host.engine,
     connect: () => ({ endpoint: host.mcpUrl, token: host.token }),
     maxFileBytes: opts.maxFileBytes,
     requests: host.mcp.requests,
+    modelsMirror: opts.modelsMirror,
   });
   let ui: UiRoutes | null = null;
   let current: string | null = null;

@@ -13,6 +13,7 @@ import { connectInfo, type ConnectSource } from './app-api-connect.js';
 import { writeClientConfig } from './client-config-file.js';
 import { listFolders } from './app-api-folders.js';
 import { IndexActivityTracker } from './app-api-indexing.js';
+import { ModelPulls } from './app-api-models.js';
 
 export interface AppApiOptions {
   engine: Engine;
@@ -22,6 +23,8 @@ export interface AppApiOptions {
   maxFileBytes?: number;
   /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */
   requests?: { list(): ClientRequest[]; onRecord(listener: (r: ClientRequest) => void): () => void };
+  /** Base URL serving <model id>/<file> for `models.pull` (TROVE_MODELS_MIRROR); default each model's own source. */
+  modelsMirror?: string;
 }
 
 type Handlers = { [M in ApiMethod]: (p: ValidApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]> };
@@ -50,6 +53,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
   const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
   const offRequests = opts.requests?.onRecord((request) => emit({ type: 'connect.request', request }));
   const embedding = new Set<Promise<unknown>>();
+  const pulls = new ModelPulls(engine, emit, opts.modelsMirror);
 
   const assertNotIndexing = (name: string, what: string) => {
     if (indexing.snapshot().running?.collection === name) {
@@ -116,6 +120,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       return changed(status);
     },
     'models.list': () => modelCatalogue(engine.models.manifest, engine.models.modelLocations),
+    'models.pull': (p) => pulls.start(p.id),
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
     search: (p) => engine.search(p),
@@ -159,6 +164,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     async idle() {
       await indexing.idle();
       await Promise.all([...embedding]);
+      await pulls.idle();
     },
     async close() {
       listeners.clear();
@@ -166,6 +172,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       offRequests?.();
       await indexing.close();
       await Promise.allSettled([...embedding]);
+      await pulls.close();
     },
   };
 }
@@ -200,7 +207,6 @@ async function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): Promis
     searchModes: searchModeStates,
     notYet: [
       { setting: 'port', reason: 'set with `trove serve --port`; the engine host does not change it while running' },
-      { setting: 'model download', reason: 'choose among the models already here (above); download others with `trove models pull <id>`' },
       { setting: 'limits (file size, chunk size)', reason: 'read at start-up (TROVE_MAX_FILE_BYTES); not changeable from the UI yet' },
       { setting: 'redaction', reason: 'the engine has no redaction rules yet; secrets files are always excluded' },
     ],

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
     const host = await startHost({});
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
-    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), maxFileBytes });
+    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), maxFileBytes, modelsMirror: process.env.TROVE_MODELS_MIRROR || undefined });
     let stopping = false;
     const stop = async (code: number) => {
       if (stopping) return;

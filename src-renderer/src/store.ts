@@ -35,6 +35,8 @@ interface AppState {
   /** Live embedding progress per collection, and how the last run ended. */
   embedding: { progress: Record<string, EmbeddingProgress>; finished: { collection: string | null; error: string | null } | null };
   search: { form: SearchForm; response: SearchResponse | null; error: string | null; busy: boolean; selected: string | null };
+  /** Model downloads: live bytes per model, the last error per model, and a counter bumped when one ends. */
+  downloads: { progress: Record<string, ModelDownload>; errors: Record<string, string>; finished: number };
   setScreen(screen: Screen): void;
   refresh(): Promise<void>;
   refreshStatus(): Promise<void>;
@@ -43,6 +45,13 @@ interface AppState {
   setSearchForm(patch: Partial<SearchForm>): void;
   runSearch(offset?: number): Promise<void>;
   selectResult(uri: string | null): void;
+  pullModel(id: string): Promise<void>;
+}
+
+export interface ModelDownload {
+  file: string | null;
+  received: number;
+  total: number | null;
 }
 
 export const useApp = create<AppState>((set, get) => ({
@@ -53,6 +62,7 @@ export const useApp = create<AppState>((set, get) => ({
   activity: null,
   status: null,
   embedding: { progress: {}, finished: null },
+  downloads: { progress: {}, errors: {}, finished: 0 },
   search: {
     form: { query: '', mode: 'keyword', syntax: 'match', collections: [], path: '', kind: '', tag: '', explain: false },
     response: null,
@@ -85,6 +95,16 @@ export const useApp = create<AppState>((set, get) => ({
     else if (e.type === 'embedding.finished') {
       set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
       void get().refreshStatus();
+    } else if (e.type === 'model.progress') {
+      set((s) => ({ downloads: { ...s.downloads, progress: { ...s.downloads.progress, [e.model]: { file: e.file, received: e.received, total: e.total } } } }));
+    } else if (e.type === 'model.finished') {
+      set((s) => ({
+        downloads: {
+          progress: omit(s.downloads.progress, e.model),
+          errors: e.error ? { ...s.downloads.errors, [e.model]: e.error } : omit(s.downloads.errors, e.model),
+          finished: s.downloads.finished + 1,
+        },
+      }));
     }
   },
   setSearchForm: (patch) => set((s) => ({ search: { ...s.search, form: { ...s.search.form, ...patch } } })),
@@ -114,6 +134,15 @@ export const useApp = create<AppState>((set, get) => ({
     }
   },
   selectResult: (uri) => set((s) => ({ search: { ...s.search, selected: uri } })),
+  async pullModel(id) {
+    // shown as started before the call: a small model's finished event can beat the reply
+    set((s) => ({ downloads: { ...s.downloads, progress: { ...s.downloads.progress, [id]: { file: null, received: 0, total: null } }, errors: omit(s.downloads.errors, id) } }));
+    try {
+      await trove.call('models.pull', { id });
+    } catch (err) {
+      set((s) => ({ downloads: { ...s.downloads, progress: omit(s.downloads.progress, id), errors: { ...s.downloads.errors, [id]: errorMessage(err) } } }));
+    }
+  },
 }));
 
 function omit<T>(record: Record<string, T>, key: string): Record<string, T> {

@@ -1,8 +1,9 @@
 // The web UI end to end: `trove serve --ui` on a real engine, driven in real headless Chromium.
 // A person signs in, adds a folder (through the folder browser), watches it index, searches,
-// opens a preview, tries a semantic search, copies a client config, reads settings and removes
-// the collection. Each screen is screenshotted into test/e2e/artifacts/ and checked by its
-// visible text; no console errors are allowed.
+// opens a preview, tries a semantic search, copies a client config, reads settings, downloads a
+// model from a local mirror (on a second server whose models folder is empty) and removes the
+// collection. Each screen is screenshotted into test/e2e/artifacts/ and checked by its visible
+// text; no console errors are allowed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelMirror, TINY_MODEL } from '../helpers/model-mirror.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
@@ -20,7 +22,6 @@ const docs = path.join(tmp, 'field-notes');
 // the server's HOME: the config-writing buttons must never touch the real one
 const home = path.join(tmp, 'home');
 let server: ChildProcess;
-let serverLog = '';
 let signInUrl = '';
 let context: BrowserContext;
 let page: Page;
@@ -33,8 +34,36 @@ function build(args: string[], output: string): void {
   if (r.status !== 0 && !args.some((a) => a.endsWith('tsc'))) throw new Error(`${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
 }
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+async function shot(name: string, on: Page = page): Promise<void> {
+  await on.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** `trove serve --ui` on its own profile; resolves with its one-time sign-in link. */
+async function startServe(profile: string, env: Record<string, string>): Promise<{ child: ChildProcess; signInUrl: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
+    cwd: tmp,
+    env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData'), TROVE_HOME: profile, TROVE_PORT: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
+      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
+    });
+    child.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${err}`)));
+  });
+  return { child, signInUrl: url };
+}
+
+async function stopServe(child: ChildProcess | undefined): Promise<void> {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
 }
 
 beforeAll(async () => {
@@ -53,21 +82,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(docs, 'scan.md'), Buffer.from([0, 159, 146, 150, 0, 0, 1, 2]));
   fs.mkdirSync(home);
 
-  server = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
-    cwd: tmp,
-    env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData'), TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '', TROVE_MODELS_DIR: MODELS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stderr!.on('data', (d: Buffer) => (serverLog += d.toString()));
-  signInUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
-      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
-    });
-    server.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${serverLog}`)));
-  });
+  ({ child: server, signInUrl } = await startServe(path.join(tmp, 'profile'), { TROVE_MODELS_DIR: MODELS }));
 
   const userDataDir = path.join(tmp, 'chromium');
   context = await chromium.launchPersistentContext(userDataDir, {
@@ -84,10 +99,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
+  await stopServe(server);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -275,6 +287,51 @@ describe('web UI on trove serve --ui', () => {
     await expect(models.getByLabel('field-notes').inputValue()).resolves.toMatch(/MiniLM|e5/);
     await expect(models.getByTestId('model-state-field-notes').textContent()).resolves.toMatch(/\d+ vectors/);
     await shot('09-settings');
+  });
+
+  it('downloads a missing model from Settings with live progress, shows a failed one, and lists it as ready (second server: empty models folder, local mirror)', async () => {
+    const { id } = TINY_MODEL;
+    const empty = path.join(tmp, 'models-empty');
+    fs.mkdirSync(empty);
+    const mirror = await startModelMirror(path.join(tmp, 'mirror'), { slow: true });
+    mirror.fill(MODELS, id, TINY_MODEL.files);
+    mirror.corrupt(id, TINY_MODEL.weights);
+    const second = await startServe(path.join(tmp, 'profile-models'), { TROVE_MODELS_DIR: empty, TROVE_MODELS_MIRROR: mirror.url });
+    // cookies ignore the port: signing in to the second server would replace the first one's session
+    const cookies = await context.cookies();
+    const p2 = await context.newPage();
+    p2.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
+    p2.on('pageerror', (e) => consoleErrors.push(e.message));
+    try {
+      await p2.goto(second.signInUrl);
+      await p2.getByRole('button', { name: 'Settings' }).click();
+      const row = p2.getByTestId(`model-${id}`);
+      const download = row.getByRole('button', { name: `Download ${id}` });
+      await expect.poll(() => row.textContent()).toContain('missing');
+
+      // the mirror's weights are corrupt: the download fails with the reason, and can be tried again
+      await download.click();
+      await expect.poll(() => p2.getByTestId(`model-error-${id}`).textContent(), { timeout: 30_000 }).toMatch(/failed.*sha256.*try again/);
+      await expect(download.isVisible()).resolves.toBe(true);
+      await shot('09c-model-download-failed', p2);
+
+      mirror.fill(MODELS, id, TINY_MODEL.files);
+      await download.click();
+      await p2.getByRole('progressbar', { name: `Downloading ${id}` }).waitFor();
+      await expect.poll(() => p2.getByTestId(`model-download-${id}`).textContent()).toMatch(/onnx\/model\.onnx: [\d.]+ of 4\.1 MB/);
+      await expect(p2.getByTestId(`model-error-${id}`).count()).resolves.toBe(0);
+      await shot('09d-model-downloading', p2);
+      await expect.poll(() => row.locator('td').nth(3).textContent(), { timeout: 30_000 }).toBe('ready');
+      await expect(download.count()).resolves.toBe(0);
+      expect(fs.readdirSync(empty)).toEqual([]); // downloads go to the profile's cache
+      expect(fs.existsSync(path.join(tmp, 'profile-models', 'models', id, TINY_MODEL.weights))).toBe(true);
+    } finally {
+      await p2.close();
+      await context.clearCookies();
+      await context.addCookies(cookies);
+      await stopServe(second.child);
+      await mirror.close();
+    }
   });
 
   it('switches between light and dark, and remembers the choice', async () => {

@@ -46,6 +46,6 @@ function untilSignalled(): Promise<void> {
 async function mountUi(host: Host): Promise<{ signInUrl: string; close(): Promise<void> }> {
   const { mountAppApi } = await import('../../host/app-api-mount.js');
   const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
-  const mounted = mountAppApi(host, { ui: true, maxFileBytes });
+  const mounted = mountAppApi(host, { ui: true, maxFileBytes, modelsMirror: process.env.TROVE_MODELS_MIRROR || undefined });
   return { signInUrl: mounted.signInUrl()!, close: () => mounted.close() };
 }

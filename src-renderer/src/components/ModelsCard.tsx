@@ -1,9 +1,11 @@
-// Embedding models in Settings: the catalogue (which models are here) and, per collection, the
-// model its vectors come from, with a choice that re-embeds in the background and swaps when done.
+// Embedding models in Settings: the catalogue (which models are here, with a download for those
+// that are not, and its live progress) and, per collection, the model its vectors come from, with
+// a choice that re-embeds in the background and swaps when done.
 import { useEffect, useState } from 'react';
 import type { ModelEntry } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
-import { useApp } from '../store';
+import { useApp, type ModelDownload } from '../store';
+import { Bar } from './ProgressBar';
 
 const AUTO = 'auto';
 
@@ -11,14 +13,19 @@ export function ModelsCard() {
   const status = useApp((s) => s.status);
   const refreshStatus = useApp((s) => s.refreshStatus);
   const progress = useApp((s) => s.embedding.progress);
+  const downloads = useApp((s) => s.downloads);
+  const pullModel = useApp((s) => s.pullModel);
   const [models, setModels] = useState<ModelEntry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
-    trove.call('models.list', {}).then(setModels, (err) => setError(errorMessage(err)));
     void refreshStatus();
   }, [refreshStatus]);
+  // again after each download ends, so a downloaded model becomes choosable
+  useEffect(() => {
+    trove.call('models.list', {}).then(setModels, (err) => setError(errorMessage(err)));
+  }, [downloads.finished]);
 
   const choose = async (collection: string, value: string) => {
     setError(null);
@@ -47,6 +54,11 @@ export function ModelsCard() {
         </p>
       )}
       {notice && <p role="status">{notice}</p>}
+      {Object.entries(downloads.errors).map(([id, message]) => (
+        <p key={id} className="error" role="alert" data-testid={`model-error-${id}`}>
+          Downloading {id} failed: {message}
+        </p>
+      ))}
       {models && (
         <table>
           <thead>
@@ -55,6 +67,7 @@ export function ModelsCard() {
               <th>Role</th>
               <th>Languages</th>
               <th>State</th>
+              <th>Download</th>
             </tr>
           </thead>
           <tbody>
@@ -67,6 +80,17 @@ export function ModelsCard() {
                 <td>{m.role}</td>
                 <td>{m.languages.join(', ')}</td>
                 <td className={m.ready ? 'ok' : 'muted'}>{m.state}</td>
+                <td>
+                  {downloads.progress[m.id] ? (
+                    <DownloadProgress id={m.id} d={downloads.progress[m.id]!} />
+                  ) : (
+                    !m.ready && (
+                      <button type="button" aria-label={`Download ${m.id}`} onClick={() => void pullModel(m.id)}>
+                        Download
+                      </button>
+                    )
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -89,7 +113,7 @@ export function ModelsCard() {
                       {embedders.map((m) => (
                         <option key={m.id} value={m.id} disabled={!m.ready}>
                           {m.id}
-                          {m.ready ? '' : ' (not here: trove models pull)'}
+                          {m.ready ? '' : ' (not here: download it above)'}
                         </option>
                       ))}
                     </select>{' '}
@@ -105,6 +129,19 @@ export function ModelsCard() {
           </dl>
         </>
       )}
+    </div>
+  );
+}
+
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+function DownloadProgress({ id, d }: { id: string; d: ModelDownload }) {
+  return (
+    <div className="progress" data-testid={`model-download-${id}`}>
+      <Bar label={`Downloading ${id}`} value={d.received} max={d.total} />
+      <small>
+        {d.file ? `${d.file}: ${mb(d.received)}${d.total !== null ? ` of ${mb(d.total)}` : ''} MB` : 'Starting…'}
+      </small>
     </div>
   );
 }

@@ -7,20 +7,20 @@ export function formatEta(s: number | null): string {
   return `${Math.round(s / 60)} min left`;
 }
 
+/** The bar alone: `value` of `max` (max null or 0: not known yet, shown empty). */
+export function Bar({ label, value, max }: { label: string; value: number; max: number | null }) {
+  const pct = max ? Math.min(100, Math.round((value / max) * 100)) : 0;
+  return (
+    <div className="bar" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={max || 1} aria-valuenow={value}>
+      <span style={{ width: `${pct}%` }} />
+    </div>
+  );
+}
+
 export function ProgressBar({ run }: { run: IndexRun }) {
-  const pct = run.total ? Math.min(100, Math.round((run.done / run.total) * 100)) : 0;
   return (
     <div className="progress" data-testid="progress">
-      <div
-        className="bar"
-        role="progressbar"
-        aria-label={`Indexing ${run.collection}`}
-        aria-valuemin={0}
-        aria-valuemax={run.total || 1}
-        aria-valuenow={run.done}
-      >
-        <span style={{ width: `${pct}%` }} />
-      </div>
+      <Bar label={`Indexing ${run.collection}`} value={run.done} max={run.total} />
       <small>
         {run.state === 'scanning' ? 'Scanning files' : `${run.done} of ${run.total} files`}
         {run.rate > 0 && ` · ${run.rate.toFixed(1)} files/s · ${formatEta(run.etaSeconds)}`}
