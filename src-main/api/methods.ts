@@ -78,6 +78,14 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
+  /** Saves some settings (port, maxFileBytes, redaction; null: back to the default); the host checks the values. */
+  'settings.update': z
+    .object({
+      port: z.number().nullable().optional(),
+      maxFileBytes: z.number().nullable().optional(),
+      redaction: z.array(z.string()).optional(),
+    })
+    .strict(),
   /** The embedding/reranker model catalogue and whether each model's files are here. */
   'models.list': z.object({}).strict(),
   /** Embed a collection with this model (null: automatic, by language); re-embeds in the background. */

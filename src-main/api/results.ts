@@ -190,10 +190,26 @@ export interface TokenList {
   toolNames: string[];
 }
 
+export type SettingSource = 'flag' | 'env' | 'saved' | 'default';
+
+/** What settings.json holds (null: not set, the default applies). */
+export interface SavedSettings {
+  port: number | null;
+  maxFileBytes: number | null;
+  redaction: string[];
+}
+
 export interface SettingsInfo {
   profileDir: string;
   databasePath: string;
+  saved: SavedSettings;
+  /** The port this host is serving on now (null: no server) and where its preferred port came from; a saved change applies at the next start. */
+  port: { running: number | null; source: SettingSource | null };
+  /** The per-file limit the next index run uses, and where it comes from (TROVE_MAX_FILE_BYTES beats the saved value). */
   maxFileBytes: number;
+  maxFileBytesSource: SettingSource;
+  /** Ready-made redaction rules the user can add (none is on by default). */
+  redactionSuggestions: { label: string; source: string }[];
   chunking: { targetChars: number; overlapChars: number } | null;
   searchModes: { mode: string; available: boolean; reason: string | null }[];
   /** Settings the issue asks for that this engine cannot change yet, and why. */
@@ -234,6 +250,8 @@ export interface ApiResults {
   'tokens.create': { token: string; info: TokenInfo };
   'tokens.revoke': { revoked: string };
   'settings.get': SettingsInfo;
+  /** errors (field → message) when the update was refused; nothing is saved then. */
+  'settings.update': { settings: SettingsInfo; errors: Record<string, string> | null };
   'models.list': ModelEntry[];
   'collections.setModel': { collection: string; model: string | null; vectors: number; needsEmbedding: number; switchingTo: string | null };
   'models.pull': { started: string };

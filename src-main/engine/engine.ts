@@ -19,6 +19,7 @@ import { ChunkStore } from './store/chunks.js';
 import type { EmbeddingProgress } from './embed/embedding-stage.js';
 import { EmbeddingService, type CollectionEmbeddingStatus, type EmbeddingOptions, type EmbeddingStatusReport } from './embed/embeddings.js';
 import { ModeSearch } from './search/modes.js';
+import { DEFAULT_MAX_FILE_BYTES, effectiveMaxFileBytes } from './settings/settings-store.js';
 import { keywordResponse, semanticResponse } from './search/response.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
@@ -122,7 +123,6 @@ export interface StatusReport {
 }
 
 const NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
-const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export class Engine {
   readonly profileDir: string;
@@ -165,7 +165,7 @@ export class Engine {
     this.indexing = new IndexingService(
       { db: this.db, documents: this.documents, chunks: this.chunks },
       this.collections,
-      { ...opts.indexing, chunking: this.chunking, maxFileBytes: this.maxFileBytes },
+      { ...opts.indexing, chunking: this.chunking, maxFileBytes: this.maxFileBytes, maxFileBytesNow: () => effectiveMaxFileBytes(this.profileDir, opts.maxFileBytes).value },
       () => {
         this.generation++;
         this.embeddings?.changed();

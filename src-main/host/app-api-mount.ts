@@ -19,6 +19,7 @@ export function mountAppApi(host: Host, opts: { ui: boolean; maxFileBytes?: numb
     engine: host.engine,
     connect: () => ({ endpoint: host.mcpUrl, token: host.token }),
     maxFileBytes: opts.maxFileBytes,
+    port: () => ({ running: host.port, source: host.portSource }),
     requests: host.mcp.requests,
     modelsMirror: opts.modelsMirror,
   });

@@ -1,26 +1,29 @@
 // The app API dispatcher: validates each call with the shared schemas and answers it from the
 // Engine facade. The engine host exposes it twice: as IPC messages to the Electron main process
 // (app-api-ipc.ts) and over HTTP for the web UI (ui-routes.ts). Nothing here knows which.
-import { checkParams, isApiMethod, searchModes, type ApiMethod, type ValidApiParams } from '../api/methods.js';
+import { checkParams, isApiMethod, type ApiMethod, type ValidApiParams } from '../api/methods.js';
 import type { ApiReply } from '../api/bridge.js';
-import type { ApiEvent, ApiResults, ClientRequest, SettingsInfo } from '../api/results.js';
+import type { ApiEvent, ApiResults, ClientRequest, SettingSource } from '../api/results.js';
 import type { Engine } from '../engine/engine.js';
 import { isTroveError, TroveError } from '../engine/errors.js';
 import { modelCatalogue } from '../engine/embed/catalogue.js';
-import { DEFAULT_CHUNKING } from '../engine/ingest/chunker.js';
+import { redactionRules, redactResult } from '../mcp/redaction.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
 import { writeClientConfig } from './client-config-file.js';
 import { listFolders } from './app-api-folders.js';
 import { IndexActivityTracker } from './app-api-indexing.js';
 import { ModelPulls } from './app-api-models.js';
+import { settingsInfo, updateSettingsCall } from './app-api-settings.js';
 
 export interface AppApiOptions {
   engine: Engine;
   /** Where MCP clients reach this host; asked on each call because the server may start later. */
   connect?: () => ConnectSource;
-  /** The engine's per-file limit, shown in settings (the engine does not expose it). */
+  /** TROVE_MAX_FILE_BYTES as given to the engine (it beats the saved limit); shown in settings. */
   maxFileBytes?: number;
+  /** The running server's port and where its preferred port came from (settings shows it). */
+  port?: () => { running: number; source: SettingSource };
   /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */
   requests?: { list(): ClientRequest[]; onRecord(listener: (r: ClientRequest) => void): () => void };
   /** Base URL serving <model id>/<file> for `models.pull` (TROVE_MODELS_MIRROR); default each model's own source. */
@@ -124,7 +127,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
     search: (p) => engine.search(p),
-    get: (p) => engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers }),
+    // the preview shows what assistants get: the same redaction rules as the MCP server
+    get: (p) => redactResult(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers }), redactionRules(engine.profileDir)),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
     'connect.writeConfig': (p) => {
@@ -142,7 +146,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       engine.revokeToken(p.name);
       return { revoked: p.name };
     },
-    'settings.get': () => settings(engine, opts.maxFileBytes),
+    'settings.get': () => settingsInfo(opts),
+    'settings.update': (p) => updateSettingsCall(opts, p),
   };
 
   return {
@@ -182,33 +187,4 @@ function toErrorBody(err: unknown, method: string): { code: string; message: str
   // unexpected: log the detail (never document text) and answer with a plain message
   process.stderr.write(`trove host: app API ${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return { code: 'INTERNAL', message: `${method} failed: ${err instanceof Error ? err.message : String(err)}` };
-}
-
-async function settings(engine: Engine, maxFileBytes = 10 * 1024 * 1024): Promise<SettingsInfo> {
-  const searchModeStates = [];
-  for (const mode of searchModes) {
-    if (mode === 'keyword') {
-      searchModeStates.push({ mode, available: true, reason: null });
-      continue;
-    }
-    try {
-      // the engine is the authority on what it can do: ask it with a tiny query
-      await engine.search({ query: 'trove', mode, limit: 1 });
-      searchModeStates.push({ mode, available: true, reason: null });
-    } catch (err) {
-      searchModeStates.push({ mode, available: false, reason: err instanceof Error ? err.message : String(err) });
-    }
-  }
-  return {
-    profileDir: engine.profileDir,
-    databasePath: engine.databaseFile,
-    maxFileBytes,
-    chunking: { ...DEFAULT_CHUNKING },
-    searchModes: searchModeStates,
-    notYet: [
-      { setting: 'port', reason: 'set with `trove serve --port`; the engine host does not change it while running' },
-      { setting: 'limits (file size, chunk size)', reason: 'read at start-up (TROVE_MAX_FILE_BYTES); not changeable from the UI yet' },
-      { setting: 'redaction', reason: 'the engine has no redaction rules yet; secrets files are always excluded' },
-    ],
-  };
 }

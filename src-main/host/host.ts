@@ -3,6 +3,7 @@
 // clients can find it. `trove serve` and the desktop app's utility process both run this.
 import { Engine } from '../engine/engine.js';
 import { TroveError } from '../engine/errors.js';
+import { readSettingsOrDefaults } from '../engine/settings/settings-store.js';
 import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
 import type { ServerExtension } from '../mcp/server.js';
@@ -19,8 +20,10 @@ export interface HostOptions {
   /** An engine the caller owns; otherwise the host opens (and closes) one for profileDir. */
   engine?: Engine;
   profileDir?: string;
-  /** Preferred port (default TROVE_PORT or 7077); busy → the next free one. 0: any. */
+  /** Preferred port (else TROVE_PORT, else the saved setting, else 7077); busy → the next free one. 0: any. */
   port?: number;
+  /** The per-file limit for the engine the host opens (TROVE_MAX_FILE_BYTES); else the saved one. */
+  maxFileBytes?: number;
   /** The full-access bearer token; default TROVE_TOKEN or $TROVE_HOME/host-token. */
   token?: string;
   /** Extra routes tried after /health and /mcp (app API, web UI). */
@@ -38,6 +41,8 @@ export interface HostOptions {
 export interface Host {
   readonly engine: Engine;
   readonly port: number;
+  /** Where the preferred port came from. */
+  readonly portSource: PortSource;
   readonly url: string;
   readonly mcpUrl: string;
   readonly token: string;
@@ -49,7 +54,7 @@ export interface Host {
 }
 
 export async function startHost(opts: HostOptions = {}): Promise<Host> {
-  const engine = opts.engine ?? Engine.open({ profileDir: opts.profileDir });
+  const engine = opts.engine ?? Engine.open({ profileDir: opts.profileDir, maxFileBytes: opts.maxFileBytes });
   const ownsEngine = !opts.engine;
   const profileDir = engine.profileDir;
   const writesRuntime = opts.writeRuntimeFile ?? true;
@@ -63,7 +68,8 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       maxBodyBytes: opts.maxBodyBytes,
       extend: opts.mcpExtension,
     });
-    const server = await startLoopbackServer({ port: opts.port ?? envPort() ?? DEFAULT_PORT, allowedOrigins: opts.allowedOrigins });
+    const preferred = preferredPort(opts.port, profileDir);
+    const server = await startLoopbackServer({ port: preferred.port, allowedOrigins: opts.allowedOrigins });
     server.addRoute(healthRoute);
     server.addRoute(mcp.route);
     for (const r of opts.routes ?? []) server.addRoute(r);
@@ -75,6 +81,7 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
     return {
       engine,
       port: server.port,
+      portSource: preferred.source,
       url,
       mcpUrl: info.mcpUrl,
       token,
@@ -105,6 +112,17 @@ function refuseIfRunning(profileDir: string): void {
   if (running && running.pid !== process.pid && processAlive(running.pid)) {
     throw new TroveError('CONFLICT', `Trove is already serving this profile at ${running.mcpUrl} (pid ${running.pid})`);
   }
+}
+
+export type PortSource = 'flag' | 'env' | 'saved' | 'default';
+
+/** Precedence: the caller's port (`--port`) > TROVE_PORT > the saved setting > 7077. */
+export function preferredPort(flag: number | undefined, profileDir: string): { port: number; source: PortSource } {
+  if (flag !== undefined) return { port: flag, source: 'flag' };
+  const env = envPort();
+  if (env !== undefined) return { port: env, source: 'env' };
+  const saved = readSettingsOrDefaults(profileDir).port;
+  return saved !== null ? { port: saved, source: 'saved' } : { port: DEFAULT_PORT, source: 'default' };
 }
 
 function envPort(): number | undefined {

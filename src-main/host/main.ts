@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
     const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
-    const host = await startHost({});
+    const host = await startHost({ maxFileBytes });
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
     const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), maxFileBytes, modelsMirror: process.env.TROVE_MODELS_MIRROR || undefined });
     let stopping = false;

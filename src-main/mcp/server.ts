@@ -4,6 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { McpContext } from './context.js';
 import { registerPrompts } from './prompts.js';
+import { redactRegistrations } from './redaction.js';
 import { registerDocumentResource } from './resources.js';
 import { registerTools } from './tools/index.js';
 
@@ -26,6 +27,7 @@ export function buildMcpServer(ctx: McpContext, extend?: ServerExtension): McpSe
     capabilities: { logging: {} },
     instructions: INSTRUCTIONS,
   });
+  redactRegistrations(server, ctx.engine.profileDir); // before any registration: every result is redacted
   registerTools(server, ctx);
   registerDocumentResource(server, ctx);
   registerPrompts(server, ctx);

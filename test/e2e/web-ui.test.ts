@@ -289,6 +289,27 @@ describe('web UI on trove serve --ui', () => {
     await shot('09-settings');
   });
 
+  it('adds a redaction rule in Settings, refuses a bad one next to it, and keeps the saved rule', async () => {
+    const form = page.getByTestId('saved-settings');
+    await form.getByRole('button', { name: 'Add suggested rule: E-mail addresses' }).click();
+    await form.getByLabel('New rule').fill('a*');
+    await form.getByRole('button', { name: 'Add rule', exact: true }).click();
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => form.getByTestId('redaction-rules').textContent()).toContain('matches empty text');
+    await form.getByRole('button', { name: 'Remove rule a*' }).click();
+    await form.getByLabel('Port').fill('80');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => form.locator('#port-error').textContent()).toContain('port must be 1024–65535');
+    await form.getByLabel('Port').fill('');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => form.getByTestId('settings-status').textContent()).toContain('Saved.');
+    await shot('09a-settings-redaction');
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expect.poll(() => page.getByTestId('redaction-rules').textContent()).toContain('@[A-Za-z0-9.-]+');
+    await expect(page.getByTestId('max-source').textContent()).resolves.toMatch(/In force: 10 MB \(the default\)/);
+  });
+
   it('downloads a missing model from Settings with live progress, shows a failed one, and lists it as ready (second server: empty models folder, local mirror)', async () => {
     const { id } = TINY_MODEL;
     const empty = path.join(tmp, 'models-empty');

@@ -10,7 +10,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .description('run the engine host: MCP over HTTP on 127.0.0.1 (token and port in $TROVE_HOME/runtime.json)')
-    .option('--port <n>', 'preferred port (default TROVE_PORT or 7077; the next free one when busy)', integer('--port'))
+    .option('--port <n>', 'preferred port (default TROVE_PORT, else the port saved in Settings, else 7077; the next free one when busy)', integer('--port'))
     .option('--ui', 'also serve the web UI and app API')
     .action(async (o: { port?: number; ui?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);

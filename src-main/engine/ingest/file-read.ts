@@ -68,7 +68,7 @@ async function readOne(ctx: ReadContext, rel: string): Promise<FileRead> {
   if (!st.isFile()) return { path: rel, kind: 'missing' }; // a folder or a socket now: not a document
   const stat = { size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
   const fp = ctx.known(rel);
-  if (fp && fp.size === stat.size && fp.mtimeMs === stat.mtimeMs && fp.status !== 'failed') return { path: rel, kind: 'unchanged', stat };
+  if (fp && fp.size === stat.size && fp.mtimeMs === stat.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, ctx.maxFileBytes)) return { path: rel, kind: 'unchanged', stat };
   if (stat.size > ctx.maxFileBytes) return { path: rel, kind: 'too-large', stat };
   try {
     const buf = await readFile(abs);
@@ -89,4 +89,9 @@ const lstat = promisify(fsCallbacks.lstat);
 
 function reasonFor(code: string): string {
   return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read: ${code}`;
+}
+
+/** A changed size limit (a saved setting) puts a file on its other side: read it again. */
+export function limitMoved(fp: { status: string; size: number }, maxFileBytes: number): boolean {
+  return (fp.status === 'skipped' && fp.size <= maxFileBytes) || (fp.status === 'indexed' && fp.size > maxFileBytes);
 }

@@ -13,7 +13,7 @@ import type { CollectionRow } from '../store/collections.js';
 import type { Db } from '../store/database.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
-import type { FileRead, FileStat } from './file-read.js';
+import { limitMoved, type FileRead, type FileStat } from './file-read.js';
 import { prepareDocument } from './prepare.js';
 import { errorCode, scanCollection } from './scan.js';
 
@@ -61,6 +61,8 @@ export interface IndexerDeps {
 export interface IndexerOptions {
   chunking: ChunkOptions;
   maxFileBytes: number;
+  /** When set, the limit in force now (a saved setting applies from the next batch on). */
+  maxFileBytesNow?: () => number;
 }
 
 export type FileOutcome =
@@ -81,7 +83,7 @@ export interface ReconcilePlan {
 }
 
 /** Walks the folder and compares it with the index. Throws IO when the root is unusable. */
-export function planReconcile(deps: IndexerDeps, collection: CollectionRow): ReconcilePlan {
+export function planReconcile(deps: IndexerDeps, collection: CollectionRow, maxFileBytes = Infinity): ReconcilePlan {
   assertRootReadable(collection);
   const scan = scanCollection(collection.root, { include: collection.include, exclude: collection.exclude });
   const known = new Map(deps.documents.fingerprints(collection.id).map((f) => [f.path, f]));
@@ -89,7 +91,7 @@ export function planReconcile(deps: IndexerDeps, collection: CollectionRow): Rec
   for (const file of scan.files) {
     const fp = known.get(file.path);
     known.delete(file.path);
-    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed';
+    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, maxFileBytes);
     if (!unchanged) plan.changed.push({ path: file.path, mtimeMs: file.mtimeMs });
   }
   for (const fp of known.keys()) plan.vanished.push(fp);

@@ -75,6 +75,7 @@ export class IndexingService {
       {
         chunking: opts.chunking,
         maxFileBytes: opts.maxFileBytes,
+        maxFileBytesNow: opts.maxFileBytesNow,
         batchFiles: opts.batchFiles ?? 256,
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },

@@ -171,7 +171,7 @@ export class JobRunner {
     let plan: ReconcilePlan;
     try {
       this.deps.filterFor(collection).forgetAllGitignores();
-      plan = planReconcile(indexer, collection);
+      plan = planReconcile(indexer, collection, this.opts.maxFileBytesNow?.() ?? this.opts.maxFileBytes);
     } catch (err) {
       // a missing or unreadable root (an unplugged drive) must not empty the index: retry later
       const attempts = job.attempts + 1;
@@ -205,12 +205,13 @@ export class JobRunner {
       return;
     }
     progress.batch(collection.id, collection.name, jobs.dueCount(collection.id, Date.now()), batch[0]!.path);
+    const opts = { ...this.opts, maxFileBytes: this.opts.maxFileBytesNow?.() ?? this.opts.maxFileBytes };
     let lastNote = performance.now();
     const reads = await readFiles(
       {
         root: collection.root,
         filter: this.deps.filterFor(collection),
-        maxFileBytes: this.opts.maxFileBytes,
+        maxFileBytes: opts.maxFileBytes,
         known: (p) => indexer.documents.byPath(collection.id, p),
         onRead: (p) => {
           const now = performance.now();
@@ -227,7 +228,7 @@ export class JobRunner {
     const now = Date.now();
     let outcomes = new Map<string, FileOutcome>();
     indexer.db.transaction(() => {
-      const applied = applyFiles(indexer, collection, reads, this.opts);
+      const applied = applyFiles(indexer, collection, reads, opts);
       outcomes = applied.outcomes;
       for (const job of batch) {
         const o = outcomes.get(job.path);

@@ -1,9 +1,10 @@
-// Settings: theme, embedding models, what this engine reports about itself, and, plainly, what
-// cannot be changed yet.
+// Settings: theme, embedding models, the saved settings (port, file size limit, redaction), what
+// this engine reports about itself, and, plainly, what cannot be changed yet.
 import { useEffect, useState } from 'react';
 import type { SettingsInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { ModelsCard } from '../components/ModelsCard';
+import { SavedSettingsCard } from '../components/SavedSettingsCard';
 import { applyTheme, savedTheme, themeChoices, type ThemeChoice } from '../theme';
 
 const themeLabels: Record<ThemeChoice, string> = { system: 'Follow the system', light: 'Light', dark: 'Dark' };
@@ -39,6 +40,7 @@ export function SettingsScreen() {
       <ModelsCard />
       {info && (
         <>
+          <SavedSettingsCard info={info} onSaved={setInfo} />
           <div className="card">
             <h2>Engine</h2>
             <dl className="pairs">
@@ -47,10 +49,12 @@ export function SettingsScreen() {
               <dt>Index database</dt>
               <dd className="path">{info.databasePath}</dd>
               <dt>Largest file indexed</dt>
-              <dd>{(info.maxFileBytes / 1024 / 1024).toFixed(0)} MB</dd>
+              <dd>
+                {+(info.maxFileBytes / 1024 / 1024).toFixed(3)} MB ({info.maxFileBytesSource === 'env' ? 'TROVE_MAX_FILE_BYTES' : info.maxFileBytesSource})
+              </dd>
               {info.chunking && (
                 <>
-                  <dt>Chunk size</dt>
+                  <dt>Chunk size (read-only)</dt>
                   <dd>
                     {info.chunking.targetChars} characters, {info.chunking.overlapChars} overlap
                   </dd>

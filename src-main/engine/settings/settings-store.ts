@@ -1,0 +1,135 @@
+// Saved settings: $TROVE_HOME/settings.json, written atomically (temp file + rename), validated
+// with zod on the way in and on the way out. Port (the host's, at its next start), the largest
+// file indexed (from the next index run on) and redaction rules (applied to what MCP returns).
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { TroveError } from '../errors.js';
+
+export const SETTINGS_FILE = 'settings.json';
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const MAX_REDACTION_RULES = 50;
+export const MAX_RULE_LENGTH = 500;
+
+const rule = z
+  .string()
+  .min(1, 'a rule cannot be empty')
+  .max(MAX_RULE_LENGTH, `a rule is at most ${MAX_RULE_LENGTH} characters`)
+  .superRefine((source, ctx) => {
+    let re: RegExp;
+    try {
+      re = new RegExp(source, 'gu');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+      return;
+    }
+    if (re.test('')) ctx.addIssue({ code: 'custom', message: 'the rule matches empty text; it must match at least one character' });
+  });
+
+export const settingsSchema = z
+  .object({
+    port: z.number().int('port must be a whole number').min(1024, 'port must be 1024–65535').max(65535, 'port must be 1024–65535').nullable(),
+    maxFileBytes: z
+      .number()
+      .int('max file size must be a whole number of bytes')
+      .min(1024, 'max file size must be at least 1 KB')
+      .max(1024 * 1024 * 1024, 'max file size must be at most 1 GB')
+      .nullable(),
+    redaction: z.array(rule).max(MAX_REDACTION_RULES, `at most ${MAX_REDACTION_RULES} redaction rules`),
+  })
+  .strict();
+
+export type Settings = z.output<typeof settingsSchema>;
+export const settingsPatchSchema = settingsSchema.partial();
+export type SettingsPatch = z.input<typeof settingsPatchSchema>;
+
+export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [] };
+
+/** Ready-made rules the Settings screen offers; none is on until the user adds it. */
+export const REDACTION_SUGGESTIONS: { label: string; source: string }[] = [
+  { label: 'E-mail addresses', source: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}' },
+  { label: 'AWS access key IDs', source: '\\bAKIA[0-9A-Z]{16}\\b' },
+  { label: 'OpenAI-style API keys', source: '\\bsk-[A-Za-z0-9_-]{20,}' },
+  { label: 'GitHub tokens', source: '\\bgh[pousr]_[A-Za-z0-9]{36,}\\b' },
+  { label: 'Private key blocks', source: '-----BEGIN [A-Z ]*PRIVATE KEY-----[\\s\\S]*?-----END [A-Z ]*PRIVATE KEY-----' },
+];
+
+/** Field → message, for errors shown next to form fields. */
+export function settingsErrors(err: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of err.issues) {
+    const key = issue.path.map(String).join('.') || 'settings';
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+function invalid(err: z.ZodError): TroveError {
+  const fields = settingsErrors(err);
+  return new TroveError('INVALID_INPUT', Object.entries(fields).map(([k, m]) => `${k}: ${m}`).join('; '));
+}
+
+const cache = new Map<string, { mtimeMs: number; size: number; value: Settings }>();
+
+/** The saved settings (defaults when there is no file). A broken file is an error, not silently ignored. */
+export function readSettings(profileDir: string): Settings {
+  const file = path.join(profileDir, SETTINGS_FILE);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return { ...EMPTY_SETTINGS, redaction: [] };
+  }
+  const hit = cache.get(file);
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.value;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new TroveError('INVALID_INPUT', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = settingsSchema.partial().safeParse(raw);
+  if (!parsed.success) throw new TroveError('INVALID_INPUT', `${file}: ${invalid(parsed.error).message}`);
+  const value: Settings = { ...EMPTY_SETTINGS, ...parsed.data };
+  cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, value });
+  return value;
+}
+
+/** Validates a partial update, merges it into the saved settings and writes them atomically. */
+export function updateSettings(profileDir: string, patch: unknown): Settings {
+  const parsed = settingsPatchSchema.safeParse(patch);
+  if (!parsed.success) throw invalid(parsed.error);
+  const next: Settings = { ...readSettings(profileDir), ...parsed.data };
+  const file = path.join(profileDir, SETTINGS_FILE);
+  fs.mkdirSync(profileDir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file); // atomic: a crash mid-write leaves the old file
+  cache.delete(file);
+  return next;
+}
+
+/** Saved settings, or defaults when the file cannot be read (callers that must not fail to start). */
+export function readSettingsOrDefaults(profileDir: string): Settings {
+  try {
+    return readSettings(profileDir);
+  } catch (err) {
+    process.stderr.write(`trove: ignoring saved settings: ${(err as Error).message}\n`);
+    return { ...EMPTY_SETTINGS, redaction: [] };
+  }
+}
+
+/** TROVE_MAX_FILE_BYTES when set and valid. */
+export function envMaxFileBytes(): number | undefined {
+  const raw = process.env.TROVE_MAX_FILE_BYTES?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** The limit an index run uses and where it came from: the engine's explicit option (env) > saved > default. */
+export function effectiveMaxFileBytes(profileDir: string, explicit?: number): { value: number; source: 'env' | 'saved' | 'default' } {
+  if (explicit !== undefined) return { value: explicit, source: 'env' };
+  const saved = readSettingsOrDefaults(profileDir).maxFileBytes;
+  return saved !== null ? { value: saved, source: 'saved' } : { value: DEFAULT_MAX_FILE_BYTES, source: 'default' };
+}
