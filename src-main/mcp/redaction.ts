@@ -3,7 +3,8 @@
 // get, multi_get, their structured content) and resource reads. Applied in one place: every tool
 // and resource callback is wrapped here, so no result builder has to remember. The index is unchanged.
 import type { McpServer } from '@modelcontextprotocol/server';
-import { readSettingsOrDefaults } from '../engine/settings/settings-store.js';
+import { TroveError } from '../engine/errors.js';
+import { readSettings } from '../engine/settings/settings-store.js';
 
 export const REDACTED = '[redacted]';
 
@@ -40,9 +41,19 @@ export function redactText(text: string, rules: readonly RegExp[]): string {
   return out;
 }
 
-/** The rules in force for this profile now (read from settings.json, cached on its mtime). */
+/**
+ * The rules in force for this profile now (read from settings.json, cached on its mtime). Fails
+ * closed: when the file is broken (hand-edited), nothing is returned unredacted — the call fails
+ * with the reason until the file is fixed.
+ */
 export function redactionRules(profileDir: string): RegExp[] {
-  return compile(readSettingsOrDefaults(profileDir).redaction);
+  let redaction: readonly string[];
+  try {
+    redaction = readSettings(profileDir).redaction;
+  } catch (err) {
+    throw new TroveError('UNAVAILABLE', `redaction rules cannot be read, so no document text is returned: ${(err as Error).message}`);
+  }
+  return compile(redaction);
 }
 
 /** A copy of a tool/resource result with document text redacted. */

@@ -171,6 +171,16 @@ describe('redaction through a real MCP client', () => {
       expect(JSON.stringify(resource)).toContain('[redacted]');
       expect(JSON.stringify(resource)).not.toMatch(/exponential backoff/);
 
+      // a settings.json broken by hand fails closed: the reason, never unredacted text
+      const saved = fs.readFileSync(path.join(f.profileDir, SETTINGS_FILE), 'utf8');
+      fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), '{ "redaction": [');
+      const refused = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused)).toMatch(/redaction rules cannot be read.*not valid JSON/);
+      expect(JSON.stringify(refused)).not.toMatch(/exponential backoff/);
+      fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), saved);
+      expect(JSON.stringify(await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } }))).toContain('[redacted]');
+
       // the index itself is unchanged
       expect(f.engine.get('notes/retries.md').text).toContain('exponential backoff');
       expect(f.engine.search({ query: 'jitter' }).results.map((r) => r.path)).toContain('retries.md');
