@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiReply } from '../../src-main/api/bridge.js';
 import type { ApiEvent, ModelEntry, StatusReport } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/engine.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
+import { ok } from '../helpers/app-api.js';
 
 const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/models');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-appapi-embed-'));
@@ -16,11 +16,6 @@ const docs = path.join(tmp, 'kitchen');
 let engine: Engine;
 let api: AppApi;
 const events: ApiEvent[] = [];
-
-function ok<T>(r: ApiReply): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.result as T;
-}
 
 beforeAll(async () => {
   fs.mkdirSync(docs);

@@ -5,11 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiReply } from '../../src-main/api/bridge.js';
 import type { ApiEvent, ModelEntry } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/engine.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 import { startModelMirror, TINY_MODEL, type ModelMirror } from '../helpers/model-mirror.js';
+import { ok } from '../helpers/app-api.js';
 
 const SHARED = process.env.TROVE_MODELS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/models');
 const { id: ID, files: FILES } = TINY_MODEL;
@@ -20,11 +20,6 @@ let mirror: ModelMirror;
 let engine: Engine;
 let api: AppApi;
 const events: ApiEvent[] = [];
-
-function ok<T>(r: ApiReply): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.result as T;
-}
 
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

@@ -4,21 +4,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiReply } from '../../src-main/api/bridge.js';
 import type { ApiEvent, IndexActivity } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/engine.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
+import { ok } from '../helpers/app-api.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-appapi-'));
 const docs = path.join(tmp, 'docs');
 let engine: Engine;
 let api: AppApi;
 const events: ApiEvent[] = [];
-
-function ok<T>(r: ApiReply): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.result as T;
-}
 
 beforeAll(() => {
   fs.mkdirSync(path.join(docs, 'guides'), { recursive: true });

@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiReply } from '../../src-main/api/bridge.js';
 import type { WrittenConfig } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/engine.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
+import { ok } from '../helpers/app-api.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-connect-config-'));
 const home = path.join(tmp, 'home');
@@ -18,10 +18,6 @@ const TOKEN = 'trove_config_writer_token';
 let engine: Engine;
 let api: AppApi;
 
-function ok<T>(r: ApiReply): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.result as T;
-}
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, Record<string, unknown>>>;
 
 beforeAll(() => {

@@ -3,21 +3,16 @@
 // tool, how it ended and how long it took; never the token, and arguments only as a short preview.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiReply } from '../../src-main/api/bridge.js';
 import type { ApiEvent, ClientRequest } from '../../src-main/api/results.js';
 import { mountAppApi, type MountedAppApi } from '../../src-main/host/app-api-mount.js';
 import type { Host } from '../../src-main/host/host.js';
 import { makeFixture, startTestHost, type Fixture } from '../mcp/helpers.js';
+import { ok } from '../helpers/app-api.js';
 
 let f: Fixture;
 let host: Host;
 let mounted: MountedAppApi;
 const events: ApiEvent[] = [];
-
-function ok<T>(r: ApiReply): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.result as T;
-}
 
 beforeAll(async () => {
   f = await makeFixture();
