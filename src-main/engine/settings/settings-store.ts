@@ -109,12 +109,21 @@ export function updateSettings(profileDir: string, patch: unknown): Settings {
   return next;
 }
 
-/** Saved settings, or defaults when the file cannot be read (callers that must not fail to start). */
+const warned = new Set<string>();
+
+/**
+ * Saved settings, or defaults when the file cannot be read (callers that must not fail to start).
+ * Indexing asks once per batch: say what is wrong once, not on every call.
+ */
 export function readSettingsOrDefaults(profileDir: string): Settings {
   try {
     return readSettings(profileDir);
   } catch (err) {
-    process.stderr.write(`trove: ignoring saved settings: ${(err as Error).message}\n`);
+    const message = (err as Error).message;
+    if (!warned.has(message)) {
+      warned.add(message);
+      process.stderr.write(`trove: ignoring saved settings: ${message}\n`);
+    }
     return { ...EMPTY_SETTINGS, redaction: [] };
   }
 }
