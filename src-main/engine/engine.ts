@@ -2,6 +2,7 @@
 // database handle it opens and closes it; there is no module-level state.
 import fs from 'node:fs';
 import path from 'node:path';
+import { assertFolder, validateGlobs, validateName } from './collection-input.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
@@ -9,7 +10,6 @@ import type { IndexProgress, IndexReport } from './ingest/indexer.js';
 import { IndexingService, type FailureInfo, type IndexingOptions, type IndexingStatus } from './jobs/indexing-service.js';
 import type { ProgressEvent, ProgressListener } from './jobs/progress.js';
 import type { Freshness, PendingEmbeddingProbe } from './watch/freshness.js';
-import { errorCode } from './ingest/scan.js';
 import { databasePath, defaultProfileDir } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions, type MultiGetResult, type RetrievedDocument } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
@@ -121,8 +121,6 @@ export interface StatusReport {
   hasVectorIndex: boolean;
   embeddings: EmbeddingStatusReport['embeddings'];
 }
-
-const NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
 
 export class Engine {
   readonly profileDir: string;
@@ -255,6 +253,11 @@ export class Engine {
     }
   }
 
+  /** Merges the keyword index now, for the fastest searches (a watching host does this by itself when idle). */
+  compactIndex(): Promise<void> {
+    return this.indexing.compact();
+  }
+
   // ---- embeddings ----------------------------------------------------------------------
 
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
@@ -351,7 +354,6 @@ export class Engine {
     const r = this.lexical.search({ ...req, filters }, this.generation);
     return keywordResponse(req, r, this.indexing.freshness(r.hits.map((h) => h.documentId)), started);
   }
-
 
   get(locator: string, opts: GetOptions = {}): RetrievedDocument {
     return this.retriever.get(locator, opts);
@@ -466,35 +468,4 @@ function tokenInfo(t: TokenRow): TokenInfo {
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
   };
-}
-
-function validateName(name: string, what = 'collection'): void {
-  if (!NAME.test(name)) {
-    throw invalidInput(
-      `"${name}" is not a valid ${what} name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
-    );
-  }
-}
-
-function validateGlobs(globs: string[], what: string): string[] {
-  for (const g of globs) {
-    if (typeof g !== 'string' || !g.trim()) throw invalidInput(`${what} globs must be non-empty strings`);
-    if (g.split('/').includes('..') || g.startsWith('/')) throw invalidInput(`${what} glob "${g}" must be relative to the collection root`);
-  }
-  return globs.map((g) => g.trim());
-}
-
-function assertFolder(root: string): void {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(root);
-  } catch (err) {
-    throw new TroveError('IO', `folder ${root} does not exist or cannot be read (${errorCode(err)})`);
-  }
-  if (!st.isDirectory()) throw new TroveError('IO', `${root} is a file, not a folder`);
-  try {
-    fs.readdirSync(root);
-  } catch (err) {
-    throw new TroveError('IO', `folder ${root} cannot be read (${errorCode(err)})`);
-  }
 }

@@ -130,6 +130,11 @@ export class IndexingService {
     return reports;
   }
 
+  /** Merges the keyword index now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
+  compact(): Promise<void> {
+    return this.runner.compact();
+  }
+
   get watching(): boolean {
     return this.live.watching;
   }

@@ -8,6 +8,7 @@ import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { FtsMerge } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
@@ -50,11 +51,14 @@ export class JobRunner {
   private closed = false;
   private wakeUp: (() => void) | null = null;
   private readonly listeners = new Set<OutcomeListener>();
+  private readonly merge: FtsMerge;
 
   constructor(
     private readonly deps: RunnerDeps,
     private readonly opts: RunnerOptions,
-  ) {}
+  ) {
+    this.merge = new FtsMerge(deps.indexer.db);
+  }
 
   /** Starts the background loop (idempotent). */
   start(): void {
@@ -111,11 +115,20 @@ export class JobRunner {
     }
   }
 
+  /** Merges the keyword index into one segment now (the background loop does it when idle). */
+  async compact(): Promise<void> {
+    while (await this.exclusive(async () => !this.closed && this.merge.step(true))) await breathe();
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopped) {
       let worked = false;
+      let paused = false;
       try {
-        if (!this.deps.jobs.pauses().has(GLOBAL_PAUSE)) worked = await this.exclusive(() => this.runBatch(undefined));
+        paused = this.deps.jobs.pauses().has(GLOBAL_PAUSE);
+        if (!paused) worked = await this.exclusive(() => this.runBatch(undefined));
+        // idle: merge the keyword index in slices (store/fts-merge.ts); new work comes first
+        if (!worked && !paused && !this.stopped) worked = await this.exclusive(async () => !this.closed && this.merge.step());
       } catch (err) {
         if (this.closed) return;
         process.stderr.write(`trove: indexing batch failed: ${(err as Error).message}\n`);
@@ -127,7 +140,6 @@ export class JobRunner {
         continue;
       }
       if (this.stopped) return;
-      const paused = this.deps.jobs.pauses().has(GLOBAL_PAUSE);
       const due = paused ? null : this.deps.jobs.nextDueAt();
       await this.sleep(due === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, due - Date.now())));
     }
