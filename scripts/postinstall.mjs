@@ -1,4 +1,5 @@
-// Root postinstall: fetch the Electron binary on developer machines.
+// Root postinstall: build the optional native ranking extension (scripts/build-native.mjs), then
+// fetch the Electron binary on developer machines.
 // Electron >= 42 has no install script of its own; the binary is fetched by `install-electron`
 // (node_modules/electron/install.js). electron-vite dev/preview need it; `electron-vite build`,
 // `tsc` and vitest do not. CI / offline machines set ELECTRON_SKIP_BINARY_DOWNLOAD=1
@@ -9,6 +10,8 @@ import path from 'node:path';
 
 // env var (preferred: set by CI scripts), or `electron_skip_binary_download=true` in an .npmrc
 // (npm exports unknown .npmrc keys to scripts as npm_config_*; npm 11 warns "Unknown project config").
+spawnSync(process.execPath, [path.join(import.meta.dirname, 'build-native.mjs')], { stdio: 'inherit' });
+
 const skip = process.env.ELECTRON_SKIP_BINARY_DOWNLOAD ?? process.env.npm_config_electron_skip_binary_download;
 if (skip && skip !== '0' && skip !== 'false') {
   console.log('[trove] ELECTRON_SKIP_BINARY_DOWNLOAD set: not downloading the Electron binary');

@@ -35,6 +35,7 @@ function start(): void {
         TROVE_APP: '1',
         // a packaged app ships its models beside app.asar (electron-builder extraResources)
         TROVE_MODELS_DIR: process.env.TROVE_MODELS_DIR ?? (app.isPackaged ? path.join(process.resourcesPath, 'models') : undefined),
+        TROVE_NATIVE_DIR: process.env.TROVE_NATIVE_DIR ?? (app.isPackaged ? path.join(process.resourcesPath, 'native') : undefined),
       }),
   });
   supervisor.onEvent((e) => win?.webContents.send(IPC_EVENT, e));

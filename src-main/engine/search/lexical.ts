@@ -2,6 +2,7 @@
 // as anchor), normalises scores, paginates, and builds snippets and explanations.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import { hasRankFunction, rankSql } from './rank.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
@@ -78,18 +79,17 @@ interface AnchorRow {
 }
 
 const MAX_CHUNK_FETCH = 20_000;
-// Column weights title/headings/body. Spelled out rather than ORDER BY the configured `rank`:
-// FTS5's sorted-rank path was ~30% slower than SQLite's top-N sort here (measured).
-const BM25 = 'bm25(chunks_fts, 4.0, 2.0, 1.0)';
 
 export class LexicalSearch {
   private readonly planner: QueryPlanner;
   private readonly statements = new Map<string, Statement<unknown[], CandidateRow>>();
   private readonly anchorStmt;
   private readonly excludeStmt;
+  private readonly nativeRank: boolean;
 
   constructor(private readonly db: Db) {
     this.planner = new QueryPlanner(db);
+    this.nativeRank = hasRankFunction(db);
     this.excludeStmt = db.prepare<[string], { id: number }>(
       'SELECT DISTINCT c.document_id AS id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?',
     );
@@ -116,7 +116,7 @@ export class LexicalSearch {
     const excluded = parsed.kind === 'expression' && parsed.exclude ? this.documentsMatching(parsed.exclude) : null;
     for (const [tier, step] of plan.steps.entries()) {
       last = step;
-      const found = this.collect(step.expression, req.filters, needed);
+      const found = this.collect(step, req.filters, needed);
       exhausted = found.exhausted;
       for (const d of found.docs) {
         if (tierOf.has(d.documentId) || excluded?.has(d.documentId)) continue;
@@ -151,11 +151,12 @@ export class LexicalSearch {
   }
 
   /** Fetches ranked chunks until `needed` distinct documents are found (or nothing more matches). */
-  private collect(expression: string, filters: ResolvedFilters, needed: number): { docs: DocCandidate[]; exhausted: boolean } {
-    const stmt = this.candidateStatement(filters);
+  private collect(step: PlanStep, filters: ResolvedFilters, needed: number): { docs: DocCandidate[]; exhausted: boolean } {
+    const hits = this.nativeRank ? (step.hits ?? []) : [];
+    const stmt = this.candidateStatement(filters, hits.length);
     const f = filterSql(filters);
     for (let limit = needed * 4 + 16; ; limit *= 4) {
-      const rows = stmt.all(expression, ...f.params, limit);
+      const rows = stmt.all(...hits, step.expression, ...f.params, limit);
       const byDoc = new Map<number, DocCandidate>();
       for (const row of rows) {
         const d = byDoc.get(row.documentId);
@@ -167,19 +168,22 @@ export class LexicalSearch {
     }
   }
 
-  private candidateStatement(filters: ResolvedFilters) {
+  /** `phrases`: how many phrase counts the rank function takes as leading parameters. */
+  private candidateStatement(filters: ResolvedFilters, phrases: number) {
     const f = filterSql(filters);
-    let stmt = this.statements.get(f.key);
+    const key = `${f.key}|${phrases}`;
+    let stmt = this.statements.get(key);
     if (!stmt) {
+      const rank = rankSql(this.nativeRank, phrases);
       const sql = f.where
-        ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${BM25} AS rank
+        ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${rank} AS rank
              FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
             WHERE chunks_fts MATCH ? AND ${f.where} ORDER BY rank LIMIT ?`
         : `SELECT m.chunkId, c.document_id AS documentId, m.rank
-             FROM (SELECT rowid AS chunkId, ${BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m
+             FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m
              JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank`;
       stmt = this.db.prepare<unknown[], CandidateRow>(sql);
-      this.statements.set(f.key, stmt);
+      this.statements.set(key, stmt);
     }
     return stmt;
   }

@@ -18,6 +18,11 @@ export interface PlannedTerm extends QueryTerm {
 export interface PlanStep {
   name: 'all-terms' | 'most-terms' | 'any-term' | 'expression';
   expression: string;
+  /**
+   * Rows matching each phrase of the expression, in order (null: not known exactly, e.g. a
+   * prefix): ranking takes them instead of counting them again (store/rank-extension.ts).
+   */
+  hits?: (number | null)[];
 }
 
 export interface QueryPlan {
@@ -60,7 +65,8 @@ export class QueryPlanner {
     const steps: PlanStep[] = [];
     // AND steps: all present terms, then drop the most frequent one at a time (down to two)
     for (let n = present.length; n >= 2 && steps.length < MAX_AND_STEPS; n--) {
-      steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: present.slice(0, n).map(termExpression).join(' AND ') });
+      const terms = present.slice(0, n);
+      steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: terms.map(termExpression).join(' AND '), hits: terms.map(exactHits) });
     }
     const informative: PlannedTerm[] = [];
     const dropped: PlannedTerm[] = [...absent];
@@ -74,10 +80,11 @@ export class QueryPlanner {
       }
     }
     const or = informative.map(termExpression).join(' OR ');
-    if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or });
+    if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits) });
     return { steps, terms: planned, dropped };
   }
 
+  /** Chunks containing the term (fts5vocab's row count); for a prefix, the sum over its terms. */
   private documentFrequency(t: QueryTerm): number {
     // fts5vocab counts rows by walking the term's postings: cache per index generation
     const key = t.prefix ? `${t.token.text}*` : indexTerm(t.token);
@@ -90,4 +97,9 @@ export class QueryPlanner {
     this.cache.df.set(key, df);
     return df;
   }
+}
+
+/** A prefix's summed count overstates the rows it matches (a row with two of its terms counts twice). */
+function exactHits(t: PlannedTerm): number | null {
+  return t.prefix ? null : t.df;
 }

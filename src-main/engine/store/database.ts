@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
 import { migrations } from './migrations.js';
+import { loadRankExtension } from './rank-extension.js';
 
 export type Db = Database.Database;
 
@@ -16,6 +17,7 @@ export function openDatabase(file: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -65536'); // 64 MB: FTS5 segment merges thrash the default 2 MB cache
   db.pragma('temp_store = MEMORY');
+  loadRankExtension(db); // optional: keyword search falls back to bm25()
   migrate(db);
   return db;
 }

@@ -1,0 +1,30 @@
+// Loads native/trove_rank (scripts/build-native.mjs): trove_bm25(), FTS5's bm25() with the
+// phrase counts passed in rather than counted per query (see native/trove_rank.c). Optional:
+// without it, keyword search ranks with bm25() — identical scores, slower on common words.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './database.js';
+
+const FILE = `trove_rank.${process.platform === 'darwin' ? 'dylib' : process.platform === 'win32' ? 'dll' : 'so'}`;
+
+/** TROVE_NATIVE_DIR (the packaged app's resources), else native/build in the project (from src-main/ or dist/). */
+function candidates(): string[] {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const dirs = [process.env.TROVE_NATIVE_DIR, path.resolve(here, '..', '..', '..', 'native', 'build'), path.resolve(here, '..', '..', 'native', 'build')];
+  return dirs.filter((d): d is string => !!d).map((d) => path.join(d, FILE));
+}
+
+/** True when trove_bm25() is now available on this connection. TROVE_NATIVE_RANK=0 turns it off. */
+export function loadRankExtension(db: Db): boolean {
+  if (process.env.TROVE_NATIVE_RANK === '0') return false;
+  const file = candidates().find((f) => fs.existsSync(f));
+  if (!file) return false;
+  try {
+    db.loadExtension(file); // entry point sqlite3_troverank_init, derived by SQLite from the file name
+    return true;
+  } catch (err) {
+    process.stderr.write(`trove: ${file} did not load (${(err as Error).message}); keyword search uses bm25()\n`);
+    return false;
+  }
+}

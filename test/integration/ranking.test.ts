@@ -1,0 +1,139 @@
+// Keyword ranking with the native trove_bm25() (native/trove_rank.c): the same scores as FTS5's
+// bm25() whether the planner passes each phrase's row count or not, the same search results as
+// the bm25() fallback, and background merging of the index's segments changes no result.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, type SearchResponse } from '../../src-main/engine/engine.js';
+import { openDatabase } from '../../src-main/engine/store/database.js';
+import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
+import { hasRankFunction } from '../../src-main/engine/search/rank.js';
+import { indexTerm } from '../../src-main/engine/search/terms.js';
+import { openEngine } from '../helpers/engine.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
+
+const words = ['retry', 'backoff', 'jitter', 'timeout', 'socket', 'cache', 'index', 'query', 'merge', 'segment', 'token', 'stream'];
+/** 120 small pages with a deterministic mix of words, titles and headings. */
+function corpus(): Record<string, string> {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = () => words[Math.floor(rand() * words.length)]!;
+  return Object.fromEntries(
+    Array.from({ length: 120 }, (_, i) => [
+      `p${i}.md`,
+      `# ${pick()} ${pick()}\n\n${Array.from({ length: 5 + (i % 40) }, pick).join(' ')}.\n\n## ${pick()}\n\n${Array.from({ length: 3 + (i % 7) }, pick).join(' ')}.\n`,
+    ]),
+  );
+}
+
+const built = path.resolve(import.meta.dirname, '../../native/build');
+const queries = ['retry backoff', 'jitter', 'socket timeout cache', 'merge segment token stream', 'query index retry jitter socket', 'retr*'];
+const view = (r: SearchResponse) => r.results.map((h) => `${h.path} ${h.score}`);
+
+let root: string;
+beforeAll(() => {
+  root = tempDir('trove-rank-');
+  writeTree(root, corpus());
+});
+
+describe('trove_bm25', () => {
+  it('is built and loaded (npm run build:native; a C compiler is needed)', () => {
+    expect(fs.readdirSync(built).some((f) => f.startsWith('trove_rank.'))).toBe(true);
+    const db = openDatabase(':memory:');
+    expect(hasRankFunction(db)).toBe(true);
+    db.close();
+  });
+
+  it('scores every row exactly as bm25() does, with the phrase counts passed in or counted', async () => {
+    const engine = openEngine();
+    engine.addCollection({ root, name: 'r' });
+    await engine.index();
+    engine.close();
+    const db = openDatabase(path.join(engine.profileDir, 'index.sqlite'));
+    const df = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
+    const expressions = [['retry', 'backoff'], ['jitter'], ['socket', 'timeout', 'cache'], ['merge', 'segment']];
+    let rows = 0;
+    for (const terms of expressions) {
+      for (const op of [' AND ', ' OR ']) {
+        const expression = terms.map((t) => `"${t}"`).join(op);
+        const counts = terms.map((t) => df.get(indexTerm({ text: t, cjk: false }))!.doc); // as the planner looks them up
+        const ref = db.prepare('SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as { rowid: number; s: number }[];
+        const given = db.prepare(`SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid`).all(...counts, expression) as typeof ref;
+        const counted = db.prepare('SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as typeof ref;
+        expect(ref.length).toBeGreaterThan(0);
+        for (const other of [given, counted]) {
+          expect(other.map((r) => r.rowid)).toEqual(ref.map((r) => r.rowid));
+          other.forEach((r, i) => expect(r.s).toBeCloseTo(ref[i]!.s, 9));
+        }
+        rows += ref.length;
+      }
+    }
+    expect(rows).toBeGreaterThan(100);
+    // a wrong count changes the score: the counts really are used
+    const [a] = db.prepare('SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, 1) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
+    const [b] = db.prepare('SELECT bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
+    expect(a!.s).not.toBeCloseTo(b!.s, 3);
+    db.close();
+  });
+});
+
+describe('keyword search', () => {
+  let native: Engine;
+  let fallback: Engine;
+  const saved = process.env.TROVE_NATIVE_RANK;
+  beforeAll(async () => {
+    native = openEngine();
+    native.addCollection({ root, name: 'r' });
+    await native.index();
+    process.env.TROVE_NATIVE_RANK = '0';
+    try {
+      fallback = openEngine({ profileDir: native.profileDir + '-fallback' });
+    } finally {
+      if (saved === undefined) delete process.env.TROVE_NATIVE_RANK;
+      else process.env.TROVE_NATIVE_RANK = saved;
+    }
+    fallback.addCollection({ root, name: 'r' });
+    await fallback.index();
+  });
+  afterAll(() => fallback.close());
+
+  it('finds the same documents with the same scores with trove_bm25() and with the bm25() fallback', () => {
+    for (const query of queries) {
+      const syntax = query.endsWith('*') ? 'prefix' : 'match';
+      const a = native.search({ query, limit: 20, syntax });
+      const b = fallback.search({ query, limit: 20, syntax });
+      expect(a.results.length, query).toBeGreaterThan(0);
+      expect(view(a), query).toEqual(view(b));
+    }
+  });
+
+  it('merges the index into one segment and answers exactly as before', async () => {
+    // one write transaction per file: one segment each, until automerge folds them
+    const engine = openEngine({ indexing: { batchFiles: 1 } });
+    engine.addCollection({ root, name: 'r' });
+    await engine.index();
+    const merge = new FtsMerge(openDatabase(path.join(engine.profileDir, 'index.sqlite')));
+    const before = merge.shape();
+    expect(before.segments).toBeGreaterThan(1);
+    expect(merge.worthMerging(before)).toBe(true);
+    const answers = queries.map((q) => view(engine.search({ query: q, limit: 20, syntax: q.endsWith('*') ? 'prefix' : 'match' })));
+    await engine.compactIndex();
+    expect(merge.shape().segments).toBe(1);
+    expect(merge.worthMerging()).toBe(false);
+    expect(queries.map((q) => view(engine.search({ query: q, limit: 20, syntax: q.endsWith('*') ? 'prefix' : 'match' })))).toEqual(answers);
+  });
+
+  it('a watching host merges by itself once it is idle', async () => {
+    const engine = openEngine({ indexing: { batchFiles: 1 } });
+    engine.addCollection({ root, name: 'r' });
+    await engine.index();
+    const merge = new FtsMerge(openDatabase(path.join(engine.profileDir, 'index.sqlite')));
+    expect(merge.shape().segments).toBeGreaterThan(1);
+    await engine.startWatching();
+    const deadline = Date.now() + 20_000;
+    while (merge.shape().segments > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await engine.stopWatching();
+    expect(merge.shape().segments).toBe(1);
+    expect(engine.search({ query: 'retry backoff' }).results.length).toBeGreaterThan(0);
+  });
+});
