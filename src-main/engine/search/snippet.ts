@@ -1,7 +1,6 @@
 // Finds where a chunk matches the query and cuts a snippet around it, line-numbered (`N: text`).
-import { stemmer } from 'stemmer';
 import type { QueryTerm } from './query.js';
-import { foldDiacritics } from './terms.js';
+import { foldDiacritics, stem } from './terms.js';
 
 export interface TermMatch {
   start: number;
@@ -23,7 +22,7 @@ export class TermMatcher {
     for (const t of terms) {
       if (t.token.cjk) this.cjk.push(t.token.text);
       else if (t.prefix) this.prefixes.push(t.token.text);
-      else this.stems.set(stemmer(t.token.text), t.token.text);
+      else this.stems.set(stem(t.token.text), t.token.text);
     }
   }
 
@@ -50,7 +49,7 @@ export class TermMatcher {
     let term = this.seen.get(raw);
     if (term === undefined) {
       const word = foldDiacritics(raw.toLowerCase()); // query tokens are folded the same way
-      term = this.stems.get(word) ?? this.stems.get(stemmer(word)) ?? this.prefixes.find((p) => word.startsWith(p)) ?? null;
+      term = this.stems.get(word) ?? this.stems.get(stem(word)) ?? this.prefixes.find((p) => word.startsWith(p)) ?? null;
       this.seen.set(raw, term);
     }
     return term;

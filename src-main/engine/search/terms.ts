@@ -40,7 +40,24 @@ export function foldDiacritics(word: string): string {
 
 /** The term as the porter tokenizer stores it (for vocabulary lookups and highlighting). */
 export function indexTerm(token: Token): string {
-  return token.cjk ? token.text : stemmer(token.text);
+  return token.cjk ? token.text : stem(token.text);
+}
+
+const STEM_CACHE_SIZE = 50_000;
+const stems = new Map<string, string>();
+
+/**
+ * Porter stem of a lower-case word, memoised: snippets stem every word of every hit's chunk,
+ * and a corpus repeats its words (stemming them was ~10% of a keyword search). A pure
+ * function's cache, bounded, so it is safe to share between engines.
+ */
+export function stem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stems.set(word, (s = stemmer(word)));
+  }
+  return s;
 }
 
 /** FTS5 string literal: the only way user text reaches a MATCH expression. */

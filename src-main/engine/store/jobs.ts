@@ -158,12 +158,12 @@ export class JobStore {
     this.pausesStmt = db.prepare<[], { collection_id: number }>('SELECT collection_id FROM job_pauses');
     this.pauseStmt = db.prepare('INSERT OR IGNORE INTO job_pauses (collection_id) VALUES (?)');
     this.resumeStmt = db.prepare('DELETE FROM job_pauses WHERE collection_id = ?');
-    this.freshnessStmt = db.prepare<[number], Omit<DocumentFreshness, 'pending'> & { pending: number }>(
+    this.freshnessStmt = db.prepare<[string], Omit<DocumentFreshness, 'pending'> & { pending: number }>(
       `SELECT d.id AS documentId, d.collection_id AS collectionId, c.root, d.path, d.size, d.mtime_ms AS mtimeMs,
               d.indexed_at AS indexedAt,
               EXISTS (SELECT 1 FROM jobs j WHERE j.collection_id = d.collection_id AND j.kind = 'file'
                          AND j.path = d.path AND j.next_run_at IS NOT NULL) AS pending
-         FROM documents d JOIN collections c ON c.id = d.collection_id WHERE d.id = ?`,
+         FROM json_each(?) ids JOIN documents d ON d.id = ids.value JOIN collections c ON c.id = d.collection_id`,
     );
   }
 
@@ -255,10 +255,9 @@ export class JobStore {
     this.resumeStmt.run(collectionId);
   }
 
-  /** What freshness needs about a document (see watch/freshness.ts). */
-  freshness(documentId: number): DocumentFreshness | undefined {
-    const r = this.freshnessStmt.get(documentId);
-    return r && { ...r, pending: r.pending === 1 };
+  /** What freshness needs about these documents (see watch/freshness.ts); one query for a page of results. */
+  freshness(documentIds: readonly number[]): DocumentFreshness[] {
+    return this.freshnessStmt.all(JSON.stringify(documentIds)).map((r) => ({ ...r, pending: r.pending === 1 }));
   }
 
   /** Paused collection ids; GLOBAL_PAUSE (0) means everything is paused. */

@@ -2,6 +2,7 @@
 // has its own vec0 table keyed by chunk id, partitioned by collection so collection filters
 // run inside the kNN query. collection_vectors says which space serves each collection's
 // searches (active) and which one is being filled after a model switch (building).
+import type { Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import type { Db } from './database.js';
 
@@ -51,6 +52,9 @@ export interface VectorChangeListener {
 
 export class VectorStore {
   private listener: VectorChangeListener | null = null;
+
+  private spacesOfStmt: Statement<[string], { id: number; space: number | null }> | undefined;
+  private readonly missingStmts = new Map<number, Statement<[number], { n: number }>>();
 
   constructor(private readonly db: Db) {
     sqliteVec.load(db);
@@ -189,28 +193,28 @@ export class VectorStore {
     return this.db.prepare<[bigint], { n: number }>(`SELECT count(*) AS n FROM ${table(spaceId)} WHERE collection_id = ?`).get(BigInt(collectionId))!.n;
   }
 
-  /** Documents among these with chunks not yet embedded in their collection's active space. */
+  /** Documents among these with chunks not yet embedded in their collection's active space (every keyword search asks). */
   documentsPending(documentIds: readonly number[]): Set<number> {
     const out = new Set<number>();
     if (!documentIds.length) return out;
-    const rows = this.db
-      .prepare<number[], { id: number; collection_id: number; space: number | null }>(
-        `SELECT d.id, d.collection_id, v.active_space_id AS space FROM documents d
-           LEFT JOIN collection_vectors v ON v.collection_id = d.collection_id
-          WHERE d.id IN (${documentIds.map(() => '?').join(',')})`,
-      )
-      .all(...documentIds);
-    for (const r of rows) {
+    this.spacesOfStmt ??= this.db.prepare<[string], { id: number; space: number | null }>(
+      `SELECT d.id, v.active_space_id AS space FROM json_each(?) j JOIN documents d ON d.id = j.value
+         LEFT JOIN collection_vectors v ON v.collection_id = d.collection_id`,
+    );
+    for (const r of this.spacesOfStmt.all(JSON.stringify(documentIds))) {
       if (r.space === null) continue; // embedding has not started for this collection (or no model): nothing is waiting
-      const missing = this.db
-        .prepare<[number], { n: number }>(
-          `SELECT count(*) AS n FROM chunks c WHERE c.document_id = ? AND NOT EXISTS (SELECT 1 FROM ${table(r.space)}_rowids x WHERE x.rowid = c.id)`,
-        )
-        .get(r.id)!.n;
-      if (missing) out.add(r.id);
+      let missing = this.missingStmts.get(r.space);
+      if (!missing) {
+        missing = this.db.prepare<[number], { n: number }>(
+          `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = ? AND NOT EXISTS (SELECT 1 FROM ${table(r.space)}_rowids x WHERE x.rowid = c.id)) AS n`,
+        );
+        this.missingStmts.set(r.space, missing);
+      }
+      if (missing.get(r.id)!.n) out.add(r.id);
     }
     return out;
   }
+
 
   /** Writes vectors of chunks that still exist (a chunk may have been re-indexed while it was embedded). */
   insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): number {

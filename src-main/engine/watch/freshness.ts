@@ -24,13 +24,11 @@ export function freshnessOf(
 ): Map<number, Freshness> {
   const waiting = pendingEmbedding ? pendingEmbedding(documentIds) : new Set<number>();
   const out = new Map<number, Freshness>();
-  for (const id of documentIds) {
-    const f = jobs.freshness(id);
-    if (!f) continue;
-    out.set(id, {
+  for (const f of jobs.freshness(documentIds)) {
+    out.set(f.documentId, {
       indexed_at: new Date(f.indexedAt).toISOString(),
       stale: f.pending || changedOnDisk(path.join(f.root, ...f.path.split('/')), f.size, f.mtimeMs),
-      pendingEmbedding: waiting.has(id),
+      pendingEmbedding: waiting.has(f.documentId),
     });
   }
   return out;
