@@ -72,6 +72,7 @@ if (!engine.listCollections().length) {
   engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });
   await engine.index();
 }
+await engine.compactIndex(); // as a running host keeps it: merged while idle (store/fts-merge.ts)
 const host = await startHost({ engine, port: 0, writeRuntimeFile: false, token: 'bench-token-0123456789abcdef' });
 const auth = { Authorization: `Bearer ${host.token}` };
 rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(host.mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));

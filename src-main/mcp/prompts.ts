@@ -2,6 +2,7 @@
 import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { McpContext } from './context.js';
+import type { Access } from './security/access.js';
 
 export function registerPrompts(server: McpServer, ctx: McpContext): void {
   server.registerPrompt(
@@ -9,19 +10,34 @@ export function registerPrompts(server: McpServer, ctx: McpContext): void {
     {
       title: 'Search Trove well',
       description: 'How to find things in Trove: which search tool to use, how to write queries, how to read the documents found.',
-      argsSchema: z.object({
-        question: z.string().optional().describe('What you want to find out'),
-        // completable() wraps the inner schema; .optional() must stay outside or completions come back empty
-        collection: completable(z.string().describe('Limit the search to this collection'), (value) =>
-          ctx.directory.names(ctx.access).filter((n) => n.toLowerCase().startsWith(value.toLowerCase())),
-        ).optional(),
-      }),
+      argsSchema: promptArgs(ctx),
     },
     ({ question, collection }) => ({
       description: 'A guide to searching Trove',
       messages: [{ role: 'user', content: { type: 'text', text: guide(ctx, question, collection) } }],
     }),
   );
+}
+
+const argsCache = new WeakMap<McpContext['directory'], WeakMap<Access, ReturnType<typeof buildPromptArgs>>>();
+
+/** One schema per endpoint and caller: the stateless revision builds a server per request, and these schemas cost more to build than the rest of it. */
+function promptArgs(ctx: McpContext) {
+  let byAccess = argsCache.get(ctx.directory);
+  if (!byAccess) argsCache.set(ctx.directory, (byAccess = new WeakMap()));
+  let args = byAccess.get(ctx.access);
+  if (!args) byAccess.set(ctx.access, (args = buildPromptArgs(ctx)));
+  return args;
+}
+
+function buildPromptArgs(ctx: McpContext) {
+  return z.object({
+    question: z.string().optional().describe('What you want to find out'),
+    // completable() wraps the inner schema; .optional() must stay outside or completions come back empty
+    collection: completable(z.string().describe('Limit the search to this collection'), (value) =>
+      ctx.directory.names(ctx.access).filter((n) => n.toLowerCase().startsWith(value.toLowerCase())),
+    ).optional(),
+  });
 }
 
 function guide(ctx: McpContext, question?: string, collection?: string): string {

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, errorResult, guarded, mimeTypeFor, withContext } from './results.js';
+import { convertedOnce } from './schema-cache.js';
 
-const getInput = z.object({
+const getInput = convertedOnce(z.object({
   file: z
     .string()
     .trim()
@@ -15,9 +16,9 @@ const getInput = z.object({
   fromLine: z.number().int().min(1).optional().describe('First line to return (1-based)'),
   maxLines: z.number().int().min(1).optional().describe('At most this many lines'),
   lineNumbers: z.boolean().default(true).describe("Prefix lines with 'N: ' (default true)"),
-});
+}));
 
-const getOutput = z.object({
+const getOutput = convertedOnce(z.object({
   docid: z.string(),
   file: z.string(),
   uri: z.string(),
@@ -28,16 +29,16 @@ const getOutput = z.object({
   totalLines: z.number().int(),
   truncated: z.boolean().describe('More lines follow; ask again with fromLine'),
   text: z.string(),
-});
+}));
 
-const multiGetInput = z.object({
+const multiGetInput = convertedOnce(z.object({
   pattern: z.string().trim().min(1, 'pattern is empty').describe("Glob ('notes/2025-*.md') or comma-separated list of paths or docids"),
   maxLines: z.number().int().min(1).optional().describe('At most this many lines per document'),
   maxBytes: z.number().int().min(1).default(10_240).describe('Skip documents larger than this (default 10240); read those with get'),
   lineNumbers: z.boolean().default(true).describe("Prefix lines with 'N: ' (default true)"),
-});
+}));
 
-const multiGetOutput = z.object({
+const multiGetOutput = convertedOnce(z.object({
   documents: z.array(
     z.object({
       docid: z.string(),
@@ -50,7 +51,7 @@ const multiGetOutput = z.object({
     }),
   ),
   notFound: z.array(z.object({ locator: z.string(), reason: z.string(), suggestions: z.array(z.string()) })),
-});
+}));
 
 const LINE_RANGE = /:(\d+):(\d+)$/;
 

@@ -7,13 +7,14 @@ import type { SearchResponse } from '../../engine/engine.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, guarded, textResult } from './results.js';
+import { convertedOnce } from './schema-cache.js';
 
-export const searchInput = z.object({
+export const searchInput = convertedOnce(z.object({
   query: z.string().trim().min(1, 'query is empty').max(4000).describe('What to look for'),
   limit: z.number().int().min(1).max(100).default(10).describe('Maximum number of results (default 10)'),
   minScore: z.number().min(0).max(1).default(0).describe('Leave out results scoring below this (0..1, default 0)'),
   collection: z.string().min(1).optional().describe('Search only this collection (see the status tool)'),
-});
+}));
 
 const hit = z.object({
   docid: z.string().describe('Short document id, e.g. #abc123; get accepts it'),
@@ -24,7 +25,7 @@ const hit = z.object({
   snippet: z.string().describe('Line-numbered excerpt around the best match'),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
 });
-export const searchOutput = z.object({ results: z.array(hit) });
+export const searchOutput = convertedOnce(z.object({ results: z.array(hit) }));
 
 type Mode = 'keyword' | 'vector' | 'rerank';
 

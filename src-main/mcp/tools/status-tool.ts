@@ -6,8 +6,10 @@ import { describeActivity } from '../../engine/jobs/activity.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { guarded, textResult } from './results.js';
+import { convertedOnce } from './schema-cache.js';
 
-const statusOutput = z.object({
+const statusInput = convertedOnce(z.object({}));
+const statusOutput = convertedOnce(z.object({
   totalDocuments: z.number().int(),
   needsEmbedding: z.number().int().describe('Documents still waiting for embeddings'),
   hasVectorIndex: z.boolean().describe('Semantic search (vsearch, query) is available'),
@@ -22,7 +24,7 @@ const statusOutput = z.object({
       indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
     }),
   ),
-});
+}));
 
 export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
   if (!allowed('status')) return;
@@ -31,7 +33,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     {
       title: 'Index status',
       description: 'The searchable collections (name, folder, context note, document count, last update) and whether semantic search is ready.',
-      inputSchema: z.object({}),
+      inputSchema: statusInput,
       outputSchema: statusOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -3,12 +3,12 @@
 //   session we keep (the SDK's stateless fallback would answer GET/DELETE with 405);
 // - 2026-07-28 clients: no handshake, every request carries its own _meta envelope; the SDK's
 //   createMcpHandler builds a server per request.
-// The SDK's own classifier (isLegacyRequest) decides which side a POST goes to. Requests are
+// The SDK's own classifier (classifyInboundRequest, as its isLegacyRequest uses it) decides which side a POST goes to. Requests are
 // authenticated (401), rate limited per token (429) and size-capped (413) before either side.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest, isJsonContentType, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { classifyInboundRequest, createMcpHandler, isInitializeRequest, isJsonContentType, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Engine } from '../../engine/engine.js';
 import type { RouteHandler } from '../../host/routes.js';
 import { CollectionDirectory, type McpContext } from '../context.js';
@@ -158,7 +158,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     }
     const session = sessions.get(header(req, 'mcp-session-id') ?? '');
     requests.watch(res, body, (session?.access.key === access.key ? session.clientName : null) ?? access.name);
-    if (await isLegacyRequest(await toWebRequest(req, body), body)) await handleLegacy(req, res, access, body);
+    if (isLegacyPost(req, body)) await handleLegacy(req, res, access, body);
     else await modernNode(req, res, body);
     return true;
   };
@@ -187,6 +187,22 @@ function accessOf(info: AuthInfo | undefined): Access {
   // every request is authenticated before it reaches the handler; no scope here is a bug, and
   // failing closed (no collections, no tools) is the safe answer to it
   return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [] };
+}
+
+/**
+ * The SDK's isLegacyRequest for a POST whose body is already parsed: the same classifier on the
+ * same facts, without building a web Request first just to read three headers (~0.2 ms a call).
+ */
+function isLegacyPost(req: IncomingMessage, body: unknown): boolean {
+  if (body === undefined) return true;
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: header(req, 'mcp-protocol-version'),
+    mcpMethodHeader: header(req, 'mcp-method'),
+    mcpNameHeader: header(req, 'mcp-name'),
+    body,
+  });
+  return outcome.kind === 'legacy';
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
