@@ -2,7 +2,7 @@
 // as anchor), normalises scores, paginates, and builds snippets and explanations.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
-import { hasRankFunction, rankSql } from './rank.js';
+import { hasRankFunction, rankParams, rankSql } from './rank.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
@@ -156,7 +156,7 @@ export class LexicalSearch {
     const stmt = this.candidateStatement(filters, hits.length);
     const f = filterSql(filters);
     for (let limit = needed * 4 + 16; ; limit *= 4) {
-      const rows = stmt.all(...hits, step.expression, ...f.params, limit);
+      const rows = stmt.all(...rankParams(this.nativeRank, limit, hits), step.expression, ...f.params, limit);
       const byDoc = new Map<number, DocCandidate>();
       for (const row of rows) {
         const d = byDoc.get(row.documentId);

@@ -2,7 +2,8 @@
 // 4/2/1. Spelled out rather than ORDER BY the configured `rank`: FTS5's sorted-rank path was
 // ~30% slower than SQLite's top-N sort here (measured). With the native extension
 // (store/rank-extension.ts) it is trove_bm25(), which takes each phrase's row count from the
-// planner instead of walking the phrase's whole doclist on every query; same scores.
+// planner instead of walking the phrase's whole doclist on every query, and skips the length
+// lookup of rows that cannot make the LIMIT; same scores, same top rows.
 import type { Db } from '../store/database.js';
 
 const WEIGHTS = '4.0, 2.0, 1.0';
@@ -17,8 +18,16 @@ export function hasRankFunction(db: Db): boolean {
   }
 }
 
-/** SQL for the rank of a row; with the native function, `phrases` leading `?` take the counts. */
+/**
+ * SQL for the rank of a row. With the native function, leading parameters: the query's LIMIT
+ * (rows that cannot make it are not fully scored) and then `phrases` phrase counts.
+ */
 export function rankSql(native: boolean, phrases: number): string {
   if (!native) return `bm25(chunks_fts, ${WEIGHTS})`;
-  return `trove_bm25(chunks_fts, ${WEIGHTS}${', ?'.repeat(phrases)})`;
+  return `trove_bm25(chunks_fts, ${WEIGHTS}, ?${', ?'.repeat(phrases)})`;
+}
+
+/** The parameters rankSql's SQL takes before the MATCH expression. */
+export function rankParams(native: boolean, limit: number, hits: readonly (number | null)[]): unknown[] {
+  return native ? [limit, ...hits] : [];
 }
