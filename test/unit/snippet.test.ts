@@ -93,3 +93,15 @@ describe('TermMatcher', () => {
     expect(zh.find('关于全文检索的说明').length).toBe(3);
   });
 });
+
+describe('TermMatcher', () => {
+  it('finds every inflection, accented spelling and prefix of the query terms, and nothing else', () => {
+    const text = 'Retries retried RETRYING; café Cafés école ecoles; a retrospective; Y yes; unrelated words here';
+    const words = (m: TermMatcher) => m.find(text).map((x) => text.slice(x.start, x.end));
+    expect(words(matcher('retry'))).toEqual(['Retries', 'retried', 'RETRYING']);
+    expect(words(matcher('cafe ecole'))).toEqual(['café', 'Cafés', 'école', 'ecoles']);
+    expect(words(matcher('retr', 'prefix'))).toEqual(['Retries', 'retried', 'RETRYING', 'retrospective']);
+    expect(words(matcher('y', 'prefix'))).toEqual(['Y', 'yes']);
+    expect(words(matcher('nothing'))).toEqual([]);
+  });
+});

@@ -17,12 +17,26 @@ export class TermMatcher {
   private readonly cjk: string[] = [];
   /** Word → query term (null: none). Stemming every word of every hit's chunk was the snippet's main cost. */
   private readonly seen = new Map<string, string | null>();
+  /**
+   * First two letters of every stem and prefix (and one-letter prefixes): Porter stemming keeps
+   * a word's first two letters (checked over cpp-docs' and powershell-docs' 84k words), so an
+   * ASCII word starting otherwise cannot match and is not looked up at all.
+   */
+  private readonly heads = new Set<string>();
+  private readonly oneLetterPrefixes = new Set<string>();
 
   constructor(terms: readonly QueryTerm[]) {
     for (const t of terms) {
       if (t.token.cjk) this.cjk.push(t.token.text);
-      else if (t.prefix) this.prefixes.push(t.token.text);
-      else this.stems.set(stem(t.token.text), t.token.text);
+      else if (t.prefix) {
+        this.prefixes.push(t.token.text);
+        if (t.token.text.length === 1) this.oneLetterPrefixes.add(t.token.text);
+        else this.heads.add(t.token.text.slice(0, 2));
+      } else {
+        const s = stem(t.token.text);
+        this.stems.set(s, t.token.text);
+        this.heads.add(s.slice(0, 2));
+      }
     }
   }
 
@@ -35,6 +49,7 @@ export class TermMatcher {
     const slice = text.slice(from, to);
     if (this.stems.size || this.prefixes.length) {
       for (const m of slice.matchAll(WORD)) {
+        if (!this.mayMatch(m[0])) continue;
         const term = this.termFor(m[0]);
         if (term) out.push({ start: from + m.index, end: from + m.index + m[0].length, term });
       }
@@ -43,6 +58,12 @@ export class TermMatcher {
       for (let i = slice.indexOf(b); i >= 0; i = slice.indexOf(b, i + 1)) out.push({ start: from + i, end: from + i + b.length, term: b });
     }
     return out.sort((a, b) => a.start - b.start);
+  }
+
+  private mayMatch(raw: string): boolean {
+    if (raw.charCodeAt(0) > 0x7f || raw.charCodeAt(1) > 0x7f) return true; // folding may change them: look it up
+    const head = raw.slice(0, 2).toLowerCase();
+    return this.heads.has(head) || this.oneLetterPrefixes.has(head[0]!);
   }
 
   private termFor(raw: string): string | null {
