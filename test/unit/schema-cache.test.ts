@@ -1,5 +1,5 @@
 // Tool schemas converted to JSON Schema once (mcp/tools/schema-cache.ts): the same JSON Schema as a
-// fresh conversion, a copy per call (callers extend what they get), validation unchanged.
+// fresh conversion, frozen (a caller changing it would throw, not corrupt later calls), validation unchanged.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { convertedOnce } from '../../src-main/mcp/tools/schema-cache.js';
@@ -7,13 +7,14 @@ import { convertedOnce } from '../../src-main/mcp/tools/schema-cache.js';
 const shape = () => z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().default(10) });
 
 describe('convertedOnce', () => {
-  it('answers the JSON Schema a fresh conversion gives, input and output, as a copy each time', () => {
+  it('answers the JSON Schema a fresh conversion gives, input and output, frozen', () => {
     const cached = convertedOnce(shape());
     const fresh = shape()['~standard'].jsonSchema;
     for (const io of ['input', 'output'] as const) {
       const a = cached['~standard'].jsonSchema[io]({ target: 'draft-2020-12' });
       expect(a).toEqual(fresh[io]({ target: 'draft-2020-12' }));
-      (a as Record<string, unknown>).type = 'changed';
+      expect(() => ((a as Record<string, unknown>).type = 'changed')).toThrow(TypeError);
+      expect(() => ((a.properties as Record<string, Record<string, unknown>>).query!.minLength = 5)).toThrow(TypeError);
       expect(cached['~standard'].jsonSchema[io]({ target: 'draft-2020-12' })).toEqual(fresh[io]({ target: 'draft-2020-12' }));
     }
     expect(cached['~standard'].jsonSchema.input({ target: 'draft-07' })).toEqual(fresh.input({ target: 'draft-07' }));
