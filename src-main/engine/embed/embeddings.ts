@@ -287,12 +287,15 @@ export class EmbeddingService {
     return process.env.TROVE_RERANK_MODEL || this.manifest.defaults.rerank;
   }
 
-  /** Cross-encoder logits for (query, passage) pairs; throws UNAVAILABLE when no reranker is present. */
-  async rerankScores(query: string, passages: string[]): Promise<Float32Array> {
+  /**
+   * Cross-encoder logits for (query, passage) pairs; throws UNAVAILABLE when no reranker is
+   * present — before `passages` is called, so a missing model costs no passage reads.
+   */
+  async rerankScores(query: string, passages: () => string[]): Promise<Float32Array> {
     const id = this.rerankModelId();
     if (!id) throw new TroveError('UNAVAILABLE', 'no reranker is configured');
     const model = await this.resolve(id, 'rerank');
-    return (await this.pool(model)).score(query, passages);
+    return (await this.pool(model)).score(query, passages());
   }
 
   // ---- status --------------------------------------------------------------------------

@@ -146,7 +146,7 @@ export class ModeSearch {
     const top = fused.slice(0, DEFAULT_RERANK_TOP);
     if (!top.length) return fused;
     try {
-      const logits = await this.embeddings.rerankScores(query, passagesOf(this.db, top));
+      const logits = await this.embeddings.rerankScores(query, () => passagesOf(this.db, top));
       return blendRerank(fused, logits);
     } catch (err) {
       if (!(err instanceof TroveError)) throw err;
