@@ -1,8 +1,9 @@
 // bench:mcp [dir] [--queries 300]: warm round-trip latency of MCP tool calls over HTTP on a
 // corpus (default ../shared/bench/corpora/cpp-docs), Trove side by side with qmd in one run.
 // The same client (fetch with keep-alive, one request at a time, 2026-07-28 requests that need
-// no session) calls Trove's `search` (and `query` when embeddings exist) and qmd's keyword-only
-// `query` ({searches: [{type: "lex"}], rerank: false}). Trove's 2025 session path is measured too.
+// no session) calls `trove serve` (its own process, like qmd's server) for `search` (and `query`
+// when embeddings exist) and qmd's keyword-only `query` ({searches: [{type: "lex"}], rerank:
+// false}). Trove's 2025 session path is measured too.
 // qmd runs from ../shared/bench/peers/qmd.sh's install (QMD_PEER_DIR, default /tmp/qmd-peer)
 // with its own scratch HOME, so other benchmarks' qmd state is left alone.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -11,13 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../src-main/engine/engine.js';
-import { startHost } from '../src-main/host/host.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, warmup: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false } } });
 const root = path.resolve(import.meta.dirname, '..');
 const dir = path.resolve(positionals[0] ?? path.join(root, '../shared/bench/corpora/cpp-docs'));
 const scratch = path.join(os.tmpdir(), `trove-bench-mcp-${path.basename(dir)}`);
 const N = Number(values.queries);
+// calls before timing starts, for every server alike: V8 needs a few hundred round trips to compile
+// the hot paths of the HTTP and MCP layers (p50 kept falling over the first ~600 calls)
+const WARMUP = Number(values.warmup);
 
 // natural-language questions from the corpus's own headings (as bench:search builds them)
 const headings: string[] = [];
@@ -32,7 +35,7 @@ walk(dir);
 let seed = 7;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const templates = [(h: string) => `how do I ${h.toLowerCase()}`, (h: string) => `${h} example`, (h: string) => `what is ${h.toLowerCase()}`];
-const queries = Array.from({ length: N + 30 }, () => templates[Math.floor(rand() * templates.length)]!(headings[Math.floor(rand() * headings.length)]!));
+const queries = Array.from({ length: N + WARMUP }, () => templates[Math.floor(rand() * templates.length)]!(headings[Math.floor(rand() * headings.length)]!));
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
 
@@ -49,9 +52,9 @@ async function call(url: string, headers: Record<string, string>, tool: string, 
 }
 
 async function measure(label: string, fn: (q: string, i: number) => Promise<unknown>) {
-  for (let i = 0; i < 30; i++) await fn(queries[i]!, i); // warm
+  for (let i = 0; i < WARMUP; i++) await fn(queries[i]!, i);
   const times: number[] = [];
-  for (let i = 30; i < queries.length; i++) {
+  for (let i = WARMUP; i < queries.length; i++) {
     const t0 = performance.now();
     await fn(queries[i]!, i);
     times.push(performance.now() - t0);
@@ -66,29 +69,69 @@ async function measure(label: string, fn: (q: string, i: number) => Promise<unkn
 const rows: { label: string; calls: number; p50_ms: number; p99_ms: number }[] = [];
 
 // ---- Trove ----------------------------------------------------------------------------
-const engine = Engine.open({ profileDir: path.join(scratch, 'trove') });
-if (!engine.listCollections().length) {
-  console.error(`trove: indexing ${dir} …`);
-  engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });
-  await engine.index();
+// Indexed in process, then served by the real `trove serve` in its own process, as assistants
+// reach it (and as qmd is measured below).
+const profile = path.join(scratch, 'trove');
+{
+  const engine = Engine.open({ profileDir: profile });
+  if (!engine.listCollections().length) {
+    console.error(`trove: indexing ${dir} …`);
+    engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });
+    await engine.index();
+  }
+  await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there
+  await engine.close();
 }
-await engine.compactIndex(); // as a running host keeps it: merged while idle (store/fts-merge.ts)
-const host = await startHost({ engine, port: 0, writeRuntimeFile: false, token: 'bench-token-0123456789abcdef' });
-const auth = { Authorization: `Bearer ${host.token}` };
-rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(host.mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
-const init = await fetch(host.mcpUrl, {
-  method: 'POST',
-  headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+spawnSync('npx', ['tsc', '-p', 'tsconfig.node.json'], { cwd: root, stdio: 'inherit' });
+const runtimeFile = path.join(profile, 'runtime.json');
+fs.rmSync(runtimeFile, { force: true });
+const server = spawn(process.execPath, [path.join(root, 'bin/trove.js'), 'serve', '--port', String(20000 + Math.floor(Math.random() * 20000))], {
+  env: { ...process.env, TROVE_HOME: profile },
+  stdio: ['ignore', 'ignore', 'inherit'],
 });
-await init.text();
-const session = { ...auth, 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'MCP-Protocol-Version': '2025-11-25' };
-rows.push(await measure('trove search (2025-11-25 session)', (q, i) => call(host.mcpUrl, session, 'search', { query: q, limit: 10 }, i, false)));
-const probe = await call(host.mcpUrl, auth, 'query', { query: queries[0] }, 0);
-if (probe.isError) console.error('trove query: unavailable (no embeddings in this index) — not measured');
-else rows.push(await measure('trove query (hybrid + rerank)', (q, i) => call(host.mcpUrl, auth, 'query', { query: q, limit: 10 }, i)));
-await host.close();
-engine.close();
+try {
+  const runtime = await waitFor(() => (fs.existsSync(runtimeFile) ? (JSON.parse(fs.readFileSync(runtimeFile, 'utf8')) as { mcpUrl: string; token: string }) : null));
+  const auth = { Authorization: `Bearer ${runtime.token}` };
+  // the host's start-up work (the watcher's first walk, the reconcile scan) runs first:
+  // measure once the process has gone quiet, as a host that has been running for a while is
+  await waitFor(async () => ((await cpuShare(server.pid!, 1000)) < 0.05 ? true : null));
+  rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(runtime.mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
+  const init = await fetch(runtime.mcpUrl, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  await init.text();
+  const session = { ...auth, 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'MCP-Protocol-Version': '2025-11-25' };
+  rows.push(await measure('trove search (2025-11-25 session)', (q, i) => call(runtime.mcpUrl, session, 'search', { query: q, limit: 10 }, i, false)));
+  const probe = await call(runtime.mcpUrl, auth, 'query', { query: queries[0] }, 0);
+  if (probe.isError) console.error('trove query: unavailable (no embeddings in this index) — not measured');
+  else rows.push(await measure('trove query (hybrid + rerank)', (q, i) => call(runtime.mcpUrl, auth, 'query', { query: q, limit: 10 }, i)));
+} finally {
+  server.kill('SIGTERM');
+}
+
+/** Share of one core a process used over `ms` (Linux /proc). */
+async function cpuShare(pid: number, ms: number): Promise<number> {
+  const ticks = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0);
+  const before = ticks();
+  await new Promise((r) => setTimeout(r, ms));
+  return ((ticks() - before) * 10) / ms; // USER_HZ = 100: one tick is 10 ms
+}
+
+async function waitFor<T>(probe: () => T | null | Promise<T | null>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== null) return v;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error('trove serve did not become ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 // ---- qmd ------------------------------------------------------------------------------
 if (!values['no-qmd']) rows.push(...(await benchQmd()));
