@@ -70,10 +70,10 @@ export interface SearchResult {
   kind: string;
   tags: string[];
   modified: string;
-  /** Freshness (watch/freshness.ts): indexed_at, stale, pendingEmbedding. */
-  indexed_at: Freshness['indexed_at'];
-  stale: boolean;
-  pendingEmbedding: boolean;
+  /** Freshness (watch/freshness.ts): indexed_at, stale, pendingEmbedding; absent when the request set freshness: false. */
+  indexed_at?: Freshness['indexed_at'];
+  stale?: boolean;
+  pendingEmbedding?: boolean;
   score: number;
   snippet: string;
   line: number;
@@ -352,7 +352,7 @@ export class Engine {
 
   private keywordSearch(req: ValidSearchRequest, filters: ResolvedFilters, started: number): SearchResponse {
     const r = this.lexical.search({ ...req, filters }, this.generation);
-    return keywordResponse(req, r, this.indexing.freshness(r.hits.map((h) => h.documentId)), started);
+    return keywordResponse(req, r, req.freshness ? this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
   }
 
   get(locator: string, opts: GetOptions = {}): RetrievedDocument {

@@ -136,7 +136,7 @@ describe('freshness on search results', () => {
     const hits = engine.search({ query: 'narwhal' }).results;
     expect(hits).toHaveLength(2);
     for (const h of hits) {
-      expect(Date.parse(h.indexed_at)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(h.indexed_at!)).toBeGreaterThanOrEqual(before - 1000);
       expect(h.modified).toBe(new Date(Math.trunc(fs.statSync(path.join(root, h.path)).mtimeMs)).toISOString());
       expect(h.stale).toBe(false);
       expect(typeof h.pendingEmbedding).toBe('boolean');
@@ -156,8 +156,12 @@ describe('freshness on search results', () => {
 
     await engine.index();
     const fresh = engine.search({ query: 'narwhal' }).results;
-    expect(fresh.every((h) => !h.stale)).toBe(true);
-    expect(Date.parse(fresh.find((h) => h.path === 'a.md')!.indexed_at)).toBeGreaterThanOrEqual(Date.parse(aId.indexed_at));
+    expect(fresh.every((h) => h.stale === false)).toBe(true);
+    // a caller that does not show freshness can skip its cost: the fields are left out
+    const bare = engine.search({ query: 'narwhal', freshness: false }).results;
+    expect(bare.map((h) => h.path).sort()).toEqual(['a.md', 'b.md']);
+    for (const h of bare) expect(['indexed_at', 'stale', 'pendingEmbedding'].filter((k) => k in h)).toEqual([]);
+    expect(Date.parse(fresh.find((h) => h.path === 'a.md')!.indexed_at!)).toBeGreaterThanOrEqual(Date.parse(aId.indexed_at!));
   });
 });
 

@@ -12,6 +12,8 @@ export const searchRequestSchema = z.object({
   minScore: z.number().min(0).max(1).optional(),
   snippetChars: z.number().int().min(40).max(5000).default(300),
   explain: z.boolean().default(false),
+  /** Per-result freshness (indexed_at, stale, pendingEmbedding): one stat per result; off for callers that do not show it. */
+  freshness: z.boolean().default(true),
   collections: z.array(z.string().min(1)).optional(),
   path: z.string().min(1).optional(),
   kinds: z.array(z.string().min(1)).optional(),

@@ -8,7 +8,10 @@ import type { ValidSearchRequest } from './request.js';
 
 export type AnyHit = Omit<LexicalHit, 'explain'> & { explain?: object };
 
-export function toSearchResult(h: AnyHit, fresh: Freshness | undefined): SearchResult {
+/** Freshness of each result's document; null: not asked for (the fields are left out). */
+export type FreshnessOf = Map<number, Freshness> | null;
+
+export function toSearchResult(h: AnyHit, fresh: Freshness | undefined | null): SearchResult {
   return {
     docid: h.docid,
     collection: h.collection,
@@ -18,7 +21,7 @@ export function toSearchResult(h: AnyHit, fresh: Freshness | undefined): SearchR
     kind: h.kind,
     tags: h.tags,
     modified: new Date(h.modifiedMs).toISOString(),
-    ...(fresh ?? { indexed_at: new Date(h.modifiedMs).toISOString(), stale: true, pendingEmbedding: false }),
+    ...(fresh === null ? {} : (fresh ?? { indexed_at: new Date(h.modifiedMs).toISOString(), stale: true, pendingEmbedding: false })),
     score: h.score,
     snippet: h.snippet,
     line: h.line,
@@ -27,11 +30,11 @@ export function toSearchResult(h: AnyHit, fresh: Freshness | undefined): SearchR
   };
 }
 
-export function keywordResponse(req: ValidSearchRequest, r: LexicalResult, fresh: Map<number, Freshness>, started: number): SearchResponse {
+export function keywordResponse(req: ValidSearchRequest, r: LexicalResult, fresh: FreshnessOf, started: number): SearchResponse {
   return {
     query: req.query,
     syntax: req.syntax,
-    results: r.hits.map((h) => toSearchResult(h, fresh.get(h.documentId))),
+    results: r.hits.map((h) => toSearchResult(h, fresh && fresh.get(h.documentId))),
     offset: req.offset,
     limit: req.limit,
     has_more: r.hasMore,
@@ -51,11 +54,11 @@ export function semanticResponse(
 ): SearchResponse {
   const page = r.hits.slice(req.offset, req.offset + req.limit);
   const hasMore = r.hits.length > req.offset + req.limit;
-  const fresh = freshness(page.map((h) => h.documentId));
+  const fresh = req.freshness ? freshness(page.map((h) => h.documentId)) : null;
   return {
     query: req.query,
     syntax: req.syntax,
-    results: page.map((h) => toSearchResult(h, fresh.get(h.documentId))),
+    results: page.map((h) => toSearchResult(h, fresh && fresh.get(h.documentId))),
     offset: req.offset,
     limit: req.limit,
     has_more: hasMore,

@@ -81,6 +81,7 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
             limit: args.limit,
             minScore: args.minScore || undefined,
             collections,
+            freshness: false, // not part of the tool's output
           });
           return summarise(args.query, response.results, ctx);
         }),
