@@ -7,6 +7,7 @@ import { filterSql, type ResolvedFilters } from './filters.js';
 import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
 import { snippetAround, TermMatcher } from './snippet.js';
+import { DocumentTextCache } from './text-cache.js';
 
 export interface LexicalRequest {
   query: string;
@@ -75,7 +76,6 @@ interface AnchorRow {
   line_start: number;
   line_end: number;
   heading_path: string;
-  text: string;
 }
 
 const MAX_CHUNK_FETCH = 20_000;
@@ -86,6 +86,7 @@ export class LexicalSearch {
   private readonly anchorStmt;
   private readonly excludeStmt;
   private readonly nativeRank: boolean;
+  private readonly texts: DocumentTextCache;
 
   constructor(private readonly db: Db) {
     this.planner = new QueryPlanner(db);
@@ -95,11 +96,12 @@ export class LexicalSearch {
     );
     this.anchorStmt = db.prepare<[number, number], AnchorRow>(
       `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
-              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, t.text
-         FROM chunks c JOIN documents d ON d.id = c.document_id
-         JOIN collections col ON col.id = d.collection_id JOIN contents t ON t.document_id = d.id
+              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path
+         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id
         WHERE c.id = ? AND d.id = ?`,
     );
+    const textStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
+    this.texts = new DocumentTextCache((id) => textStmt.get(id)?.text);
   }
 
   search(req: LexicalRequest, generation: number): LexicalResult {
@@ -134,7 +136,7 @@ export class LexicalSearch {
     const matcher = new TermMatcher(parsed.highlight);
     const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
     const page = ranked.slice(req.offset, req.offset + req.limit);
-    const hits = page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo));
+    const hits = page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo, generation));
     const hasMore = ranked.length > req.offset + req.limit;
     return {
       hits,
@@ -195,10 +197,12 @@ export class LexicalSearch {
     matcher: TermMatcher,
     req: LexicalRequest,
     plan: LexicalResult['plan'],
+    generation: number,
   ): LexicalHit {
     const a = this.anchorStmt.get(d.best.chunkId, d.documentId)!;
+    const text = this.texts.get(d.documentId, generation) ?? '';
     const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
-    const snippet = snippetAround(a.text, a.char_start, a.char_end, a.line_start, matcher, req.snippetChars);
+    const snippet = snippetAround(text, a.char_start, a.char_end, a.line_start, matcher, req.snippetChars);
     const hit: LexicalHit = {
       documentId: d.documentId,
       docid: a.docid,
@@ -221,7 +225,7 @@ export class LexicalSearch {
         fields: {
           title: matcher.termsIn(a.title),
           headings: matcher.termsIn(headingPath.join('\n')),
-          body: matcher.termsIn(a.text.slice(a.char_start, a.char_end)),
+          body: matcher.termsIn(text.slice(a.char_start, a.char_end)),
         },
         matchedChunks: d.chunks,
       };
