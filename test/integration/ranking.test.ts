@@ -149,3 +149,22 @@ describe('keyword search', () => {
     expect(engine.search({ query: 'retry backoff' }).results.length).toBeGreaterThan(0);
   });
 });
+
+describe('term counts across index changes', () => {
+  it('finds a word that a later file brings in, and new files with words already counted', async () => {
+    const dir = tempDir('trove-df-');
+    writeTree(dir, corpus());
+    const engine = openEngine();
+    engine.addCollection({ root: dir, name: 'r' });
+    await engine.index();
+    expect(engine.search({ query: 'zebra' }).results).toEqual([]); // counted as absent
+    const before = engine.search({ query: 'jitter', limit: 200 }).results.length;
+    fs.writeFileSync(path.join(dir, 'new.md'), '# Zebra crossing\n\nA zebra and some jitter.\n');
+    await engine.index();
+    expect(engine.search({ query: 'zebra' }).results.map((r) => r.path)).toEqual(['new.md']);
+    // 'jitter' keeps its count from before (one chunk in 200 is within the drift), and still finds the new file
+    const after = engine.search({ query: 'jitter', limit: 200 }).results;
+    expect(after.length).toBe(before + 1);
+    expect(after.map((r) => r.path)).toContain('new.md');
+  });
+});

@@ -39,12 +39,23 @@ const COMMON_SHARE = 0.2;
 const OR_POSTINGS_BUDGET = 4_000;
 const MAX_AND_STEPS = 4;
 const DF_CACHE_SIZE = 5_000;
+/**
+ * A counted term stays usable across index changes while the number of chunks has moved by at
+ * most this share since it was counted: counting walks the term's postings (0.5–1.2 ms for a
+ * common word in cpp-docs), and a watched folder changes the index every few seconds, while a
+ * count a few chunks off plans and ranks the same (bm25 statistics, like Lucene's per segment).
+ * A term counted as absent is always counted again: a new file may bring it.
+ */
+const DF_DRIFT = 0.01;
 
 export class QueryPlanner {
   private readonly dfStmt;
   private readonly prefixDfStmt;
   private readonly countStmt;
-  private cache: { generation: number; rows: number; df: Map<string, number> } = { generation: -1, rows: 0, df: new Map() };
+  private generation = -1;
+  private rows = 0;
+  /** term (or `prefix*`) → its count and the number of chunks when it was counted */
+  private readonly df = new Map<string, { df: number; rows: number }>();
 
   constructor(db: Db) {
     this.dfStmt = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
@@ -55,8 +66,11 @@ export class QueryPlanner {
   }
 
   plan(terms: QueryTerm[], generation: number): QueryPlan {
-    if (this.cache.generation !== generation) this.cache = { generation, rows: this.countStmt.get()!.n, df: new Map() };
-    const rows = this.cache.rows;
+    if (this.generation !== generation) {
+      this.generation = generation;
+      this.rows = this.countStmt.get()!.n;
+    }
+    const rows = this.rows;
     const planned = terms.map((t) => ({ ...t, df: this.documentFrequency(t) }));
     const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
     const absent = planned.filter((t) => t.df === 0);
@@ -86,15 +100,14 @@ export class QueryPlanner {
 
   /** Chunks containing the term (fts5vocab's row count); for a prefix, the sum over its terms. */
   private documentFrequency(t: QueryTerm): number {
-    // fts5vocab counts rows by walking the term's postings: cache per index generation
     const key = t.prefix ? `${t.token.text}*` : indexTerm(t.token);
-    const cached = this.cache.df.get(key);
-    if (cached !== undefined) return cached;
+    const cached = this.df.get(key);
+    if (cached && cached.df > 0 && Math.abs(cached.rows - this.rows) <= this.rows * DF_DRIFT) return cached.df;
     const df = t.prefix
       ? (this.prefixDfStmt.get(t.token.text, t.token.text + '\uffff')?.doc ?? 0)
       : (this.dfStmt.get(key)?.doc ?? 0);
-    if (this.cache.df.size >= DF_CACHE_SIZE) this.cache.df.clear();
-    this.cache.df.set(key, df);
+    if (this.df.size >= DF_CACHE_SIZE) this.df.clear();
+    this.df.set(key, { df, rows: this.rows });
     return df;
   }
 }
