@@ -88,6 +88,22 @@ describe('after embedding', () => {
     for (const x of r.results) expect(x.score).toBeLessThanOrEqual(1);
   });
 
+  it('hybrid and rerank pages carry the snippets the legs would have cut, page by page', async () => {
+    const keyword = engine.search({ query: 'retries', limit: 20 });
+    const vector = await engine.search({ query: 'retries', mode: 'vector', limit: 20, minScore: 0 });
+    const snippetOf = new Map([...vector.results, ...keyword.results].map((h) => [`${h.collection}/${h.path}`, { snippet: h.snippet, line: h.line }]));
+    for (const mode of ['hybrid', 'rerank'] as const) {
+      const all = await engine.search({ query: 'retries', mode, limit: 20 });
+      expect(all.results.length).toBeGreaterThanOrEqual(2);
+      for (const h of all.results) {
+        expect(h.snippet, `${mode} ${h.path}`).not.toBe('');
+        expect({ snippet: h.snippet, line: h.line }).toEqual(snippetOf.get(`${h.collection}/${h.path}`));
+      }
+      const second = await engine.search({ query: 'retries', mode, limit: 1, offset: 1 });
+      expect(second.results.map((h) => [h.path, h.snippet])).toEqual([[all.results[1]!.path, all.results[1]!.snippet]]);
+    }
+  });
+
   it('a deleted document loses its vectors', async () => {
     fs.rmSync(path.join(root, 'cooking.md'));
     await engine.index({ collection: 'notes' });

@@ -6,8 +6,8 @@ import { hasRankFunction, rankParams, rankSql } from './rank.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
-import { snippetAround, TermMatcher } from './snippet.js';
-import { DocumentTextCache } from './text-cache.js';
+import { Anchors } from './anchors.js';
+import { TermMatcher } from './snippet.js';
 
 export interface LexicalRequest {
   query: string;
@@ -16,12 +16,16 @@ export interface LexicalRequest {
   offset: number;
   minScore?: number;
   snippetChars: number;
+  /** false: leave snippet empty (line: the chunk's first line) for a caller that cuts them later, for fewer hits. */
+  snippets?: boolean;
   explain: boolean;
   filters: ResolvedFilters;
 }
 
 export interface LexicalHit {
   documentId: number;
+  /** The anchor chunk. */
+  chunkId: number;
   docid: string;
   collection: string;
   path: string;
@@ -62,46 +66,24 @@ interface DocCandidate {
   chunks: number;
 }
 
-interface AnchorRow {
-  docid: string;
-  path: string;
-  title: string;
-  kind: string;
-  tags: string;
-  mtime_ms: number;
-  collection: string;
-  ordinal: number;
-  char_start: number;
-  char_end: number;
-  line_start: number;
-  line_end: number;
-  heading_path: string;
-}
-
 const MAX_CHUNK_FETCH = 20_000;
 
 export class LexicalSearch {
   private readonly planner: QueryPlanner;
   private readonly statements = new Map<string, Statement<unknown[], CandidateRow>>();
-  private readonly anchorStmt;
   private readonly excludeStmt;
   private readonly nativeRank: boolean;
-  private readonly texts: DocumentTextCache;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** Shared with the vector leg (search/anchors.ts). */
+    readonly anchors = new Anchors(db),
+  ) {
     this.planner = new QueryPlanner(db);
     this.nativeRank = hasRankFunction(db);
     this.excludeStmt = db.prepare<[string], { id: number }>(
       'SELECT DISTINCT c.document_id AS id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?',
     );
-    this.anchorStmt = db.prepare<[number, number], AnchorRow>(
-      `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
-              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path
-         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id
-        WHERE c.id = ? AND d.id = ?`,
-    );
-    const textStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
-    this.texts = new DocumentTextCache((id) => textStmt.get(id)?.text);
   }
 
   search(req: LexicalRequest, generation: number): LexicalResult {
@@ -199,12 +181,12 @@ export class LexicalSearch {
     plan: LexicalResult['plan'],
     generation: number,
   ): LexicalHit {
-    const a = this.anchorStmt.get(d.best.chunkId, d.documentId)!;
-    const text = this.texts.get(d.documentId, generation) ?? '';
+    const a = this.anchors.get(d.best.chunkId)!;
     const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
-    const snippet = snippetAround(text, a.char_start, a.char_end, a.line_start, matcher, req.snippetChars);
+    const snippet = req.snippets === false ? { text: '', line: a.line_start } : this.anchors.snippet(d.documentId, a, generation, matcher, req.snippetChars);
     const hit: LexicalHit = {
       documentId: d.documentId,
+      chunkId: d.best.chunkId,
       docid: a.docid,
       collection: a.collection,
       path: a.path,
@@ -225,7 +207,7 @@ export class LexicalSearch {
         fields: {
           title: matcher.termsIn(a.title),
           headings: matcher.termsIn(headingPath.join('\n')),
-          body: matcher.termsIn(text.slice(a.char_start, a.char_end)),
+          body: matcher.termsIn(this.anchors.chunkText(d.documentId, a, generation)),
         },
         matchedChunks: d.chunks,
       };

@@ -8,9 +8,10 @@ import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
 import type { LexicalHit, LexicalSearch } from './lexical.js';
+import { TermMatcher } from './snippet.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
-import { DEFAULT_VECTOR_MIN_SCORE, round, VectorSearch, type RankedHit, type SpaceQuery } from './vector.js';
+import { DEFAULT_VECTOR_MIN_SCORE, highlightTerms, round, VectorSearch, type RankedHit, type SpaceQuery } from './vector.js';
 
 export interface ModeResult {
   hits: RankedHit[];
@@ -25,7 +26,6 @@ const LEG_DEPTH = 50;
 
 export class ModeSearch {
   private readonly vector: VectorSearch;
-  private readonly chunkIdStmt;
 
   private readonly vectors: VectorStore;
 
@@ -35,8 +35,7 @@ export class ModeSearch {
     private readonly lexical: LexicalSearch,
   ) {
     this.vectors = embeddings.vectors;
-    this.vector = new VectorSearch(db, embeddings.vectors, embeddings.ann);
-    this.chunkIdStmt = db.prepare<[number, number], { id: number }>('SELECT id FROM chunks WHERE document_id = ? AND ordinal = ?');
+    this.vector = new VectorSearch(db, embeddings.vectors, lexical.anchors, embeddings.ann);
   }
 
   /**
@@ -81,6 +80,8 @@ export class ModeSearch {
     if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.join(', ')}: their documents come from keyword search only`);
     const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
 
+    // hybrid and rerank rank 2 x LEG_DEPTH candidates and return one page: cut snippets for that page only
+    const snippets = req.mode === 'vector';
     const vectorLeg = async (top: number) => {
       const queries: SpaceQuery[] = [];
       for (const s of spaces) {
@@ -88,7 +89,7 @@ export class ModeSearch {
         queries.push({ space, collectionIds: s.collectionIds, vector: await this.embeddings.embedQuery(space, req.query) });
       }
       const minScore = req.mode === 'vector' ? (req.minScore ?? DEFAULT_VECTOR_MIN_SCORE) : DEFAULT_VECTOR_MIN_SCORE;
-      return this.vector.search({ query: req.query, syntax: req.syntax, top, minScore, snippetChars: req.snippetChars, explain: req.explain, filters }, queries);
+      return this.vector.search({ query: req.query, syntax: req.syntax, top, minScore, snippetChars: req.snippetChars, snippets, explain: req.explain, filters, generation }, queries);
     };
 
     if (req.mode === 'vector') {
@@ -103,7 +104,7 @@ export class ModeSearch {
     vectorPromise?.catch(() => undefined); // handled below; no unhandled rejection while the keyword leg runs
     let keywordHits: RankedHit[] = [];
     try {
-      const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, explain: req.explain, filters }, generation);
+      const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, snippets, explain: req.explain, filters }, generation);
       keywordHits = lx.hits.map((h) => this.withChunkId(h));
       Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
     } catch (err) {
@@ -131,8 +132,9 @@ export class ModeSearch {
         ? weightedSumFusion([{ ...legs[0]!, weight: 0.4 }, { ...legs[1]!, weight: 0.6 }])
         : reciprocalRankFusion(legs);
     plan.strategy = `${req.mode}:${fusion}`;
-    if (req.mode === 'rerank') fused = await this.rerank(req.query, fused, notices);
+    if (req.mode === 'rerank') fused = await this.rerank(req.query, fused, notices, generation);
     if (req.minScore !== undefined) fused = fused.filter((f) => f.score >= req.minScore!);
+    this.cutSnippets(fused.slice(req.offset, req.offset + req.limit), req, generation);
     return {
       hits: fused.map((f) => this.explained(f, req.explain, fusion)),
       total: fused.length,
@@ -142,11 +144,23 @@ export class ModeSearch {
     };
   }
 
-  private async rerank(query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
+  /** Snippets for the hits a page shows (the legs left them out). */
+  private cutSnippets(page: readonly FusedHit[], req: ValidSearchRequest, generation: number): void {
+    if (!page.length) return;
+    const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
+    for (const f of page) {
+      const a = this.lexical.anchors.get(f.hit.chunkId);
+      if (!a) continue; // its chunk went away meanwhile: no snippet rather than a wrong one
+      const s = this.lexical.anchors.snippet(f.hit.documentId, a, generation, matcher, req.snippetChars);
+      f.hit = { ...f.hit, snippet: s.text, line: s.line };
+    }
+  }
+
+  private async rerank(query: string, fused: FusedHit[], notices: string[], generation: number): Promise<RerankedHit[]> {
     const top = fused.slice(0, DEFAULT_RERANK_TOP);
     if (!top.length) return fused;
     try {
-      const logits = await this.embeddings.rerankScores(query, () => passagesOf(this.db, top));
+      const logits = await this.embeddings.rerankScores(query, () => passagesOf(this.lexical.anchors, top, generation));
       return blendRerank(fused, logits);
     } catch (err) {
       if (!(err instanceof TroveError)) throw err;
@@ -156,8 +170,7 @@ export class ModeSearch {
   }
 
   private withChunkId(h: LexicalHit): RankedHit {
-    const chunkId = this.chunkIdStmt.get(h.documentId, h.chunk.ordinal)?.id ?? 0;
-    return { ...h, chunkId, explain: h.explain as Record<string, unknown> | undefined };
+    return { ...h, explain: h.explain as Record<string, unknown> | undefined };
   }
 
   private explained(f: RerankedHit, explain: boolean, fusion: string): RankedHit {

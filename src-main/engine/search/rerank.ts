@@ -1,7 +1,7 @@
 // Cross-encoder reranking of the top fused candidates, blended with the fusion score by rank
 // band: the fusion order is trusted most at the top (top 3: 75% fusion / 25% rerank; 4-10:
 // 60/40; 11+: 40/60), where a small reranker is most likely to do harm.
-import type { Db } from '../store/database.js';
+import type { Anchors } from './anchors.js';
 import type { FusedHit } from './fusion.js';
 
 export const DEFAULT_RERANK_TOP = 30;
@@ -19,13 +19,10 @@ export interface RerankedHit extends FusedHit {
 }
 
 /** The anchor chunk text of each candidate: what the cross-encoder reads. */
-export function passagesOf(db: Db, hits: readonly FusedHit[]): string[] {
-  const stmt = db.prepare<[number], { text: string; char_start: number; char_end: number }>(
-    'SELECT t.text, c.char_start, c.char_end FROM chunks c JOIN contents t ON t.document_id = c.document_id WHERE c.id = ?',
-  );
+export function passagesOf(anchors: Anchors, hits: readonly FusedHit[], generation: number): string[] {
   return hits.map((h) => {
-    const r = stmt.get(h.hit.chunkId);
-    return r ? r.text.slice(r.char_start, r.char_end) : h.hit.title;
+    const a = anchors.get(h.hit.chunkId);
+    return a ? anchors.chunkText(h.hit.documentId, a, generation) : h.hit.title;
   });
 }
 

@@ -5,8 +5,9 @@ import type { Db } from '../store/database.js';
 import type { VectorMatch, VectorSpace, VectorStore } from '../store/vectors.js';
 import type { AnnSpaces } from './ann-spaces.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
+import type { Anchors } from './anchors.js';
 import { parseQuery, type QuerySyntax } from './query.js';
-import { snippetAround, TermMatcher } from './snippet.js';
+import { TermMatcher } from './snippet.js';
 
 export const DEFAULT_VECTOR_MIN_SCORE = 0.3;
 const MAX_K = 4096;
@@ -36,8 +37,12 @@ export interface VectorRequest {
   top: number;
   minScore: number;
   snippetChars: number;
+  /** false: leave snippet empty (line: the chunk's first line), as in LexicalRequest. */
+  snippets?: boolean;
   explain: boolean;
   filters: ResolvedFilters;
+  /** The index generation (for the document text cache). */
+  generation: number;
 }
 
 /** One space and the collections whose searches it serves, with the query embedded for it. */
@@ -47,41 +52,15 @@ export interface SpaceQuery {
   vector: Float32Array;
 }
 
-interface AnchorRow {
-  docid: string;
-  path: string;
-  title: string;
-  kind: string;
-  tags: string;
-  mtime_ms: number;
-  collection: string;
-  ordinal: number;
-  char_start: number;
-  char_end: number;
-  line_start: number;
-  line_end: number;
-  heading_path: string;
-  text: string;
-}
-
 export class VectorSearch {
-  private readonly anchorStmt;
-
   private readonly shareCache = new Map<string, { share: number; at: number }>();
 
   constructor(
     private readonly db: Db,
     private readonly vectors: VectorStore,
+    private readonly anchors: Anchors,
     private readonly ann: AnnSpaces | null = null,
-  ) {
-    this.anchorStmt = db.prepare<[number], AnchorRow>(
-      `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
-              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, t.text
-         FROM chunks c JOIN documents d ON d.id = c.document_id
-         JOIN collections col ON col.id = d.collection_id JOIN contents t ON t.document_id = d.id
-        WHERE c.id = ?`,
-    );
-  }
+  ) {}
 
   /** Best documents across the spaces, each with its nearest chunk; `exhausted` when nothing more could match. */
   search(req: VectorRequest, spaces: readonly SpaceQuery[]): { hits: RankedHit[]; exhausted: boolean } {
@@ -164,9 +143,9 @@ export class VectorSearch {
   }
 
   private hit(d: { documentId: number; chunkId: number; distance: number; chunks: number; score: number }, matcher: TermMatcher, req: VectorRequest): RankedHit {
-    const a = this.anchorStmt.get(d.chunkId)!;
+    const a = this.anchors.get(d.chunkId)!;
     const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
-    const snippet = snippetAround(a.text, a.char_start, a.char_end, a.line_start, matcher, req.snippetChars);
+    const snippet = req.snippets === false ? { text: '', line: a.line_start } : this.anchors.snippet(d.documentId, a, req.generation, matcher, req.snippetChars);
     return {
       documentId: d.documentId,
       chunkId: d.chunkId,
@@ -187,7 +166,7 @@ export class VectorSearch {
 }
 
 /** Words of the query to highlight in snippets; a query of stop words only highlights nothing. */
-function highlightTerms(query: string, syntax: QuerySyntax) {
+export function highlightTerms(query: string, syntax: QuerySyntax) {
   try {
     return parseQuery(query, syntax).highlight;
   } catch {
