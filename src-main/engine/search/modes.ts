@@ -7,7 +7,7 @@ import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
-import type { LexicalHit, LexicalSearch } from './lexical.js';
+import type { LexicalSearch } from './lexical.js';
 import { TermMatcher } from './snippet.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
@@ -105,7 +105,7 @@ export class ModeSearch {
     let keywordHits: RankedHit[] = [];
     try {
       const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, snippets, explain: req.explain, filters }, generation);
-      keywordHits = lx.hits.map((h) => this.withChunkId(h));
+      keywordHits = lx.hits; // lexical hits carry their anchor chunk id: already ranked hits
       Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
     } catch (err) {
       // a query of stop words has no keyword leg; the vector leg can still answer it
@@ -167,10 +167,6 @@ export class ModeSearch {
       notices.push(`rerank skipped: ${err.message}`);
       return fused;
     }
-  }
-
-  private withChunkId(h: LexicalHit): RankedHit {
-    return { ...h, explain: h.explain as Record<string, unknown> | undefined };
   }
 
   private explained(f: RerankedHit, explain: boolean, fusion: string): RankedHit {
