@@ -11,23 +11,28 @@ import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from '@huggingface/tokenizers';
 import { TroveError } from '../errors.js';
 import type { ModelSpec } from './manifest.js';
+import { quantizedModelSource } from './signed-weights.js';
 import { encodePair, encodeSingle, loadTokenizer, padId } from './tokenizer.js';
 
 export interface SessionOptions {
   /** Threads per session; workers x threads should not exceed the cores. */
   intraOpThreads: number;
+  /** The file is an int8 variant: its uint8 weights may be made signed (exact, faster; signed-weights.ts). */
+  quantized: boolean;
 }
 
 export type TextKind = 'query' | 'passage';
 
 async function createSession(file: string, opts: SessionOptions): Promise<ort.InferenceSession> {
   try {
-    return await ort.InferenceSession.create(file, {
+    const source = opts.quantized ? await quantizedModelSource(file) : file;
+    const options: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: opts.intraOpThreads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
-    });
+    };
+    return await (typeof source === 'string' ? ort.InferenceSession.create(source, options) : ort.InferenceSession.create(source, options));
   } catch (err) {
     throw new TroveError('UNAVAILABLE', `cannot load ONNX model ${file}: ${(err as Error).message}`);
   }

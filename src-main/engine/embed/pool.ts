@@ -52,6 +52,7 @@ export class ModelPool {
       spec: model.spec,
       dir: model.dir,
       weightsFile: model.weightsFile,
+      variant: model.variant,
       intraOpThreads: opts.intraOpThreads,
     };
     const started = Array.from({ length: Math.max(1, opts.workers) }, () => {

@@ -3,7 +3,7 @@
 // session: terminating a worker inside session.run aborts the whole process (measured).
 import { parentPort, workerData } from 'node:worker_threads';
 import { isTroveError } from '../errors.js';
-import type { ModelSpec } from './manifest.js';
+import type { ModelSpec, WeightsVariant } from './manifest.js';
 import { OnnxCrossEncoder, OnnxEmbedder, type TextKind } from './onnx-model.js';
 
 export interface WorkerInit {
@@ -11,6 +11,7 @@ export interface WorkerInit {
   spec: ModelSpec;
   dir: string;
   weightsFile: string;
+  variant: WeightsVariant;
   intraOpThreads: number;
 }
 
@@ -35,7 +36,7 @@ function errorBody(err: unknown): { code: string; message: string } {
 
 let model: OnnxEmbedder | OnnxCrossEncoder;
 try {
-  const opts = { intraOpThreads: init.intraOpThreads };
+  const opts = { intraOpThreads: init.intraOpThreads, quantized: init.variant === 'int8' };
   model = init.role === 'embed'
     ? await OnnxEmbedder.load(init.spec, init.dir, init.weightsFile, opts)
     : await OnnxCrossEncoder.load(init.spec, init.dir, init.weightsFile, opts);

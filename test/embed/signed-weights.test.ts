@@ -1,0 +1,146 @@
+// Signed int8 weights (signed-weights.ts): the rewrite must give bit-identical outputs, leave the
+// file's bytes alone, skip tensors used elsewhere, and the kernel probe must be able to see the
+// saturation that makes the rewrite unsafe on CPUs without VNNI.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as ort from 'onnxruntime-node';
+import protobuf from 'protobufjs/minimal.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exactProduct, matMulIntegerModel, probeOperands, probeSignedKernel, quantizedModelSource, shiftWeightsToSigned } from '../../src-main/engine/embed/signed-weights.js';
+import { encodeSingle, loadTokenizer } from '../../src-main/engine/embed/tokenizer.js';
+import { modelsDir } from './models-dir.js';
+
+const miniLm = path.join(modelsDir, 'all-MiniLM-L6-v2');
+const miniLmFile = path.join(miniLm, 'onnx/model_quantized.onnx');
+const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, graphOptimizationLevel: 'all' };
+
+async function hiddenStates(model: string | Uint8Array, ids: number[][]): Promise<Float32Array[]> {
+  const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
+  const out: Float32Array[] = [];
+  for (const row of ids) {
+    const n = row.length;
+    const res = await session.run({
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(row, BigInt), [1, n]),
+      attention_mask: new ort.Tensor('int64', new BigInt64Array(n).fill(1n), [1, n]),
+      token_type_ids: new ort.Tensor('int64', new BigInt64Array(n), [1, n]),
+    });
+    out.push(new Float32Array(res.last_hidden_state!.data as Float32Array));
+  }
+  await session.release();
+  return out;
+}
+
+describe('shiftWeightsToSigned on the real models', () => {
+  it('makes all-MiniLM-L6-v2 signed with bit-identical hidden states, leaving the input bytes alone', async () => {
+    const bytes = fs.readFileSync(miniLmFile);
+    const before = crypto.hash('sha256', bytes);
+    const shifted = shiftWeightsToSigned(bytes);
+    expect(crypto.hash('sha256', bytes)).toBe(before);
+    // 6 layers x 6 matrices, each a weight and its zero points
+    expect(shifted?.tensors).toBe(72);
+
+    const tok = loadTokenizer(miniLm);
+    const ids = ['How do I configure retries?', 'Resilience settings: the client retries failed requests three times with exponential backoff.', 'x'.repeat(2000)].map((t) => encodeSingle(tok, t, 256));
+    const [stored, signed] = [await hiddenStates(miniLmFile, ids), await hiddenStates(shifted!.bytes, ids)];
+    for (let i = 0; i < ids.length; i++) expect(Buffer.from(signed[i]!.buffer).equals(Buffer.from(stored[i]!.buffer))).toBe(true);
+  });
+
+  it('leaves files with nothing to shift as they are', () => {
+    // multilingual-e5-small's int8 file already stores int8 weights; the test cross-encoder is fp32
+    expect(shiftWeightsToSigned(fs.readFileSync(path.join(modelsDir, 'multilingual-e5-small/onnx/model_quantized.onnx')))).toBeNull();
+    expect(shiftWeightsToSigned(fs.readFileSync(path.join(modelsDir, 'test-tiny-cross-encoder/onnx/model.onnx')))).toBeNull();
+    expect(shiftWeightsToSigned(Buffer.from('not an onnx file'))).toBeNull();
+  });
+});
+
+// A hand-built graph: Y = MatMulInteger(A, W, a_zp, W_zp) with uint8 W and W_zp (zero points in
+// int32_data, as the MiniLM converter wrote them), plus optionally a second node that reads W.
+function model(opts: { shareWeight: boolean }): { bytes: Uint8Array; a: Uint8Array } {
+  const [m, k, n] = [3, 8, 4];
+  const w = protobuf.Writer.create();
+  const key = (no: number, wire: number) => (no << 3) | wire;
+  const valueInfo = (field: number, name: string, elemType: number, dims: number[]) => {
+    w.uint32(key(field, 2)).fork().uint32(key(1, 2)).string(name);
+    w.uint32(key(2, 2)).fork().uint32(key(1, 2)).fork().uint32(key(1, 0)).uint32(elemType).uint32(key(2, 2)).fork();
+    for (const d of dims) w.uint32(key(1, 2)).fork().uint32(key(1, 0)).uint32(d).ldelim();
+    w.ldelim().ldelim().ldelim().ldelim();
+  };
+  const node = (op: string, inputs: string[], output: string) => {
+    w.uint32(key(1, 2)).fork();
+    for (const i of inputs) w.uint32(key(1, 2)).string(i);
+    w.uint32(key(2, 2)).string(output).uint32(key(4, 2)).string(op).ldelim();
+  };
+  w.uint32(key(1, 0)).uint32(8).uint32(key(8, 2)).fork().uint32(key(2, 0)).uint32(17).ldelim();
+  w.uint32(key(7, 2)).fork();
+  node('MatMulInteger', ['A', 'W', 'AZP', 'WZP'], 'Y');
+  if (opts.shareWeight) node('Identity', ['W'], 'W_OUT');
+  const weights = Uint8Array.from({ length: k * n }, (_, i) => (i * 37 + 11) % 256);
+  w.uint32(key(5, 2)).fork().uint32(key(1, 0)).uint32(k).uint32(key(1, 0)).uint32(n).uint32(key(2, 0)).uint32(2).uint32(key(8, 2)).string('W').uint32(key(9, 2)).bytes(weights).ldelim();
+  w.uint32(key(5, 2)).fork().uint32(key(1, 0)).uint32(n).uint32(key(2, 0)).uint32(2).uint32(key(5, 2)).fork();
+  for (const zp of [0, 127, 128, 255]) w.int32(zp);
+  w.ldelim().uint32(key(8, 2)).string('WZP').ldelim();
+  w.uint32(key(5, 2)).fork().uint32(key(2, 0)).uint32(2).uint32(key(8, 2)).string('AZP').uint32(key(9, 2)).bytes(Uint8Array.of(100)).ldelim();
+  valueInfo(11, 'A', 2, [m, k]);
+  valueInfo(12, 'Y', 6, [m, n]);
+  if (opts.shareWeight) valueInfo(12, 'W_OUT', 2, [k, n]);
+  w.ldelim();
+  return { bytes: w.finish(), a: Uint8Array.from({ length: m * k }, (_, i) => (i * 53 + 7) % 256) };
+}
+
+async function runY(bytes: Uint8Array, a: Uint8Array): Promise<Int32Array> {
+  const session = await ort.InferenceSession.create(bytes, options);
+  const y = (await session.run({ A: new ort.Tensor('uint8', a, [3, 8]) })).Y!.data as Int32Array;
+  await session.release();
+  return y;
+}
+
+describe('shiftWeightsToSigned on hand-built graphs', () => {
+  it('shifts a weight and its int32_data zero points (values across 0..255) exactly', async () => {
+    const { bytes, a } = model({ shareWeight: false });
+    const shifted = shiftWeightsToSigned(bytes);
+    expect(shifted?.tensors).toBe(2);
+    expect(Array.from(await runY(shifted!.bytes, a))).toEqual(Array.from(await runY(bytes, a)));
+  });
+
+  it('leaves a weight that another node also reads (and so its MatMulInteger) untouched', () => {
+    expect(shiftWeightsToSigned(model({ shareWeight: true }).bytes)).toBeNull();
+  });
+});
+
+describe('probeSignedKernel', () => {
+  afterEach(() => {
+    delete process.env.TROVE_ONNX_SIGNED_WEIGHTS;
+  });
+
+  it('uses operands that a saturating 16-bit kernel gets wrong', () => {
+    // what pre-VNNI x86 kernels do: vpmaddubsw adds neighbouring u8 x s8 products into int16 with saturation
+    const [m, k, n] = [8, 64, 32];
+    const { a, b } = probeOperands(m, k, n);
+    const saturating = new Int32Array(m * n);
+    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let t = 0; t < k; t += 2) s += Math.max(-32768, Math.min(32767, a[i * k + t]! * b[t * n + j]! + a[i * k + t + 1]! * b[(t + 1) * n + j]!));
+      saturating[i * n + j] = s;
+    }
+    const exact = exactProduct(a, b, m, k, n);
+    expect(exact.filter((v, i) => v !== saturating[i]).length).toBeGreaterThan(n);
+  });
+
+  it('runs the one-node probe model in ORT; exact here exactly when the probe says so', async () => {
+    const [m, k, n] = [8, 64, 32];
+    const { a, b } = probeOperands(m, k, n);
+    const session = await ort.InferenceSession.create(matMulIntegerModel(m, k, n, b), options);
+    const y = (await session.run({ A: new ort.Tensor('uint8', a, [m, k]) })).Y!.data as Int32Array;
+    await session.release();
+    const exact = exactProduct(a, b, m, k, n);
+    const probe = await probeSignedKernel();
+    expect(y.every((v, i) => v === exact[i])).toBe(process.arch === 'x64' ? probe : true);
+  });
+
+  it('can be switched off, and then the file is loaded as it is', async () => {
+    process.env.TROVE_ONNX_SIGNED_WEIGHTS = '0';
+    expect(await probeSignedKernel()).toBe(false);
+    expect(await quantizedModelSource(miniLmFile)).toBe(miniLmFile);
+  });
+});
