@@ -26,7 +26,7 @@ const { values } = parseArgs({
 const modelsDir = process.env.TROVE_MODELS_DIR || path.resolve(import.meta.dirname, '../../shared/models');
 const n = Number(values.chunks);
 
-// real chunks: index a slice of the corpus with the engine's own chunker
+// real chunks (the same ones every run: ordered by path): index a slice of the corpus with the engine's own chunker
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-embed-bench-'));
 const docs = path.join(work, 'docs');
 fs.mkdirSync(docs);
@@ -38,7 +38,7 @@ await engine.index();
 await engine.close();
 const db = new Database(databasePath(path.join(work, 'home')), { readonly: true });
 const texts = db
-  .prepare<[number], { text: string; char_start: number; char_end: number }>('SELECT t.text, c.char_start, c.char_end FROM chunks c JOIN contents t ON t.document_id = c.document_id ORDER BY c.id LIMIT ?')
+  .prepare<[number], { text: string; char_start: number; char_end: number }>('SELECT t.text, c.char_start, c.char_end FROM chunks c JOIN contents t ON t.document_id = c.document_id JOIN documents d ON d.id = c.document_id ORDER BY d.path, c.ordinal LIMIT ?')
   .all(n)
   .map((r) => r.text.slice(r.char_start, r.char_end));
 db.close();
@@ -98,7 +98,7 @@ const result = {
   below_0_9999: cos.filter((c) => c < 0.9999).length,
   truncated_chunks: cosLong.length,
   truncated_cosine_min: cosLong.length ? Math.round(cosLong[0]! * 1e6) / 1e6 : null,
-  trove_setup: `${values.workers} workers x 1 thread, batch 1`,
+  trove_setup: `${values.workers} workers x 1 thread, batch 1, uint8 weights made signed where exact`,
   transformers_js_setup: 'pipeline feature-extraction, main thread, ORT default threads, one text per call',
 };
 console.error(`Trove with the weights as stored: ${result.trove_weights_as_stored_chunks_per_s} chunks/s (${result.speedup_weights_as_stored}x); signed weights give the same vectors (min cosine ${result.signed_vs_stored_cosine_min})`);
