@@ -32,6 +32,7 @@ async function createSession(file: string, opts: SessionOptions): Promise<ort.In
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
     };
+    // create() has one overload for a path and one for bytes, none for the union
     return await (typeof source === 'string' ? ort.InferenceSession.create(source, options) : ort.InferenceSession.create(source, options));
   } catch (err) {
     throw new TroveError('UNAVAILABLE', `cannot load ONNX model ${file}: ${(err as Error).message}`);

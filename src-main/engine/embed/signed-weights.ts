@@ -271,8 +271,9 @@ export function probeSignedKernel(): Promise<boolean> {
   return probe;
 }
 
-/** What to hand ORT for an int8 file: its bytes with the weights made signed when that is exact here, else its path. */
+/** What to hand ORT for an int8 file: its bytes (weights made signed when that is exact here), or its path when the rewrite is off. */
 export async function quantizedModelSource(file: string): Promise<string | Uint8Array> {
   if (!(await probeSignedKernel())) return file;
-  return shiftWeightsToSigned(await fs.promises.readFile(file))?.bytes ?? file;
+  const bytes = await fs.promises.readFile(file);
+  return shiftWeightsToSigned(bytes)?.bytes ?? bytes; // already read: ORT need not read it again
 }
