@@ -13,10 +13,12 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rolldownOptions: {
-        // two main-process entries in one build: the app and the engine host (utilityProcess.fork)
+        // the main-process entries in one build: the app, the engine host (utilityProcess.fork)
+        // and the host's embedding worker (embed/pool.ts starts ./worker.js beside the host)
         input: {
           main: resolve(import.meta.dirname, 'src-main/app/main.ts'),
           host: resolve(import.meta.dirname, 'src-main/host/main.ts'),
+          worker: resolve(import.meta.dirname, 'src-main/engine/embed/worker.ts'),
         },
         external: nativeExternals,
         // format: 'es' is chosen automatically because package.json has "type": "module"

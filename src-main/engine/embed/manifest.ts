@@ -46,9 +46,16 @@ export type ModelSpec = z.output<typeof modelSpecSchema>;
 export type Manifest = z.output<typeof manifestSchema>;
 export type WeightsVariant = 'int8' | 'fp32';
 
-/** models/manifest.json at the project root: three levels up from src-main/engine/embed and dist/engine/embed alike. */
+/**
+ * models/manifest.json at the project root, seen from where this code runs: out/main (the
+ * electron-vite bundle in the project: two levels up), src-main/engine/embed or dist/engine/embed
+ * (three up), or app.asar/out/main in the packaged app (three up: resources/models, where
+ * electron-builder puts the models folder).
+ */
 export function defaultManifestPath(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'models', 'manifest.json');
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '..', '..', 'models', 'manifest.json'), path.resolve(here, '..', '..', '..', 'models', 'manifest.json')];
+  return candidates.find((f) => fs.existsSync(f)) ?? candidates[1]!;
 }
 
 export function parseManifest(json: unknown, source = 'model manifest'): Manifest {

@@ -1,0 +1,82 @@
+// The engine host exactly as the desktop app ships it: electron-vite's out/main/host.js, run in a
+// child process with Electron's parentPort stood in by Node's IPC channel. Unlike the sources,
+// the bundle must find the model manifest and start its embedding workers from out/main/.
+import { fork, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiEvent } from '../../src-main/api/results.js';
+import { HostSupervisor, type HostProcess } from '../../src-main/app/host-supervisor.js';
+import { modelsDir } from '../embed/models-dir.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const hostBundle = path.join(ROOT, 'out/main/host.js');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bundled-host-'));
+const notes = path.join(tmp, 'notes');
+fs.mkdirSync(notes);
+fs.writeFileSync(path.join(notes, 'resilience.md'), '# Resilience settings\n\nFailed requests are sent again up to three times, waiting longer after each failure.\n');
+fs.writeFileSync(path.join(notes, 'cooking.md'), '# Sourdough\n\nFeed the starter with flour and water the evening before baking bread.\n');
+
+let child: ReturnType<typeof fork> | undefined;
+function launch(): HostProcess {
+  child = fork(hostBundle, [], {
+    execArgv: ['--import', path.join(import.meta.dirname, 'fixtures/parent-port.mjs')],
+    env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_MODELS_DIR: modelsDir, TROVE_PORT: '0' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const c = child;
+  return {
+    postMessage: (m) => c.send(m),
+    onMessage: (l) => c.on('message', l),
+    onExit: (l) => c.once('exit', (code, signal) => l(code ?? (signal ? 128 : 1))),
+    kill: () => void c.kill('SIGKILL'),
+  };
+}
+const sup = new HostSupervisor({ launch, initialBackoffMs: 50, stopTimeoutMs: 10_000, log: () => undefined });
+
+beforeAll(() => {
+  // `npm test` builds first; a lone run of this file builds what is missing
+  if (fs.existsSync(hostBundle)) return;
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`electron-vite build failed:\n${r.stdout}\n${r.stderr}`);
+}, 120_000);
+
+afterAll(async () => {
+  await sup.stop();
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the bundled engine host (out/main/host.js)', () => {
+  it('reads the model manifest, embeds in its bundled workers and answers a vector search', async () => {
+    const events: ApiEvent[] = [];
+    sup.onEvent((e) => events.push(e));
+    sup.start();
+    const models = await sup.call('models.list', {});
+    expect(models.ok, JSON.stringify(models)).toBe(true);
+    expect((models as { result: { id: string; ready: boolean }[] }).result).toContainEqual(expect.objectContaining({ id: 'all-MiniLM-L6-v2', ready: true }));
+
+    expect(await sup.call('collections.add', { root: notes, name: 'notes' })).toMatchObject({ ok: true });
+    await until(async () => {
+      const r = await sup.call('collections.list', {});
+      return r.ok && (r.result as { documents: number }[])[0]?.documents === 2;
+    }, 'the first index run');
+
+    expect(await sup.call('collections.embed', { name: 'notes' })).toMatchObject({ ok: true });
+    await until(() => events.some((e) => e.type === 'embedding.finished'), 'embedding to finish', 60_000);
+    expect(events.find((e) => e.type === 'embedding.finished')).toMatchObject({ error: null });
+
+    const found = await sup.call('search', { query: 'how many times is a failed request retried', mode: 'vector' });
+    expect(found.ok, JSON.stringify(found)).toBe(true);
+    expect((found as { result: { results: { path: string }[] } }).result.results[0]?.path).toBe('resilience.md');
+  }, 120_000);
+});
