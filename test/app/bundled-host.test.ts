@@ -1,14 +1,14 @@
 // The engine host exactly as the desktop app ships it: electron-vite's out/main/host.js, run in a
 // child process with Electron's parentPort stood in by Node's IPC channel. Unlike the sources,
 // the bundle must find the model manifest and start its embedding workers from out/main/.
-import { fork, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../src-main/api/results.js';
-import { HostSupervisor, type HostProcess } from '../../src-main/app/host-supervisor.js';
 import { modelsDir } from '../embed/models-dir.js';
+import { supervisedHost, until } from '../helpers/supervised-host.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const hostBundle = path.join(ROOT, 'out/main/host.js');
@@ -18,22 +18,13 @@ fs.mkdirSync(notes);
 fs.writeFileSync(path.join(notes, 'resilience.md'), '# Resilience settings\n\nFailed requests are sent again up to three times, waiting longer after each failure.\n');
 fs.writeFileSync(path.join(notes, 'cooking.md'), '# Sourdough\n\nFeed the starter with flour and water the evening before baking bread.\n');
 
-let child: ReturnType<typeof fork> | undefined;
-function launch(): HostProcess {
-  child = fork(hostBundle, [], {
-    execArgv: ['--import', path.join(import.meta.dirname, 'fixtures/parent-port.mjs')],
-    env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_MODELS_DIR: modelsDir, TROVE_PORT: '0' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const c = child;
-  return {
-    postMessage: (m) => c.send(m),
-    onMessage: (l) => c.on('message', l),
-    onExit: (l) => c.once('exit', (code, signal) => l(code ?? (signal ? 128 : 1))),
-    kill: () => void c.kill('SIGKILL'),
-  };
-}
-const sup = new HostSupervisor({ launch, initialBackoffMs: 50, stopTimeoutMs: 10_000, log: () => undefined });
+const host = supervisedHost(hostBundle, {
+  execArgv: ['--import', path.join(import.meta.dirname, 'fixtures/parent-port.mjs')],
+  env: { ...process.env, TROVE_HOME: path.join(tmp, 'profile'), TROVE_MODELS_DIR: modelsDir, TROVE_PORT: '0' },
+  stdout: 'ignore',
+  stopTimeoutMs: 10_000,
+});
+const { sup } = host;
 
 beforeAll(() => {
   // `npm test` builds first; a lone run of this file builds what is missing
@@ -43,18 +34,9 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(async () => {
-  await sup.stop();
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await host.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('the bundled engine host (out/main/host.js)', () => {
   it('reads the model manifest, embeds in its bundled workers and answers a vector search', async () => {
@@ -69,7 +51,7 @@ describe('the bundled engine host (out/main/host.js)', () => {
     await until(async () => {
       const r = await sup.call('collections.list', {});
       return r.ok && (r.result as { documents: number }[])[0]?.documents === 2;
-    }, 'the first index run');
+    }, 'the first index run', 30_000);
 
     expect(await sup.call('collections.embed', { name: 'notes' })).toMatchObject({ ok: true });
     await until(() => events.some((e) => e.type === 'embedding.finished'), 'embedding to finish', 60_000);
