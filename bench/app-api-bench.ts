@@ -7,7 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { mountAppApi } from '../src-main/host/app-api-mount.js';
 import { startHost } from '../src-main/host/host.js';
 
@@ -30,7 +30,7 @@ let seed = 11;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const queries = Array.from({ length: N + 20 }, () => words[Math.floor(rand() * words.length)]!);
 
-const engine = Engine.open({ profileDir: profile });
+const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
 const host = await startHost({ engine, port: 0, writeRuntimeFile: false });
 const mounted = mountAppApi(host, { ui: true });
 const signIn = await fetch(mounted.signInUrl()!, { redirect: 'manual' });

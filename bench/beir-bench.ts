@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
 
 const { values, positionals } = parseArgs({
@@ -55,9 +55,11 @@ data.corpus.forEach((d, i) => {
 });
 bar.update(data.corpus.length);
 
+const env = readEnvironment(process.env).engine; // TROVE_MODELS_DIR, TROVE_FUSION, … as a user's run would have them
 const engine = Engine.open({
+  ...env,
   profileDir: path.join(work, 'home'),
-  embeddings: { defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) },
+  embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) },
 });
 engine.addCollection({ root: docsDir, name: 'beir' });
 const t0 = performance.now();

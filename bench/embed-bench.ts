@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { env, pipeline } from '@huggingface/transformers';
 import Database from 'better-sqlite3';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { findModel, loadManifest } from '../src-main/engine/embed/manifest.js';
 import { ModelPool } from '../src-main/engine/embed/pool.js';
 import { resolveModel } from '../src-main/engine/embed/resolver.js';
@@ -32,7 +32,7 @@ const docs = path.join(work, 'docs');
 fs.mkdirSync(docs);
 const files = fs.readdirSync(values.corpus!, { recursive: true, withFileTypes: true }).filter((f) => f.isFile() && f.name.endsWith('.md')).slice(0, Math.ceil(n / 2));
 files.forEach((f, i) => fs.copyFileSync(path.join(f.parentPath, f.name), path.join(docs, `${i}.md`)));
-const engine = Engine.open({ profileDir: path.join(work, 'home') });
+const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: path.join(work, 'home') });
 engine.addCollection({ root: docs, name: 'cpp' });
 await engine.index();
 await engine.close();
@@ -50,8 +50,7 @@ const model = await resolveModel(spec, { modelsDir, cacheDir: path.join(work, 'c
 // Trove: worker pool, one chunk per request (exact vectors; see onnx-model.ts), first with the
 // weights as the file stores them, then as Trove runs (uint8 weights made signed where exact; see signed-weights.ts)
 async function troveRun(signedWeights: boolean): Promise<{ vectors: Float32Array[]; seconds: number }> {
-  process.env.TROVE_ONNX_SIGNED_WEIGHTS = signedWeights ? '1' : '0'; // read by the workers at start
-  const pool = await ModelPool.start(model, { workers: Number(values.workers), intraOpThreads: 1 });
+  const pool = await ModelPool.start(model, { workers: Number(values.workers), intraOpThreads: 1, signedWeights });
   await Promise.all(texts.slice(0, 4).map((t) => pool.embed([t], 'passage'))); // warm-up
   const t0 = performance.now();
   const vectors = await Promise.all(texts.map((t) => pool.embed([t], 'passage')));

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { isTroveError } from '../src-main/engine/errors.js';
 
 const { values } = parseArgs({
@@ -29,7 +29,8 @@ const root = path.join(work, 'docs');
 try {
   console.error(`copying ${values.corpus} → ${root}`);
   copyCorpus(values.corpus!, root, values.files ? Number(values.files) : Infinity);
-  const engine = Engine.open({ profileDir: path.join(work, 'profile'), ...(values.vector ? { embeddings: { auto: true } } : {}) });
+  const env = readEnvironment(process.env).engine; // models from TROVE_MODELS_DIR
+  const engine = Engine.open({ ...env, profileDir: path.join(work, 'profile'), ...(values.vector ? { embeddings: { ...env.embeddings, auto: true } } : {}) });
   engine.addCollection({ root, name: 'cpp-docs' });
   const t0 = performance.now();
   const [report] = await engine.index();

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, warmup: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false } } });
 const root = path.resolve(import.meta.dirname, '..');
@@ -73,7 +73,7 @@ const rows: { label: string; calls: number; p50_ms: number; p99_ms: number }[] =
 // reach it (and as qmd is measured below).
 const profile = path.join(scratch, 'trove');
 {
-  const engine = Engine.open({ profileDir: profile });
+  const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
   if (!engine.listCollections().length) {
     console.error(`trove: indexing ${dir} …`);
     engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });

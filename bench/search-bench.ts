@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -22,7 +22,7 @@ const dir = path.resolve(positionals[0] ?? path.join(root, '../shared/bench/corp
 const home = path.resolve(values.home ?? path.join(os.tmpdir(), `trove-bench-search-${path.basename(dir)}`));
 if (values.reindex) fs.rmSync(home, { recursive: true, force: true });
 
-const engine = Engine.open({ profileDir: home });
+const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: home });
 if (!engine.listCollections().length) {
   console.error(`indexing ${dir} into ${home} …`);
   engine.addCollection({ root: dir, name: 'bench' });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { Engine } from '../src-main/engine/engine.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { runChild, snapshot } from '../test/live/crash-helpers.js';
 
 const { values } = parseArgs({
@@ -30,7 +30,7 @@ try {
 
   const baseProfile = path.join(work, 'baseline');
   const t0 = performance.now();
-  const engine = Engine.open({ profileDir: baseProfile, indexing: { batchFiles: BATCH } });
+  const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: baseProfile, indexing: { batchFiles: BATCH } });
   engine.addCollection({ root, name: 'corpus' });
   await engine.index();
   engine.close();

@@ -1,102 +1,37 @@
 // The app API's response side: what each method resolves to, and the events the host pushes.
-// These mirror the engine's facade types without importing them (this file is bundled into the
-// browser); the host's dispatcher is type-checked against both, so a drift fails the build.
+// The engine's answers are its own public types (engine/types: types only, no runtime code), so
+// the preload and the renderer see exactly what the engine returns and a drift is a compile
+// error; the types below are the app API's own (the host builds them).
+import type {
+  CatalogueEntry,
+  CollectionEmbeddingStatus,
+  CollectionInfo,
+  EmbeddingProgress,
+  FileProblem,
+  RedactionSuggestion,
+  RetrievedDocument,
+  SavedSettings,
+  SearchResponse,
+  SearchResult,
+  SettingSource,
+  StatusReport,
+  TokenInfo,
+} from '../engine/types/index.js';
 import type { ApiMethod, connectClients } from './methods.js';
 
-export interface CollectionInfo {
-  name: string;
-  root: string;
-  include: string[];
-  exclude: string[];
-  context: string;
-  documents: number;
-  chunks: number;
-  skipped: number;
-  failed: number;
-  createdAt: string;
-  lastIndexedAt: string | null;
-}
-
-export interface FileProblem {
-  path: string;
-  status: 'skipped' | 'failed';
-  reason: string;
-}
-
-export interface EmbeddingProgress {
-  collection: string;
-  model: string;
-  phase: 'filling' | 'switching' | 'done';
-  done: number;
-  total: number;
-  chunksPerSecond: number;
-  etaSeconds: number | null;
-}
-
-export interface StatusReport {
-  profileDir: string;
-  database: { path: string; bytes: number };
-  totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
-  collections: (CollectionInfo & { problems: FileProblem[] })[];
-  /** Live folders: watching, pauses and queues (absent on engines without the watcher). */
-  indexing?: {
-    watching: boolean;
-    paused: boolean;
-    collections: { collection: string; paused: boolean; queued: number; retrying: number; gaveUp: number }[];
-  };
-  /** Chunks still without a vector (absent on engines without embeddings). */
-  needsEmbedding?: number;
-  embeddings?: {
-    collections: { collection: string; model: string | null; vectors: number; needsEmbedding: number; switchingTo: string | null; problem: string | null }[];
-    progress: EmbeddingProgress[];
-  };
-}
-
-export interface SearchHit {
-  docid: string;
-  collection: string;
-  path: string;
-  uri: string;
-  title: string;
-  kind: string;
-  tags: string[];
-  modified: string;
-  score: number;
-  snippet: string;
-  line: number;
-  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
-  explain?: Record<string, unknown>;
-}
-
-export interface SearchResponse {
-  query: string;
-  syntax: string;
-  results: SearchHit[];
-  offset: number;
-  limit: number;
-  has_more: boolean;
-  next_offset: number | null;
-  total_estimated: number;
-  took_ms: number;
-  plan: { strategy: string; expression: string; dropped: string[] };
-}
-
-export interface RetrievedDocument {
-  docid: string;
-  collection: string;
-  path: string;
-  uri: string;
-  title: string;
-  kind: string;
-  tags: string[];
-  metadata: Record<string, unknown>;
-  modifiedMs: number;
-  fromLine: number;
-  toLine: number;
-  totalLines: number;
-  text: string;
-  truncated: boolean;
-}
+export type {
+  CatalogueEntry as ModelEntry,
+  CollectionInfo,
+  EmbeddingProgress,
+  FileProblem,
+  RetrievedDocument,
+  SavedSettings,
+  SearchResponse,
+  SearchResult as SearchHit,
+  SettingSource,
+  StatusReport,
+  TokenInfo,
+};
 
 /** One indexing run as the UI sees it: live while running, kept in `recent` when finished. */
 export interface IndexRun {
@@ -172,31 +107,10 @@ export interface ClientRequest {
   durationMs: number;
 }
 
-export interface TokenInfo {
-  name: string;
-  /** The secret's first characters, to recognise it. */
-  hint: string;
-  /** null: every collection. */
-  collections: string[] | null;
-  /** null: every tool. */
-  tools: string[] | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
 export interface TokenList {
   tokens: TokenInfo[];
   /** The MCP tools a token can be limited to. */
   toolNames: string[];
-}
-
-export type SettingSource = 'flag' | 'env' | 'saved' | 'default';
-
-/** What settings.json holds (null: not set, the default applies). */
-export interface SavedSettings {
-  port: number | null;
-  maxFileBytes: number | null;
-  redaction: string[];
 }
 
 export interface SettingsInfo {
@@ -209,23 +123,11 @@ export interface SettingsInfo {
   maxFileBytes: number;
   maxFileBytesSource: SettingSource;
   /** Ready-made redaction rules the user can add (none is on by default). */
-  redactionSuggestions: { label: string; source: string }[];
+  redactionSuggestions: RedactionSuggestion[];
   chunking: { targetChars: number; overlapChars: number } | null;
   searchModes: { mode: string; available: boolean; reason: string | null }[];
   /** Settings the issue asks for that this engine cannot change yet, and why. */
   notYet: { setting: string; reason: string }[];
-}
-
-/** One model of the catalogue (engine/embed/catalogue.ts). */
-export interface ModelEntry {
-  id: string;
-  role: string;
-  languages: string[];
-  dims: number | null;
-  state: string;
-  ready: boolean;
-  where: string | null;
-  testOnly: boolean;
 }
 
 export interface ApiResults {
@@ -252,8 +154,8 @@ export interface ApiResults {
   'settings.get': SettingsInfo;
   /** errors (field → message) when the update was refused; nothing is saved then. */
   'settings.update': { settings: SettingsInfo; errors: Record<string, string> | null };
-  'models.list': ModelEntry[];
-  'collections.setModel': { collection: string; model: string | null; vectors: number; needsEmbedding: number; switchingTo: string | null };
+  'models.list': CatalogueEntry[];
+  'collections.setModel': CollectionEmbeddingStatus;
   'models.pull': { started: string };
 }
 

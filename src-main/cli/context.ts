@@ -1,18 +1,24 @@
-// What every command gets: the engine (opened on first use, closed by main), output mode, printing.
+// What every command gets: the environment (read once, on first use), the engine (opened on
+// first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine } from '../engine/engine.js';
-import { UsageError } from './options.js';
+import { Engine, readEnvironment, type TroveEnvironment } from '../engine/index.js';
 
 export class CliContext {
   json: boolean;
   private opened: Engine | null = null;
+  private env: TroveEnvironment | null = null;
 
   constructor(argv: readonly string[]) {
     this.json = argv.includes('--json');
   }
 
+  /** TROVE_* variables, checked: a bad value is a usage error naming the variable (exit 2). */
+  environment(): TroveEnvironment {
+    return (this.env ??= readEnvironment(process.env));
+  }
+
   engine(): Engine {
-    return (this.opened ??= Engine.open({ maxFileBytes: maxFileBytesFromEnv() }));
+    return (this.opened ??= Engine.open(this.environment().engine));
   }
 
   setJson(cmd: Command): void {
@@ -24,16 +30,10 @@ export class CliContext {
     process.stdout.write(this.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
   }
 
-  close(): void {
-    this.opened?.close();
+  /** Settles when the engine's model workers have exited. */
+  close(): Promise<void> {
+    const engine = this.opened;
     this.opened = null;
+    return engine ? engine.close() : Promise.resolve();
   }
-}
-
-function maxFileBytesFromEnv(): number | undefined {
-  const raw = process.env.TROVE_MAX_FILE_BYTES?.trim();
-  if (!raw) return undefined;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`TROVE_MAX_FILE_BYTES must be a positive whole number of bytes (got "${raw}")`);
-  return n;
 }

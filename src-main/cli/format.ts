@@ -1,8 +1,5 @@
 // Human-readable output of the CLI (the --json output is the engine's objects as they are).
-import type { CollectionInfo, SearchResponse, StatusReport } from '../engine/engine.js';
-import type { IndexReport } from '../engine/ingest/indexer.js';
-import { describeActivity } from '../engine/jobs/activity.js';
-import type { MultiGetResult } from '../engine/retrieve/documents.js';
+import { describeActivity, type CollectionInfo, type IndexReport, type MultiGetResult, type SearchResponse, type StatusReport } from '../engine/index.js';
 
 export function formatCollections(list: CollectionInfo[]): string {
   if (!list.length) return 'No collections yet. Add one: trove collection add <folder> --name <name>';

@@ -1,7 +1,7 @@
 // The `trove` command. Exit codes: 0 ok, 1 failed, 2 usage (bad arguments or input).
 // Each command group lives in commands/; this file wires them and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
-import { isTroveError } from '../engine/errors.js';
+import { isTroveError } from '../engine/index.js';
 import { CliContext } from './context.js';
 import { UsageError } from './options.js';
 
@@ -22,9 +22,9 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
   } catch (err) {
-    return reportError(err, ctx.json);
+    return reportError(err, ctx.json, debugging(ctx));
   } finally {
-    ctx.close();
+    await ctx.close();
   }
 }
 
@@ -55,7 +55,16 @@ async function commandsFor(argv: readonly string[]): Promise<Register[]> {
   return [...new Set(registers)];
 }
 
-function reportError(err: unknown, json: boolean): number {
+/** TROVE_DEBUG, when the environment could be read at all. */
+function debugging(ctx: CliContext): boolean {
+  try {
+    return ctx.environment().debug;
+  } catch {
+    return false;
+  }
+}
+
+function reportError(err: unknown, json: boolean, debug: boolean): number {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT_OK;
     return EXIT_USAGE; // commander already printed the message
@@ -65,6 +74,6 @@ function reportError(err: unknown, json: boolean): number {
   const message = err instanceof Error ? err.message : String(err);
   if (json) process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
   else process.stderr.write(`trove: ${message}\n`);
-  if (!isTroveError(err) && !(err instanceof UsageError) && process.env.TROVE_DEBUG) console.error(err);
+  if (!isTroveError(err) && !(err instanceof UsageError) && debug) console.error(err);
   return usage ? EXIT_USAGE : EXIT_FAILED;
 }

@@ -1,6 +1,6 @@
 // A progress bar with rate and ETA on stderr, only when a person is watching (TTY, not --json).
 import cliProgress from 'cli-progress';
-import type { IndexProgress } from '../engine/ingest/indexer.js';
+import type { IndexProgress } from '../engine/index.js';
 
 export interface ProgressReporter {
   update(p: IndexProgress): void;

@@ -3,123 +3,63 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { assertFolder, validateGlobs, validateName } from './collection-input.js';
+import type { EmbeddingOptions } from './embed/embeddings.js';
+import { EmbeddingService } from './embed/embeddings.js';
+import { EngineModels } from './embed/models-api.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
-import type { IndexProgress, IndexReport } from './ingest/indexer.js';
-import { IndexingService, type FailureInfo, type IndexingOptions, type IndexingStatus } from './jobs/indexing-service.js';
-import type { ProgressEvent, ProgressListener } from './jobs/progress.js';
-import type { Freshness, PendingEmbeddingProbe } from './watch/freshness.js';
-import { databasePath, defaultProfileDir } from './profile.js';
-import { DocumentRetriever, type GetOptions, type MultiGetOptions, type MultiGetResult, type RetrievedDocument } from './retrieve/documents.js';
+import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
+import type { ProgressListener } from './jobs/progress.js';
+import { databasePath } from './profile.js';
+import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { LexicalSearch } from './search/lexical.js';
+import { ModeSearch, type FusionMethod } from './search/modes.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
-import { ChunkStore } from './store/chunks.js';
-import type { EmbeddingProgress } from './embed/embedding-stage.js';
-import { EmbeddingService, type CollectionEmbeddingStatus, type EmbeddingOptions, type EmbeddingStatusReport } from './embed/embeddings.js';
-import { ModeSearch } from './search/modes.js';
-import { DEFAULT_MAX_FILE_BYTES, effectiveMaxFileBytes } from './settings/settings-store.js';
 import { keywordResponse, semanticResponse } from './search/response.js';
+import { EngineSettings } from './settings/engine-settings.js';
+import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
+import { ChunkStore } from './store/chunks.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
-import { StatsStore, type FailureRow } from './store/stats.js';
+import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
+import type {
+  AddCollectionInput,
+  CollectionEmbeddingStatus,
+  CollectionInfo,
+  EmbeddingProgress,
+  FailureInfo,
+  IndexingStatus,
+  IndexProgress,
+  IndexReport,
+  ModelsApi,
+  MultiGetResult,
+  RetrievedDocument,
+  SearchResponse,
+  SettingsApi,
+  StatusReport,
+  TokenInfo,
+} from './types/index.js';
 
 export interface EngineOptions {
-  /** Profile folder; default TROVE_HOME or the OS app-data dir. */
-  profileDir?: string;
-  /** Files bigger than this are skipped with a reason (default 10 MB). */
+  /** Profile folder (config.ts reads TROVE_HOME, else the OS app-data dir). */
+  profileDir: string;
+  /** Files bigger than this are skipped with a reason (default: the saved setting, else 10 MB). */
   maxFileBytes?: number;
   chunking?: Partial<ChunkOptions>;
   /** Live folders: watcher, reconcile interval, retry backoff, batch sizes (see jobs/indexing-service.ts). */
   indexing?: Omit<IndexingOptions, 'chunking' | 'maxFileBytes'>;
   /** Models, background embedding, reranker (see embed/embeddings.ts). */
   embeddings?: EmbeddingOptions;
-}
-
-export interface AddCollectionInput {
-  root: string;
-  name?: string;
-  include?: string[];
-  exclude?: string[];
-  context?: string;
-}
-
-export interface CollectionInfo {
-  name: string;
-  root: string;
-  include: string[];
-  exclude: string[];
-  context: string;
-  documents: number;
-  chunks: number;
-  skipped: number;
-  failed: number;
-  createdAt: string;
-  lastIndexedAt: string | null;
-}
-
-export interface SearchResult {
-  docid: string;
-  collection: string;
-  path: string;
-  uri: string;
-  title: string;
-  kind: string;
-  tags: string[];
-  modified: string;
-  /** Freshness (watch/freshness.ts): indexed_at, stale, pendingEmbedding; absent when the request set freshness: false. */
-  indexed_at?: Freshness['indexed_at'];
-  stale?: boolean;
-  pendingEmbedding?: boolean;
-  score: number;
-  snippet: string;
-  line: number;
-  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
-  explain?: Record<string, unknown>;
-}
-
-export interface SearchResponse {
-  query: string;
-  syntax: string;
-  results: SearchResult[];
-  offset: number;
-  limit: number;
-  has_more: boolean;
-  next_offset: number | null;
-  total_estimated: number;
-  took_ms: number;
-  plan: { strategy: string; expression: string; dropped: string[] };
-  /** What a semantic mode skipped and why (no vectors yet, no reranker); absent when nothing was. */
-  notices?: string[];
-}
-
-/** A named access token as listed (the secret itself is only ever returned by createToken). */
-export interface TokenInfo {
-  name: string;
-  /** The secret's first characters, to recognise it. */
-  hint: string;
-  /** null: every collection. */
-  collections: string[] | null;
-  /** null: every tool. */
-  tools: string[] | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-export interface StatusReport {
-  profileDir: string;
-  database: { path: string; bytes: number };
-  totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
-  collections: (CollectionInfo & { problems: FailureRow[] })[];
-  /** Watching, pauses, queue sizes and the latest progress of each collection. */
-  indexing: IndexingStatus;
-  /** Chunks still without a vector (all collections shown), whether any vector index exists, and the model per collection. */
-  needsEmbedding: number;
-  hasVectorIndex: boolean;
-  embeddings: EmbeddingStatusReport['embeddings'];
+  search?: {
+    /** How hybrid search fuses its keyword and vector legs (default rrf). */
+    fusion?: FusionMethod;
+  };
+  /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
+  nativeRank?: { enabled: boolean; dir?: string };
 }
 
 export class Engine {
@@ -138,6 +78,10 @@ export class Engine {
   private readonly indexing: IndexingService;
   private readonly embeddings: EmbeddingService;
   private readonly modes: ModeSearch;
+  /** The model catalogue, downloads and checks. */
+  readonly models: ModelsApi;
+  /** Saved settings, the limits in force and the redaction policy every face applies. */
+  readonly settings: SettingsApi;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -147,9 +91,10 @@ export class Engine {
     if (opts.maxFileBytes !== undefined && !(Number.isSafeInteger(opts.maxFileBytes) && opts.maxFileBytes > 0)) {
       throw invalidInput(`maxFileBytes must be a positive whole number of bytes (got ${opts.maxFileBytes})`);
     }
-    this.profileDir = opts.profileDir ? path.resolve(opts.profileDir) : defaultProfileDir();
+    if (!opts.profileDir) throw invalidInput('a profile folder is required (TROVE_HOME, or the OS app-data folder)');
+    this.profileDir = path.resolve(opts.profileDir);
     this.databaseFile = databasePath(this.profileDir);
-    this.db = openDatabase(this.databaseFile);
+    this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
     registerFilterFunctions(this.db);
     this.collections = new CollectionStore(this.db);
     this.documents = new DocumentStore(this.db);
@@ -160,10 +105,12 @@ export class Engine {
     this.retriever = new DocumentRetriever(this.collections, this.documents);
     this.chunking = { ...DEFAULT_CHUNKING, ...opts.chunking };
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const settings = new EngineSettings(this.profileDir, { maxFileBytes: opts.maxFileBytes, chunking: this.chunking });
+    this.settings = settings;
     this.indexing = new IndexingService(
       { db: this.db, documents: this.documents, chunks: this.chunks },
       this.collections,
-      { ...opts.indexing, chunking: this.chunking, maxFileBytes: this.maxFileBytes, maxFileBytesNow: () => effectiveMaxFileBytes(this.profileDir, opts.maxFileBytes).value },
+      { ...opts.indexing, chunking: this.chunking, maxFileBytes: this.maxFileBytes, maxFileBytesNow: () => settings.maxFileBytes().value },
       () => {
         this.generation++;
         this.embeddings?.changed();
@@ -171,10 +118,11 @@ export class Engine {
     );
     this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings);
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
-    this.modes = new ModeSearch(this.db, this.embeddings, this.lexical);
+    this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
+    this.models = new EngineModels(this.embeddings);
   }
 
-  static open(opts: EngineOptions = {}): Engine {
+  static open(opts: EngineOptions): Engine {
     return new Engine(opts);
   }
 
@@ -275,11 +223,6 @@ export class Engine {
     return this.embeddings.onProgress(listener);
   }
 
-  /** Models (catalogue, locations) and the reranker: `trove models`. */
-  get models(): EmbeddingService {
-    return this.embeddings;
-  }
-
   /** Watch every collection (and collections added later) and keep the index fresh until stopWatching. */
   startWatching(): Promise<void> {
     return this.indexing.startWatching();
@@ -287,10 +230,6 @@ export class Engine {
 
   stopWatching(): Promise<void> {
     return this.indexing.stopWatching();
-  }
-
-  get watching(): boolean {
-    return this.indexing.watching;
   }
 
   /** Pause background indexing of one collection, or of everything; changes keep being queued. */
@@ -307,19 +246,9 @@ export class Engine {
     return this.indexing.onProgress(listener);
   }
 
-  /** The latest progress event of each collection. */
-  progress(): ProgressEvent[] {
-    return this.indexing.progress();
-  }
-
   /** Files that failed to index, with reason, attempts and next retry. */
   failures(collection?: string): FailureInfo[] {
     return this.indexing.failures(collection === undefined ? undefined : this.requireCollection(collection));
-  }
-
-  /** The embedding stage tells search which documents still wait for vectors (pendingEmbedding). */
-  setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void {
-    this.indexing.setPendingEmbeddingProbe(probe);
   }
 
   // ---- search and retrieval ---------------------------------------------------------------

@@ -1,8 +1,8 @@
-// Where a profile lives: TROVE_HOME, else the OS's per-user app-data directory.
+// Where a profile lives: TROVE_HOME, else the OS's per-user app-data directory (config.ts asks).
 import os from 'node:os';
 import path from 'node:path';
 
-export function defaultProfileDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+export function defaultProfileDir(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): string {
   if (env.TROVE_HOME) return path.resolve(env.TROVE_HOME);
   const home = os.homedir();
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Trove');

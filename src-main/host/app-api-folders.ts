@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FolderListing } from '../api/results.js';
-import { invalidInput, TroveError } from '../engine/errors.js';
+import { invalidInput, TroveError } from '../engine/index.js';
 
 const MAX_FOLDERS = 500;
 

@@ -2,7 +2,7 @@
 // kept as an IndexActivity snapshot and pushed to listeners. It drives engine.index({onProgress})
 // directly; when the engine's own job queue and event stream land, this becomes a view onto them.
 import type { IndexActivity, IndexRun } from '../api/results.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/index.js';
 
 const RECENT_LIMIT = 20;
 /** Progress events can arrive per file; the UI needs a few per second at most. */

@@ -2,10 +2,7 @@
 // arrive in the background through the engine's downloader (resumable, sha256-checked, atomic),
 // with a few progress events a second and one `model.finished` when it ends either way.
 import type { ApiEvent } from '../api/results.js';
-import type { Engine } from '../engine/engine.js';
-import { downloadModel } from '../engine/embed/downloader.js';
-import { findModel } from '../engine/embed/manifest.js';
-import { TroveError } from '../engine/errors.js';
+import { TroveError, type Engine } from '../engine/index.js';
 
 /** Bytes arrive per network chunk; the UI needs about four updates a second. */
 const PUSH_INTERVAL_MS = 250;
@@ -22,32 +19,26 @@ export class ModelPulls {
   ) {}
 
   start(id: string): { started: string } {
-    const models = this.engine.models;
-    const spec = findModel(models.manifest, id); // NOT_FOUND for an unknown id
+    this.engine.models.assertKnown(id); // NOT_FOUND now, not as a failed download event
     if (this.running.has(id)) throw new TroveError('CONFLICT', `"${id}" is already downloading; wait for it to finish`);
     let last = 0;
     let lastFile = '';
-    const run = downloadModel(spec, models.modelLocations.cacheDir, {
-      mirror: this.mirror,
-      signal: this.abort.signal,
-      onProgress: (p) => {
-        const now = Date.now();
-        // always the first and last report of each file, in between at most every PUSH_INTERVAL_MS
-        if (p.file === lastFile && now - last < PUSH_INTERVAL_MS && p.received !== p.total) return;
-        last = now;
-        lastFile = p.file;
-        this.emit({ type: 'model.progress', model: id, file: p.file, received: p.received, total: p.total });
-      },
-    })
+    const run = this.engine.models
+      .pull(id, {
+        mirror: this.mirror,
+        signal: this.abort.signal,
+        onProgress: (p) => {
+          const now = Date.now();
+          // always the first and last report of each file, in between at most every PUSH_INTERVAL_MS
+          if (p.file === lastFile && now - last < PUSH_INTERVAL_MS && p.received !== p.total) return;
+          last = now;
+          lastFile = p.file;
+          this.emit({ type: 'model.progress', model: id, file: p.file, received: p.received, total: p.total });
+        },
+      })
       .then(
-        () => {
-          models.refresh();
-          this.emit({ type: 'model.finished', model: id, error: null });
-        },
-        (err: unknown) => {
-          models.refresh();
-          this.emit({ type: 'model.finished', model: id, error: err instanceof Error ? err.message : String(err) });
-        },
+        () => this.emit({ type: 'model.finished', model: id, error: null }),
+        (err: unknown) => this.emit({ type: 'model.finished', model: id, error: err instanceof Error ? err.message : String(err) }),
       )
       .finally(() => this.running.delete(id));
     this.running.set(id, run);

@@ -14,11 +14,10 @@ export interface MountedAppApi {
   close(): Promise<void>;
 }
 
-export function mountAppApi(host: Host, opts: { ui: boolean; maxFileBytes?: number; rendererDir?: string; modelsMirror?: string }): MountedAppApi {
+export function mountAppApi(host: Host, opts: { ui: boolean; rendererDir?: string; modelsMirror?: string }): MountedAppApi {
   const api = createAppApi({
     engine: host.engine,
     connect: () => ({ endpoint: host.mcpUrl, token: host.token }),
-    maxFileBytes: opts.maxFileBytes,
     port: () => ({ running: host.port, source: host.portSource }),
     requests: host.mcp.requests,
     modelsMirror: opts.modelsMirror,

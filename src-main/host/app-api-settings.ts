@@ -1,23 +1,11 @@
-// settings.get / settings.update: the saved settings (engine/settings/settings-store.ts), what is
-// in force now and where each value comes from, and what the engine can do (search modes).
+// settings.get / settings.update: the saved settings (Engine.settings), what is in force now and
+// where each value comes from, and what the engine can do (search modes).
 import { searchModes, type ValidApiParams } from '../api/methods.js';
 import type { SettingSource, SettingsInfo } from '../api/results.js';
-import type { Engine } from '../engine/engine.js';
-import { isTroveError } from '../engine/errors.js';
-import { DEFAULT_CHUNKING } from '../engine/ingest/chunker.js';
-import {
-  effectiveMaxFileBytes,
-  readSettings,
-  REDACTION_SUGGESTIONS,
-  settingsErrors,
-  settingsPatchSchema,
-  updateSettings,
-} from '../engine/settings/settings-store.js';
+import { isTroveError, type Engine } from '../engine/index.js';
 
 export interface SettingsDeps {
   engine: Engine;
-  /** TROVE_MAX_FILE_BYTES as the engine was given it (it beats the saved value). */
-  maxFileBytes?: number;
   /** The running server's port and where its preferred port came from (none: no server). */
   port?: () => { running: number; source: SettingSource };
 }
@@ -38,27 +26,27 @@ export async function settingsInfo(deps: SettingsDeps): Promise<SettingsInfo> {
       searchModeStates.push({ mode, available: false, reason: err instanceof Error ? err.message : String(err) });
     }
   }
-  const limit = effectiveMaxFileBytes(engine.profileDir, deps.maxFileBytes);
+  const limit = engine.settings.maxFileBytes();
   const port = deps.port?.();
   return {
     profileDir: engine.profileDir,
     databasePath: engine.databaseFile,
-    saved: readSettings(engine.profileDir),
+    saved: engine.settings.saved(),
     port: { running: port?.running ?? null, source: port?.source ?? null },
     maxFileBytes: limit.value,
     maxFileBytesSource: limit.source,
-    redactionSuggestions: REDACTION_SUGGESTIONS.map((s) => ({ ...s })),
-    chunking: { ...DEFAULT_CHUNKING },
+    redactionSuggestions: engine.settings.redactionSuggestions(),
+    chunking: engine.settings.chunking(),
     searchModes: searchModeStates,
     notYet: [{ setting: 'chunk size', reason: 'fixed for now: changing it would mean re-chunking every collection' }],
   };
 }
 
 export async function updateSettingsCall(deps: SettingsDeps, patch: ValidApiParams<'settings.update'>): Promise<{ settings: SettingsInfo; errors: Record<string, string> | null }> {
-  const parsed = settingsPatchSchema.safeParse(patch);
-  if (!parsed.success) return { settings: await settingsInfo(deps), errors: settingsErrors(parsed.error) };
+  const errors = deps.engine.settings.check(patch);
+  if (errors) return { settings: await settingsInfo(deps), errors };
   try {
-    updateSettings(deps.engine.profileDir, parsed.data);
+    deps.engine.settings.update(patch);
   } catch (err) {
     if (!isTroveError(err)) throw err;
     return { settings: await settingsInfo(deps), errors: { settings: err.message } };

@@ -4,10 +4,7 @@
 import { checkParams, isApiMethod, type ApiMethod, type ValidApiParams } from '../api/methods.js';
 import type { ApiReply } from '../api/bridge.js';
 import type { ApiEvent, ApiResults, ClientRequest, SettingSource } from '../api/results.js';
-import type { Engine } from '../engine/engine.js';
-import { isTroveError, TroveError } from '../engine/errors.js';
-import { modelCatalogue } from '../engine/embed/catalogue.js';
-import { redactionRules, redactResult } from '../mcp/redaction.js';
+import { isTroveError, TroveError, type Engine } from '../engine/index.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
 import { writeClientConfig } from './client-config-file.js';
@@ -20,8 +17,6 @@ export interface AppApiOptions {
   engine: Engine;
   /** Where MCP clients reach this host; asked on each call because the server may start later. */
   connect?: () => ConnectSource;
-  /** TROVE_MAX_FILE_BYTES as given to the engine (it beats the saved limit); shown in settings. */
-  maxFileBytes?: number;
   /** The running server's port and where its preferred port came from (settings shows it). */
   port?: () => { running: number; source: SettingSource };
   /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */
@@ -122,13 +117,13 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       startEmbedding(p.name); // the new model's vectors are built beside the old ones, swapped in when done
       return changed(status);
     },
-    'models.list': () => modelCatalogue(engine.models.manifest, engine.models.modelLocations),
+    'models.list': () => engine.models.list(),
     'models.pull': (p) => pulls.start(p.id),
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
     search: (p) => engine.search(p),
     // the preview shows what assistants get: the same redaction rules as the MCP server
-    get: (p) => redactResult(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers }), redactionRules(engine.profileDir)),
+    get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers })),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
     'connect.writeConfig': (p) => {

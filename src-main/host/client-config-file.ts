@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConnectInfo, WrittenConfig } from '../api/results.js';
-import { TroveError } from '../engine/errors.js';
+import { TroveError } from '../engine/index.js';
 
 type Config = ConnectInfo['configs'][number];
 

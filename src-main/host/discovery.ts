@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TroveError } from '../engine/errors.js';
+import { TroveError } from '../engine/index.js';
 import { processAlive, readRuntimeFile, type RuntimeInfo } from './runtime-file.js';
 
 export interface EnsureHostOptions {

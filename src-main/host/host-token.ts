@@ -1,5 +1,5 @@
 // The host's own bearer token (full access): kept in $TROVE_HOME/host-token (0600) so MCP client
-// configs that carry it keep working across restarts. TROVE_TOKEN overrides it.
+// configs that carry it keep working across restarts. TROVE_TOKEN (read by the face) overrides it.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,8 +8,8 @@ export function hostTokenPath(profileDir: string): string {
   return path.join(profileDir, 'host-token');
 }
 
-export function loadHostToken(profileDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TROVE_TOKEN && env.TROVE_TOKEN.length >= 16) return env.TROVE_TOKEN;
+export function loadHostToken(profileDir: string, given?: string): string {
+  if (given && given.length >= 16) return given;
   const file = hostTokenPath(profileDir);
   try {
     const existing = fs.readFileSync(file, 'utf8').trim();

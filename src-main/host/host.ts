@@ -1,9 +1,7 @@
 // The engine host: one engine, its MCP endpoint at /mcp, /health, and whatever extra routes a
 // face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
 // clients can find it. `trove serve` and the desktop app's utility process both run this.
-import { Engine } from '../engine/engine.js';
-import { TroveError } from '../engine/errors.js';
-import { readSettingsOrDefaults } from '../engine/settings/settings-store.js';
+import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
 import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
 import type { ServerExtension } from '../mcp/server.js';
@@ -17,14 +15,14 @@ import { processAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile, typ
 export const DEFAULT_PORT = 7077;
 
 export interface HostOptions {
-  /** An engine the caller owns; otherwise the host opens (and closes) one for profileDir. */
+  /** An engine the caller owns; otherwise the host opens (and closes) one with engineOptions. */
   engine?: Engine;
-  profileDir?: string;
-  /** Preferred port (else TROVE_PORT, else the saved setting, else 7077); busy → the next free one. 0: any. */
+  engineOptions?: EngineOptions;
+  /** What the face read from the environment (TROVE_PORT, TROVE_TOKEN: see engine/config.ts). */
+  env?: HostEnvironment;
+  /** Preferred port (`--port`; else env.port, else the saved setting, else 7077); busy → the next free one. 0: any. */
   port?: number;
-  /** The per-file limit for the engine the host opens (TROVE_MAX_FILE_BYTES); else the saved one. */
-  maxFileBytes?: number;
-  /** The full-access bearer token; default TROVE_TOKEN or $TROVE_HOME/host-token. */
+  /** The full-access bearer token; default env.token or $TROVE_HOME/host-token. */
   token?: string;
   /** Extra routes tried after /health and /mcp (app API, web UI). */
   routes?: RouteHandler[];
@@ -54,13 +52,14 @@ export interface Host {
 }
 
 export async function startHost(opts: HostOptions = {}): Promise<Host> {
-  const engine = opts.engine ?? Engine.open({ profileDir: opts.profileDir, maxFileBytes: opts.maxFileBytes });
+  if (!opts.engine && !opts.engineOptions) throw new TroveError('INTERNAL', 'startHost needs an engine or the options to open one');
+  const engine = opts.engine ?? Engine.open(opts.engineOptions!);
   const ownsEngine = !opts.engine;
   const profileDir = engine.profileDir;
   const writesRuntime = opts.writeRuntimeFile ?? true;
   try {
     if (writesRuntime) refuseIfRunning(profileDir);
-    const token = opts.token ?? loadHostToken(profileDir);
+    const token = opts.token ?? loadHostToken(profileDir, opts.env?.token);
     const mcp = createMcpHttpEndpoint({
       engine,
       authenticate: createAuthenticator(engine, token),
@@ -68,7 +67,7 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       maxBodyBytes: opts.maxBodyBytes,
       extend: opts.mcpExtension,
     });
-    const preferred = preferredPort(opts.port, profileDir);
+    const preferred = preferredPort(opts.port, opts.env?.port, engine.settings.savedOrDefaults().port);
     const server = await startLoopbackServer({ port: preferred.port, allowedOrigins: opts.allowedOrigins });
     server.addRoute(healthRoute);
     server.addRoute(mcp.route);
@@ -97,11 +96,11 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
         if (writesRuntime) removeRuntimeFile(profileDir);
         await mcp.close();
         await server.close();
-        if (ownsEngine) engine.close();
+        if (ownsEngine) await engine.close();
       },
     };
   } catch (err) {
-    if (ownsEngine) engine.close();
+    if (ownsEngine) await engine.close();
     throw err;
   }
 }
@@ -117,18 +116,8 @@ function refuseIfRunning(profileDir: string): void {
 export type PortSource = 'flag' | 'env' | 'saved' | 'default';
 
 /** Precedence: the caller's port (`--port`) > TROVE_PORT > the saved setting > 7077. */
-export function preferredPort(flag: number | undefined, profileDir: string): { port: number; source: PortSource } {
+export function preferredPort(flag: number | undefined, env: number | undefined, saved: number | null): { port: number; source: PortSource } {
   if (flag !== undefined) return { port: flag, source: 'flag' };
-  const env = envPort();
   if (env !== undefined) return { port: env, source: 'env' };
-  const saved = readSettingsOrDefaults(profileDir).port;
   return saved !== null ? { port: saved, source: 'saved' } : { port: DEFAULT_PORT, source: 'default' };
-}
-
-function envPort(): number | undefined {
-  const raw = process.env.TROVE_PORT;
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new TroveError('INVALID_INPUT', `TROVE_PORT must be a port number (got "${raw}")`);
-  return n;
 }

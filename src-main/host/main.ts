@@ -3,6 +3,7 @@
 // `trove serve` runs (engine + MCP over loopback HTTP, so assistants reach Trove while the
 // window is closed) and serves the app API to the main process over the process's message port.
 import type { FromHost } from '../api/host-protocol.js';
+import { readEnvironment } from '../engine/index.js';
 import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
 import { mountAppApi } from './app-api-mount.js';
 import { startHost } from './host.js';
@@ -20,19 +21,25 @@ async function main(): Promise<void> {
   }
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
-    const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
-    const host = await startHost({ maxFileBytes });
+    const env = readEnvironment(process.env); // the one place this process reads its environment
+    const host = await startHost({ engineOptions: env.engine, env: env.host });
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
-    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), maxFileBytes, modelsMirror: process.env.TROVE_MODELS_MIRROR || undefined });
-    let stopping = false;
-    const stop = async (code: number) => {
-      if (stopping) return;
-      stopping = true;
-      await mounted.close();
-      await host.engine.stopWatching();
-      await host.close();
-      process.exit(code);
-    };
+    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), modelsMirror: env.host.modelsMirror });
+    let stopping: Promise<void> | null = null;
+    // every step is awaited, the engine's close last: model workers finish their current run
+    // and exit before the process does (terminating one mid-run aborts the whole process)
+    const stop = (code: number): Promise<void> =>
+      (stopping ??= (async () => {
+        try {
+          await mounted.close();
+          await host.engine.stopWatching();
+          await host.close();
+        } catch (err) {
+          process.stderr.write(`trove host: error while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+          code = code || 1;
+        }
+        process.exit(code);
+      })());
     serveAppApiOverPort(mounted.api, port, () => void stop(0));
     process.on('SIGTERM', () => void stop(0));
     port.postMessage({ kind: 'ready', endpoint: host.mcpUrl, uiUrl: mounted.signInUrl() });

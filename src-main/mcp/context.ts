@@ -1,7 +1,7 @@
 // What every tool, resource and prompt handler gets: the engine, the caller's access scope, and
 // a short-lived directory of collection names and context notes (read once a second, not per
 // search result).
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/index.js';
 import type { Access } from './security/access.js';
 import { canSeeCollection } from './security/access.js';
 

@@ -4,7 +4,7 @@
 // collection. An exact path wins; otherwise a unique suffix match (trove://docs/intro.md finds
 // guide/intro.md). Completions offer the collection names and paths the caller may see.
 import { INVALID_PARAMS, ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
-import { isTroveError, TroveError } from '../engine/errors.js';
+import { isTroveError, TroveError } from '../engine/index.js';
 import type { McpContext } from './context.js';
 import { canSeeCollection, collectionFilter } from './security/access.js';
 import { displayPath, mimeTypeFor, withContext } from './tools/results.js';

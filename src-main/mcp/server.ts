@@ -27,7 +27,7 @@ export function buildMcpServer(ctx: McpContext, extend?: ServerExtension): McpSe
     capabilities: { logging: {} },
     instructions: INSTRUCTIONS,
   });
-  redactRegistrations(server, ctx.engine.profileDir); // before any registration: every result is redacted
+  redactRegistrations(server, (v) => ctx.engine.settings.redact(v)); // before any registration: every result is redacted
   registerTools(server, ctx);
   registerDocumentResource(server, ctx);
   registerPrompts(server, ctx);

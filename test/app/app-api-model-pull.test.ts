@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, ModelEntry } from '../../src-main/api/results.js';
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 import { startModelMirror, TINY_MODEL, type ModelMirror } from '../helpers/model-mirror.js';
 import { ok } from '../helpers/app-api.js';
@@ -48,8 +48,8 @@ afterAll(async () => {
 
 describe('app API: downloading a model (models.pull)', () => {
   it('starts with the model missing: no file of it in any folder the engine reads', async () => {
-    expect(engine.models.modelLocations).toMatchObject({ modelsDir: emptyModels, cacheDir });
-    expect(engine.models.modelLocations.packagedDir).toBeUndefined();
+    expect(engine.models.locations()).toMatchObject({ modelsDir: emptyModels, cacheDir });
+    expect(engine.models.locations().packagedDir).toBeUndefined();
     expect(filesUnder(emptyModels)).toEqual([]);
     expect(filesUnder(cacheDir)).toEqual([]);
     expect(await catalogueEntry()).toMatchObject({ ready: false, where: null });

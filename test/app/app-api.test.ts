@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, IndexActivity } from '../../src-main/api/results.js';
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 import { ok } from '../helpers/app-api.js';
 

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Engine } from '../../src-main/engine/engine.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine, readEnvironment } from '../../src-main/engine/index.js';
 import { readSettings, SETTINGS_FILE, updateSettings } from '../../src-main/engine/settings/settings-store.js';
 import { createAppApi } from '../../src-main/host/app-api.js';
 import { startHost } from '../../src-main/host/host.js';
@@ -66,24 +66,18 @@ describe('settings store', () => {
 });
 
 describe('port precedence: --port > TROVE_PORT > saved > default', () => {
-  const saved = process.env.TROVE_PORT;
-  afterEach(() => {
-    if (saved === undefined) delete process.env.TROVE_PORT;
-    else process.env.TROVE_PORT = saved;
-  });
-
   it('the host starts on the saved port unless the flag or TROVE_PORT says otherwise', async () => {
-    delete process.env.TROVE_PORT;
     const profileDir = tempDir();
     const [savedPort, envPort, flagPort] = [await freePort(), await freePort(), await freePort()];
     updateSettings(profileDir, { port: savedPort });
-    const start = (port?: number) => startHost({ profileDir, port, writeRuntimeFile: false, token: 'settings-test-token-0123456789' });
+    let env = readEnvironment({ TROVE_HOME: profileDir });
+    const start = (port?: number) => startHost({ engineOptions: env.engine, env: env.host, port, writeRuntimeFile: false, token: 'settings-test-token-0123456789' });
 
     let host = await start();
     expect([host.port, host.portSource]).toEqual([savedPort, 'saved']);
     await host.close();
 
-    process.env.TROVE_PORT = String(envPort);
+    env = readEnvironment({ TROVE_HOME: profileDir, TROVE_PORT: String(envPort) });
     host = await start();
     expect([host.port, host.portSource]).toEqual([envPort, 'env']);
     await host.close();
@@ -130,7 +124,7 @@ describe('saved file-size limit', () => {
     // TROVE_MAX_FILE_BYTES (the engine's explicit option) beats the saved value
     const envEngine = Engine.open({ profileDir, maxFileBytes: 1024 });
     try {
-      const api = createAppApi({ engine: envEngine, maxFileBytes: 1024 });
+      const api = createAppApi({ engine: envEngine });
       const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
       expect(got.result).toMatchObject({ maxFileBytes: 1024, maxFileBytesSource: 'env' });
       await api.close();

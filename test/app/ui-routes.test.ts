@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { mountAppApi, type MountedAppApi } from '../../src-main/host/app-api-mount.js';
 import { startHost, type Host } from '../../src-main/host/host.js';
 import { readRuntimeFile } from '../../src-main/host/runtime-file.js';

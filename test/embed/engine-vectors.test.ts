@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { TroveError } from '../../src-main/engine/errors.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
@@ -110,6 +110,18 @@ describe('after embedding', () => {
     expect(engine.status().embeddings.collections.find((c) => c.collection === 'notes')!.vectors).toBe(2);
     const r = await engine.search({ query: 'bread dough', mode: 'vector', minScore: 0 });
     expect(r.results.map((h) => h.path)).not.toContain('cooking.md');
+  });
+
+  it('a new document waits for its vectors (pendingEmbedding) until the stage has embedded it', async () => {
+    fs.writeFileSync(path.join(root, 'whales.md'), '# Whales\n\nThe narwhal has a long spiral tusk.\n');
+    await engine.index({ collection: 'notes' });
+    const waiting = engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' }).results;
+    expect(Object.fromEntries(waiting.map((h) => [h.path, h.pendingEmbedding]))).toEqual({ 'whales.md': true, 'cells.md': false });
+    await engine.embed({ collection: 'notes' });
+    const embedded = engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' }).results;
+    expect(embedded.map((h) => h.pendingEmbedding)).toEqual([false, false]);
+    fs.rmSync(path.join(root, 'whales.md'));
+    await engine.index({ collection: 'notes' });
   });
 
   it('switching the model re-embeds beside the old vectors and swaps when done', async () => {

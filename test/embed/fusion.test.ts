@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { reciprocalRankFusion, weightedSumFusion } from '../../src-main/engine/search/fusion.js';
 import { blendRerank, fusionWeightForRank } from '../../src-main/engine/search/rerank.js';
-import type { RankedHit } from '../../src-main/engine/search/vector.js';
+import type { RankedHit } from '../../src-main/engine/search/hit.js';
 
 const hit = (documentId: number, score: number): RankedHit => ({
   documentId, chunkId: documentId, docid: `d${documentId}`, collection: 'c', path: `${documentId}.md`, title: '', kind: 'markdown', tags: [],

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 async function start(id: string, workers = 1): Promise<ModelPool> {
-  const pool = await ModelPool.start(await resolveModel(findModel(manifest, id), loc), { workers, intraOpThreads: 1 });
+  const pool = await ModelPool.start(await resolveModel(findModel(manifest, id), loc), { workers, intraOpThreads: 1, signedWeights: true });
   pools.push(pool);
   return pool;
 }

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { downloadModel } from '../../src-main/engine/embed/downloader.js';
 import { findModel, loadManifest, parseManifest } from '../../src-main/engine/embed/manifest.js';
 import { resolveModel } from '../../src-main/engine/embed/resolver.js';
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { TroveError } from '../../src-main/engine/errors.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';

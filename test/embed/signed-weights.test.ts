@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs/minimal.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { readEnvironment } from '../../src-main/engine/config.js';
 import { exactProduct, matMulIntegerModel, probeOperands, probeSignedKernel, quantizedModelSource, shiftWeightsToSigned } from '../../src-main/engine/embed/signed-weights.js';
 import { encodeSingle, loadTokenizer } from '../../src-main/engine/embed/tokenizer.js';
 import { modelsDir } from './models-dir.js';
@@ -109,10 +110,6 @@ describe('shiftWeightsToSigned on hand-built graphs', () => {
 });
 
 describe('probeSignedKernel', () => {
-  afterEach(() => {
-    delete process.env.TROVE_ONNX_SIGNED_WEIGHTS;
-  });
-
   it('uses operands that a saturating 16-bit kernel gets wrong', () => {
     // what pre-VNNI x86 kernels do: vpmaddubsw adds neighbouring u8 x s8 products into int16 with saturation
     const [m, k, n] = [8, 64, 32];
@@ -138,9 +135,8 @@ describe('probeSignedKernel', () => {
     expect(y.every((v, i) => v === exact[i])).toBe(process.arch === 'x64' ? probe : true);
   });
 
-  it('can be switched off, and then the file is loaded as it is', async () => {
-    process.env.TROVE_ONNX_SIGNED_WEIGHTS = '0';
-    expect(await probeSignedKernel()).toBe(false);
-    expect(await quantizedModelSource(miniLmFile)).toBe(miniLmFile);
+  it('can be switched off (TROVE_ONNX_SIGNED_WEIGHTS=0), and then the file is loaded as it is', async () => {
+    expect(readEnvironment({ TROVE_ONNX_SIGNED_WEIGHTS: '0' }).engine.embeddings?.signedWeights).toBe(false);
+    expect(await quantizedModelSource(miniLmFile, false)).toBe(miniLmFile);
   });
 });

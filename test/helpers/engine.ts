@@ -1,6 +1,6 @@
 // An Engine on a temp profile over a temp folder of real files; closed and removed after each test file.
 import { afterAll } from 'vitest';
-import { Engine, type EngineOptions } from '../../src-main/engine/engine.js';
+import { Engine, type EngineOptions } from '../../src-main/engine/index.js';
 import { TroveError } from '../../src-main/engine/errors.js';
 import { removeTempDirs, tempDir, writeTree } from './tmp.js';
 
@@ -13,18 +13,18 @@ export interface TestIndex {
 const engines: Engine[] = [];
 
 afterAll(() => {
-  while (engines.length) engines.pop()!.close();
+  while (engines.length) void engines.pop()!.close();
   removeTempDirs();
 });
 
-export function openEngine(opts: EngineOptions = {}): Engine {
+export function openEngine(opts: Partial<EngineOptions> = {}): Engine {
   const engine = Engine.open({ profileDir: tempDir('trove-profile-'), ...opts });
   engines.push(engine);
   return engine;
 }
 
 /** Writes `files` into a new folder, adds it as collection `name` and indexes it. */
-export async function indexedFolder(files: Record<string, string | Buffer>, name = 'notes', opts: EngineOptions = {}): Promise<TestIndex> {
+export async function indexedFolder(files: Record<string, string | Buffer>, name = 'notes', opts: Partial<EngineOptions> = {}): Promise<TestIndex> {
   const root = tempDir('trove-root-');
   writeTree(root, files);
   const engine = openEngine(opts);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../src-main/engine/engine.js';
+import type { Engine } from '../../src-main/engine/index.js';
 import type { IndexReport } from '../../src-main/engine/ingest/indexer.js';
 import { documentRecords } from '../helpers/db.js';
 import { openEngine, troveError } from '../helpers/engine.js';

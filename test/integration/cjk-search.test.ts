@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src-main/engine/engine.js';
+import type { Engine } from '../../src-main/engine/index.js';
 import { indexedFolder } from '../helpers/engine.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/cjk');

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, type SearchResponse } from '../../src-main/engine/engine.js';
+import { Engine, type SearchResponse } from '../../src-main/engine/index.js';
+import { readEnvironment } from '../../src-main/engine/config.js';
 import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
 import { hasRankFunction } from '../../src-main/engine/search/rank.js';
@@ -92,18 +93,12 @@ describe('trove_bm25', () => {
 describe('keyword search', () => {
   let native: Engine;
   let fallback: Engine;
-  const saved = process.env.TROVE_NATIVE_RANK;
   beforeAll(async () => {
     native = openEngine();
     native.addCollection({ root, name: 'r' });
     await native.index();
-    process.env.TROVE_NATIVE_RANK = '0';
-    try {
-      fallback = openEngine({ profileDir: native.profileDir + '-fallback' });
-    } finally {
-      if (saved === undefined) delete process.env.TROVE_NATIVE_RANK;
-      else process.env.TROVE_NATIVE_RANK = saved;
-    }
+    // what TROVE_NATIVE_RANK=0 gives the engine
+    fallback = openEngine({ profileDir: native.profileDir + '-fallback', nativeRank: readEnvironment({ TROVE_NATIVE_RANK: '0' }).engine.nativeRank });
     fallback.addCollection({ root, name: 'r' });
     await fallback.index();
   });

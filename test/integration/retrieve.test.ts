@@ -1,6 +1,6 @@
 // get and multi_get: every locator form, line ranges, did-you-mean, globs and lists, size and line limits.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src-main/engine/engine.js';
+import type { Engine } from '../../src-main/engine/index.js';
 import { openEngine, troveError } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 

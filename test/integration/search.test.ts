@@ -2,7 +2,7 @@
 // minScore, explain, normalised scores, snippets.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, SearchResponse } from '../../src-main/engine/engine.js';
+import type { Engine, SearchResponse } from '../../src-main/engine/index.js';
 import { openEngine, troveError } from '../helpers/engine.js';
 import { setMtime, tempDir, writeTree } from '../helpers/tmp.js';
 

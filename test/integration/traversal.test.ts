@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src-main/engine/engine.js';
+import type { Engine } from '../../src-main/engine/index.js';
 import { openEngine, troveError } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runChild, snapshot, type IndexSnapshot } from './crash-helpers.js';
 

@@ -1,7 +1,7 @@
 // A child process for the crash tests and the soak bench: opens the engine on a profile,
 // adds the collection if it is not there yet, indexes, and reports each step on stdout so the
 // parent can SIGKILL it at a chosen point.
-import { Engine } from '../../src-main/engine/engine.js';
+import { Engine } from '../../src-main/engine/index.js';
 
 const [profileDir, root, batchFiles] = process.argv.slice(2);
 if (!profileDir || !root) throw new Error('usage: index-child <profileDir> <root> [batchFiles]');

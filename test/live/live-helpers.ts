@@ -2,7 +2,7 @@
 // seconds, with the same code paths), and polling helpers that wait for real file events.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Engine, EngineOptions } from '../../src-main/engine/engine.js';
+import type { Engine, EngineOptions } from '../../src-main/engine/index.js';
 import { openEngine } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -20,7 +20,7 @@ export interface LiveFolder {
 }
 
 /** A collection over a new temp folder holding `files`, indexed, with the watcher running. */
-export async function watchedFolder(files: Record<string, string>, name = 'notes', opts: EngineOptions = {}): Promise<LiveFolder> {
+export async function watchedFolder(files: Record<string, string>, name = 'notes', opts: Partial<EngineOptions> = {}): Promise<LiveFolder> {
   const root = tempDir('trove-live-');
   writeTree(root, files);
   const engine = openEngine({ indexing: FAST, ...opts });

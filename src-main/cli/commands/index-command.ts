@@ -1,8 +1,7 @@
 // `trove index [--watch]`: bring the index up to date with the folders (and keep it so), and
 // `trove failures`: the files that could not be indexed, with attempts and next retry.
 import { Command } from 'commander';
-import type { Engine } from '../../engine/engine.js';
-import type { ProgressEvent } from '../../engine/jobs/progress.js';
+import type { Engine, ProgressEvent } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { formatIndexReport } from '../format.js';
 import { indexProgressBar } from '../progress.js';

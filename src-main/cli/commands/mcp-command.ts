@@ -2,16 +2,16 @@
 // (starting one in the background when none runs), so all clients share one engine.
 // Nothing but protocol messages is written to stdout.
 import type { Command } from 'commander';
-import { runStdioShim } from '../../host/mcp-entry.js';
+import { runStdioShim } from '../../host/stdio-relay.js';
 import type { CliContext } from '../context.js';
-import { defaultProfileDir } from '../../engine/profile.js';
 
-export function registerMcpCommand(program: Command, _ctx: CliContext): void {
+export function registerMcpCommand(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
     .description('MCP over stdio for clients that spawn a command (relays to the running `trove serve`, starting one if needed)')
     .option('--token <token>', 'use this access token (e.g. a scoped one from `trove token create`; default TROVE_MCP_TOKEN or the host token)')
     .action(async (o: { token?: string }) => {
-      await runStdioShim({ profileDir: defaultProfileDir(), token: o.token ?? (process.env.TROVE_MCP_TOKEN || undefined) });
+      const env = ctx.environment();
+      await runStdioShim({ profileDir: env.engine.profileDir, token: o.token ?? env.host.mcpToken });
     });
 }

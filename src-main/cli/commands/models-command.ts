@@ -1,10 +1,7 @@
 // `trove models list|pull|verify|use` (the embedding and reranker models) and `trove embed`
-// (compute the vectors still missing, with progress).
-import { Command } from 'commander';
-import { modelCatalogue } from '../../engine/embed/catalogue.js';
-import { downloadModel } from '../../engine/embed/downloader.js';
-import { findModel } from '../../engine/embed/manifest.js';
-import { candidateDirs, resolveModel } from '../../engine/embed/resolver.js';
+// (compute the vectors still missing, with progress). Everything goes through Engine.models.
+import type { Command } from 'commander';
+import type { EmbeddingProgress } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 
 export function registerModelsCommand(program: Command, ctx: CliContext): void {
@@ -15,9 +12,9 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .description('the model catalogue and whether each model is here')
     .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const svc = ctx.engine().models;
-      const rows = await modelCatalogue(svc.manifest, svc.modelLocations);
-      ctx.print({ models: rows, locations: svc.modelLocations }, () =>
+      const { models: api } = ctx.engine();
+      const rows = await api.list();
+      ctx.print({ models: rows, locations: api.locations() }, () =>
         rows.map((r) => `${r.id.padEnd(26)} ${r.role.padEnd(7)} ${r.state}${r.where ? `  ${r.where}` : ''}`).join('\n'),
       );
     });
@@ -25,21 +22,18 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
   models
     .command('pull <id>')
     .description('download a model into the user cache (resumable, sha256-checked)')
-    .option('--mirror <url>', 'download from <url>/<id>/<file> instead of the upstream source')
+    .option('--mirror <url>', 'download from <url>/<id>/<file> instead of the upstream source (default TROVE_MODELS_MIRROR)')
     .action(async (id: string, o: { mirror?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const svc = ctx.engine().models;
-      const spec = findModel(svc.manifest, id);
       let last = 0;
-      const dir = await downloadModel(spec, svc.modelLocations.cacheDir, {
-        mirror: o.mirror,
+      const { dir } = await ctx.engine().models.pull(id, {
+        mirror: o.mirror ?? ctx.environment().host.modelsMirror,
         onProgress: (p) => {
           if (ctx.json || Date.now() - last < 500) return;
           last = Date.now();
           process.stderr.write(`${p.file}: ${(p.received / 1e6).toFixed(1)}${p.total ? ` / ${(p.total / 1e6).toFixed(1)}` : ''} MB\r`);
         },
       });
-      svc.refresh();
       ctx.print({ model: id, dir }, () => `${id}: downloaded and verified in ${dir}`);
     });
 
@@ -48,17 +42,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .description('check model files against their sha256 (all present models, or one)')
     .action(async (id: string | undefined, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const svc = ctx.engine().models;
-      const specs = id ? [findModel(svc.manifest, id)] : svc.manifest.models;
-      const rows: ({ id: string; ok: true; verified: boolean; weightsSha256: string; dir: string } | { id: string; ok: false; reason: string; looked: string[] })[] = [];
-      for (const spec of specs) {
-        try {
-          const r = await resolveModel(spec, svc.modelLocations);
-          rows.push({ id: spec.id, ok: true, verified: r.verified, weightsSha256: r.weightsSha256, dir: r.dir });
-        } catch (err) {
-          rows.push({ id: spec.id, ok: false, reason: (err as Error).message, looked: candidateDirs(spec, svc.modelLocations).map((d) => d.dir) });
-        }
-      }
+      const rows = await ctx.engine().models.verify(id);
       ctx.print({ models: rows }, () => rows.map((r) => `${r.id}: ${r.ok ? `ok${r.verified ? '' : ' (unverified)'}` : r.reason}`).join('\n'));
       if (id && !rows[0]!.ok) process.exitCode = 1;
     });
@@ -90,7 +74,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
 
 function progressLine(ctx: CliContext) {
   let last = 0;
-  return (p: { collection: string; model: string; done: number; total: number; chunksPerSecond: number; etaSeconds: number | null }) => {
+  return (p: EmbeddingProgress) => {
     if (ctx.json || (Date.now() - last < 1000 && p.done < p.total)) return;
     last = Date.now();
     process.stderr.write(`embedding ${p.collection} (${p.model}): ${p.done}/${p.total} chunks, ${p.chunksPerSecond}/s, ETA ${p.etaSeconds ?? '?'} s\n`);

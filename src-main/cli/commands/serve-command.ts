@@ -14,9 +14,10 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--ui', 'also serve the web UI and app API')
     .action(async (o: { port?: number; ui?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
-      const host = await startHost({ engine: ctx.engine(), port: o.port });
+      const env = ctx.environment();
+      const host = await startHost({ engine: ctx.engine(), port: o.port, env: env.host });
       await host.engine.startWatching(); // live folders: the index follows the folders while serving
-      const stopUi = o.ui ? await mountUi(host) : undefined;
+      const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror }) : undefined;
       const signIn = stopUi?.signInUrl;
       process.stderr.write(`trove: serving MCP at ${host.mcpUrl} (pid ${process.pid}; token in ${path.join(host.engine.profileDir, 'runtime.json')})\n`);
       if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
@@ -43,9 +44,8 @@ function untilSignalled(): Promise<void> {
 
 /** The web UI and app API (host/app-api-mount.ts): loaded only when asked for. The sign-in link
  *  is one-time; runtime.json's uiUrl always holds one that still works (renewed when one is used). */
-async function mountUi(host: Host): Promise<{ signInUrl: string; close(): Promise<void> }> {
+async function mountUi(host: Host, opts: { modelsMirror?: string }): Promise<{ signInUrl: string; close(): Promise<void> }> {
   const { mountAppApi } = await import('../../host/app-api-mount.js');
-  const maxFileBytes = process.env.TROVE_MAX_FILE_BYTES ? Number(process.env.TROVE_MAX_FILE_BYTES) : undefined;
-  const mounted = mountAppApi(host, { ui: true, maxFileBytes, modelsMirror: process.env.TROVE_MODELS_MIRROR || undefined });
+  const mounted = mountAppApi(host, { ui: true, ...opts });
   return { signInUrl: mounted.signInUrl()!, close: () => mounted.close() };
 }

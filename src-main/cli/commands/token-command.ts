@@ -1,7 +1,7 @@
 // `trove token create|list|revoke`: named bearer tokens for MCP clients, optionally limited to
 // some collections and tools. The secret is printed once; only its hash is kept.
 import type { Command } from 'commander';
-import type { TokenInfo } from '../../engine/engine.js';
+import type { TokenInfo } from '../../engine/index.js';
 import { TOOL_NAMES } from '../../host/mcp-entry.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';

@@ -2,18 +2,9 @@
 // are here (and verified). Shared by `trove models list` and the app's Settings screen.
 import type { Manifest } from './manifest.js';
 import { resolveModel, type ModelLocations } from './resolver.js';
+import type { CatalogueEntry } from '../types/models.js';
 
-export interface CatalogueEntry {
-  id: string;
-  role: string;
-  languages: string[];
-  dims: number | null;
-  /** 'ready', 'ready (unverified: …)', or why it cannot be used (e.g. not downloaded). */
-  state: string;
-  ready: boolean;
-  where: string | null;
-  testOnly: boolean;
-}
+export type { CatalogueEntry };
 
 export async function modelCatalogue(manifest: Manifest, locations: ModelLocations): Promise<CatalogueEntry[]> {
   const rows: CatalogueEntry[] = [];

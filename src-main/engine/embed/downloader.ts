@@ -8,13 +8,9 @@ import { TroveError } from '../errors.js';
 import { sha256File } from './file-hash.js';
 import { filesFor, pickVariant, type ModelSpec, type WeightsVariant } from './manifest.js';
 import { checkDigest, readRecorded, RECORDED_DIGESTS } from './resolver.js';
+import type { DownloadProgress } from '../types/models.js';
 
-export interface DownloadProgress {
-  model: string;
-  file: string;
-  received: number;
-  total: number | null;
-}
+export type { DownloadProgress };
 
 export interface DownloadOptions {
   /** Base URL under which <model id>/<file> is served (a mirror, or a test server); default the manifest's baseUrl. */

@@ -2,20 +2,11 @@
 // their collection's space (the current model at the current weights digest) and embeds them
 // in batches. Resumable by construction: the work list is "chunks without a vector", so an
 // interrupted run simply continues, and chunks that already have one are never re-embedded.
-import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
 import type { ModelPool } from './pool.js';
+import type { EmbeddingProgress } from '../types/models.js';
 
-export interface EmbeddingProgress {
-  collection: string;
-  model: string;
-  /** filling: the active space; switching: a new model's space, swapped in when complete. */
-  phase: 'filling' | 'switching' | 'done';
-  done: number;
-  total: number;
-  chunksPerSecond: number;
-  etaSeconds: number | null;
-}
+export type { EmbeddingProgress };
 
 export interface StageTarget {
   collectionId: number;
@@ -26,12 +17,12 @@ export interface StageTarget {
 }
 
 export async function fillSpace(
-  db: Db,
   vectors: VectorStore,
+  /** A document's text ('' when it is gone). */
+  textOf: (documentId: number) => string,
   t: StageTarget,
   opts: { batch: number; isStopped: () => boolean; onProgress?: (p: EmbeddingProgress) => void },
 ): Promise<boolean> {
-  const textOf = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
   let total = vectors.pendingCount(t.spaceId, t.collectionId);
   const started = performance.now();
   let done = 0;
@@ -56,7 +47,7 @@ export async function fillSpace(
     const items = batch.map((c) => {
       let text = texts.get(c.documentId);
       if (text === undefined) {
-        text = textOf.get(c.documentId)?.text ?? '';
+        text = textOf(c.documentId);
         texts.set(c.documentId, text);
       }
       return { chunk: c, text: text.slice(c.charStart, c.charEnd) };

@@ -15,19 +15,24 @@ import { looksEnglish } from './language.js';
 import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
 import { ModelPool } from './pool.js';
 import { resolveModel, type ModelLocations, type ResolvedModel } from './resolver.js';
+import type { CollectionEmbeddingStatus, EmbeddingStatusReport } from '../types/models.js';
+
+export type { CollectionEmbeddingStatus, EmbeddingStatusReport };
 
 export interface EmbeddingOptions {
   /** Embed in the background after every index change (default false: call embed()). */
   auto?: boolean;
-  /** Default TROVE_MODELS_DIR. */
+  /** A folder holding one sub-folder per model id, looked in first (TROVE_MODELS_DIR). */
   modelsDir?: string;
   packagedDir?: string;
   /** Where downloaded models live; default <profile>/models. */
   cacheDir?: string;
   /** Use this model for every collection without a choice of its own (default: automatic by language). */
   defaultModel?: string;
-  /** Cross-encoder for mode rerank; default TROVE_RERANK_MODEL or the manifest's default. null: none. */
+  /** Cross-encoder for mode rerank; default the manifest's default. null: none. */
   rerankModel?: string | null;
+  /** The exact int8 weight rewrite where this CPU allows it (embed/signed-weights.ts); default true. */
+  signedWeights?: boolean;
   /** Model worker threads (default: one per core, at most 2). */
   workers?: number;
   variant?: WeightsVariant;
@@ -36,24 +41,6 @@ export interface EmbeddingOptions {
   /** A vector space gets an ANN index from this many vectors (default 20,000; see search/ann-spaces.ts). */
   annMinVectors?: number;
   manifestFile?: string;
-}
-
-export interface CollectionEmbeddingStatus {
-  collection: string;
-  /** The model whose vectors serve searches (null: none yet). */
-  model: string | null;
-  weightsSha256: string | null;
-  vectors: number;
-  needsEmbedding: number;
-  hasVectorIndex: boolean;
-  /** A model being built to replace `model`; swapped in when complete. */
-  switchingTo: string | null;
-}
-
-export interface EmbeddingStatusReport {
-  needsEmbedding: number;
-  hasVectorIndex: boolean;
-  embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[]; progress: EmbeddingProgress[] };
 }
 
 const QUERY_CACHE = 256;
@@ -75,6 +62,10 @@ export class EmbeddingService {
 
   readonly vectors: VectorStore;
   readonly ann: AnnSpaces;
+  private readonly sampleTextStmt;
+  private readonly collectionIdsStmt;
+  private readonly chunkCountStmt;
+  private readonly textStmt;
 
   constructor(
     private readonly db: Db,
@@ -83,10 +74,16 @@ export class EmbeddingService {
   ) {
     this.manifest = loadManifest(opts.manifestFile);
     this.vectors = new VectorStore(db);
-    this.ann = new AnnSpaces(db, path.join(profileDir, 'vectors'), opts.annMinVectors);
+    this.ann = new AnnSpaces(this.vectors, path.join(profileDir, 'vectors'), opts.annMinVectors);
     this.vectors.setListener(this.ann);
+    this.sampleTextStmt = db.prepare<[number], { t: string }>(
+      `SELECT substr(t.text, 1, 2000) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT 40`,
+    );
+    this.collectionIdsStmt = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM collections ORDER BY id');
+    this.chunkCountStmt = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?');
+    this.textStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
     this.locations = {
-      modelsDir: opts.modelsDir ?? (process.env.TROVE_MODELS_DIR || undefined),
+      modelsDir: opts.modelsDir,
       packagedDir: opts.packagedDir,
       cacheDir: opts.cacheDir ?? path.join(profileDir, 'models'),
     };
@@ -108,11 +105,7 @@ export class EmbeddingService {
   modelFor(collectionId: number): string {
     const choice = this.vectors.collection(collectionId).modelChoice ?? this.opts.defaultModel;
     if (choice) return choice;
-    const rows = this.db
-      .prepare<[number], { t: string }>(
-        `SELECT substr(t.text, 1, 2000) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT 40`,
-      )
-      .all(collectionId);
+    const rows = this.sampleTextStmt.all(collectionId);
     return looksEnglish(rows.map((r) => r.t).join('\n')) ? this.manifest.defaults.embed : this.manifest.defaults.embedMultilingual;
   }
 
@@ -138,7 +131,7 @@ export class EmbeddingService {
     if (!p) {
       const workers = this.opts.workers ?? Math.max(1, Math.min(2, os.availableParallelism()));
       // reranking scores 30 short pairs per query: one worker is plenty
-      p = ModelPool.start(model, { workers: model.spec.role === 'rerank' ? 1 : workers, intraOpThreads: 1 });
+      p = ModelPool.start(model, { workers: model.spec.role === 'rerank' ? 1 : workers, intraOpThreads: 1, signedWeights: this.opts.signedWeights ?? true });
       this.pools.set(key, p);
       p.catch(() => this.pools.delete(key));
     }
@@ -193,7 +186,7 @@ export class EmbeddingService {
   }
 
   private allCollections(): { id: number; name: string }[] {
-    return this.db.prepare<[], { id: number; name: string }>('SELECT id, name FROM collections ORDER BY id').all();
+    return this.collectionIdsStmt.all();
   }
 
   private async embedCollection(collectionId: number, name: string): Promise<void> {
@@ -223,7 +216,7 @@ export class EmbeddingService {
     }
     let complete = false;
     try {
-      complete = await fillSpace(this.db, this.vectors, { collectionId, collection: name, spaceId: space.id, switching, pool }, {
+      complete = await fillSpace(this.vectors, (documentId) => this.textStmt.get(documentId)?.text ?? '', { collectionId, collection: name, spaceId: space.id, switching, pool }, {
         batch: this.opts.batchChunks ?? 32,
         isStopped: () => this.closed,
         onProgress: (p) => {
@@ -283,8 +276,7 @@ export class EmbeddingService {
 
   /** The reranker model id, or null when none is configured. */
   rerankModelId(): string | null {
-    if (this.opts.rerankModel !== undefined) return this.opts.rerankModel;
-    return process.env.TROVE_RERANK_MODEL || this.manifest.defaults.rerank;
+    return this.opts.rerankModel !== undefined ? this.opts.rerankModel : this.manifest.defaults.rerank;
   }
 
   /**
@@ -305,9 +297,7 @@ export class EmbeddingService {
     const active = cv.activeSpaceId !== null ? this.vectors.space(cv.activeSpaceId) : undefined;
     const building = cv.buildingSpaceId !== null ? this.vectors.space(cv.buildingSpaceId) : undefined;
     const vectors = active ? this.vectors.count(active.id, collectionId) : 0;
-    const chunks = this.db
-      .prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?')
-      .get(collectionId)!.n;
+    const chunks = this.chunkCountStmt.get(collectionId)!.n;
     return {
       collection: name,
       model: active?.modelId ?? null,

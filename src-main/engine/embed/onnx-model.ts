@@ -19,13 +19,15 @@ export interface SessionOptions {
   intraOpThreads: number;
   /** The file is an int8 variant: its uint8 weights may be made signed (exact, faster; signed-weights.ts). */
   quantized: boolean;
+  /** Allow that rewrite (default true; TROVE_ONNX_SIGNED_WEIGHTS=0 turns it off). */
+  signedWeights?: boolean;
 }
 
 export type TextKind = 'query' | 'passage';
 
 async function createSession(file: string, opts: SessionOptions): Promise<ort.InferenceSession> {
   try {
-    const source = opts.quantized ? await quantizedModelSource(file) : file;
+    const source = opts.quantized ? await quantizedModelSource(file, opts.signedWeights ?? true) : file;
     const options: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: opts.intraOpThreads,
       interOpNumThreads: 1,

@@ -11,6 +11,8 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './worker.js';
 export interface PoolOptions {
   workers: number;
   intraOpThreads: number;
+  /** The exact int8 weight rewrite where this CPU allows it (signed-weights.ts). */
+  signedWeights: boolean;
 }
 
 type Payload = { op: 'embed'; texts: string[]; kind: TextKind; batchSize: number } | { op: 'score'; query: string; passages: string[]; batchSize: number };
@@ -54,6 +56,7 @@ export class ModelPool {
       weightsFile: model.weightsFile,
       variant: model.variant,
       intraOpThreads: opts.intraOpThreads,
+      signedWeights: opts.signedWeights,
     };
     const started = Array.from({ length: Math.max(1, opts.workers) }, () => {
       const worker = spawnWorker(init);

@@ -7,15 +7,9 @@ import path from 'node:path';
 import { TroveError } from '../errors.js';
 import { sha256File } from './file-hash.js';
 import { filesFor, pickVariant, type ModelFile, type ModelSpec, type WeightsVariant } from './manifest.js';
+import type { ModelLocations } from '../types/models.js';
 
-export interface ModelLocations {
-  /** TROVE_MODELS_DIR: a folder holding one sub-folder per model id. */
-  modelsDir?: string;
-  /** Models shipped inside the app. */
-  packagedDir?: string;
-  /** Where downloads go (per profile). */
-  cacheDir: string;
-}
+export type { ModelLocations };
 
 export type ModelSource = 'models-dir' | 'packaged' | 'cache';
 

@@ -266,14 +266,14 @@ let probe: Promise<boolean> | undefined;
 
 /** Whether this machine's ORT multiplies uint8 by int8 exactly and fast (x64 only; once per process). */
 export function probeSignedKernel(): Promise<boolean> {
-  if (process.arch !== 'x64' || process.env.TROVE_ONNX_SIGNED_WEIGHTS === '0') return Promise.resolve(false);
+  if (process.arch !== 'x64') return Promise.resolve(false);
   probe ??= signedKernelExact().catch(() => false);
   return probe;
 }
 
 /** What to hand ORT for an int8 file: its bytes (weights made signed when that is exact here), or its path when the rewrite is off. */
-export async function quantizedModelSource(file: string): Promise<string | Uint8Array> {
-  if (!(await probeSignedKernel())) return file;
+export async function quantizedModelSource(file: string, allowed = true): Promise<string | Uint8Array> {
+  if (!allowed || !(await probeSignedKernel())) return file;
   const bytes = await fs.promises.readFile(file);
   return shiftWeightsToSigned(bytes)?.bytes ?? bytes; // already read: ORT need not read it again
 }

@@ -13,6 +13,7 @@ export interface WorkerInit {
   weightsFile: string;
   variant: WeightsVariant;
   intraOpThreads: number;
+  signedWeights: boolean;
 }
 
 export type WorkerRequest =
@@ -36,7 +37,7 @@ function errorBody(err: unknown): { code: string; message: string } {
 
 let model: OnnxEmbedder | OnnxCrossEncoder;
 try {
-  const opts = { intraOpThreads: init.intraOpThreads, quantized: init.variant === 'int8' };
+  const opts = { intraOpThreads: init.intraOpThreads, quantized: init.variant === 'int8', signedWeights: init.signedWeights };
   model = init.role === 'embed'
     ? await OnnxEmbedder.load(init.spec, init.dir, init.weightsFile, opts)
     : await OnnxCrossEncoder.load(init.spec, init.dir, init.weightsFile, opts);

@@ -16,41 +16,9 @@ import type { ChunkOptions } from './chunker.js';
 import { limitMoved, type FileRead, type FileStat } from './file-read.js';
 import { prepareDocument } from './prepare.js';
 import { errorCode, scanCollection } from './scan.js';
+import type { IndexProgress, IndexReport, PathReason as FileProblem } from '../types/indexing.js';
 
-export interface IndexProgress {
-  collection: string;
-  phase: 'scanning' | 'indexing' | 'done';
-  done: number;
-  total: number;
-  bytes: number;
-  /** Files per second over the recent past (0 until measured). */
-  rate?: number;
-  /** Seconds left at the current rate (null while unknown). */
-  etaSeconds?: number | null;
-  currentFile?: string | null;
-}
-
-export interface FileProblem {
-  path: string;
-  reason: string;
-}
-
-export interface IndexReport {
-  collection: string;
-  scanned: number;
-  added: number;
-  updated: number;
-  unchanged: number;
-  renamed: number;
-  removed: number;
-  skipped: FileProblem[];
-  failed: FileProblem[];
-  /** Scan-level notes: unreadable folders, symlinks not followed, files gone before we read them. */
-  notices: FileProblem[];
-  chunks: number;
-  bytesRead: number;
-  durationMs: number;
-}
+export type { IndexProgress, IndexReport, FileProblem };
 
 export interface IndexerDeps {
   db: Db;

@@ -13,6 +13,9 @@ import { ProgressHub, type ProgressEvent, type ProgressListener } from './progre
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { JobRunner, PRIORITY } from './runner.js';
+import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
+
+export type { CollectionActivity, FailureInfo, IndexingStatus };
 
 export interface IndexingOptions extends IndexerOptions {
   live?: Partial<LiveOptions>;
@@ -21,33 +24,6 @@ export interface IndexingOptions extends IndexerOptions {
   batchFiles?: number;
   /** Files read at once. */
   readConcurrency?: number;
-}
-
-export interface FailureInfo {
-  collection: string;
-  path: string;
-  reason: string;
-  attempts: number;
-  /** ISO time of the next attempt; null when it gave up until the file changes. */
-  nextRetryAt: string | null;
-}
-
-export interface CollectionActivity {
-  collection: string;
-  paused: boolean;
-  /** Jobs waiting (due now or later). */
-  queued: number;
-  retrying: number;
-  gaveUp: number;
-  progress: ProgressEvent | null;
-}
-
-export interface IndexingStatus {
-  watching: boolean;
-  /** Everything paused. */
-  paused: boolean;
-  watchers: WatchState[];
-  collections: CollectionActivity[];
 }
 
 export class IndexingService {
@@ -83,7 +59,7 @@ export class IndexingService {
     );
     this.live = new LiveFolders(
       { jobs: this.jobs, collections, runner: this.runner, filterFor },
-      { ...DEFAULT_LIVE, ...liveFromEnv(), ...opts.live },
+      { ...DEFAULT_LIVE, ...opts.live },
     );
   }
 
@@ -232,16 +208,4 @@ export class IndexingService {
 function scanJob(collectionId: number) {
   const now = Date.now();
   return { collectionId, kind: 'scan' as const, path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now };
-}
-
-/** TROVE_WATCH_POLLING=1 (network drives), TROVE_WATCH_POLL_MS, TROVE_RECONCILE_MINUTES. */
-function liveFromEnv(): Partial<LiveOptions> {
-  const out: Partial<LiveOptions> = {};
-  const polling = process.env.TROVE_WATCH_POLLING;
-  if (polling) out.usePolling = polling === '1' || polling.toLowerCase() === 'true';
-  const poll = Number(process.env.TROVE_WATCH_POLL_MS);
-  if (Number.isFinite(poll) && poll >= 50) out.pollIntervalMs = poll;
-  const minutes = Number(process.env.TROVE_RECONCILE_MINUTES);
-  if (Number.isFinite(minutes) && minutes > 0) out.reconcileIntervalMs = minutes * 60_000;
-  return out;
 }

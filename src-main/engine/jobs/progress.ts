@@ -1,24 +1,9 @@
 // The one progress stream of the engine: what the queue is doing for each collection (phase,
 // done/total, rate, ETA, current file). The CLI bar, status, the app API and MCP status all
 // subscribe here or read the latest snapshot.
-export type ProgressPhase = 'scanning' | 'indexing' | 'idle' | 'paused';
+import type { ProgressEvent, ProgressPhase } from '../types/indexing.js';
 
-export interface ProgressEvent {
-  collection: string;
-  phase: ProgressPhase;
-  /** Files finished in the current run (a run starts when a collection gets work and ends when its queue is empty). */
-  done: number;
-  /** done + files still due. */
-  total: number;
-  bytes: number;
-  /** Files per second over the last few seconds. */
-  rate: number;
-  /** Seconds left at that rate; null while unknown. */
-  etaSeconds: number | null;
-  currentFile: string | null;
-  /** ISO time of the event. */
-  at: string;
-}
+export type { ProgressEvent, ProgressPhase };
 
 export type ProgressListener = (e: ProgressEvent) => void;
 

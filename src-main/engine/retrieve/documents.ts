@@ -6,6 +6,9 @@ import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import type { DocumentRow, DocumentStore } from '../store/documents.js';
 import { parseLocator, safePath, type Locator } from './locator.js';
 import { closestPaths } from './suggest.js';
+import type { MultiGetEntry, MultiGetResult, RetrievedDocument } from '../types/documents.js';
+
+export type { MultiGetEntry, MultiGetResult, RetrievedDocument };
 
 export interface GetOptions {
   /** Allow-list of collection names (a scoped access token): documents elsewhere do not exist. */
@@ -15,45 +18,12 @@ export interface GetOptions {
   lineNumbers?: boolean;
 }
 
-export interface RetrievedDocument {
-  docid: string;
-  collection: string;
-  path: string;
-  uri: string;
-  title: string;
-  kind: string;
-  tags: string[];
-  metadata: Record<string, unknown>;
-  modifiedMs: number;
-  fromLine: number;
-  toLine: number;
-  totalLines: number;
-  text: string;
-  truncated: boolean;
-}
-
 export interface MultiGetOptions {
   /** Allow-list of collection names, as in GetOptions. */
   collections?: readonly string[];
   maxBytes?: number;
   maxLines?: number;
   lineNumbers?: boolean;
-}
-
-export interface MultiGetEntry {
-  docid: string;
-  collection: string;
-  path: string;
-  uri: string;
-  title: string;
-  text?: string;
-  truncated?: boolean;
-  skipped?: string;
-}
-
-export interface MultiGetResult {
-  documents: MultiGetEntry[];
-  notFound: { locator: string; reason: string; suggestions: string[] }[];
 }
 
 export const DEFAULT_MULTI_GET_MAX_BYTES = 10_240;

@@ -5,8 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Db } from '../store/database.js';
-import type { VectorSpace } from '../store/vectors.js';
+import type { VectorSpace, VectorStore } from '../store/vectors.js';
 import { AnnIndex } from './ann-index.js';
 
 export const ANN_MIN_VECTORS = 20_000;
@@ -24,14 +23,10 @@ export class AnnSpaces {
   private readonly partial = new Map<number, AnnIndex>();
   private closed = false;
 
-  constructor(private readonly db: Db, private readonly dir: string, private readonly minVectors = ANN_MIN_VECTORS) {}
+  constructor(private readonly vectors: VectorStore, private readonly dir: string, private readonly minVectors = ANN_MIN_VECTORS) {}
 
   private file(spaceId: number): string {
     return path.join(this.dir, `space-${Math.trunc(spaceId)}.usearch`);
-  }
-
-  private count(spaceId: number): number {
-    return this.db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM vec_space_${Math.trunc(spaceId)}_rowids`).get()!.n;
   }
 
   /** The space's ANN index when it is ready and in step with the store; else null (and a build is started when worth it). */
@@ -47,7 +42,7 @@ export class AnnSpaces {
     if (this.closed || this.ready.has(space.id)) return Promise.resolve();
     const running = this.building.get(space.id);
     if (running) return running;
-    const n = this.count(space.id);
+    const n = this.vectors.size(space.id);
     if (n < this.minVectors) return Promise.resolve();
     const loaded = AnnIndex.load(this.file(space.id), space.dims);
     if (loaded && loaded.size === n) {
@@ -65,21 +60,18 @@ export class AnnSpaces {
   private async build(space: VectorSpace): Promise<void> {
     const index = AnnIndex.create(space.dims);
     this.partial.set(space.id, index); // inserts and deletes during the build reach it too
-    const t = `vec_space_${Math.trunc(space.id)}`;
-    // page through keys (a plain rowid range) and fetch each vector by key: no statement stays open across yields
-    const page = this.db.prepare<[number, number], { id: number }>(`SELECT rowid AS id FROM ${t}_rowids WHERE rowid > ? ORDER BY rowid LIMIT ?`);
-    const one = this.db.prepare<[bigint], { embedding: Buffer }>(`SELECT embedding FROM ${t} WHERE chunk_id = ?`);
+    // page through keys and fetch each vector by key: no statement stays open across yields
     const flat = new Float32Array(BUILD_STEP * space.dims);
     for (let after = 0; ; ) {
       if (this.closed) return;
-      const ids = page.all(after, BUILD_STEP).map((r) => r.id);
+      const ids = this.vectors.keysAfter(space.id, after, BUILD_STEP);
       if (!ids.length) break;
       const keys: number[] = [];
       for (const id of ids) {
-        const b = one.get(BigInt(id))?.embedding;
-        if (!b) continue;
         if (index.contains(id)) continue; // inserted while this build ran
-        flat.set(new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)), keys.length * space.dims);
+        const v = this.vectors.vectorOf(space.id, id);
+        if (!v) continue;
+        flat.set(v, keys.length * space.dims);
         keys.push(id);
       }
       index.addBatch(keys, flat.subarray(0, keys.length * space.dims), 0);
@@ -88,7 +80,7 @@ export class AnnSpaces {
     }
     if (this.closed) return;
     // changes made while building went to the store only; the count check catches a mismatch (rebuilt next time)
-    if (index.size !== this.count(space.id)) return;
+    if (index.size !== this.vectors.size(space.id)) return;
     fs.mkdirSync(this.dir, { recursive: true });
     index.save(this.file(space.id));
     this.ready.set(space.id, { index, dirty: false });

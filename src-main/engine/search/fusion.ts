@@ -1,7 +1,7 @@
 // Hybrid fusion of ranked legs (keyword, vector): reciprocal rank fusion (k = 60, a weight per
 // leg) or a weighted sum of the legs' 0..1 scores (semantic 0.6 / keyword 0.4 by default).
 // Every fused hit keeps each leg's rank and score for `explain`.
-import type { RankedHit } from './vector.js';
+import type { RankedHit } from './hit.js';
 
 export interface Leg {
   name: string;

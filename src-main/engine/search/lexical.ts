@@ -7,6 +7,7 @@ import { filterSql, type ResolvedFilters } from './filters.js';
 import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
 import { Anchors } from './anchors.js';
+import type { RankedHit } from './hit.js';
 import { TermMatcher } from './snippet.js';
 
 export interface LexicalRequest {
@@ -22,28 +23,17 @@ export interface LexicalRequest {
   filters: ResolvedFilters;
 }
 
-export interface LexicalHit {
-  documentId: number;
-  /** The anchor chunk. */
-  chunkId: number;
-  docid: string;
-  collection: string;
-  path: string;
-  title: string;
-  kind: string;
-  tags: string[];
-  modifiedMs: number;
-  score: number;
-  snippet: string;
-  line: number;
-  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
-  explain?: {
-    bm25: number;
-    strategy: string;
-    expression: string;
-    fields: { title: string[]; headings: string[]; body: string[] };
-    matchedChunks: number;
-  };
+/** Why a keyword hit ranks where it does (`explain`). */
+export type LexicalExplain = {
+  bm25: number;
+  strategy: string;
+  expression: string;
+  fields: { title: string[]; headings: string[]; body: string[] };
+  matchedChunks: number;
+};
+
+export interface LexicalHit extends RankedHit {
+  explain?: LexicalExplain;
 }
 
 export interface LexicalResult {

@@ -3,6 +3,7 @@
 // notices that say what was skipped and why (no vectors yet, no reranker).
 import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
+import type { CollectionStore } from '../store/collections.js';
 import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
@@ -11,7 +12,8 @@ import type { LexicalSearch } from './lexical.js';
 import { TermMatcher } from './snippet.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
-import { DEFAULT_VECTOR_MIN_SCORE, highlightTerms, round, VectorSearch, type RankedHit, type SpaceQuery } from './vector.js';
+import type { RankedHit } from './hit.js';
+import { DEFAULT_VECTOR_MIN_SCORE, highlightTerms, round, VectorSearch, type SpaceQuery } from './vector.js';
 
 export interface ModeResult {
   hits: RankedHit[];
@@ -24,15 +26,20 @@ export interface ModeResult {
 /** Candidates each leg contributes to fusion (and the reranker's pool). */
 const LEG_DEPTH = 50;
 
+/** rrf: reciprocal rank fusion (k=60); weighted: a weighted sum of normalised scores, 0.4 keyword / 0.6 vector. */
+export type FusionMethod = 'rrf' | 'weighted';
+
 export class ModeSearch {
   private readonly vector: VectorSearch;
 
   private readonly vectors: VectorStore;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly embeddings: EmbeddingService,
     private readonly lexical: LexicalSearch,
+    private readonly collections: CollectionStore,
+    private readonly opts: { fusion: FusionMethod },
   ) {
     this.vectors = embeddings.vectors;
     this.vector = new VectorSearch(db, embeddings.vectors, lexical.anchors, embeddings.ann);
@@ -48,8 +55,7 @@ export class ModeSearch {
     for (const id of collectionIds) {
       const cv = this.vectors.collection(id);
       if (cv.activeSpaceId === null) {
-        const name = this.db.prepare<[number], { name: string }>('SELECT name FROM collections WHERE id = ?').get(id)?.name ?? String(id);
-        missing.push(name);
+        missing.push(this.collections.byId(id)?.name ?? String(id));
         continue;
       }
       bySpace.set(cv.activeSpaceId, [...(bySpace.get(cv.activeSpaceId) ?? []), id]);
@@ -126,7 +132,7 @@ export class ModeSearch {
       { name: 'keyword', weight: 1, hits: keywordHits },
       { name: 'vector', weight: 1, hits: vectorHits },
     ];
-    const fusion = process.env.TROVE_FUSION === 'weighted' ? 'weighted' : 'rrf';
+    const fusion = this.opts.fusion;
     let fused: RerankedHit[] =
       fusion === 'weighted'
         ? weightedSumFusion([{ ...legs[0]!, weight: 0.4 }, { ...legs[1]!, weight: 0.6 }])

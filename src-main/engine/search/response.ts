@@ -1,17 +1,15 @@
 // Search hits → the response every face shows (SearchResponse): one result shape for every mode.
-import type { SearchResponse, SearchResult } from '../engine.js';
 import { documentUri } from '../retrieve/documents.js';
-import type { Freshness } from '../watch/freshness.js';
-import type { LexicalHit, LexicalResult } from './lexical.js';
+import type { Freshness, SearchResponse, SearchResult } from '../types/search.js';
+import type { RankedHit } from './hit.js';
+import type { LexicalResult } from './lexical.js';
 import type { ModeResult } from './modes.js';
 import type { ValidSearchRequest } from './request.js';
-
-export type AnyHit = Omit<LexicalHit, 'explain'> & { explain?: object };
 
 /** Freshness of each result's document; null: not asked for (the fields are left out). */
 export type FreshnessOf = Map<number, Freshness> | null;
 
-export function toSearchResult(h: AnyHit, fresh: Freshness | undefined | null): SearchResult {
+export function toSearchResult(h: RankedHit, fresh: Freshness | undefined | null): SearchResult {
   return {
     docid: h.docid,
     collection: h.collection,
@@ -26,7 +24,7 @@ export function toSearchResult(h: AnyHit, fresh: Freshness | undefined | null): 
     snippet: h.snippet,
     line: h.line,
     chunk: h.chunk,
-    ...(h.explain ? { explain: h.explain as Record<string, unknown> } : {}),
+    ...(h.explain ? { explain: h.explain } : {}),
   };
 }
 

@@ -6,29 +6,12 @@ import type { VectorMatch, VectorSpace, VectorStore } from '../store/vectors.js'
 import type { AnnSpaces } from './ann-spaces.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import type { Anchors } from './anchors.js';
+import type { RankedHit } from './hit.js';
 import { parseQuery, type QuerySyntax } from './query.js';
 import { TermMatcher } from './snippet.js';
 
 export const DEFAULT_VECTOR_MIN_SCORE = 0.3;
 const MAX_K = 4096;
-
-/** A document hit as every leg returns it (the lexical leg's shape plus the anchor chunk id). */
-export interface RankedHit {
-  documentId: number;
-  chunkId: number;
-  docid: string;
-  collection: string;
-  path: string;
-  title: string;
-  kind: string;
-  tags: string[];
-  modifiedMs: number;
-  score: number;
-  snippet: string;
-  line: number;
-  chunk: { ordinal: number; lineStart: number; lineEnd: number; headingPath: string[] };
-  explain?: Record<string, unknown>;
-}
 
 export interface VectorRequest {
   query: string;
@@ -54,13 +37,23 @@ export interface SpaceQuery {
 
 export class VectorSearch {
   private readonly shareCache = new Map<string, { share: number; at: number }>();
+  private readonly ownersStmt;
+  private readonly chunkCountStmt;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly vectors: VectorStore,
     private readonly anchors: Anchors,
     private readonly ann: AnnSpaces | null = null,
-  ) {}
+  ) {
+    this.ownersStmt = db.prepare<[string], { id: number; documentId: number; collectionId: number }>(
+      `SELECT c.id, c.document_id AS documentId, d.collection_id AS collectionId
+         FROM json_each(?) j JOIN chunks c ON c.id = j.value JOIN documents d ON d.id = c.document_id`,
+    );
+    this.chunkCountStmt = db.prepare<[string], { n: number }>(
+      'SELECT count(*) AS n FROM json_each(?) j JOIN documents d ON d.collection_id = j.value JOIN chunks c ON c.document_id = d.id',
+    );
+  }
 
   /** Best documents across the spaces, each with its nearest chunk; `exhausted` when nothing more could match. */
   search(req: VectorRequest, spaces: readonly SpaceQuery[]): { hits: RankedHit[]; exhausted: boolean } {
@@ -113,11 +106,7 @@ export class VectorSearch {
     const matches = index.search(sq.vector, fetch);
     if (!matches.length) return [];
     const wanted = new Set(sq.collectionIds);
-    const owner = this.db.prepare<number[], { id: number; documentId: number; collectionId: number }>(
-      `SELECT c.id, c.document_id AS documentId, d.collection_id AS collectionId FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.id IN (${matches.map(() => '?').join(',')})`,
-    );
-    const byId = new Map(owner.all(...matches.map((m) => m.key)).map((r) => [r.id, r]));
+    const byId = new Map(this.ownersStmt.all(JSON.stringify(matches.map((m) => m.key))).map((r) => [r.id, r]));
     const out: VectorMatch[] = [];
     for (const m of matches) {
       const o = byId.get(m.key);
@@ -132,11 +121,7 @@ export class VectorSearch {
     const key = `${sq.space.id}:${sq.collectionIds.join(',')}`;
     const hit = this.shareCache.get(key);
     if (hit && Date.now() - hit.at < 10_000) return hit.share;
-    const n = this.db
-      .prepare<number[], { n: number }>(
-        `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id IN (${sq.collectionIds.map(() => '?').join(',')})`,
-      )
-      .get(...sq.collectionIds)!.n;
+    const n = this.chunkCountStmt.get(JSON.stringify(sq.collectionIds))!.n;
     const share = Math.min(1, n / size);
     this.shareCache.set(key, { share, at: Date.now() });
     return share;

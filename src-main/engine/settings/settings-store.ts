@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { TroveError } from '../errors.js';
+import type { RedactionSuggestion, SavedSettings } from '../types/settings.js';
 
 export const SETTINGS_FILE = 'settings.json';
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -40,13 +41,16 @@ export const settingsSchema = z
   .strict();
 
 export type Settings = z.output<typeof settingsSchema>;
+// the schema and the public type (types/settings.ts) describe the same file: a drift is a compile error
+const sameShape: [SavedSettings, Settings] extends [Settings, SavedSettings] ? true : never = true;
+void sameShape;
 export const settingsPatchSchema = settingsSchema.partial();
 export type SettingsPatch = z.input<typeof settingsPatchSchema>;
 
 export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [] };
 
 /** Ready-made rules the Settings screen offers; none is on until the user adds it. */
-export const REDACTION_SUGGESTIONS: { label: string; source: string }[] = [
+export const REDACTION_SUGGESTIONS: readonly RedactionSuggestion[] = [
   { label: 'E-mail addresses', source: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}' },
   { label: 'AWS access key IDs', source: '\\bAKIA[0-9A-Z]{16}\\b' },
   { label: 'OpenAI-style API keys', source: '\\bsk-[A-Za-z0-9_-]{20,}' },
@@ -69,30 +73,28 @@ function invalid(err: z.ZodError): TroveError {
   return new TroveError('INVALID_INPUT', Object.entries(fields).map(([k, m]) => `${k}: ${m}`).join('; '));
 }
 
-const cache = new Map<string, { mtimeMs: number; size: number; value: Settings }>();
-
 /** The saved settings (defaults when there is no file). A broken file is an error, not silently ignored. */
 export function readSettings(profileDir: string): Settings {
-  const file = path.join(profileDir, SETTINGS_FILE);
-  let stat: fs.Stats;
+  return readSettingsFile(path.join(profileDir, SETTINGS_FILE));
+}
+
+function readSettingsFile(file: string): Settings {
+  let text: string;
   try {
-    stat = fs.statSync(file);
-  } catch {
-    return { ...EMPTY_SETTINGS, redaction: [] };
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...EMPTY_SETTINGS, redaction: [] };
+    throw new TroveError('IO', `cannot read ${file}: ${(err as Error).message}`);
   }
-  const hit = cache.get(file);
-  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.value;
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new TroveError('INVALID_INPUT', `${file} is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = settingsSchema.partial().safeParse(raw);
   if (!parsed.success) throw new TroveError('INVALID_INPUT', `${file}: ${invalid(parsed.error).message}`);
-  const value: Settings = { ...EMPTY_SETTINGS, ...parsed.data };
-  cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, value });
-  return value;
+  return { ...EMPTY_SETTINGS, ...parsed.data };
 }
 
 /** Validates a partial update, merges it into the saved settings and writes them atomically. */
@@ -105,40 +107,5 @@ export function updateSettings(profileDir: string, patch: unknown): Settings {
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   fs.renameSync(tmp, file); // atomic: a crash mid-write leaves the old file
-  cache.delete(file);
   return next;
-}
-
-const warned = new Set<string>();
-
-/**
- * Saved settings, or defaults when the file cannot be read (callers that must not fail to start).
- * Indexing asks once per batch: say what is wrong once, not on every call.
- */
-export function readSettingsOrDefaults(profileDir: string): Settings {
-  try {
-    return readSettings(profileDir);
-  } catch (err) {
-    const message = (err as Error).message;
-    if (!warned.has(message)) {
-      warned.add(message);
-      process.stderr.write(`trove: ignoring saved settings: ${message}\n`);
-    }
-    return { ...EMPTY_SETTINGS, redaction: [] };
-  }
-}
-
-/** TROVE_MAX_FILE_BYTES when set and valid. */
-export function envMaxFileBytes(): number | undefined {
-  const raw = process.env.TROVE_MAX_FILE_BYTES?.trim();
-  if (!raw) return undefined;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-/** The limit an index run uses and where it came from: the engine's explicit option (env) > saved > default. */
-export function effectiveMaxFileBytes(profileDir: string, explicit?: number): { value: number; source: 'env' | 'saved' | 'default' } {
-  if (explicit !== undefined) return { value: explicit, source: 'env' };
-  const saved = readSettingsOrDefaults(profileDir).maxFileBytes;
-  return saved !== null ? { value: saved, source: 'saved' } : { value: DEFAULT_MAX_FILE_BYTES, source: 'default' };
 }

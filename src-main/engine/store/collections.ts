@@ -41,6 +41,7 @@ function fromRaw(r: RawCollection): CollectionRow {
 
 export class CollectionStore {
   private readonly byName;
+  private readonly byIdStmt;
   private readonly all;
   private readonly insertStmt;
   private readonly renameStmt;
@@ -50,6 +51,7 @@ export class CollectionStore {
 
   constructor(db: Db) {
     this.byName = db.prepare<[string], RawCollection>('SELECT * FROM collections WHERE name = ?');
+    this.byIdStmt = db.prepare<[number], RawCollection>('SELECT * FROM collections WHERE id = ?');
     this.all = db.prepare<[], RawCollection>('SELECT * FROM collections ORDER BY name');
     this.insertStmt = db.prepare(
       `INSERT INTO collections (name, root, include_globs, exclude_globs, context, created_at, updated_at)
@@ -66,6 +68,12 @@ export class CollectionStore {
     return r && fromRaw(r);
   }
 
+  byId(id: number): CollectionRow | undefined {
+    const r = this.byIdStmt.get(id);
+    return r && fromRaw(r);
+  }
+
+  /** Every collection, by name. */
   list(): CollectionRow[] {
     return this.all.all().map(fromRaw);
   }

@@ -4,11 +4,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
 import { migrations } from './migrations.js';
-import { loadRankExtension } from './rank-extension.js';
+import { loadRankExtension, type RankExtensionOptions } from './rank-extension.js';
 
 export type Db = Database.Database;
 
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -17,7 +17,7 @@ export function openDatabase(file: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -65536'); // 64 MB: FTS5 segment merges thrash the default 2 MB cache
   db.pragma('temp_store = MEMORY');
-  loadRankExtension(db); // optional: keyword search falls back to bm25()
+  loadRankExtension(db, opts.nativeRank); // optional: keyword search falls back to bm25()
   migrate(db);
   return db;
 }

@@ -8,17 +8,24 @@ import type { Db } from './database.js';
 
 const FILE = `trove_rank.${process.platform === 'darwin' ? 'dylib' : process.platform === 'win32' ? 'dll' : 'so'}`;
 
-/** TROVE_NATIVE_DIR (the packaged app's resources), else native/build in the project (from src-main/ or dist/). */
-function candidates(): string[] {
+export interface RankExtensionOptions {
+  /** false: use bm25() (TROVE_NATIVE_RANK=0). */
+  enabled: boolean;
+  /** Where the built extension is (TROVE_NATIVE_DIR: the packaged app's resources). */
+  dir?: string;
+}
+
+/** The given folder, else native/build in the project (from src-main/ or dist/). */
+function candidates(dir: string | undefined): string[] {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const dirs = [process.env.TROVE_NATIVE_DIR, path.resolve(here, '..', '..', '..', 'native', 'build'), path.resolve(here, '..', '..', 'native', 'build')];
+  const dirs = [dir, path.resolve(here, '..', '..', '..', 'native', 'build'), path.resolve(here, '..', '..', 'native', 'build')];
   return dirs.filter((d): d is string => !!d).map((d) => path.join(d, FILE));
 }
 
-/** True when trove_bm25() is now available on this connection. TROVE_NATIVE_RANK=0 turns it off. */
-export function loadRankExtension(db: Db): boolean {
-  if (process.env.TROVE_NATIVE_RANK === '0') return false;
-  const file = candidates().find((f) => fs.existsSync(f));
+/** True when trove_bm25() is now available on this connection. */
+export function loadRankExtension(db: Db, opts: RankExtensionOptions = { enabled: true }): boolean {
+  if (!opts.enabled) return false;
+  const file = candidates(opts.dir).find((f) => fs.existsSync(f));
   if (!file) return false;
   try {
     db.loadExtension(file); // entry point sqlite3_troverank_init, derived by SQLite from the file name

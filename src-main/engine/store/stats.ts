@@ -1,5 +1,8 @@
 // Read-only counts for status: documents, chunks and failures per collection.
 import type { Db } from './database.js';
+import type { FileProblem as FailureRow } from '../types/collections.js';
+
+export type { FailureRow };
 
 export interface CollectionCounts {
   collectionId: number;
@@ -7,12 +10,6 @@ export interface CollectionCounts {
   skipped: number;
   failed: number;
   chunks: number;
-}
-
-export interface FailureRow {
-  path: string;
-  status: 'skipped' | 'failed';
-  reason: string;
 }
 
 export class StatsStore {

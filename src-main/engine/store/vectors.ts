@@ -2,6 +2,8 @@
 // has its own vec0 table keyed by chunk id, partitioned by collection so collection filters
 // run inside the kNN query. collection_vectors says which space serves each collection's
 // searches (active) and which one is being filled after a model switch (building).
+// This module owns those tables: their names, their statements (prepared once per space) and
+// every write; search/ and the ANN indexes read through it.
 import type { Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import type { Db } from './database.js';
@@ -40,7 +42,11 @@ interface RawSpace {
   dims: number;
 }
 
-const table = (spaceId: number) => `vec_space_${Math.trunc(spaceId)}`;
+/** The vec0 table of a space (its `_rowids` shadow table lists the chunk ids it holds). */
+function vectorTable(spaceId: number): string {
+  return `vec_space_${Math.trunc(spaceId)}`;
+}
+
 const blob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
 /** Told about every change, so derived indexes (ANN, search/ann-spaces.ts) stay in step. */
@@ -50,25 +56,105 @@ export interface VectorChangeListener {
   dropped(spaceId: number): void;
 }
 
+/** The statements of one space's table, prepared on first use and dropped with the space. */
+class SpaceStatements {
+  readonly pending: Statement<[number, number], PendingChunk>;
+  readonly pendingCount: Statement<[number], { n: number }>;
+  readonly countIn: Statement<[bigint], { n: number }>;
+  readonly countAll: Statement<[], { n: number }>;
+  readonly missingForDocument: Statement<[number], { n: number }>;
+  readonly keysAfter: Statement<[number, number], { id: number }>;
+  readonly vectorOf: Statement<[bigint], { embedding: Buffer }>;
+  readonly del: Statement<[bigint]>;
+  readonly ins: Statement<[bigint, bigint, Buffer]>;
+  readonly idsOfDocument: Statement<[number], { id: number }>;
+  readonly idsOfCollection: Statement<[number], { id: number }>;
+  /** kNN and filtered scans, by the number of collections and the filter's SQL. */
+  readonly searches = new Map<string, Statement<unknown[], VectorMatch>>();
+
+  constructor(db: Db, readonly table: string) {
+    this.pending = db.prepare(
+      `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd
+         FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
+        ORDER BY c.id LIMIT ?`,
+    );
+    this.pendingCount = db.prepare(
+      `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)`,
+    );
+    this.countIn = db.prepare(`SELECT count(*) AS n FROM ${table} WHERE collection_id = ?`);
+    this.countAll = db.prepare(`SELECT count(*) AS n FROM ${table}_rowids`);
+    this.missingForDocument = db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids x WHERE x.rowid = c.id)) AS n`,
+    );
+    this.keysAfter = db.prepare(`SELECT rowid AS id FROM ${table}_rowids WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    this.vectorOf = db.prepare(`SELECT embedding FROM ${table} WHERE chunk_id = ?`);
+    this.del = db.prepare(`DELETE FROM ${table} WHERE chunk_id = ?`);
+    this.ins = db.prepare(`INSERT INTO ${table} (chunk_id, collection_id, embedding) VALUES (?, ?, ?)`);
+    this.idsOfDocument = db.prepare(
+      `SELECT r.rowid AS id FROM chunks c JOIN ${table}_rowids r ON r.rowid = c.id WHERE c.document_id = ?`,
+    );
+    this.idsOfCollection = db.prepare(
+      `SELECT r.rowid AS id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN ${table}_rowids r ON r.rowid = c.id
+        WHERE d.collection_id = ?`,
+    );
+  }
+}
+
 export class VectorStore {
   private listener: VectorChangeListener | null = null;
-
-  private spacesOfStmt: Statement<[string], { id: number; space: number | null }> | undefined;
-  private readonly missingStmts = new Map<number, Statement<[number], { n: number }>>();
+  private readonly perSpace = new Map<number, SpaceStatements>();
+  private readonly spaceStmt;
+  private readonly spaceByModelStmt;
+  private readonly insertSpaceStmt;
+  private readonly deleteSpaceStmt;
+  private readonly spaceIdsStmt;
+  private readonly usedSpacesStmt;
+  private readonly collectionStmt;
+  private readonly upsertCollectionStmt;
+  private readonly spacesOfDocumentsStmt;
+  private readonly chunkExistsStmt;
 
   constructor(private readonly db: Db) {
     sqliteVec.load(db);
+    this.spaceStmt = db.prepare<[number], RawSpace>('SELECT * FROM vector_spaces WHERE id = ?');
+    this.spaceByModelStmt = db.prepare<[string, string], RawSpace>('SELECT * FROM vector_spaces WHERE model_id = ? AND weights_sha256 = ?');
+    this.insertSpaceStmt = db.prepare('INSERT INTO vector_spaces (model_id, weights_sha256, dims, created_at) VALUES (?, ?, ?, ?)');
+    this.deleteSpaceStmt = db.prepare('DELETE FROM vector_spaces WHERE id = ?');
+    this.spaceIdsStmt = db.prepare<[], { id: number }>('SELECT id FROM vector_spaces');
+    this.usedSpacesStmt = db.prepare<[], { s: number | null }>(
+      'SELECT active_space_id AS s FROM collection_vectors UNION SELECT building_space_id FROM collection_vectors',
+    );
+    this.collectionStmt = db.prepare<[number], { model_choice: string | null; active_space_id: number | null; building_space_id: number | null }>(
+      'SELECT model_choice, active_space_id, building_space_id FROM collection_vectors WHERE collection_id = ?',
+    );
+    this.upsertCollectionStmt = db.prepare(
+      `INSERT INTO collection_vectors (collection_id, model_choice, active_space_id, building_space_id) VALUES (?, ?, ?, ?)
+       ON CONFLICT (collection_id) DO UPDATE SET model_choice = excluded.model_choice,
+         active_space_id = excluded.active_space_id, building_space_id = excluded.building_space_id`,
+    );
+    this.spacesOfDocumentsStmt = db.prepare<[string], { id: number; space: number | null }>(
+      `SELECT d.id, v.active_space_id AS space FROM json_each(?) j JOIN documents d ON d.id = j.value
+         LEFT JOIN collection_vectors v ON v.collection_id = d.collection_id`,
+    );
+    this.chunkExistsStmt = db.prepare<[number], { id: number }>('SELECT id FROM chunks WHERE id = ?');
   }
 
   setListener(listener: VectorChangeListener | null): void {
     this.listener = listener;
   }
 
-  /** Deletes rows by a chunk-id query, telling the listener which went. */
-  private deleteWhere(spaceId: number, idsSql: string, ...params: unknown[]): void {
-    const ids = this.db.prepare<unknown[], { id: number }>(`SELECT rowid AS id FROM ${table(spaceId)}_rowids WHERE rowid IN (${idsSql})`).all(...params).map((r) => r.id);
+  private statements(spaceId: number): SpaceStatements {
+    let s = this.perSpace.get(spaceId);
+    if (!s) this.perSpace.set(spaceId, (s = new SpaceStatements(this.db, vectorTable(spaceId))));
+    return s;
+  }
+
+  /** Deletes the rows these ids name, telling the listener which went. */
+  private deleteRows(spaceId: number, ids: readonly number[]): void {
     if (!ids.length) return;
-    const del = this.db.prepare(`DELETE FROM ${table(spaceId)} WHERE chunk_id = ?`);
+    const del = this.statements(spaceId).del;
     for (const id of ids) del.run(BigInt(id));
     this.listener?.deleted(spaceId, ids);
   }
@@ -76,45 +162,36 @@ export class VectorStore {
   // ---- spaces --------------------------------------------------------------------------
 
   space(id: number): VectorSpace | undefined {
-    const r = this.db.prepare<[number], RawSpace>('SELECT * FROM vector_spaces WHERE id = ?').get(id);
+    const r = this.spaceStmt.get(id);
     return r && { id: r.id, modelId: r.model_id, weightsSha256: r.weights_sha256, dims: r.dims };
   }
 
   /** The space of this model and weights digest, created (with its vec0 table) on first use. */
   ensureSpace(modelId: string, weightsSha256: string, dims: number): VectorSpace {
-    const found = this.db
-      .prepare<[string, string], RawSpace>('SELECT * FROM vector_spaces WHERE model_id = ? AND weights_sha256 = ?')
-      .get(modelId, weightsSha256);
+    const found = this.spaceByModelStmt.get(modelId, weightsSha256);
     if (found) return { id: found.id, modelId, weightsSha256, dims: found.dims };
     return this.db.transaction(() => {
-      const { lastInsertRowid } = this.db
-        .prepare('INSERT INTO vector_spaces (model_id, weights_sha256, dims, created_at) VALUES (?, ?, ?, ?)')
-        .run(modelId, weightsSha256, dims, Date.now());
-      const id = Number(lastInsertRowid);
+      const id = Number(this.insertSpaceStmt.run(modelId, weightsSha256, dims, Date.now()).lastInsertRowid);
       this.db.exec(
-        `CREATE VIRTUAL TABLE ${table(id)} USING vec0(chunk_id INTEGER PRIMARY KEY, collection_id INTEGER PARTITION KEY, embedding float[${Math.trunc(dims)}] distance_metric=cosine)`,
+        `CREATE VIRTUAL TABLE ${vectorTable(id)} USING vec0(chunk_id INTEGER PRIMARY KEY, collection_id INTEGER PARTITION KEY, embedding float[${Math.trunc(dims)}] distance_metric=cosine)`,
       );
       return { id, modelId, weightsSha256, dims };
     })();
   }
 
   private spaceIds(): number[] {
-    return this.db.prepare<[], { id: number }>('SELECT id FROM vector_spaces').all().map((r) => r.id);
+    return this.spaceIdsStmt.all().map((r) => r.id);
   }
 
   /** Drops spaces no collection uses any more (after a switch completes). */
   dropUnusedSpaces(): void {
-    const used = new Set(
-      this.db
-        .prepare<[], { s: number | null }>('SELECT active_space_id AS s FROM collection_vectors UNION SELECT building_space_id FROM collection_vectors')
-        .all()
-        .map((r) => r.s),
-    );
+    const used = new Set(this.usedSpacesStmt.all().map((r) => r.s));
     for (const id of this.spaceIds()) {
       if (used.has(id)) continue;
+      this.perSpace.delete(id); // its statements die with the table
       this.db.transaction(() => {
-        this.db.exec(`DROP TABLE IF EXISTS ${table(id)}`);
-        this.db.prepare('DELETE FROM vector_spaces WHERE id = ?').run(id);
+        this.db.exec(`DROP TABLE IF EXISTS ${vectorTable(id)}`);
+        this.deleteSpaceStmt.run(id);
       })();
       this.listener?.dropped(id);
     }
@@ -123,22 +200,12 @@ export class VectorStore {
   // ---- per collection ------------------------------------------------------------------
 
   collection(collectionId: number): CollectionVectors {
-    const r = this.db
-      .prepare<[number], { model_choice: string | null; active_space_id: number | null; building_space_id: number | null }>(
-        'SELECT model_choice, active_space_id, building_space_id FROM collection_vectors WHERE collection_id = ?',
-      )
-      .get(collectionId);
+    const r = this.collectionStmt.get(collectionId);
     return { collectionId, modelChoice: r?.model_choice ?? null, activeSpaceId: r?.active_space_id ?? null, buildingSpaceId: r?.building_space_id ?? null };
   }
 
   private upsertCollection(c: CollectionVectors): void {
-    this.db
-      .prepare(
-        `INSERT INTO collection_vectors (collection_id, model_choice, active_space_id, building_space_id) VALUES (?, ?, ?, ?)
-         ON CONFLICT (collection_id) DO UPDATE SET model_choice = excluded.model_choice,
-           active_space_id = excluded.active_space_id, building_space_id = excluded.building_space_id`,
-      )
-      .run(c.collectionId, c.modelChoice, c.activeSpaceId, c.buildingSpaceId);
+    this.upsertCollectionStmt.run(c.collectionId, c.modelChoice, c.activeSpaceId, c.buildingSpaceId);
   }
 
   setModelChoice(collectionId: number, modelId: string | null): void {
@@ -159,7 +226,8 @@ export class VectorStore {
     if (c.buildingSpaceId === null) return;
     this.db.transaction(() => {
       if (c.activeSpaceId !== null && c.activeSpaceId !== c.buildingSpaceId) {
-        this.deleteWhere(c.activeSpaceId, 'SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?', collectionId);
+        const old = c.activeSpaceId;
+        this.deleteRows(old, this.statements(old).idsOfCollection.all(collectionId).map((r) => r.id));
       }
       this.upsertCollection({ ...c, activeSpaceId: c.buildingSpaceId, buildingSpaceId: null });
     })();
@@ -170,79 +238,68 @@ export class VectorStore {
 
   /** Chunks of a collection that have no vector in this space yet, oldest first. */
   pending(spaceId: number, collectionId: number, limit: number): PendingChunk[] {
-    return this.db
-      .prepare<[number, number], PendingChunk>(
-        `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd
-           FROM chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table(spaceId)}_rowids r WHERE r.rowid = c.id)
-          ORDER BY c.id LIMIT ?`,
-      )
-      .all(collectionId, limit);
+    return this.statements(spaceId).pending.all(collectionId, limit);
   }
 
   pendingCount(spaceId: number, collectionId: number): number {
-    return this.db
-      .prepare<[number], { n: number }>(
-        `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table(spaceId)}_rowids r WHERE r.rowid = c.id)`,
-      )
-      .get(collectionId)!.n;
+    return this.statements(spaceId).pendingCount.get(collectionId)!.n;
   }
 
+  /** Vectors of one collection in this space. */
   count(spaceId: number, collectionId: number): number {
-    return this.db.prepare<[bigint], { n: number }>(`SELECT count(*) AS n FROM ${table(spaceId)} WHERE collection_id = ?`).get(BigInt(collectionId))!.n;
+    return this.statements(spaceId).countIn.get(BigInt(collectionId))!.n;
+  }
+
+  /** Every vector in this space. */
+  size(spaceId: number): number {
+    return this.statements(spaceId).countAll.get()!.n;
+  }
+
+  /** Chunk ids held by this space after `after`, in order (pages a full walk without a statement open across yields). */
+  keysAfter(spaceId: number, after: number, limit: number): number[] {
+    return this.statements(spaceId).keysAfter.all(after, limit).map((r) => r.id);
+  }
+
+  /** One chunk's vector in this space, or undefined. */
+  vectorOf(spaceId: number, chunkId: number): Float32Array | undefined {
+    const b = this.statements(spaceId).vectorOf.get(BigInt(chunkId))?.embedding;
+    return b && new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   }
 
   /** Documents among these with chunks not yet embedded in their collection's active space (every keyword search asks). */
   documentsPending(documentIds: readonly number[]): Set<number> {
     const out = new Set<number>();
     if (!documentIds.length) return out;
-    this.spacesOfStmt ??= this.db.prepare<[string], { id: number; space: number | null }>(
-      `SELECT d.id, v.active_space_id AS space FROM json_each(?) j JOIN documents d ON d.id = j.value
-         LEFT JOIN collection_vectors v ON v.collection_id = d.collection_id`,
-    );
-    for (const r of this.spacesOfStmt.all(JSON.stringify(documentIds))) {
+    for (const r of this.spacesOfDocumentsStmt.all(JSON.stringify(documentIds))) {
       if (r.space === null) continue; // embedding has not started for this collection (or no model): nothing is waiting
-      let missing = this.missingStmts.get(r.space);
-      if (!missing) {
-        missing = this.db.prepare<[number], { n: number }>(
-          `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = ? AND NOT EXISTS (SELECT 1 FROM ${table(r.space)}_rowids x WHERE x.rowid = c.id)) AS n`,
-        );
-        this.missingStmts.set(r.space, missing);
-      }
-      if (missing.get(r.id)!.n) out.add(r.id);
+      if (this.statements(r.space).missingForDocument.get(r.id)!.n) out.add(r.id);
     }
     return out;
   }
 
-
   /** Writes vectors of chunks that still exist (a chunk may have been re-indexed while it was embedded). */
   insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): number {
-    const exists = this.db.prepare<[number], { id: number }>('SELECT id FROM chunks WHERE id = ?');
-    const del = this.db.prepare(`DELETE FROM ${table(spaceId)} WHERE chunk_id = ?`);
-    const ins = this.db.prepare(`INSERT INTO ${table(spaceId)} (chunk_id, collection_id, embedding) VALUES (?, ?, ?)`);
-    let written = 0;
+    const { del, ins } = this.statements(spaceId);
+    const written: { chunkId: number; vector: Float32Array }[] = [];
     this.db.transaction(() => {
       for (const r of rows) {
-        if (!exists.get(r.chunkId)) continue;
+        if (!this.chunkExistsStmt.get(r.chunkId)) continue;
         del.run(BigInt(r.chunkId));
         ins.run(BigInt(r.chunkId), BigInt(collectionId), blob(r.vector)); // vec0 wants integers as BigInt
-        written++;
+        written.push(r);
       }
     })();
-    this.listener?.inserted(spaceId, rows.filter((r) => exists.get(r.chunkId)));
-    return written;
+    this.listener?.inserted(spaceId, written);
+    return written.length;
   }
 
   /** Called before a document's chunks are deleted (ChunkStore delete hook). */
   deleteForDocument(documentId: number): void {
-    for (const id of this.spaceIds()) this.deleteWhere(id, 'SELECT id FROM chunks WHERE document_id = ?', documentId);
+    for (const id of this.spaceIds()) this.deleteRows(id, this.statements(id).idsOfDocument.all(documentId).map((r) => r.id));
   }
 
   deleteForCollection(collectionId: number): void {
-    for (const id of this.spaceIds()) {
-      this.deleteWhere(id, 'SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?', collectionId);
-    }
+    for (const id of this.spaceIds()) this.deleteRows(id, this.statements(id).idsOfCollection.all(collectionId).map((r) => r.id));
   }
 
   /**
@@ -253,23 +310,28 @@ export class VectorStore {
    */
   nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, docFilter?: { where: string; params: unknown[] }): VectorMatch[] {
     if (!collectionIds.length) return [];
-    const inList = collectionIds.map(() => '?').join(',');
     const ids = collectionIds.map((c) => BigInt(c));
-    if (!docFilter?.where) {
-      return this.db
-        .prepare<unknown[], VectorMatch>(
-          `SELECT m.chunk_id AS chunkId, c.document_id AS documentId, m.distance FROM
-             (SELECT chunk_id, distance FROM ${table(spaceId)} WHERE embedding MATCH ? AND k = ? AND collection_id IN (${inList})) m
+    const stmt = this.searchStatement(spaceId, collectionIds.length, docFilter?.where || null);
+    return docFilter?.where ? stmt.all(blob(query), ...ids, ...docFilter.params, k) : stmt.all(blob(query), k, ...ids);
+  }
+
+  private searchStatement(spaceId: number, collections: number, where: string | null): Statement<unknown[], VectorMatch> {
+    const s = this.statements(spaceId);
+    const key = `${collections}|${where ?? ''}`;
+    let stmt = s.searches.get(key);
+    if (stmt) return stmt;
+    const inList = Array.from({ length: collections }, () => '?').join(',');
+    stmt = this.db.prepare<unknown[], VectorMatch>(
+      where
+        ? `SELECT v.chunk_id AS chunkId, c.document_id AS documentId, vec_distance_cosine(v.embedding, ?) AS distance
+             FROM ${s.table} v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
+            WHERE v.collection_id IN (${inList}) AND ${where} ORDER BY distance LIMIT ?`
+        : `SELECT m.chunk_id AS chunkId, c.document_id AS documentId, m.distance FROM
+             (SELECT chunk_id, distance FROM ${s.table} WHERE embedding MATCH ? AND k = ? AND collection_id IN (${inList})) m
              JOIN chunks c ON c.id = m.chunk_id ORDER BY m.distance`,
-        )
-        .all(blob(query), k, ...ids);
-    }
-    return this.db
-      .prepare<unknown[], VectorMatch>(
-        `SELECT v.chunk_id AS chunkId, c.document_id AS documentId, vec_distance_cosine(v.embedding, ?) AS distance
-           FROM ${table(spaceId)} v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
-          WHERE v.collection_id IN (${inList}) AND ${docFilter.where} ORDER BY distance LIMIT ?`,
-      )
-      .all(blob(query), ...ids, ...docFilter.params, k);
+    );
+    if (s.searches.size > 64) s.searches.clear(); // filters are few in practice; never grow without bound
+    s.searches.set(key, stmt);
+    return stmt;
   }
 }

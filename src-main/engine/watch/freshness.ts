@@ -4,15 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { JobStore } from '../store/jobs.js';
+import type { Freshness } from '../types/search.js';
 
-export interface Freshness {
-  /** ISO time the document was last (re)indexed. */
-  indexed_at: string;
-  /** The file changed (or vanished) after it was indexed, or a change is queued for it. */
-  stale: boolean;
-  /** Some of its chunks have no vector yet (vector search may miss it). */
-  pendingEmbedding: boolean;
-}
+export type { Freshness };
 
 /** Tells which of these documents still wait for embeddings; the embedding stage plugs in here. */
 export type PendingEmbeddingProbe = (documentIds: readonly number[]) => ReadonlySet<number>;

@@ -7,6 +7,9 @@ import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import type { JobStore } from '../store/jobs.js';
 import { FolderWatcher, type PathChange, type WatchSettings } from './folder-watcher.js';
 import type { PathFilter } from './path-filter.js';
+import type { WatchState } from '../types/indexing.js';
+
+export type { WatchState };
 
 export interface LiveOptions extends WatchSettings {
   /** How often every collection is reconciled with its folder while watching. */
@@ -34,11 +37,6 @@ export interface LiveDeps {
   collections: CollectionStore;
   runner: JobRunner;
   filterFor: (c: CollectionRow) => PathFilter;
-}
-
-export interface WatchState {
-  collection: string;
-  polling: boolean;
 }
 
 export class LiveFolders {

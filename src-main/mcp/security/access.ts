@@ -1,8 +1,8 @@
 // What one caller may see: every collection and tool (the host's own runtime token), or the
 // collections and tools a named token was limited to. Every tool, resource, completion and
 // status answer goes through this, so a scoped token never learns that other collections exist.
-import type { TokenInfo } from '../../engine/engine.js';
-import { notFound } from '../../engine/errors.js';
+import type { TokenInfo } from '../../engine/index.js';
+import { notFound } from '../../engine/index.js';
 
 export interface Access {
   /** Identity for sessions and rate limits; never collides between the runtime token and a named one. */

@@ -4,7 +4,7 @@
 // are looked up by their SHA-256, so their secrets are never compared byte by byte either.
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/index.js';
 import { accessFromToken, FULL_ACCESS, type Access } from './access.js';
 
 export type Authenticator = (req: IncomingMessage) => Access | null;

@@ -2,7 +2,7 @@
 // result whose text says what went wrong and what to do; anything else is logged (no document
 // text, no secrets) and reported as an internal error. A tool never throws at the client.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isTroveError } from '../../engine/errors.js';
+import { isTroveError } from '../../engine/index.js';
 
 export function textResult(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text }], ...(structuredContent ? { structuredContent } : {}) };

@@ -3,7 +3,7 @@
 // (TroveError UNAVAILABLE) and the caller gets that message as an isError result.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SearchResponse } from '../../engine/engine.js';
+import type { SearchResponse } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, guarded, textResult } from './results.js';

@@ -2,7 +2,7 @@
 // counts, and whether semantic search is ready.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { describeActivity } from '../../engine/jobs/activity.js';
+import { describeActivity } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { guarded, textResult } from './results.js';

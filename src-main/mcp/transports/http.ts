@@ -9,8 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest, isJsonContentType, type AuthInfo } from '@modelcontextprotocol/server';
-import type { Engine } from '../../engine/engine.js';
-import type { RouteHandler } from '../../host/routes.js';
+import type { Engine } from '../../engine/index.js';
 import { CollectionDirectory, type McpContext } from '../context.js';
 import { FULL_ACCESS, type Access } from '../security/access.js';
 import type { Authenticator } from '../security/auth.js';
@@ -32,8 +31,11 @@ export interface McpHttpOptions {
   requestLogSize?: number;
 }
 
+/** The endpoint as an HTTP route: true when it answered the request (the host's RouteHandler). */
+export type McpRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+
 export interface McpHttpEndpoint {
-  route: RouteHandler;
+  route: McpRoute;
   /** Live 2025-era sessions (for status and tests). */
   sessionCount(): number;
   /** The live log of client requests (the Connect screen's). */
@@ -115,7 +117,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     }
   }, Math.min(60_000, idleMs)).unref();
 
-  const route: RouteHandler = async (req, res, url) => {
+  const route: McpRoute = async (req, res, url) => {
     if (url.pathname !== path) return false;
     const access = opts.authenticate(req);
     if (!access) {

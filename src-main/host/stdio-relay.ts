@@ -6,8 +6,8 @@
 // shim starts or finds the new one and replays the handshake. Only protocol goes to stdout.
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { ensureHost } from '../../host/discovery.js';
-import type { RuntimeInfo } from '../../host/runtime-file.js';
+import { ensureHost } from './discovery.js';
+import type { RuntimeInfo } from './runtime-file.js';
 
 export interface StdioShimOptions {
   profileDir: string;

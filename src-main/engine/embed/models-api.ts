@@ -1,0 +1,49 @@
+// The engine's models room (Engine.models): the catalogue as a person sees it, downloads and
+// checks. Faces get this narrow interface, never the embedding service behind it.
+import type { CatalogueEntry, ModelLocations, ModelsApi, ModelVerification, PullOptions } from '../types/models.js';
+import { modelCatalogue } from './catalogue.js';
+import { downloadModel } from './downloader.js';
+import type { EmbeddingService } from './embeddings.js';
+import { findModel } from './manifest.js';
+import { candidateDirs, resolveModel } from './resolver.js';
+
+export class EngineModels implements ModelsApi {
+  constructor(private readonly embeddings: EmbeddingService) {}
+
+  list(): Promise<CatalogueEntry[]> {
+    return modelCatalogue(this.embeddings.manifest, this.embeddings.modelLocations);
+  }
+
+  assertKnown(id: string): void {
+    findModel(this.embeddings.manifest, id);
+  }
+
+  locations(): ModelLocations {
+    return { ...this.embeddings.modelLocations };
+  }
+
+  async verify(id?: string): Promise<ModelVerification[]> {
+    const { manifest, modelLocations } = this.embeddings;
+    const specs = id ? [findModel(manifest, id)] : manifest.models;
+    const rows: ModelVerification[] = [];
+    for (const spec of specs) {
+      try {
+        const r = await resolveModel(spec, modelLocations);
+        rows.push({ id: spec.id, ok: true, verified: r.verified, weightsSha256: r.weightsSha256, dir: r.dir });
+      } catch (err) {
+        rows.push({ id: spec.id, ok: false, reason: (err as Error).message, looked: candidateDirs(spec, modelLocations).map((d) => d.dir) });
+      }
+    }
+    return rows;
+  }
+
+  async pull(id: string, opts: PullOptions = {}): Promise<{ model: string; dir: string }> {
+    const spec = findModel(this.embeddings.manifest, id); // NOT_FOUND for an unknown id, before any download
+    try {
+      const dir = await downloadModel(spec, this.embeddings.modelLocations.cacheDir, opts);
+      return { model: id, dir };
+    } finally {
+      this.embeddings.refresh(); // a pulled (or removed half-download) model is seen by the next resolve
+    }
+  }
+}

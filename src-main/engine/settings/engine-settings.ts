@@ -1,0 +1,104 @@
+// The engine's settings room (Engine.settings): the saved settings file, the per-file limit in
+// force and where it comes from, and the redaction policy every face applies to what it returns.
+// Reads are cached on the file's mtime and size: the redaction rules are asked for on every call.
+import fs from 'node:fs';
+import path from 'node:path';
+import { TroveError } from '../errors.js';
+import type { ChunkOptions } from '../ingest/chunker.js';
+import type { RedactionSuggestion, SavedSettings, SettingsApi } from '../types/settings.js';
+import { redactResult, RuleCompiler } from './redaction.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  EMPTY_SETTINGS,
+  readSettings,
+  REDACTION_SUGGESTIONS,
+  SETTINGS_FILE,
+  settingsErrors,
+  settingsPatchSchema,
+  updateSettings,
+} from './settings-store.js';
+
+export class EngineSettings implements SettingsApi {
+  private cached: { mtimeMs: number; size: number; value: SavedSettings } | null = null;
+  private readonly rules = new RuleCompiler();
+  /** Said once: a broken file is reported, not repeated on every indexing batch. */
+  private warned: string | null = null;
+
+  constructor(
+    private readonly profileDir: string,
+    private readonly opts: {
+      /** The limit given to the engine (TROVE_MAX_FILE_BYTES); it beats the saved one. */
+      maxFileBytes?: number;
+      chunking: ChunkOptions;
+    },
+  ) {}
+
+  saved(): SavedSettings {
+    const file = path.join(this.profileDir, SETTINGS_FILE);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch {
+      this.cached = null;
+      return { ...EMPTY_SETTINGS, redaction: [] };
+    }
+    const hit = this.cached;
+    if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.value;
+    const value = readSettings(this.profileDir);
+    this.cached = { mtimeMs: stat.mtimeMs, size: stat.size, value };
+    return value;
+  }
+
+  savedOrDefaults(): SavedSettings {
+    try {
+      return this.saved();
+    } catch (err) {
+      const message = (err as Error).message;
+      if (this.warned !== message) {
+        this.warned = message;
+        process.stderr.write(`trove: ignoring saved settings: ${message}\n`);
+      }
+      return { ...EMPTY_SETTINGS, redaction: [] };
+    }
+  }
+
+  check(patch: unknown): Record<string, string> | null {
+    const parsed = settingsPatchSchema.safeParse(patch);
+    return parsed.success ? null : settingsErrors(parsed.error);
+  }
+
+  update(patch: unknown): SavedSettings {
+    const next = updateSettings(this.profileDir, patch);
+    this.cached = null;
+    return next;
+  }
+
+  maxFileBytes(): { value: number; source: 'env' | 'saved' | 'default' } {
+    if (this.opts.maxFileBytes !== undefined) return { value: this.opts.maxFileBytes, source: 'env' };
+    const saved = this.savedOrDefaults().maxFileBytes;
+    return saved !== null ? { value: saved, source: 'saved' } : { value: DEFAULT_MAX_FILE_BYTES, source: 'default' };
+  }
+
+  redactionSuggestions(): RedactionSuggestion[] {
+    return REDACTION_SUGGESTIONS.map((s) => ({ ...s }));
+  }
+
+  chunking(): { targetChars: number; overlapChars: number } {
+    return { targetChars: this.opts.chunking.targetChars, overlapChars: this.opts.chunking.overlapChars };
+  }
+
+  /**
+   * A copy of a result with the saved rules applied to its document text. Fails closed: when the
+   * file is broken (hand-edited), nothing is returned unredacted — the call fails with the reason
+   * until the file is fixed.
+   */
+  redact<T>(value: T): T {
+    let sources: readonly string[];
+    try {
+      sources = this.saved().redaction;
+    } catch (err) {
+      throw new TroveError('UNAVAILABLE', `redaction rules cannot be read, so no document text is returned: ${(err as Error).message}`);
+    }
+    return redactResult(value, this.rules.compile(sources));
+  }
+}

@@ -1,0 +1,14 @@
+// Named access tokens. Types only (see collections.ts).
+
+/** A named access token as listed (the secret itself is only ever returned by createToken). */
+export interface TokenInfo {
+  name: string;
+  /** The secret's first characters, to recognise it. */
+  hint: string;
+  /** null: every collection. */
+  collections: string[] | null;
+  /** null: every tool. */
+  tools: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}

@@ -1,0 +1,31 @@
+// Collections as the faces see them. Types only: the renderer imports this folder (through
+// api/), so nothing here may import runtime code or node modules.
+
+export interface AddCollectionInput {
+  root: string;
+  name?: string;
+  include?: string[];
+  exclude?: string[];
+  context?: string;
+}
+
+export interface CollectionInfo {
+  name: string;
+  root: string;
+  include: string[];
+  exclude: string[];
+  context: string;
+  documents: number;
+  chunks: number;
+  skipped: number;
+  failed: number;
+  createdAt: string;
+  lastIndexedAt: string | null;
+}
+
+/** A file that was not indexed, and why. */
+export interface FileProblem {
+  path: string;
+  status: 'skipped' | 'failed';
+  reason: string;
+}

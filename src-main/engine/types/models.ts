@@ -1,0 +1,86 @@
+// Embedding and reranker models, vectors per collection and the embedding stage's progress.
+// Types only (see collections.ts).
+
+export interface EmbeddingProgress {
+  collection: string;
+  model: string;
+  /** filling: the active space; switching: a new model's space, swapped in when complete. */
+  phase: 'filling' | 'switching' | 'done';
+  done: number;
+  total: number;
+  chunksPerSecond: number;
+  etaSeconds: number | null;
+}
+
+export interface CollectionEmbeddingStatus {
+  collection: string;
+  /** The model whose vectors serve searches (null: none yet). */
+  model: string | null;
+  weightsSha256: string | null;
+  vectors: number;
+  needsEmbedding: number;
+  hasVectorIndex: boolean;
+  /** A model being built to replace `model`; swapped in when complete. */
+  switchingTo: string | null;
+}
+
+export interface EmbeddingStatusReport {
+  needsEmbedding: number;
+  hasVectorIndex: boolean;
+  embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[]; progress: EmbeddingProgress[] };
+}
+
+/** Where models are looked for, in order; downloads go to cacheDir. */
+export interface ModelLocations {
+  /** TROVE_MODELS_DIR: a folder holding one sub-folder per model id. */
+  modelsDir?: string;
+  /** Models shipped inside the app. */
+  packagedDir?: string;
+  /** Where downloads go (per profile). */
+  cacheDir: string;
+}
+
+/** One model of the catalogue as a person sees it. */
+export interface CatalogueEntry {
+  id: string;
+  role: string;
+  languages: string[];
+  dims: number | null;
+  /** 'ready', 'ready (unverified: …)', or why it cannot be used (e.g. not downloaded). */
+  state: string;
+  ready: boolean;
+  where: string | null;
+  testOnly: boolean;
+}
+
+export type ModelVerification =
+  | { id: string; ok: true; verified: boolean; weightsSha256: string; dir: string }
+  | { id: string; ok: false; reason: string; looked: string[] };
+
+export interface DownloadProgress {
+  model: string;
+  file: string;
+  received: number;
+  total: number | null;
+}
+
+export interface PullOptions {
+  /** Base URL serving <model id>/<file> instead of each model's own source (TROVE_MODELS_MIRROR). */
+  mirror?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: DownloadProgress) => void;
+}
+
+/** Engine.models: the model catalogue, downloads and checks (`trove models`, the app's Settings). */
+export interface ModelsApi {
+  /** Every model the manifest knows, and whether its files are here (and verified: reads and hashes them). */
+  list(): Promise<CatalogueEntry[]>;
+  /** Throws NOT_FOUND (naming the known ids) unless the manifest knows this model; cheap. */
+  assertKnown(id: string): void;
+  /** Where models are looked for, in order. */
+  locations(): ModelLocations;
+  /** Checks model files against their sha256: every model, or one (NOT_FOUND for an unknown id). */
+  verify(id?: string): Promise<ModelVerification[]>;
+  /** Downloads a model into the profile's cache (resumable, sha256-checked, atomic); resolves to its folder. */
+  pull(id: string, opts?: PullOptions): Promise<{ model: string; dir: string }>;
+}

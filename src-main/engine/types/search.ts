@@ -1,0 +1,62 @@
+// One search hit, one response, for every mode and every face (CLI --json, MCP, app API, UI).
+// Types only (see collections.ts).
+
+/** How fresh a result is (watch/freshness.ts). */
+export interface Freshness {
+  /** ISO time the document was last (re)indexed. */
+  indexed_at: string;
+  /** The file changed (or vanished) after it was indexed, or a change is queued for it. */
+  stale: boolean;
+  /** Some of its chunks have no vector yet (vector search may miss it). */
+  pendingEmbedding: boolean;
+}
+
+/** Where in its document a hit's best chunk is. */
+export interface ChunkLocation {
+  ordinal: number;
+  lineStart: number;
+  lineEnd: number;
+  headingPath: string[];
+}
+
+/** The fields every hit has, from whichever leg found it. */
+export interface HitFields {
+  docid: string;
+  collection: string;
+  path: string;
+  title: string;
+  kind: string;
+  tags: string[];
+  /** Relevance 0..1 within this result set. */
+  score: number;
+  /** Line-numbered excerpt around the best match. */
+  snippet: string;
+  /** Line of the best match. */
+  line: number;
+  chunk: ChunkLocation;
+  explain?: Record<string, unknown>;
+}
+
+export interface SearchResult extends HitFields, Partial<Freshness> {
+  uri: string;
+  /** ISO time the file was modified, as indexed. */
+  modified: string;
+}
+
+export type SearchMode = 'keyword' | 'vector' | 'hybrid' | 'rerank';
+export type SearchSyntax = 'match' | 'phrase' | 'prefix' | 'boolean';
+
+export interface SearchResponse {
+  query: string;
+  syntax: string;
+  results: SearchResult[];
+  offset: number;
+  limit: number;
+  has_more: boolean;
+  next_offset: number | null;
+  total_estimated: number;
+  took_ms: number;
+  plan: { strategy: string; expression: string; dropped: string[] };
+  /** What a semantic mode skipped and why (no vectors yet, no reranker); absent when nothing was. */
+  notices?: string[];
+}

@@ -1,0 +1,17 @@
+// `status`: what the index holds, what is going on, and what is wrong. Types only (see collections.ts).
+import type { CollectionInfo, FileProblem } from './collections.js';
+import type { IndexingStatus } from './indexing.js';
+import type { EmbeddingStatusReport } from './models.js';
+
+export interface StatusReport {
+  profileDir: string;
+  database: { path: string; bytes: number };
+  totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
+  collections: (CollectionInfo & { problems: FileProblem[] })[];
+  /** Watching, pauses, queue sizes and the latest progress of each collection. */
+  indexing: IndexingStatus;
+  /** Chunks still without a vector (all collections shown), whether any vector index exists, and the model per collection. */
+  needsEmbedding: number;
+  hasVectorIndex: boolean;
+  embeddings: EmbeddingStatusReport['embeddings'];
+}
