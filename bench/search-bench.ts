@@ -74,7 +74,7 @@ for (const q of queries) {
   strategies.set(r.plan.strategy, (strategies.get(r.plan.strategy) ?? 0) + 1);
   if (!r.results.length) empty++;
 }
-engine.close();
+await engine.close();
 times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
 const result = {

@@ -33,7 +33,7 @@ try {
   const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: baseProfile, indexing: { batchFiles: BATCH } });
   engine.addCollection({ root, name: 'corpus' });
   await engine.index();
-  engine.close();
+  await engine.close();
   const baseSeconds = (performance.now() - t0) / 1000;
   const baseline = snapshot(path.join(baseProfile, 'index.sqlite'));
   console.error(`uninterrupted: ${baseline.documents.length} documents, ${baseline.chunks} chunks in ${baseSeconds.toFixed(1)} s`);

@@ -171,7 +171,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       offEmbedding();
       offRequests?.();
       await indexing.close();
-      await Promise.allSettled([...embedding]);
+      // embedding runs are not awaited: they end when the engine closes (the stage stops between
+      // chunks and the workers finish their current run), which is the owner's next step
       await pulls.close();
     },
   };

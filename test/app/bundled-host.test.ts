@@ -61,4 +61,25 @@ describe('the bundled engine host (out/main/host.js)', () => {
     expect(found.ok, JSON.stringify(found)).toBe(true);
     expect((found as { result: { results: { path: string }[] } }).result.results[0]?.path).toBe('resilience.md');
   }, 120_000);
+
+  it('shuts down cleanly in the middle of embedding: workers finish their run, the process exits 0', async () => {
+    for (let i = 0; i < 150; i++) {
+      fs.writeFileSync(path.join(notes, `note-${i}.md`), `# Note ${i}\n\n${'Paragraph about retries, backoff and timeouts. '.repeat(20)}\n`);
+    }
+    const events: ApiEvent[] = [];
+    sup.onEvent((e) => events.push(e));
+    expect(await sup.call('collections.reindex', { name: 'notes' })).toMatchObject({ ok: true });
+    await until(async () => {
+      const r = await sup.call('collections.list', {});
+      return r.ok && (r.result as { documents: number }[])[0]?.documents === 152;
+    }, 'the notes to be indexed', 30_000);
+    expect(await sup.call('collections.embed', { name: 'notes' })).toMatchObject({ ok: true });
+    await until(() => events.some((e) => e.type === 'embedding.progress' && e.progress.done > 0 && e.progress.done < e.progress.total), 'embedding to be under way', 60_000);
+    const child = host.children.at(-1)!;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    await sup.stop();
+    // terminating a worker inside session.run aborts the whole process (SIGABRT); the supervisor's
+    // kill after its patience runs out would be SIGKILL: a clean stop is code 0, no signal
+    expect(await exited).toEqual({ code: 0, signal: null });
+  }, 120_000);
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mounted?.close();
   await host?.close();
-  f?.cleanup();
+  await f?.cleanup();
 });
 
 describe('connect.requests', () => {

@@ -118,7 +118,7 @@ describe('saved file-size limit', () => {
       expect(lowered!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/over the 2\.0 KB limit$/) }]);
       expect(engine.search({ query: 'lorem' }).results).toEqual([]);
     } finally {
-      engine.close();
+      await engine.close();
     }
 
     // TROVE_MAX_FILE_BYTES (the engine's explicit option) beats the saved value
@@ -129,7 +129,7 @@ describe('saved file-size limit', () => {
       expect(got.result).toMatchObject({ maxFileBytes: 1024, maxFileBytesSource: 'env' });
       await api.close();
     } finally {
-      envEngine.close();
+      await envEngine.close();
     }
   });
 });
@@ -187,7 +187,7 @@ describe('redaction through a real MCP client', () => {
     } finally {
       await client.close();
       await host.close();
-      f.cleanup();
+      await f.cleanup();
     }
   });
 });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, type SearchResponse } from '../../src-main/engine/index.js';
+import { type Engine, type SearchResponse } from '../../src-main/engine/index.js';
 import { readEnvironment } from '../../src-main/engine/config.js';
 import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
@@ -49,7 +49,7 @@ describe('trove_bm25', () => {
     const engine = openEngine();
     engine.addCollection({ root, name: 'r' });
     await engine.index();
-    engine.close();
+    await engine.close();
     const db = openDatabase(path.join(engine.profileDir, 'index.sqlite'));
     const df = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
     const expressions = [['retry', 'backoff'], ['jitter'], ['socket', 'timeout', 'cache'], ['merge', 'segment']];

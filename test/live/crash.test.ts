@@ -57,16 +57,16 @@ async function indexInProcess(profileDir: string, root: string): Promise<void> {
     if (!engine.listCollections().length) engine.addCollection({ root, name: 'corpus' });
     await engine.index();
   } finally {
-    engine.close();
+    await engine.close();
   }
 }
 
-function docids(databaseFile: string, paths: string[]): string[] {
+async function docids(databaseFile: string, paths: string[]): Promise<string[]> {
   const engine = Engine.open({ profileDir: path.dirname(databaseFile) });
   try {
     return paths.map((p) => engine.get(`corpus/${p}`).docid);
   } finally {
-    engine.close();
+    await engine.close();
   }
 }
 
@@ -126,7 +126,7 @@ describe('SIGKILL during indexing', () => {
       const db = path.join(profile, 'index.sqlite');
       await indexInProcess(profile, root);
       const renames = mutate(root);
-      const before = docids(db, [...renames.keys()]);
+      const before = await docids(db, [...renames.keys()]);
       const run = await runChild(profile, root, BATCH, 1 + Math.floor(Math.random() * 10), Math.floor(Math.random() * 15));
       if (run.killed && !run.finished) killedMidway++;
       const after = snapshot(db);
@@ -134,7 +134,7 @@ describe('SIGKILL during indexing', () => {
       expect(after.duplicatePaths).toBe(0);
       await indexInProcess(profile, root);
       expectSame(snapshot(db), baseline);
-      expect(docids(db, [...renames.values()])).toEqual(before); // renames kept their docids
+      expect(await docids(db, [...renames.values()])).toEqual(before); // renames kept their docids
     }
     expect(killedMidway).toBeGreaterThanOrEqual(ITERATIONS / 2);
   });

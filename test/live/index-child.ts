@@ -10,5 +10,5 @@ if (!engine.listCollections().length) engine.addCollection({ root, name: 'corpus
 engine.onProgress((e) => process.stdout.write(`progress ${e.phase} ${e.done}\n`));
 process.stdout.write('ready\n');
 await engine.index();
-engine.close();
+await engine.close();
 process.stdout.write('done\n');

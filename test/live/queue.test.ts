@@ -94,7 +94,7 @@ describe('pause and resume', () => {
     const first = openEngine({ profileDir: profile, indexing: FAST });
     first.addCollection({ root, name: 'notes' });
     first.pause('notes');
-    first.close();
+    await first.close();
     const second = openEngine({ profileDir: profile, indexing: FAST });
     expect(second.status().indexing.collections[0]!.paused).toBe(true);
     second.resume('notes');

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stopHost();
-  f?.cleanup();
+  await f?.cleanup();
 });
 
 /** Stops the host a shim started in the background (found through runtime.json). */

@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.close();
   await host?.close();
-  f?.cleanup();
+  await f?.cleanup();
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 

@@ -14,7 +14,7 @@ export interface Fixture {
   dir: string;
   profileDir: string;
   engine: Engine;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 /** notes: retries.md, guide/intro.md, big.md (over 10 KB); secret: plans.md. */
@@ -37,8 +37,8 @@ export async function makeFixture(): Promise<Fixture> {
     dir,
     profileDir,
     engine,
-    cleanup() {
-      engine.close();
+    async cleanup() {
+      await engine.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

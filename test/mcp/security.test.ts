@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await host?.close();
-  f?.cleanup();
+  await f?.cleanup();
 });
 
 type Res = { status: number; headers: Record<string, string | string[] | undefined>; body: string };

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await host?.close();
-  f?.cleanup();
+  await f?.cleanup();
 });
 
 async function connect(era: 'legacy' | 'modern'): Promise<Client> {

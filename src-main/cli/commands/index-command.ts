@@ -1,6 +1,6 @@
 // `trove index [--watch]`: bring the index up to date with the folders (and keep it so), and
 // `trove failures`: the files that could not be indexed, with attempts and next retry.
-import { Command } from 'commander';
+import { type Command } from 'commander';
 import type { Engine, ProgressEvent } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { formatIndexReport } from '../format.js';

@@ -1,5 +1,5 @@
 // `trove search`: keyword, vector, hybrid or reranked search across collections.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { formatSearch } from '../format.js';
 import { collect, integer } from '../options.js';

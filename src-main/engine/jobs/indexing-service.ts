@@ -7,7 +7,7 @@ import type { IndexProgress, IndexReport, IndexerDeps, IndexerOptions } from '..
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
 import { freshnessOf, type Freshness, type PendingEmbeddingProbe } from '../watch/freshness.js';
-import { DEFAULT_LIVE, LiveFolders, type LiveOptions, type WatchState } from '../watch/live-folders.js';
+import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from '../watch/live-folders.js';
 import { PathFilter } from '../watch/path-filter.js';
 import { ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
 import { ReportCollector } from './report.js';

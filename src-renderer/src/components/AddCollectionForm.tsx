@@ -72,7 +72,7 @@ export function AddCollectionForm(props: { onAdded(name: string): void }) {
     <>
     <form
       className={`card add ${dragging ? 'dragging' : ''}`}
-      onSubmit={submit}
+      onSubmit={(e) => void submit(e)}
       onDragOver={(e) => {
         e.preventDefault();
         setDragging(true);

@@ -108,7 +108,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
         </table>
       )}
       {list && list.tokens.length === 0 && <p className="muted">No named tokens yet; clients use the host token above.</p>}
-      <form onSubmit={create} aria-label="Create a token">
+      <form onSubmit={(e) => void create(e)} aria-label="Create a token">
         <div className="row">
           <label className="grow">
             New token name
