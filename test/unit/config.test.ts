@@ -1,5 +1,7 @@
 // The environment is read once, at the edges, into one checked object: every variable lands in
 // the engine's or the host's options, and a bad value is a usage error naming the variable.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLES, readEnvironment, TroveError } from '../../src-main/engine/index.js';
 
@@ -55,6 +57,11 @@ describe('readEnvironment', () => {
         'TROVE_ONNX_SIGNED_WEIGHTS', 'TROVE_WATCH_POLLING', 'TROVE_WATCH_POLL_MS', 'TROVE_RECONCILE_MINUTES', 'TROVE_PORT', 'TROVE_TOKEN',
         'TROVE_MODELS_MIRROR', 'TROVE_MCP_TOKEN', 'TROVE_DEBUG'].sort(),
     );
+  });
+
+  it('the README documents every variable', () => {
+    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    expect(Object.keys(ENVIRONMENT_VARIABLES).filter((v) => !readme.includes(`\`${v}\``))).toEqual([]);
   });
 
   it("TROVE_RERANK_MODEL=none turns reranking off; empty values count as unset", () => {
