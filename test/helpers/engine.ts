@@ -33,6 +33,17 @@ export async function indexedFolder(files: Record<string, string | Buffer>, name
   return { engine, root, profile: engine.profileDir };
 }
 
+/** 'results' when fn returns, else the code of the TroveError it throws (anything else fails the test). */
+export function outcome(fn: () => unknown): 'results' | string {
+  try {
+    fn();
+    return 'results';
+  } catch (err) {
+    if (err instanceof TroveError) return err.code;
+    throw err;
+  }
+}
+
 /** Runs fn and returns the TroveError it throws (fails the test if it throws anything else or nothing). */
 export function troveError(fn: () => unknown): TroveError {
   try {
