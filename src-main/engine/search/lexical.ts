@@ -2,6 +2,7 @@
 // as anchor), normalises scores, paginates, and builds snippets and explanations.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import type { KeywordIndex } from '../store/keyword-index.js';
 import { hasRankFunction, rankParams, rankSql } from './rank.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
@@ -68,11 +69,13 @@ export class LexicalSearch {
     private readonly db: Db,
     /** Shared with the vector leg (search/anchors.ts). */
     readonly anchors = new Anchors(db),
+    /** The keyword index searched: one collection kind's (store/keyword-index.ts). */
+    private readonly index: KeywordIndex = 'chunks_fts',
   ) {
-    this.planner = new QueryPlanner(db);
+    this.planner = new QueryPlanner(db, index);
     this.nativeRank = hasRankFunction(db);
     this.excludeStmt = db.prepare<[string], { id: number }>(
-      'SELECT DISTINCT c.document_id AS id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?',
+      `SELECT DISTINCT c.document_id AS id FROM ${index} f JOIN chunks c ON c.id = f.rowid WHERE ${index} MATCH ?`,
     );
   }
 
@@ -148,13 +151,14 @@ export class LexicalSearch {
     const key = `${f.key}|${phrases}`;
     let stmt = this.statements.get(key);
     if (!stmt) {
-      const rank = rankSql(this.nativeRank, phrases);
+      const rank = rankSql(this.nativeRank, phrases, this.index);
+      const fts = this.index;
       const sql = f.where
         ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${rank} AS rank
-             FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
-            WHERE chunks_fts MATCH ? AND ${f.where} ORDER BY rank LIMIT ?`
+             FROM ${fts} f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
+            WHERE ${fts} MATCH ? AND ${f.where} ORDER BY rank LIMIT ?`
         : `SELECT m.chunkId, c.document_id AS documentId, m.rank
-             FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m
+             FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank LIMIT ?) m
              JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank`;
       stmt = this.db.prepare<unknown[], CandidateRow>(sql);
       this.statements.set(key, stmt);

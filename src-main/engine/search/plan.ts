@@ -8,6 +8,7 @@
 // budget. (An OR of pairwise ANDs as an extra step was measured: slower, and lower nDCG.) Documents found by a stricter step rank above those found by a looser one
 // (coordination-level ranking, BM25 within a level), so a document with every word comes first.
 import type { Db } from '../store/database.js';
+import { vocabularyOf, type KeywordIndex } from '../store/keyword-index.js';
 import { termExpression, type QueryTerm } from './query.js';
 import { indexTerm } from './terms.js';
 
@@ -57,12 +58,14 @@ export class QueryPlanner {
   /** term (or `prefix*`) → its count and the number of chunks when it was counted */
   private readonly df = new Map<string, { df: number; rows: number }>();
 
-  constructor(db: Db) {
-    this.dfStmt = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_fts_vocab WHERE term = ?');
+  constructor(db: Db, index: KeywordIndex = 'chunks_fts') {
+    const vocab = vocabularyOf(index);
+    this.dfStmt = db.prepare<[string], { doc: number }>(`SELECT doc FROM ${vocab} WHERE term = ?`);
     this.prefixDfStmt = db.prepare<[string, string], { doc: number | null }>(
-      'SELECT sum(doc) AS doc FROM chunks_fts_vocab WHERE term >= ? AND term < ?',
+      `SELECT sum(doc) AS doc FROM ${vocab} WHERE term >= ? AND term < ?`,
     );
-    this.countStmt = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunks');
+    // rows of this index (its %_docsize table: one row per indexed chunk, a plain b-tree count)
+    this.countStmt = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${index}_docsize`);
   }
 
   plan(terms: QueryTerm[], generation: number): QueryPlan {

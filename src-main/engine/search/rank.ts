@@ -5,6 +5,7 @@
 // planner instead of walking the phrase's whole doclist on every query, and skips the length
 // lookup of rows that cannot make the LIMIT; same scores, same top rows.
 import type { Db } from '../store/database.js';
+import type { KeywordIndex } from '../store/keyword-index.js';
 
 const WEIGHTS = '4.0, 2.0, 1.0';
 
@@ -22,9 +23,9 @@ export function hasRankFunction(db: Db): boolean {
  * SQL for the rank of a row. With the native function, leading parameters: the query's LIMIT
  * (rows that cannot make it are not fully scored) and then `phrases` phrase counts.
  */
-export function rankSql(native: boolean, phrases: number): string {
-  if (!native) return `bm25(chunks_fts, ${WEIGHTS})`;
-  return `trove_bm25(chunks_fts, ${WEIGHTS}, ?${', ?'.repeat(phrases)})`;
+export function rankSql(native: boolean, phrases: number, index: KeywordIndex = 'chunks_fts'): string {
+  if (!native) return `bm25(${index}, ${WEIGHTS})`;
+  return `trove_bm25(${index}, ${WEIGHTS}, ?${', ?'.repeat(phrases)})`;
 }
 
 /** The parameters rankSql's SQL takes before the MATCH expression. */

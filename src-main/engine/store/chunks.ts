@@ -1,6 +1,9 @@
 // The chunks table and its FTS5 index. Chunk text is not stored twice: a chunk is a range
 // of its document's content; the FTS row holds the tokenisable form of title/headings/body.
+// Every collection kind has its own keyword index (store/keyword-index.ts): a ChunkStore writes
+// one of them, and its siblings (forIndex) the others, sharing the delete hooks.
 import type { Db } from './database.js';
+import type { KeywordIndex } from './keyword-index.js';
 
 export interface ChunkWrite {
   ordinal: number;
@@ -65,7 +68,8 @@ export interface ChunkDeleteHook {
 }
 
 export class ChunkStore {
-  private readonly deleteHooks: ChunkDeleteHook[] = [];
+  private readonly deleteHooks: ChunkDeleteHook[];
+  private readonly siblings: Map<KeywordIndex, ChunkStore>;
   private readonly deleteForStmt;
   private readonly deleteFtsForStmt;
   private readonly deleteFtsForCollectionStmt;
@@ -74,20 +78,37 @@ export class ChunkStore {
   private readonly byIdStmt;
   private readonly forDocumentStmt;
 
-  constructor(db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** The keyword index this store writes (default: the user's folders'). */
+    readonly index: KeywordIndex = 'chunks_fts',
+    shared?: { hooks: ChunkDeleteHook[]; siblings: Map<KeywordIndex, ChunkStore> },
+  ) {
+    this.deleteHooks = shared?.hooks ?? [];
+    this.siblings = shared?.siblings ?? new Map([[index, this]]);
     this.deleteForStmt = db.prepare('DELETE FROM chunks WHERE document_id = ?');
-    this.deleteFtsForStmt = db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)');
+    this.deleteFtsForStmt = db.prepare(`DELETE FROM ${index} WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)`);
     this.deleteFtsForCollectionStmt = db.prepare(
-      'DELETE FROM chunks_fts WHERE rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?)',
+      `DELETE FROM ${index} WHERE rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?)`,
     );
     // plain INSERT + lastInsertRowid: RETURNING costs a statement journal per row
     this.insertStmt = db.prepare(
       `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, tokens)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.insertFtsStmt = db.prepare('INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
+    this.insertFtsStmt = db.prepare(`INSERT INTO ${index} (rowid, title, headings, body) VALUES (?, ?, ?, ?)`);
     this.byIdStmt = db.prepare<[number], RawChunk>('SELECT * FROM chunks WHERE id = ?');
     this.forDocumentStmt = db.prepare<[number], RawChunk>('SELECT * FROM chunks WHERE document_id = ? ORDER BY ordinal');
+  }
+
+  /** The store writing another keyword index (a collection of another kind); delete hooks are shared. */
+  forIndex(index: KeywordIndex): ChunkStore {
+    let store = this.siblings.get(index);
+    if (!store) {
+      store = new ChunkStore(this.db, index, { hooks: this.deleteHooks, siblings: this.siblings });
+      this.siblings.set(index, store);
+    }
+    return store;
   }
 
   /**
@@ -119,7 +140,7 @@ export class ChunkStore {
     this.deleteHooks.push(hook);
   }
 
-  /** Drops a document's chunks and FTS rows (before the document row goes). */
+  /** Drops a document's chunks and FTS rows (before the document row goes); the document is in this store's index. */
   deleteFor(documentId: number): void {
     for (const h of this.deleteHooks) h.forDocument(documentId);
     this.deleteFtsForStmt.run(documentId);

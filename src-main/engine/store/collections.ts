@@ -1,9 +1,20 @@
-// The collections table: named folders the user asked us to index.
+// The collections table: named folders the user asked us to index, and the engine's own
+// collections of other kinds (a registered dataset's folder, the agent memory store) that share
+// the documents, chunks, keyword index and vectors with them. Every caller that means "the user's
+// collections" gets folders only (the default of list() and get()); a room that owns another kind
+// asks for it by name. System collections carry names a person cannot give (validateName refuses
+// a leading '~'), so they never clash with a folder's.
 import type { Db } from './database.js';
+
+/** folder: a folder a person added; dataset: a registered dataset's documents; memory: the agent memory store. */
+export type CollectionKind = 'folder' | 'dataset' | 'memory';
+
+const FOLDERS: readonly CollectionKind[] = ['folder'];
 
 export interface CollectionRow {
   id: number;
   name: string;
+  kind: CollectionKind;
   root: string;
   include: string[];
   exclude: string[];
@@ -16,6 +27,7 @@ export interface CollectionRow {
 interface RawCollection {
   id: number;
   name: string;
+  kind: CollectionKind;
   root: string;
   include_globs: string;
   exclude_globs: string;
@@ -29,6 +41,7 @@ function fromRaw(r: RawCollection): CollectionRow {
   return {
     id: r.id,
     name: r.name,
+    kind: r.kind,
     root: r.root,
     include: JSON.parse(r.include_globs) as string[],
     exclude: JSON.parse(r.exclude_globs) as string[],
@@ -54,8 +67,8 @@ export class CollectionStore {
     this.byIdStmt = db.prepare<[number], RawCollection>('SELECT * FROM collections WHERE id = ?');
     this.all = db.prepare<[], RawCollection>('SELECT * FROM collections ORDER BY name');
     this.insertStmt = db.prepare(
-      `INSERT INTO collections (name, root, include_globs, exclude_globs, context, created_at, updated_at)
-       VALUES (@name, @root, @include, @exclude, @context, @now, @now)`,
+      `INSERT INTO collections (name, kind, root, include_globs, exclude_globs, context, created_at, updated_at)
+       VALUES (@name, @kind, @root, @include, @exclude, @context, @now, @now)`,
     );
     this.renameStmt = db.prepare('UPDATE collections SET name = ?, updated_at = ? WHERE id = ?');
     this.contextStmt = db.prepare('UPDATE collections SET context = ?, updated_at = ? WHERE id = ?');
@@ -63,9 +76,15 @@ export class CollectionStore {
     this.indexedStmt = db.prepare('UPDATE collections SET last_indexed_at = ? WHERE id = ?');
   }
 
-  get(name: string): CollectionRow | undefined {
+  /** The collection of one of these kinds (default: folders) with this name. */
+  get(name: string, kinds: readonly CollectionKind[] = FOLDERS): CollectionRow | undefined {
     const r = this.byName.get(name);
-    return r && fromRaw(r);
+    return r && kinds.includes(r.kind) ? fromRaw(r) : undefined;
+  }
+
+  /** A name is taken by a collection of any kind. */
+  nameTaken(name: string): boolean {
+    return this.byName.get(name) !== undefined;
   }
 
   byId(id: number): CollectionRow | undefined {
@@ -73,21 +92,23 @@ export class CollectionStore {
     return r && fromRaw(r);
   }
 
-  /** Every collection, by name. */
-  list(): CollectionRow[] {
-    return this.all.all().map(fromRaw);
+  /** Every collection of these kinds (default: the user's folders), by name. */
+  list(kinds: readonly CollectionKind[] = FOLDERS): CollectionRow[] {
+    return this.all.all().filter((r) => kinds.includes(r.kind)).map(fromRaw);
   }
 
-  insert(c: { name: string; root: string; include: string[]; exclude: string[]; context: string }): CollectionRow {
+  insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string }): CollectionRow {
+    const kind = c.kind ?? 'folder';
     this.insertStmt.run({
       name: c.name,
+      kind,
       root: c.root,
       include: JSON.stringify(c.include),
       exclude: JSON.stringify(c.exclude),
       context: c.context,
       now: Date.now(),
     });
-    return this.get(c.name)!;
+    return this.get(c.name, [kind])!;
   }
 
   rename(id: number, name: string): void {

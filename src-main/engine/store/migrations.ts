@@ -122,4 +122,28 @@ export const migrations: readonly string[] = [
   CREATE INDEX jobs_batch ON jobs(collection_id, kind, priority DESC, gone, changed_at DESC, id);
   DROP INDEX jobs_collection;
   `,
+  /* collection kinds and one keyword index per kind. Besides the folders a person adds, the engine
+     keeps its own collections — a registered dataset's folder of documents, the agent memory store —
+     in the same documents, contents, chunks and vector tables. Each kind gets its own FTS5 table,
+     identical in shape to chunks_fts, so one corpus's term statistics (BM25's IDF, the planner's
+     term counts) never move another's ranking, and a search of one never walks the other's
+     postings. Every existing collection is a folder. See store/collections.ts, store/keyword-index.ts. */ `
+  ALTER TABLE collections ADD COLUMN kind TEXT NOT NULL DEFAULT 'folder'; -- folder | dataset | memory
+  CREATE VIRTUAL TABLE dataset_fts USING fts5(
+    title, headings, body,
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    content = '', contentless_delete = 1
+  );
+  INSERT INTO dataset_fts (dataset_fts, rank) VALUES ('rank', 'bm25(4.0, 2.0, 1.0)');
+  INSERT INTO dataset_fts (dataset_fts, rank) VALUES ('automerge', 8);
+  CREATE VIRTUAL TABLE dataset_fts_vocab USING fts5vocab(dataset_fts, 'row');
+  CREATE VIRTUAL TABLE memory_fts USING fts5(
+    title, headings, body,
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    content = '', contentless_delete = 1
+  );
+  INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(4.0, 2.0, 1.0)');
+  INSERT INTO memory_fts (memory_fts, rank) VALUES ('automerge', 8);
+  CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab(memory_fts, 'row');
+  `,
 ];
