@@ -115,8 +115,10 @@ export class DatasetRegistry {
   }
 
   addFolder(dir: string): DatasetInfo[] {
+    const profile = realFolderOrSelf(this.profileFolder());
+    if (realFolderOrSelf(path.resolve(dir)) === profile) throw new TroveError('CONFLICT', `${profile} is the profile's own datasets folder, which is always scanned`);
     const abs = realFolder(dir);
-    if (abs === realFolderOrSelf(this.profileFolder())) throw new TroveError('CONFLICT', `${abs} is the profile's own datasets folder, which is always scanned`);
+    if (abs === profile) throw new TroveError('CONFLICT', `${abs} is the profile's own datasets folder, which is always scanned`);
     this.deps.folders.add(abs);
     this.ensureStarted();
     this.refresh();
