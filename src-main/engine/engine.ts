@@ -23,7 +23,7 @@ import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
-import { DatasetFolderStore } from './store/dataset-folders.js';
+import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
@@ -137,6 +137,7 @@ export class Engine {
       collections: this.collections,
       chunks: datasetChunks,
       folders: new DatasetFolderStore(this.db),
+      checks: new DatasetCheckStore(this.db),
       indexing: this.indexing,
       embeddings: this.embeddings,
       search: {

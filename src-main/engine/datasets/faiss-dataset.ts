@@ -26,6 +26,12 @@ const MISMATCH_BELOW = 0.5;
 const DRIFT_BELOW = 0.85;
 const PROBES = 3;
 
+/** Remembers how well a dataset's vectors matched its model (store/dataset-folders.ts DatasetCheckStore). */
+export interface ModelChecks {
+  get(key: string): number | undefined;
+  put(key: string, bestCosine: number): void;
+}
+
 export interface FaissPage {
   results: DatasetHit[];
   hasMore: boolean;
@@ -66,9 +72,11 @@ export class FaissDataset {
   static async load(
     input: { id: string; model: string; indexPath: string; metadataPath: string },
     embeddings: EmbeddingService,
+    checks: ModelChecks,
   ): Promise<FaissDataset> {
     const spec = embeddingModel(embeddings.manifest, input.model);
-    const index = parseFaissIndex(await readIndexFile(input.indexPath));
+    const file = await readIndexFile(input.indexPath);
+    const index = parseFaissIndex(file.buf);
     if (index.d !== spec.dims) {
       throw new TroveError(
         'UNAVAILABLE',
@@ -88,15 +96,20 @@ export class FaissDataset {
       maxNorm = Math.max(maxNorm, Math.sqrt(n2));
       minNorm = Math.min(minNorm, Math.sqrt(n2));
     }
-    await embeddings.resolve(spec.id); // the model's files are here and intact, or the reason why not
+    const model = await embeddings.resolve(spec.id); // the model's files are here and intact, or the reason why not
     const scoring = describeScoring(index, normalized, minNorm, maxNorm);
     const ds = new FaissDataset(input.id, index, entries, spec.id, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings);
-    await ds.checkModel(embeddings);
+    const key = [`${spec.id}@${model.weightsSha256}`, file.stamp, await stampOf(input.metadataPath)].join('|');
+    await ds.checkModel(embeddings, checks, key);
     return ds;
   }
 
-  /** Embeds a few documents' text with the model and compares with their stored vectors. */
-  private async checkModel(embeddings: EmbeddingService): Promise<void> {
+  /**
+   * Embeds a few documents' text with the model and compares with their stored vectors; the
+   * outcome is remembered for these exact files and weights, so a command that only shows states
+   * does not start the model.
+   */
+  private async checkModel(embeddings: EmbeddingService, checks: ModelChecks, key: string): Promise<void> {
     const rows: number[] = [];
     for (let r = 0; r < this.index.ntotal && rows.length < PROBES; r++) {
       const e = this.entries[this.rowDoc[r]!]!;
@@ -106,19 +119,20 @@ export class FaissDataset {
       this.warnings.push(`no metadata entry has text to check the vectors against ${this.model}; they are trusted to come from it`);
       return;
     }
-    let best = -1;
-    let bestTitle = '';
-    for (const r of rows) {
-      const e = this.entries[this.rowDoc[r]!]!;
-      const { vector } = await embeddings.embedWithModel(this.model, e.text ?? e.snippet!, 'passage');
-      const cos = this.rowDot(r, vector) / Math.sqrt(this.norms2[r]!);
-      if (cos > best) [best, bestTitle] = [cos, e.title];
+    let best = checks.get(key) ?? -Infinity;
+    if (best === -Infinity) {
+      for (const r of rows) {
+        const e = this.entries[this.rowDoc[r]!]!;
+        const { vector } = await embeddings.embedWithModel(this.model, e.text ?? e.snippet!, 'passage');
+        best = Math.max(best, this.rowDot(r, vector) / Math.sqrt(this.norms2[r]!));
+      }
+      checks.put(key, best);
     }
     const shown = best.toFixed(2);
     if (best < MISMATCH_BELOW) {
       throw new TroveError(
         'UNAVAILABLE',
-        `model mismatch: the stored vectors do not come from ${this.model} — its embedding of "${bestTitle}" is at cosine ${shown} to the stored vector ` +
+        `model mismatch: the stored vectors do not come from ${this.model}: its embedding of a document's own text is at cosine ${shown} at best to the stored vector ` +
           `(the same model gives about 1.0). Set "model" in the manifest to the model that made them.`,
       );
     }
@@ -191,13 +205,19 @@ export function embeddingModel(manifest: Manifest, name: string): ModelSpec & { 
   return spec as ModelSpec & { dims: number };
 }
 
-async function readIndexFile(p: string): Promise<Buffer> {
+async function stampOf(file: string): Promise<string> {
+  const st = await fs.stat(file).catch(() => null);
+  return st ? `${file}:${st.size}:${st.mtimeMs}` : `${file}:missing`;
+}
+
+async function readIndexFile(p: string): Promise<{ buf: Buffer; stamp: string }> {
   const st = await fs.stat(p).catch((err: NodeJS.ErrnoException) => {
     throw new TroveError('UNAVAILABLE', `the index ${p} cannot be read (${err.code ?? err.message})`);
   });
   const file = st.isDirectory() ? path.join(p, FAISS_FILE) : p;
   try {
-    return await fs.readFile(file);
+    const buf = await fs.readFile(file);
+    return { buf, stamp: await stampOf(file) };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (st.isDirectory() && code === 'ENOENT') throw new TroveError('UNAVAILABLE', `the index folder ${p} has no ${FAISS_FILE}`);

@@ -17,7 +17,7 @@ import type { Db } from '../store/database.js';
 import type { DatasetFolderStore } from '../store/dataset-folders.js';
 import type { DatasetInfo, DatasetState } from '../types/datasets.js';
 import { findManifests, type FoundManifest } from './discovery.js';
-import { embeddingModel, FAISS_FILE, FaissDataset } from './faiss-dataset.js';
+import { embeddingModel, FAISS_FILE, FaissDataset, type ModelChecks } from './faiss-dataset.js';
 import { DATASET_COLLECTION_PREFIX, datasetCollectionName, FolderDataset, type FolderSearchDeps } from './folder-dataset.js';
 import { readManifest, resolveDatasetPath, type DatasetManifest, type ManifestRead } from './manifest.js';
 import { ManifestWatcher, type ManifestWatchSettings } from './manifest-watcher.js';
@@ -29,6 +29,7 @@ export interface RegistryDeps {
   /** The chunk store writing dataset_fts (dropping a dataset's collection clears its rows). */
   chunks: ChunkStore;
   folders: DatasetFolderStore;
+  checks: ModelChecks;
   indexing: IndexingService;
   embeddings: EmbeddingService;
   search: FolderSearchDeps;
@@ -139,7 +140,11 @@ export class DatasetRegistry {
   async startWatching(): Promise<void> {
     this.ensureStarted();
     if (this.watcher || this.closed) return;
-    fs.mkdirSync(this.profileFolder(), { recursive: true });
+    try {
+      fs.mkdirSync(this.profileFolder(), { recursive: true }); // where a person drops datasets in
+    } catch (err) {
+      process.stderr.write(`trove: cannot create ${this.profileFolder()} (${(err as NodeJS.ErrnoException).code ?? 'error'}); datasets there are not watched\n`);
+    }
     const w = new ManifestWatcher({ debounceMs: 150, ...this.deps.watch }, () => this.refresh());
     this.watcher = w;
     await w.start(this.watchedRoots(), this.watchedFiles());
@@ -268,7 +273,7 @@ export class DatasetRegistry {
       if (entry.missing) throw new TroveError('UNAVAILABLE', entry.missing);
       if (m.kind === 'folder') this.loadFolder(entry, m);
       else {
-        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath! }, this.deps.embeddings);
+        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath! }, this.deps.embeddings, this.deps.checks);
         if (!this.current(entry)) return;
         entry.dataset = ds;
         Object.assign(entry.info, { model: ds.model, indexType: ds.indexType, dims: ds.dims, scoring: ds.scoring, warnings: ds.warnings, documents: ds.size });

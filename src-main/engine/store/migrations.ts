@@ -152,5 +152,12 @@ export const migrations: readonly string[] = [
     path TEXT PRIMARY KEY,            -- absolute
     added_at INTEGER NOT NULL
   );
+  -- a FAISS dataset's vectors checked against its model once per (model weights, index file, metadata
+  -- file) as they were then, so a command does not start the model just to show a state
+  CREATE TABLE dataset_checks (
+    key TEXT PRIMARY KEY,
+    best_cosine REAL NOT NULL,
+    checked_at INTEGER NOT NULL
+  );
   `,
 ];
