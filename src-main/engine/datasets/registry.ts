@@ -71,6 +71,8 @@ export class DatasetRegistry {
   private readonly loads = new Set<Promise<void>>();
   private watcher: ManifestWatcher | null = null;
   private offProgress: (() => void) | null = null;
+  /** While a refresh builds the new list, its changes wait here: a listener then sees them in list(). */
+  private held: DatasetInfo[] | null = null;
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -172,19 +174,26 @@ export class DatasetRegistry {
     const claims = new Map<string, string>(); // id → the manifest holding it
     const next = new Map<string, Entry>();
     const toLoad: Entry[] = [];
-    for (const f of found) {
-      const plan = this.plan(f, claims);
-      const prev = this.entries.get(f.file);
-      if (prev && prev.fingerprint === plan.fingerprint) {
-        next.set(f.file, prev);
-        continue;
+    const held: DatasetInfo[] = [];
+    this.held = held;
+    try {
+      for (const f of found) {
+        const plan = this.plan(f, claims);
+        const prev = this.entries.get(f.file);
+        if (prev && prev.fingerprint === plan.fingerprint) {
+          next.set(f.file, prev);
+          continue;
+        }
+        const entry = this.validate(f, plan);
+        next.set(f.file, entry);
+        if (entry.info.state === 'loading') toLoad.push(entry);
       }
-      const entry = this.validate(f, plan);
-      next.set(f.file, entry);
-      if (entry.info.state === 'loading') toLoad.push(entry);
+    } finally {
+      this.held = null;
     }
     const before = this.entries;
     this.entries = next;
+    for (const info of held) this.emit(info);
     for (const [file, e] of before) {
       if (!next.has(file)) this.emit({ ...this.snapshot(e), state: 'unloaded', reason: 'the manifest is gone', updatedAt: new Date().toISOString() });
     }
@@ -369,6 +378,10 @@ export class DatasetRegistry {
   }
 
   private emit(info: DatasetInfo): void {
+    if (this.held) {
+      this.held.push(info);
+      return;
+    }
     for (const l of this.listeners) {
       try {
         l(info);
