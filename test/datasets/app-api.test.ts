@@ -63,6 +63,6 @@ describe('app API: datasets', () => {
   it('removes the folder and its datasets', async () => {
     expect(ok(await api.call('datasets.removeFolder', { path: holder }))).toEqual({ removed: holder });
     expect(ok<DatasetList>(await api.call('datasets.list', {})).datasets).toEqual([]);
-    expect(events.at(-1)).toMatchObject({ type: 'datasets.changed', dataset: { state: 'unloaded', reason: 'the manifest is gone' } });
+    expect(events.at(-1)).toMatchObject({ type: 'datasets.changed', dataset: { state: 'unloaded', reason: `its folder ${fs.realpathSync(holder)} is no longer a dataset folder` } });
   });
 });

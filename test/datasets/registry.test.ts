@@ -211,7 +211,7 @@ describe('a folder dataset', () => {
     engine.datasets.removeFolder(FIXTURES);
     expect(engine.datasets.folders()).toEqual([]);
     expect(engine.datasets.list()).toEqual([]);
-    expect(events.filter((e) => e.id === 'ip').at(-1)).toMatchObject({ state: 'unloaded', reason: 'the manifest is gone' });
+    expect(events.filter((e) => e.id === 'ip').at(-1)).toMatchObject({ state: 'unloaded', reason: `its folder ${FIXTURES} is no longer a dataset folder` });
     await expect(engine.datasets.search('handbook', 'badge')).rejects.toThrow(/no dataset "handbook"/);
     expect(engine.search({ query: 'badge' }).results.map((h) => h.path)).toEqual(['badge.md']);
     expect(troveError(() => engine.datasets.removeFolder(FIXTURES))).toMatchObject({ code: 'NOT_FOUND', message: `${FIXTURES} is not an added dataset folder (none are added)` });

@@ -194,8 +194,11 @@ export class DatasetRegistry {
     const before = this.entries;
     this.entries = next;
     for (const info of held) this.emit(info);
+    const folders = new Set(this.deps.folders.list());
     for (const [file, e] of before) {
-      if (!next.has(file)) this.emit({ ...this.snapshot(e), state: 'unloaded', reason: 'the manifest is gone', updatedAt: new Date().toISOString() });
+      if (next.has(file)) continue;
+      const reason = e.folder && !folders.has(e.folder) ? `its folder ${e.folder} is no longer a dataset folder` : 'the manifest is gone';
+      this.emit({ ...this.snapshot(e), state: 'unloaded', reason, updatedAt: new Date().toISOString() });
     }
     this.dropUnwantedCollections();
     for (const e of toLoad) this.startLoad(e);
