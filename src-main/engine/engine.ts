@@ -64,6 +64,8 @@ export interface EngineOptions {
   };
   /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
   nativeRank?: { enabled: boolean; dir?: string };
+  /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
+  datasets?: { hnswGraphFrom?: number };
 }
 
 export class Engine {
@@ -152,6 +154,7 @@ export class Engine {
         this.embeddings.changed();
       },
       watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 },
+      hnswGraphFrom: opts.datasets?.hnswGraphFrom,
     });
     this.datasets = datasetsApi(this.registry, this.embeddings);
   }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFaissIndex } from '../../src-main/engine/datasets/faiss-format.js';
+import { searchGraph, VisitMarks } from '../../src-main/engine/datasets/hnsw-search.js';
 import { innerProducts, topGroups } from '../../src-main/engine/datasets/vector-scan.js';
 import { troveError } from '../helpers/engine.js';
 
@@ -46,9 +47,33 @@ describe('parseFaissIndex', () => {
   it('reads an IndexHNSWFlat: the graph is stepped over, its storage holds every vector', () => {
     const h = parseFaissIndex(read('hnsw', 'index', 'index.faiss'));
     expect(h).toMatchObject({ type: 'IndexHNSWFlat(IndexFlatIP)', d: 384, ntotal: 24, metric: 'ip', ids: null });
-    expect(h.hnsw!.levels).toBeGreaterThanOrEqual(1);
-    expect(h.hnsw!.entryPoint).toBeGreaterThanOrEqual(0);
+    const g = h.hnsw!;
+    expect(g.nodeLevels.length).toBe(24);
+    expect(Math.min(...g.nodeLevels)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...g.nodeLevels)).toBe(g.maxLevel + 1);
+    expect(g.offsets.length).toBe(25);
+    expect(g.neighbors.length).toBe(g.offsets[24]);
+    expect(g.entryPoint).toBeGreaterThanOrEqual(0);
     expect(Array.from(h.vectors)).toEqual(Array.from(ip.vectors));
+  });
+
+  it("walks faiss's HNSW graph to the same nearest neighbours as an exact scan", () => {
+    const h = parseFaissIndex(read('hnsw', 'index', 'index.faiss'));
+    const marks = new VisitMarks(24);
+    for (const target of [0, 7, 23]) {
+      const q = h.vectors.subarray(target * 384, (target + 1) * 384);
+      const key = (row: number) => {
+        let s = 0;
+        for (let j = 0; j < 384; j++) s += h.vectors[row * 384 + j]! * q[j]!;
+        return s;
+      };
+      const exact = [...Array(24).keys()].map((row) => ({ row, key: key(row) })).sort((a, b) => b.key - a.key);
+      expect(searchGraph(h.hnsw!, key, 64, marks).map((x) => x.row)).toEqual(exact.map((x) => x.row)); // a beam as wide as the graph sees it all
+      const narrow = searchGraph(h.hnsw!, key, 4, marks);
+      expect(narrow.length).toBe(4);
+      expect(narrow[0]!.row).toBe(target);
+      expect(narrow.map((x) => x.key)).toEqual([...narrow.map((x) => x.key)].sort((a, b) => b - a));
+    }
   });
 
   it('names an unsupported index type and what is supported', () => {

@@ -1,6 +1,7 @@
 // The dataset registry through Engine.datasets: the committed fixtures (FAISS indexes written by
 // faiss-cpu over real MiniLM vectors, broken ones, a folder dataset) added as a folder, searched
 // with the real model. Bad datasets end in Error with their reason while the others serve.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type DatasetInfo, type DatasetState } from '../../src-main/engine/index.js';
@@ -217,5 +218,26 @@ describe('a folder dataset', () => {
     expect(troveError(() => engine.datasets.removeFolder(FIXTURES))).toMatchObject({ code: 'NOT_FOUND', message: `${FIXTURES} is not an added dataset folder (none are added)` });
     expect(troveError(() => engine.datasets.addFolder(path.join(FIXTURES, 'nowhere'))).code).toBe('IO');
     expect(troveError(() => engine.datasets.addFolder(engine.datasets.profileFolder()))).toMatchObject({ code: 'CONFLICT' });
+  });
+});
+
+describe('a large IndexHNSWFlat', () => {
+  it('is searched through its graph, finding what an exact scan finds', async () => {
+    const holder = tempDir('trove-hnsw-');
+    for (const id of ['ip', 'hnsw']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
+    const graph = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 }, datasets: { hnswGraphFrom: 10 } });
+    try {
+      graph.datasets.addFolder(holder);
+      await graph.datasets.settled();
+      for (const q of [QUESTION, 'what makes a volcano explode', 'immune memory after a shot']) {
+        const [exact, walked] = await Promise.all([graph.datasets.search('ip', q, { topK: 10 }), graph.datasets.search('hnsw', q, { topK: 10 })]);
+        expect(walked.results.map((h) => h.ref)).toEqual(exact.results.map((h) => h.ref));
+      }
+      // a deep page still holds every document
+      const deep = await graph.datasets.search('hnsw', QUESTION, { topK: 10, offset: 20 });
+      expect(deep.results.length).toBe(4);
+    } finally {
+      await graph.close();
+    }
   });
 });

@@ -16,7 +16,8 @@ import type { DatasetDocument, DatasetHit } from '../types/datasets.js';
 import { parseFaissIndex, type FaissIndex } from './faiss-format.js';
 import { parseMetadata, type MetadataEntry } from './faiss-metadata.js';
 import { plainSnippet } from './plain-snippet.js';
-import { innerProducts, squaredNorms, topGroups } from './vector-scan.js';
+import { searchGraph, VisitMarks } from './hnsw-search.js';
+import { innerProducts, squaredNorms, topGroups, type GroupHit } from './vector-scan.js';
 
 export const FAISS_FILE = 'index.faiss';
 
@@ -25,6 +26,8 @@ const MISMATCH_BELOW = 0.5;
 /** Below this (and above MISMATCH_BELOW) the vectors load, with a warning. */
 const DRIFT_BELOW = 0.85;
 const PROBES = 3;
+/** An IndexHNSWFlat this large is searched through its graph; smaller ones exactly (a scan of 50k × 384 takes ~10 ms). */
+export const HNSW_GRAPH_FROM = 50_000;
 
 /** Remembers how well a dataset's vectors matched its model (store/dataset-folders.ts DatasetCheckStore). */
 export interface ModelChecks {
@@ -54,7 +57,11 @@ export class FaissDataset {
     private readonly maxNorm: number,
     readonly scoring: string,
     readonly warnings: string[],
+    /** Walk the HNSW graph instead of scanning (a large IndexHNSWFlat). */
+    private readonly useGraph: boolean,
   ) {}
+
+  private marks: VisitMarks | null = null;
 
   get indexType(): string {
     return this.index.type;
@@ -70,7 +77,7 @@ export class FaissDataset {
 
   /** Reads and checks everything; throws (UNAVAILABLE, with the reason) when the dataset cannot serve. */
   static async load(
-    input: { id: string; model: string; indexPath: string; metadataPath: string },
+    input: { id: string; model: string; indexPath: string; metadataPath: string; hnswGraphFrom?: number },
     embeddings: EmbeddingService,
     checks: ModelChecks,
   ): Promise<FaissDataset> {
@@ -98,7 +105,8 @@ export class FaissDataset {
     }
     const model = await embeddings.resolve(spec.id); // the model's files are here and intact, or the reason why not
     const scoring = describeScoring(index, normalized, minNorm, maxNorm);
-    const ds = new FaissDataset(input.id, index, entries, spec.id, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings);
+    const useGraph = index.hnsw !== null && index.ntotal >= (input.hnswGraphFrom ?? HNSW_GRAPH_FROM);
+    const ds = new FaissDataset(input.id, index, entries, spec.id, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings, useGraph);
     const key = [`${spec.id}@${model.weightsSha256}`, file.stamp, await stampOf(input.metadataPath)].join('|');
     await ds.checkModel(embeddings, checks, key);
     return ds;
@@ -145,16 +153,37 @@ export class FaissDataset {
 
   /** One page of hits for a query vector (a unit vector from this dataset's model). */
   search(query: string, vector: Float32Array, opts: { topK: number; offset: number; snippetLength: number }): FaissPage {
-    const { d, ntotal, vectors, metric } = this.index;
-    const keys = new Float32Array(ntotal);
-    innerProducts(vectors, d, ntotal, vector, keys);
-    if (metric === 'l2') for (let r = 0; r < ntotal; r++) keys[r] = 2 * keys[r]! - this.norms2[r]!; // −d² + 1, same order
     const wanted = opts.offset + opts.topK;
-    const { hits } = topGroups(keys, this.groupOf, this.groups, wanted + 1);
+    const hits = (this.useGraph && this.graphHits(vector, wanted + 1)) || this.scanHits(vector, wanted + 1);
     const matcher = new TermMatcher(highlightTerms(query, 'match'));
     const results = hits.slice(opts.offset, wanted).map((h) => this.hit(h.row, vector, matcher, opts.snippetLength));
     const notices = this.normalized ? [] : [`scores: ${this.scoring}`];
     return { results, hasMore: hits.length > wanted, notices };
+  }
+
+  /** Every row scored: the best `count` documents, exactly. */
+  private scanHits(q: Float32Array, count: number): GroupHit[] {
+    const { d, ntotal, vectors, metric } = this.index;
+    const keys = new Float32Array(ntotal);
+    innerProducts(vectors, d, ntotal, q, keys);
+    if (metric === 'l2') for (let r = 0; r < ntotal; r++) keys[r] = 2 * keys[r]! - this.norms2[r]!; // −d² + 1, same order
+    return topGroups(keys, this.groupOf, this.groups, count).hits;
+  }
+
+  /** The best `count` documents along the HNSW graph; null when the beam found fewer (a page deep into the results): scan instead. */
+  private graphHits(q: Float32Array, count: number): GroupHit[] | null {
+    const g = this.index.hnsw!;
+    this.marks ??= new VisitMarks(this.index.ntotal);
+    const l2 = this.index.metric === 'l2';
+    const key = (row: number) => (l2 ? 2 * this.rowDot(row, q) - this.norms2[row]! : this.rowDot(row, q));
+    const rows = searchGraph(g, key, Math.max(g.efSearch, count * 4, 64), this.marks);
+    const best = new Map<number, GroupHit>();
+    for (const r of rows) {
+      const group = this.groupOf[r.row]!;
+      if (!best.has(group)) best.set(group, { group, row: r.row, key: r.key }); // rows come best first
+    }
+    if (best.size < count && rows.length < this.index.ntotal) return null;
+    return [...best.values()].slice(0, count);
   }
 
   private hit(row: number, q: Float32Array, matcher: TermMatcher, snippetLength: number): DatasetHit {

@@ -21,8 +21,23 @@ export interface FaissIndex {
   vectors: Float32Array;
   /** IndexIDMap: the id of each stored vector; null: the id is the row number. */
   ids: Float64Array | null;
-  /** IndexHNSWFlat: the graph's size (searched exactly over its storage; see faiss-dataset.ts). */
-  hnsw: { levels: number; entryPoint: number; efSearch: number } | null;
+  /** IndexHNSWFlat: its graph (hnsw-search.ts walks it for large indexes; small ones are searched exactly). */
+  hnsw: HnswGraph | null;
+}
+
+/** faiss's HNSW graph as written (faiss/impl/HNSW.h): node i's neighbours at level l are
+ *  neighbors[offsets[i] + cum[l] .. offsets[i] + cum[l + 1]), padded with -1. */
+export interface HnswGraph {
+  /** Cumulative neighbour slots per level. */
+  cum: Int32Array;
+  /** Levels of each node (its top level + 1). */
+  nodeLevels: Int32Array;
+  offsets: Float64Array;
+  neighbors: Int32Array;
+  entryPoint: number;
+  /** The graph's top level. */
+  maxLevel: number;
+  efSearch: number;
 }
 
 /** Class names of the fourccs faiss writes, for an error that names what it got. */
@@ -119,6 +134,14 @@ class Cursor {
     return new Float32Array(this.buf.buffer.slice(offset, offset + count * 4));
   }
 
+  int32s(count: number, what: string): Int32Array {
+    this.need(count * 4, what);
+    const offset = this.buf.byteOffset + this.at;
+    this.at += count * 4;
+    if (offset % 4 === 0) return new Int32Array(this.buf.buffer, offset, count);
+    return new Int32Array(this.buf.buffer.slice(offset, offset + count * 4));
+  }
+
   int64s(count: number, what: string): Float64Array {
     this.need(count * 8, what);
     const out = new Float64Array(count);
@@ -180,7 +203,7 @@ function readIndex(c: Cursor, depth: number): FaissIndex {
     }
     case 'IHNf': {
       const h = readHeader(c, 'IndexHNSWFlat');
-      const hnsw = skipHnswGraph(c, h.ntotal);
+      const hnsw = readHnswGraph(c, h.ntotal);
       const storage = readIndex(c, depth + 1);
       if (storage.ids || storage.hnsw) throw formatError(`IndexHNSWFlat's storage is ${storage.type}, not a flat index`);
       if (storage.ntotal !== h.ntotal || storage.d !== h.d) {
@@ -196,23 +219,26 @@ function readIndex(c: Cursor, depth: number): FaissIndex {
   }
 }
 
-/** The HNSW graph's fields (index_read.cpp read_HNSW), checked for consistency and stepped over. */
-function skipHnswGraph(c: Cursor, ntotal: number): { levels: number; entryPoint: number; efSearch: number } {
+/** The HNSW graph's fields (index_read.cpp read_HNSW), checked for consistency. */
+function readHnswGraph(c: Cursor, ntotal: number): HnswGraph {
   c.skip(c.length(8, 'the HNSW level probabilities') * 8, 'the HNSW level probabilities');
-  c.skip(c.length(4, 'the HNSW neighbours per level') * 4, 'the HNSW neighbours per level');
+  const cum = c.int32s(c.length(4, 'the HNSW neighbours per level'), 'the HNSW neighbours per level');
   const levels = c.length(4, 'the HNSW node levels');
   if (levels !== ntotal) throw formatError(`the HNSW graph has levels for ${levels} nodes, but the index holds ${ntotal} vectors`);
-  c.skip(levels * 4, 'the HNSW node levels');
-  const offsets = c.length(8, 'the HNSW offsets');
-  if (offsets !== ntotal + 1) throw formatError(`the HNSW graph has ${offsets} offsets for ${ntotal} vectors`);
-  c.skip(offsets * 8, 'the HNSW offsets');
-  c.skip(c.length(4, 'the HNSW neighbour lists') * 4, 'the HNSW neighbour lists');
+  const nodeLevels = c.int32s(levels, 'the HNSW node levels');
+  const offsetCount = c.length(8, 'the HNSW offsets');
+  if (offsetCount !== ntotal + 1) throw formatError(`the HNSW graph has ${offsetCount} offsets for ${ntotal} vectors`);
+  const offsets = c.int64s(offsetCount, 'the HNSW offsets');
+  const neighbors = c.int32s(c.length(4, 'the HNSW neighbour lists'), 'the HNSW neighbour lists');
   const entryPoint = c.i32('the HNSW entry point');
   const maxLevel = c.i32('the HNSW top level');
   c.i32('HNSW efConstruction');
   const efSearch = c.i32('HNSW efSearch');
   c.i32('HNSW upper_beam');
-  return { levels: maxLevel + 1, entryPoint, efSearch };
+  if (offsets[ntotal] !== neighbors.length) throw formatError(`the HNSW graph's offsets end at ${offsets[ntotal]}, but it holds ${neighbors.length} neighbour slots`);
+  if (ntotal > 0 && (entryPoint < 0 || entryPoint >= ntotal)) throw formatError(`the HNSW entry point ${entryPoint} is not one of its ${ntotal} vectors`);
+  if (maxLevel + 1 >= cum.length) throw formatError(`the HNSW graph's top level ${maxLevel} has no neighbour slots`);
+  return { cum, nodeLevels, offsets, neighbors, entryPoint, maxLevel, efSearch };
 }
 
 /** Parses a whole index.faiss. Throws UNAVAILABLE with the reason: unsupported type, truncated or inconsistent file. */

@@ -36,6 +36,8 @@ export interface RegistryDeps {
   /** A dataset collection came or went: the engine bumps its cache generation. */
   changed(): void;
   watch: Omit<ManifestWatchSettings, 'debounceMs'> & { debounceMs?: number };
+  /** An IndexHNSWFlat with this many vectors is searched through its graph (default HNSW_GRAPH_FROM). */
+  hnswGraphFrom?: number;
 }
 
 export interface Entry {
@@ -285,7 +287,7 @@ export class DatasetRegistry {
       if (entry.missing) throw new TroveError('UNAVAILABLE', entry.missing);
       if (m.kind === 'folder') this.loadFolder(entry, m);
       else {
-        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath! }, this.deps.embeddings, this.deps.checks);
+        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath!, hnswGraphFrom: this.deps.hnswGraphFrom }, this.deps.embeddings, this.deps.checks);
         if (!this.current(entry)) return;
         entry.dataset = ds;
         Object.assign(entry.info, { model: ds.model, indexType: ds.indexType, dims: ds.dims, scoring: ds.scoring, warnings: ds.warnings, documents: ds.size });
