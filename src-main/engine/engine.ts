@@ -116,7 +116,12 @@ export class Engine {
         this.embeddings?.changed();
       },
     );
-    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings);
+    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings, {
+      saved: () => settings.savedOrDefaults().backgroundEmbedding,
+      paused: () => this.indexing.jobs.pauses(),
+      indexingBusy: () => this.indexing.busy(),
+    });
+    settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
@@ -180,6 +185,7 @@ export class Engine {
       this.collections.delete(c.id);
     })();
     this.generation++;
+    this.embeddings.changed();
   }
 
   setCollectionContext(name: string, context: string): CollectionInfo {
@@ -232,13 +238,15 @@ export class Engine {
     return this.indexing.stopWatching();
   }
 
-  /** Pause background indexing of one collection, or of everything; changes keep being queued. */
+  /** Pause background indexing and embedding of one collection, or of everything; changes keep being queued. */
   pause(collection?: string): void {
     this.indexing.pause(collection === undefined ? undefined : this.requireCollection(collection));
+    this.embeddings.changed(); // the stage stops after the chunks in flight
   }
 
   resume(collection?: string): void {
     this.indexing.resume(collection === undefined ? undefined : this.requireCollection(collection));
+    this.embeddings.changed();
   }
 
   /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
@@ -258,6 +266,7 @@ export class Engine {
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse>;
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse> {
     const started = performance.now();
+    this.embeddings.searched(); // background embedding gives way to searches
     const req = validateSearchRequest(input);
     const filters = this.resolveFilters(req);
     if (req.mode === 'keyword') return this.keywordSearch(req, filters, started);

@@ -69,7 +69,11 @@ export class ModeSearch {
     if (spaces.length) return null;
     if (!collectionIds.length) return 'there are no collections to search';
     const why = missing.map((n) => this.embeddings.problem(n)).find(Boolean);
-    return `no vectors yet for ${missing.join(', ')}: ${why ?? 'run `trove embed` (or enable background embedding) to compute them'}`;
+    return `no vectors yet for ${missing.join(', ')}: ${why ?? this.embeddings.noVectorsYet(this.named(collectionIds))}`;
+  }
+
+  private named(collectionIds: readonly number[]): { id: number; name: string }[] {
+    return collectionIds.map((id) => ({ id, name: this.collections.byId(id)?.name ?? String(id) }));
   }
 
   /** Throws UNAVAILABLE (with the reason) when vector search cannot run over these collections. */
@@ -84,6 +88,9 @@ export class ModeSearch {
     const notices: string[] = [];
     const { spaces, missing } = this.spacesFor(collectionIds);
     if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.join(', ')}: their documents come from keyword search only`);
+    // how much of the index the vector leg can see yet (none while embedding is complete)
+    const coverage = spaces.length ? this.embeddings.coverageNotice(this.named(collectionIds)) : null;
+    if (coverage) notices.push(coverage);
     const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
 
     // hybrid and rerank rank 2 x LEG_DEPTH candidates and return one page: cut snippets for that page only

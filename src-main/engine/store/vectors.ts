@@ -58,7 +58,7 @@ export interface VectorChangeListener {
 
 /** The statements of one space's table, prepared on first use and dropped with the space. */
 class SpaceStatements {
-  readonly pending: Statement<[number, number], PendingChunk>;
+  readonly pending: Statement<[number, number, number], PendingChunk>;
   readonly pendingCount: Statement<[number], { n: number }>;
   readonly countIn: Statement<[bigint], { n: number }>;
   readonly countAll: Statement<[], { n: number }>;
@@ -76,7 +76,7 @@ class SpaceStatements {
     this.pending = db.prepare(
       `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd
          FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
+        WHERE d.collection_id = ? AND c.id > ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
         ORDER BY c.id LIMIT ?`,
     );
     this.pendingCount = db.prepare(
@@ -236,9 +236,13 @@ export class VectorStore {
 
   // ---- vectors -------------------------------------------------------------------------
 
-  /** Chunks of a collection that have no vector in this space yet, oldest first. */
-  pending(spaceId: number, collectionId: number, limit: number): PendingChunk[] {
-    return this.statements(spaceId).pending.all(collectionId, limit);
+  /**
+   * Chunks of a collection that have no vector in this space yet, oldest first, after chunk id
+   * `after`: a caller walking the list passes its last id, so a large, mostly embedded collection
+   * is not scanned from its start for every batch.
+   */
+  pending(spaceId: number, collectionId: number, limit: number, after = 0): PendingChunk[] {
+    return this.statements(spaceId).pending.all(collectionId, after, limit);
   }
 
   pendingCount(spaceId: number, collectionId: number): number {

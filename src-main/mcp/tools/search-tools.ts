@@ -25,7 +25,15 @@ const hit = z.object({
   snippet: z.string().describe('Line-numbered excerpt around the best match'),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
 });
-export const searchOutput = convertedOnce(z.object({ results: z.array(hit) }));
+export const searchOutput = convertedOnce(
+  z.object({
+    results: z.array(hit),
+    notices: z
+      .array(z.string())
+      .optional()
+      .describe('What the search could not see or skipped, and why: how much of the index is embedded yet, a leg or the reranker left out'),
+  }),
+);
 
 type Mode = 'keyword' | 'vector' | 'rerank';
 
@@ -74,7 +82,7 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
       (args) =>
         guarded(tool.name, async () => {
           const collections = collectionFilter(ctx.access, args.collection);
-          if (collections && !collections.length) return summarise(args.query, [], ctx);
+          if (collections && !collections.length) return summarise(args.query, [], [], ctx);
           const response = await ctx.engine.search({
             query: args.query,
             mode: tool.mode,
@@ -83,13 +91,13 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
             collections,
             freshness: false, // not part of the tool's output
           });
-          return summarise(args.query, response.results, ctx);
+          return summarise(args.query, response.results, response.notices ?? [], ctx);
         }),
     );
   }
 }
 
-function summarise(query: string, results: SearchResponse['results'], ctx: McpContext) {
+function summarise(query: string, results: SearchResponse['results'], notices: readonly string[], ctx: McpContext) {
   const structured = {
     results: results.map((r) => ({
       docid: `#${r.docid}`,
@@ -100,9 +108,11 @@ function summarise(query: string, results: SearchResponse['results'], ctx: McpCo
       snippet: r.snippet,
       line: r.line,
     })),
+    ...(notices.length ? { notices: [...notices] } : {}),
   };
-  if (!structured.results.length) return textResult(`No results found for "${query}"`, structured);
+  const notes = notices.map((n) => `Note: ${n}`);
+  if (!structured.results.length) return textResult([`No results found for "${query}"`, ...notes].join('\n'), structured);
   const lines = structured.results.map((r) => `${r.docid} ${Math.round(r.score * 100)}% ${r.file} - ${r.title}`);
   const head = `Found ${lines.length} result${lines.length === 1 ? '' : 's'} for "${query}":\n`;
-  return textResult([head, ...lines].join('\n'), structured);
+  return textResult([head, ...lines, ...(notes.length ? ['', ...notes] : [])].join('\n'), structured);
 }
