@@ -20,7 +20,7 @@ import { findModel, loadManifest, type Manifest, type WeightsVariant } from './m
 import { ModelPool } from './pool.js';
 import { resolveModel, type ModelLocations, type ResolvedModel } from './resolver.js';
 import { StageRunner, type StageCollection } from './stage-runner.js';
-import type { BackgroundEmbedding, CollectionEmbeddingStatus, EmbeddingCoverage, EmbeddingStatusReport } from '../types/models.js';
+import type { BackgroundEmbedding, CollectionEmbeddingStatus, EmbeddingStatusReport } from '../types/models.js';
 
 export type { CollectionEmbeddingStatus, EmbeddingStatusReport };
 

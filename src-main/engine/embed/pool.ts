@@ -16,7 +16,7 @@ export interface PoolOptions {
   intraOpThreads: number;
   /** The exact int8 weight rewrite where this CPU allows it (signed-weights.ts). */
   signedWeights: boolean;
-  /** Workers that take background requests (the last ones; at most workers - 1 unless there is only one). Default 0. */
+  /** Workers that take background requests (the last ones). Default 0: background requests go to any worker. */
   backgroundWorkers?: number;
   /** Niceness of the background workers' threads (Linux; 0 leaves them alone). Default 10. */
   backgroundNice?: number;
@@ -73,7 +73,7 @@ export class ModelPool {
     };
     const count = Math.max(1, opts.workers);
     const wanted = Math.max(0, opts.backgroundWorkers ?? 0);
-    const background = count === 1 ? Math.min(1, wanted) : Math.min(count - 1, wanted);
+    const background = Math.min(count, wanted);
     const started = Array.from({ length: count }, (_, i) => {
       const isBackground = i >= count - background;
       const worker = spawnWorker({ ...init, nice: isBackground ? (opts.backgroundNice ?? 10) : 0 });
@@ -164,7 +164,7 @@ export class ModelPool {
   }
 
   private pump(): void {
-    // foreground workers first: a query arriving while a background chunk runs finds one free
+        // foreground workers first: a query arriving while a background chunk runs finds one free
     const order = [...this.slots.filter((s) => !s.background), ...this.slots.filter((s) => s.background)];
     for (const slot of order) {
       if (slot.job || !this.queue.length) continue;
@@ -184,7 +184,8 @@ export class ModelPool {
     if (!p) return;
     this.pending.delete(m.id);
     slot.job = null;
-    slot.worker.unref();
+    // closing: the worker stays ref'd until it has exited, or the process could end before it does
+    if (!this.closed) slot.worker.unref();
     if ('error' in m) p.job.reject(replyError(m));
     else p.job.resolve('vectors' in m ? m.vectors : m.scores);
     this.pump();
