@@ -88,8 +88,8 @@ const POLICIES: Record<string, EngineOptions['embeddings'] | null> = {
   console.error('embedding the searched slice …');
   await e.embed({ collection: 'search' });
   await e.compactIndex();
-  const s = e.status();
-  console.error(`searched: ${s.totals.documents} documents, ${s.totals.chunks} chunks`);
+  const c = e.status().collections.find((x) => x.name === 'search')!;
+  console.error(`searched: ${c.documents} documents, ${c.chunks} chunks`);
   await e.close();
 }
 

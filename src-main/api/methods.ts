@@ -58,6 +58,8 @@ export const apiMethods = {
       fromLine: z.number().int().min(1).optional(),
       maxLines: z.number().int().min(1).optional(),
       lineNumbers: z.boolean().optional(),
+      /** Mark a search's words in the text (the preview), as the search's snippets mark them. */
+      highlight: z.object({ query: z.string().trim().min(1).max(4000), syntax: z.enum(searchSyntaxes).optional() }).strict().optional(),
     })
     .strict(),
   /** The folder browser: sub-folders of `path` (default: the user's home). */

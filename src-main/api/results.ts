@@ -14,6 +14,7 @@ import type {
   SearchResponse,
   SearchResult,
   SettingSource,
+  Span,
   StatusReport,
   TokenInfo,
 } from '../engine/types/index.js';
@@ -29,6 +30,7 @@ export type {
   SearchResponse,
   SearchResult as SearchHit,
   SettingSource,
+  Span,
   StatusReport,
   TokenInfo,
 };

@@ -25,12 +25,29 @@ export function formatIndexReport(r: IndexReport): string {
   return lines.join('\n');
 }
 
-export function formatSearch(r: SearchResponse): string {
+const MARK = '\x1b[1;33m';
+const UNMARK = '\x1b[0m';
+
+/** The text with the engine's highlight spans drawn in bold yellow (a terminal's way of <mark>). */
+export function markSpans(text: string, spans: readonly (readonly [number, number])[]): string {
+  let out = '';
+  let last = 0;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+    if (start < last) continue;
+    out += `${text.slice(last, start)}${MARK}${text.slice(start, end)}${UNMARK}`;
+    last = end;
+  }
+  return out + text.slice(last);
+}
+
+/** `color`: mark the query's words in snippets (the spans the engine chose: the same ones the app and MCP get). */
+export function formatSearch(r: SearchResponse, opts: { color?: boolean } = {}): string {
   if (!r.results.length) return `No results for "${r.query}".`;
   const out = r.results.map((h, i) => {
     const head = `${r.offset + i + 1}. ${h.collection}/${h.path}  #${h.docid}  score ${h.score.toFixed(2)}`;
     const title = h.title ? `\n   ${h.title}` : '';
-    const snippet = h.snippet.split('\n').map((l) => `   ${l}`).join('\n');
+    const text = opts.color ? markSpans(h.snippet, h.highlights) : h.snippet;
+    const snippet = text.split('\n').map((l) => `   ${l}`).join('\n');
     const explain = h.explain ? `\n   explain: ${JSON.stringify(h.explain)}` : '';
     return `${head}${title}\n${snippet}${explain}`;
   });

@@ -14,6 +14,7 @@ import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
+import { highlightSpans, queryMatcher } from './search/highlight.js';
 import { LexicalSearch } from './search/lexical.js';
 import { ModeSearch, type FusionMethod } from './search/modes.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
@@ -39,6 +40,7 @@ import type {
   MultiGetResult,
   RetrievedDocument,
   SearchResponse,
+  SearchSyntax,
   SettingsApi,
   StatusReport,
   TokenInfo,
@@ -293,8 +295,12 @@ export class Engine {
     return keywordResponse(req, r, req.freshness ? this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
   }
 
-  get(locator: string, opts: GetOptions = {}): RetrievedDocument {
-    return this.retriever.get(locator, opts);
+  /** One document. `highlight`: mark a query's words in the text (the app's preview of a result), as its snippets mark them. */
+  get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): RetrievedDocument {
+    const doc = this.retriever.get(locator, opts);
+    if (!opts.highlight) return doc;
+    const { query, syntax } = opts.highlight;
+    return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
   }
 
   multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {

@@ -1,9 +1,12 @@
 // Background embedding as a host runs it (EmbeddingOptions.auto): on by default and off by the
 // saved setting without a restart, paused and resumed with indexing, explicit runs still allowed
-// while paused, and semantic searches saying how much of the index they can see yet. Real files,
-// real SQLite + sqlite-vec, the real ONNX model.
+// while paused, and semantic searches (and the MCP vsearch, query and status tools) saying how much
+// of the index they can see yet. Real files, real SQLite + sqlite-vec, the real ONNX model, a real
+// MCP client over HTTP.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, type EmbeddingProgress, type StatusReport } from '../../src-main/engine/index.js';
+import { startHost } from '../../src-main/host/host.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
 
@@ -122,5 +125,39 @@ describe('background embedding', () => {
     s = await until(e, (st) => st.needsEmbedding === 0);
     expect(s.embeddings.coverage).toMatchObject({ embedded: 42, chunks: 42, percent: 100 });
     expect((await e.search({ query: 'retry policy', mode: 'hybrid' })).notices).toBeUndefined();
+  });
+});
+
+describe('how much is embedded, over MCP', () => {
+  it('vsearch and query carry the notice; status gives the numbers and what the stage is doing', async () => {
+    const e = hostEngine();
+    e.addCollection({ root: folder(3, 'bread'), name: 'done' });
+    await e.index();
+    await until(e, (st) => st.needsEmbedding === 0);
+    e.addCollection({ root: folder(5), name: 'later' });
+    e.pause('later'); // paused before its first index run (which still runs: it is explicit): its chunks wait
+    await e.index();
+    const host = await startHost({ engine: e, port: 0, writeRuntimeFile: false, token: 'background-test-token-0123456789' });
+    const client = new Client({ name: 'background-test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${host.token}` } } }));
+      for (const name of ['vsearch', 'query']) {
+        const r = await client.callTool({ name, arguments: { query: 'retry policy' } });
+        expect(r.isError, name).toBeFalsy();
+        const notices = (r.structuredContent as { notices?: string[] }).notices ?? [];
+        expect(notices, name).toContain('no vectors yet for later: their documents come from keyword search only');
+        expect(notices.find((n) => n.startsWith('semantic search sees part of the index so far'))).toMatch(/3 of 8 chunks embedded \(37\.5%\); background embedding is paused with indexing/);
+        const text = (r.content as { type: string; text: string }[])[0]!.text;
+        expect(text).toMatch(/\nNote: semantic search sees part of the index so far: 3 of 8 chunks embedded/);
+      }
+      const status = await client.callTool({ name: 'status', arguments: {} });
+      expect((status.structuredContent as { embedding: unknown }).embedding).toMatchObject({ embedded: 3, chunks: 8, percent: 37.5, background: 'paused' });
+      const text = (status.content as { text: string }[])[0]!.text;
+      expect(text).toMatch(/Embeddings: 3 of 8 chunks embedded \(37\.5%\); background embedding is paused with indexing/);
+      expect(text).toMatch(/- later: .*embeddings: 0 of 5 chunks embedded \(0%\)/);
+    } finally {
+      await client.close();
+      await host.close();
+    }
   });
 });

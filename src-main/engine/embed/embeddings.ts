@@ -104,6 +104,7 @@ export class EmbeddingService {
       embedCollection: (c, explicit, stop) => this.embedCollection(c, explicit, stop),
       policy: this.policy,
     });
+    if (opts.auto) this.changed(); // a host that opens embeds what earlier runs left without vectors
     this.textStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
     this.locations = {
       modelsDir: opts.modelsDir,

@@ -9,11 +9,11 @@ import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
 import type { LexicalSearch } from './lexical.js';
-import { TermMatcher } from './snippet.js';
+import { queryMatcher } from './highlight.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
 import type { RankedHit } from './hit.js';
-import { DEFAULT_VECTOR_MIN_SCORE, highlightTerms, round, VectorSearch, type SpaceQuery } from './vector.js';
+import { DEFAULT_VECTOR_MIN_SCORE, round, VectorSearch, type SpaceQuery } from './vector.js';
 
 export interface ModeResult {
   hits: RankedHit[];
@@ -157,15 +157,15 @@ export class ModeSearch {
     };
   }
 
-  /** Snippets for the hits a page shows (the legs left them out). */
+  /** Snippets for the hits a page shows (the legs left them out), marking the words the query searched for. */
   private cutSnippets(page: readonly FusedHit[], req: ValidSearchRequest, generation: number): void {
     if (!page.length) return;
-    const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
+    const matcher = queryMatcher(req.query, req.syntax);
     for (const f of page) {
       const a = this.lexical.anchors.get(f.hit.chunkId);
       if (!a) continue; // its chunk went away meanwhile: no snippet rather than a wrong one
       const s = this.lexical.anchors.snippet(f.hit.documentId, a, generation, matcher, req.snippetChars);
-      f.hit = { ...f.hit, snippet: s.text, line: s.line };
+      f.hit = { ...f.hit, snippet: s.text, highlights: s.highlights, line: s.line };
     }
   }
 

@@ -23,6 +23,9 @@ const hit = z.object({
   score: z.number().describe('Relevance 0..1, two decimals'),
   context: z.string().describe("The collection's context note"),
   snippet: z.string().describe('Line-numbered excerpt around the best match'),
+  highlights: z
+    .array(z.array(z.number().int().min(0)).length(2))
+    .describe("Where the snippet shows the query's words: [start, end) offsets into snippet; only the words the search used, whole words, stemmed forms included"),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
 });
 export const searchOutput = convertedOnce(
@@ -106,6 +109,7 @@ function summarise(query: string, results: SearchResponse['results'], notices: r
       score: Math.round(r.score * 100) / 100,
       context: ctx.directory.context(r.collection),
       snippet: r.snippet,
+      highlights: r.highlights,
       line: r.line,
     })),
     ...(notices.length ? { notices: [...notices] } : {}),
