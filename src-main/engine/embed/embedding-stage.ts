@@ -33,8 +33,6 @@ export interface FillOptions {
   closed: () => boolean;
   /** Why it stopped, as the last progress event says: paused (by the user) or not (closing). */
   pausedNow: () => boolean;
-  /** After each batch's vectors are written. */
-  onBatch?: () => void;
   onProgress?: (p: EmbeddingProgress) => void;
 }
 
@@ -96,7 +94,6 @@ export async function fillSpace(
     if (opts.closed()) return false;
     // chunks deleted while they were embedded are skipped here and gone from the pending list
     vectors.insert(t.spaceId, t.collectionId, items.map((it, i) => ({ chunkId: it.chunk.id, vector: vecs[i]! })));
-    opts.onBatch?.();
     done += items.length;
     if (done > total) total = done; // chunks added meanwhile
     report(working);

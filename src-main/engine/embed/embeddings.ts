@@ -14,7 +14,7 @@ import type { PendingEmbeddingProbe } from '../watch/freshness.js';
 import { BackgroundPolicy, type BackgroundDeps } from './background.js';
 import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
 import { coverageOf, EmbeddingCounts } from './embedding-status.js';
-import { coverageNotice, describeBackground, describeCoverage } from './describe.js';
+import { coverageNotice, describeBackground, describeCollectionEmbedding, describeCoverage } from './describe.js';
 import { looksEnglish } from './language.js';
 import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
 import { ModelPool } from './pool.js';
@@ -235,7 +235,6 @@ export class EmbeddingService {
         turn: explicit ? () => Promise.resolve(!stop()) : () => this.policy.turn(stop),
         closed: () => this.closed,
         pausedNow: () => !explicit && !this.closed && !this.policy.mayRun(collectionId),
-        onBatch: () => this.counts.invalidate(),
         onProgress: (p) => {
           this.latest.set(name, p);
           for (const l of this.listeners) l(p);
@@ -333,6 +332,11 @@ export class EmbeddingService {
     return collections.map((c) => ({ id: c.id, status: this.counts.recent(c.id, c.name), problem: this.problem(c.name) }));
   }
 
+  /** Whether the background stage is on and what it is doing over these collections (cached counts: cheap). */
+  backgroundNow(collections: readonly { id: number; name: string }[]): BackgroundEmbedding {
+    return this.backgroundFor(this.recentStatuses(collections));
+  }
+
   /** The notice a semantic search over these collections carries while they are not fully embedded (null when they are). */
   coverageNotice(collections: readonly { id: number; name: string }[]): string | null {
     const statuses = this.recentStatuses(collections);
@@ -355,13 +359,18 @@ export class EmbeddingService {
 
   statusReport(visible: readonly { id: number; name: string }[]): EmbeddingStatusReport {
     const statuses = visible.map((c) => ({ id: c.id, status: this.collectionStatus(c.id, c.name), problem: this.problem(c.name) }));
-    const collections = statuses.map((s) => ({ ...s.status, problem: s.problem }));
     const names = new Set(visible.map((c) => c.name));
     const progress = this.progress().filter((p) => names.has(p.collection));
+    const collections = statuses.map((s) => {
+      const c = { ...s.status, problem: s.problem };
+      return { ...c, summary: describeCollectionEmbedding(c, progress.find((p) => p.collection === c.collection)) };
+    });
+    const background = this.backgroundFor(statuses);
+    const coverage = coverageOf(collections, progress);
     return {
       needsEmbedding: collections.reduce((n, c) => n + c.needsEmbedding, 0),
       hasVectorIndex: collections.some((c) => c.hasVectorIndex),
-      embeddings: { collections, progress, background: this.backgroundFor(statuses), coverage: coverageOf(collections, progress) },
+      embeddings: { collections, progress, background, coverage, summary: `${describeCoverage(coverage)}; ${describeBackground(background, coverage)}` },
     };
   }
 

@@ -60,7 +60,6 @@ export interface VectorChangeListener {
 class SpaceStatements {
   readonly pending: Statement<[number, number, number], PendingChunk>;
   readonly pendingCount: Statement<[number], { n: number }>;
-  readonly countIn: Statement<[bigint], { n: number }>;
   readonly countAll: Statement<[], { n: number }>;
   readonly missingForDocument: Statement<[number], { n: number }>;
   readonly keysAfter: Statement<[number, number], { id: number }>;
@@ -83,7 +82,6 @@ class SpaceStatements {
       `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id
         WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)`,
     );
-    this.countIn = db.prepare(`SELECT count(*) AS n FROM ${table} WHERE collection_id = ?`);
     this.countAll = db.prepare(`SELECT count(*) AS n FROM ${table}_rowids`);
     this.missingForDocument = db.prepare(
       `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids x WHERE x.rowid = c.id)) AS n`,
@@ -247,11 +245,6 @@ export class VectorStore {
 
   pendingCount(spaceId: number, collectionId: number): number {
     return this.statements(spaceId).pendingCount.get(collectionId)!.n;
-  }
-
-  /** Vectors of one collection in this space. */
-  count(spaceId: number, collectionId: number): number {
-    return this.statements(spaceId).countIn.get(BigInt(collectionId))!.n;
   }
 
   /** Every vector in this space. */
