@@ -80,12 +80,13 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
-  /** Saves some settings (port, maxFileBytes, redaction; null: back to the default); the host checks the values. */
+  /** Saves some settings (port, maxFileBytes, redaction, backgroundEmbedding; null: back to the default); the host checks the values. */
   'settings.update': z
     .object({
       port: z.number().nullable().optional(),
       maxFileBytes: z.number().nullable().optional(),
       redaction: z.array(z.string()).optional(),
+      backgroundEmbedding: z.boolean().nullable().optional(),
     })
     .strict(),
   /** The embedding/reranker model catalogue and whether each model's files are here. */

@@ -1,5 +1,5 @@
 // Human-readable output of the CLI (the --json output is the engine's objects as they are).
-import { describeActivity, describeCollectionEmbedding, describeEmbedding, type CollectionInfo, type IndexReport, type MultiGetResult, type SearchResponse, type StatusReport } from '../engine/index.js';
+import { describeActivity, type CollectionInfo, type IndexReport, type MultiGetResult, type SearchResponse, type StatusReport } from '../engine/index.js';
 
 export function formatCollections(list: CollectionInfo[]): string {
   if (!list.length) return 'No collections yet. Add one: trove collection add <folder> --name <name>';
@@ -73,14 +73,14 @@ export function formatStatus(s: StatusReport, from: { hostPid?: number } = {}): 
       (s.totals.skipped + s.totals.failed ? `, ${s.totals.skipped} skipped, ${s.totals.failed} failed` : ''),
   ];
   if (s.indexing.watching) lines.push(`Watching: ${s.indexing.watchers.length} folders${s.indexing.paused ? ' (all indexing paused)' : ''}`);
-  if (s.totals.chunks) lines.push(`Embeddings: ${describeEmbedding(s.embeddings)}`);
+  if (s.totals.chunks) lines.push(`Embeddings: ${s.embeddings.summary}`);
   for (const c of s.collections) {
     lines.push('', formatCollections([c]));
     const activity = s.indexing.collections.find((a) => a.collection === c.name);
     const line = activity && describeActivity(activity);
     if (line) lines.push(`  indexing: ${line}`);
     const vectors = s.embeddings.collections.find((e) => e.collection === c.name);
-    if (vectors && vectors.chunks) lines.push(`  embeddings: ${describeCollectionEmbedding(vectors, s.embeddings.progress.find((p) => p.collection === c.name))}`);
+    if (vectors && vectors.chunks) lines.push(`  embeddings: ${vectors.summary}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
   }
   return lines.join('\n');

@@ -29,6 +29,7 @@ import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
   AddCollectionInput,
+  BackgroundEmbedding,
   CollectionEmbeddingStatus,
   CollectionInfo,
   EmbeddingProgress,
@@ -225,6 +226,11 @@ export class Engine {
   /** Chooses a collection's embedding model (null: automatic). Vectors are rebuilt in the background and swapped in when complete. */
   async setCollectionModel(name: string, modelId: string | null): Promise<CollectionEmbeddingStatus> {
     return this.embeddings.chooseModel(this.requireCollection(name), modelId);
+  }
+
+  /** Background embedding: on or off (and what decided: the host's option, the saved setting, the default), and what it is doing. */
+  backgroundEmbedding(): BackgroundEmbedding {
+    return this.embeddings.backgroundNow(this.collections.list());
   }
 
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {

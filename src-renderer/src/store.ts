@@ -91,7 +91,11 @@ export const useApp = create<AppState>((set, get) => ({
   onEvent(e) {
     if (e.type === 'index.activity') set({ activity: e.activity });
     else if (e.type === 'collections.changed') void get().refresh();
-    else if (e.type === 'embedding.progress') set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
+    else if (e.type === 'embedding.progress') {
+      set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
+      // the background stage finished or stopped a collection: the counts changed
+      if (e.progress.phase === 'done' || e.progress.phase === 'paused') void get().refreshStatus();
+    }
     else if (e.type === 'embedding.finished') {
       set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
       void get().refreshStatus();

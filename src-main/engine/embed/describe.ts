@@ -1,6 +1,6 @@
 // How far embedding has come, in words: shared by search notices, `trove status`, the MCP status
 // tool and the app, so a person and an assistant read the same sentence.
-import type { BackgroundEmbedding, CollectionEmbeddingStatus, EmbeddingCoverage, EmbeddingProgress, EmbeddingStatusReport } from '../types/models.js';
+import type { BackgroundEmbedding, CollectionEmbeddingStatus, EmbeddingCoverage, EmbeddingProgress } from '../types/models.js';
 
 /** "45 s", "3 min", "2 h 10 min". */
 export function formatDuration(seconds: number): string {
@@ -41,11 +41,6 @@ export function describeCoverage(cov: EmbeddingCoverage): string {
 export function coverageNotice(cov: EmbeddingCoverage, bg: BackgroundEmbedding): string | null {
   if (cov.embedded >= cov.chunks) return null;
   return `semantic search sees part of the index so far: ${describeCoverage(cov)}; ${describeBackground(bg, cov)}`;
-}
-
-/** One line on embedding over the collections a status report shows: how much, and what the stage is doing. */
-export function describeEmbedding(e: EmbeddingStatusReport['embeddings']): string {
-  return `${describeCoverage(e.coverage)}; ${describeBackground(e.background, e.coverage)}`;
 }
 
 /** One collection: "120 of 300 chunks embedded (40%), all-MiniLM-L6-v2; embedding 12 chunks/s, about 1 min left". */

@@ -61,11 +61,14 @@ export interface EmbeddingStatusReport {
   needsEmbedding: number;
   hasVectorIndex: boolean;
   embeddings: {
-    collections: (CollectionEmbeddingStatus & { problem: string | null })[];
+    /** `summary`: how much of the collection is embedded, its model, and live progress, in words. */
+    collections: (CollectionEmbeddingStatus & { problem: string | null; summary: string })[];
     progress: EmbeddingProgress[];
     background: BackgroundEmbedding;
     /** Over the collections shown. */
     coverage: EmbeddingCoverage;
+    /** Coverage and what the background stage is doing, in the words `trove status` and the MCP status tool use. */
+    summary: string;
   };
 }
 

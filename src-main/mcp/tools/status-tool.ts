@@ -3,7 +3,7 @@
 // embedding stage's state, rate and ETA).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { describeActivity, describeCollectionEmbedding, describeEmbedding } from '../../engine/index.js';
+import { describeActivity } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { guarded, textResult } from './results.js';
@@ -66,13 +66,13 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
             background: embeddings.background.state,
             chunksPerSecond: coverage.chunksPerSecond,
             etaSeconds: coverage.etaSeconds,
-            summary: describeEmbedding(embeddings),
+            summary: embeddings.summary,
           },
           collections: report.collections.map((c) => {
             const activity = report.indexing.collections.find((a) => a.collection === c.name);
             const indexing = activity ? describeActivity(activity) : null;
             const vectors = embeddings.collections.find((e) => e.collection === c.name);
-            const embedding = vectors?.chunks ? describeCollectionEmbedding(vectors, embeddings.progress.find((p) => p.collection === c.name)) : null;
+            const embedding = vectors?.chunks ? vectors.summary : null;
             return {
               name: c.name,
               path: c.root,

@@ -106,6 +106,11 @@ export function SearchScreen() {
               {response.took_ms} ms · {response.plan.strategy}
               {response.plan.dropped.length ? ` · left out common words: ${response.plan.dropped.join(', ')}` : ''}
             </p>
+            {response.notices?.map((n) => (
+              <p key={n} className="muted" data-testid="search-notice">
+                Note: {n}
+              </p>
+            ))}
             <ol className="results" start={response.offset + 1}>
               {response.results.map((hit) => (
                 <Result key={hit.uri} hit={hit} selected={hit.uri === selected} onOpen={() => selectResult(hit.uri)} />
