@@ -63,8 +63,11 @@ export class StageRunner {
     this.settle(null);
   }
 
+  /** The run under way, or a new one; it never rejects (a failure is logged, and the next change tries again). */
   private ensure(): Promise<void> {
-    this.running ??= this.loop().finally(() => {
+    this.running ??= this.loop().catch((err: unknown) => {
+      if (!this.closed) process.stderr.write(`trove: embedding stage failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    }).finally(() => {
       this.running = null;
       this.backgroundFill = null;
       // a request that came in as the run was ending: run again rather than drop it
