@@ -48,6 +48,10 @@ interface AppState {
   pullModel(id: string): Promise<void>;
 }
 
+/** While embedding progresses, status (how much is embedded) is fetched again at most this often. */
+const STATUS_EVERY_MS = 5_000;
+let statusAskedAt = 0;
+
 export interface ModelDownload {
   file: string | null;
   received: number;
@@ -93,8 +97,12 @@ export const useApp = create<AppState>((set, get) => ({
     else if (e.type === 'collections.changed') void get().refresh();
     else if (e.type === 'embedding.progress') {
       set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
-      // the background stage finished or stopped a collection: the counts changed
-      if (e.progress.phase === 'done' || e.progress.phase === 'paused') void get().refreshStatus();
+      // the counts change as the stage goes: fetch them when it finishes or stops a collection, and every few seconds meanwhile
+      const now = Date.now();
+      if (e.progress.phase === 'done' || e.progress.phase === 'paused' || now - statusAskedAt > STATUS_EVERY_MS) {
+        statusAskedAt = now;
+        void get().refreshStatus();
+      }
     }
     else if (e.type === 'embedding.finished') {
       set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
