@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
-import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
+import { applyFiles, needsParsing, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
+import type { ParsePool } from '../ingest/parse-pool.js';
+import type { Prepared } from '../ingest/prepare.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import { FtsMerge } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
@@ -28,6 +30,8 @@ export interface RunnerDeps {
   jobs: JobStore;
   collections: CollectionStore;
   progress: ProgressHub;
+  /** Where documents (PDF, Office, …) are parsed: worker threads, off this thread. */
+  parsers: ParsePool;
   filterFor: (c: CollectionRow) => PathFilter;
   /** Called after every batch that changed the index (the engine bumps its cache generation). */
   onChanged: () => void;
@@ -237,10 +241,19 @@ export class JobRunner {
     );
     // the engine closed or the collection went away while we were reading: drop the batch
     if (this.closed || !this.collection(collection.id)) return;
+    // documents are parsed in the workers, all of the batch's at once; the writes wait for them
+    const parsed = new Map<string, Prepared>();
+    await Promise.all(
+      needsParsing(indexer, collection, reads).map(async (r) => {
+        parsed.set(r.path, await this.deps.parsers.prepare(r.buf, r.path));
+        progress.reading(collection.id, r.path);
+      }),
+    );
+    if (this.closed || !this.collection(collection.id)) return;
     const now = Date.now();
     let outcomes = new Map<string, FileOutcome>();
     indexer.db.transaction(() => {
-      const applied = applyFiles(indexer, collection, reads, opts);
+      const applied = applyFiles(indexer, collection, reads, opts, parsed);
       outcomes = applied.outcomes;
       for (const job of batch) {
         const o = outcomes.get(job.path);

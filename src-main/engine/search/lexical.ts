@@ -191,7 +191,8 @@ export class LexicalSearch {
       score: round(score),
       snippet: snippet.text,
       line: snippet.line,
-      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+      page: a.page,
+      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath, page: a.page },
     };
     if (req.explain) {
       hit.explain = {

@@ -23,6 +23,7 @@ export function toSearchResult(h: RankedHit, fresh: Freshness | undefined | null
     score: h.score,
     snippet: h.snippet,
     line: h.line,
+    page: h.page,
     chunk: h.chunk,
     ...(h.explain ? { explain: h.explain } : {}),
   };
