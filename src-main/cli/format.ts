@@ -1,5 +1,5 @@
 // Human-readable output of the CLI (the --json output is the engine's objects as they are).
-import { describeActivity, type CollectionInfo, type IndexReport, type MultiGetResult, type SearchResponse, type StatusReport } from '../engine/index.js';
+import { describeActivity, pageUnit, type CollectionInfo, type IndexReport, type MultiGetResult, type SearchResponse, type StatusReport } from '../engine/index.js';
 
 export function formatCollections(list: CollectionInfo[]): string {
   if (!list.length) return 'No collections yet. Add one: trove collection add <folder> --name <name>';
@@ -28,7 +28,8 @@ export function formatIndexReport(r: IndexReport): string {
 export function formatSearch(r: SearchResponse): string {
   if (!r.results.length) return `No results for "${r.query}".`;
   const out = r.results.map((h, i) => {
-    const head = `${r.offset + i + 1}. ${h.collection}/${h.path}  #${h.docid}  score ${h.score.toFixed(2)}`;
+    const where = h.page !== null ? `  ${pageUnit(h.kind)} ${h.page}` : '';
+    const head = `${r.offset + i + 1}. ${h.collection}/${h.path}${where}  #${h.docid}  score ${h.score.toFixed(2)}`;
     const title = h.title ? `\n   ${h.title}` : '';
     const snippet = h.snippet.split('\n').map((l) => `   ${l}`).join('\n');
     const explain = h.explain ? `\n   explain: ${JSON.stringify(h.explain)}` : '';
@@ -61,6 +62,8 @@ export function formatStatus(s: StatusReport): string {
     const activity = s.indexing.collections.find((a) => a.collection === c.name);
     const line = activity && describeActivity(activity);
     if (line) lines.push(`  indexing: ${line}`);
+    const kinds = Object.entries(c.kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    if (kinds.length) lines.push(`  kinds: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
   }
   return lines.join('\n');

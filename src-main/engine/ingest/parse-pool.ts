@@ -149,7 +149,7 @@ export class ParsePool {
     slot.id = this.nextId++;
     slot.worker.ref(); // someone awaits this reply
     slot.timer = setTimeout(() => {
-      this.lose(slot, `parsing took longer than ${Math.round(this.opts.timeoutMs / 1000)} s and was stopped`);
+      this.lose(slot, `parsing took longer than ${duration(this.opts.timeoutMs)} and was stopped`);
       void slot.worker.terminate();
     }, this.opts.timeoutMs);
     slot.worker.postMessage({ id: slot.id, path: job.path, bytes: job.bytes, chunking: this.chunking, limits: this.opts.limits } satisfies ParseRequest);
@@ -178,6 +178,10 @@ export class ParsePool {
     if (slot.idle) clearTimeout(slot.idle);
     slot.timer = slot.idle = null;
   }
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function failure(path: string, reason: string): Prepared {

@@ -3,7 +3,7 @@
 // (TroveError UNAVAILABLE) and the caller gets that message as an isError result.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SearchResponse } from '../../engine/index.js';
+import { pageUnit, type SearchResponse } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, guarded, textResult } from './results.js';
@@ -24,6 +24,7 @@ const hit = z.object({
   context: z.string().describe("The collection's context note"),
   snippet: z.string().describe('Line-numbered excerpt around the best match'),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
+  page: z.number().int().nullable().describe('Page of the best match: PDF page, slide, sheet, EPUB chapter or mbox message (1-based); null for formats without pages'),
 });
 export const searchOutput = convertedOnce(z.object({ results: z.array(hit) }));
 
@@ -99,10 +100,14 @@ function summarise(query: string, results: SearchResponse['results'], ctx: McpCo
       context: ctx.directory.context(r.collection),
       snippet: r.snippet,
       line: r.line,
+      page: r.page,
     })),
   };
   if (!structured.results.length) return textResult(`No results found for "${query}"`, structured);
-  const lines = structured.results.map((r) => `${r.docid} ${Math.round(r.score * 100)}% ${r.file} - ${r.title}`);
+  const lines = structured.results.map((r, i) => {
+    const where = r.page !== null ? ` (${pageUnit(results[i]!.kind)} ${r.page})` : '';
+    return `${r.docid} ${Math.round(r.score * 100)}% ${r.file}${where} - ${r.title}`;
+  });
   const head = `Found ${lines.length} result${lines.length === 1 ? '' : 's'} for "${query}":\n`;
   return textResult([head, ...lines].join('\n'), structured);
 }
