@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { RetrievedDocument, SearchHit } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { highlight } from './highlight';
+import { MARKER_LINE, pageLabel } from './kinds';
 
 export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose(): void }) {
   const { hit } = props;
@@ -39,6 +40,12 @@ export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose()
       </header>
       <p className="path">
         {hit.uri} · {hit.docid}
+        {hit.page !== null && (
+          <>
+            {' · '}
+            <strong data-testid="preview-page">{pageLabel(hit.kind, hit.page)}</strong>
+          </>
+        )}
       </p>
       {error && (
         <p className="error" role="alert">
@@ -56,8 +63,10 @@ export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose()
             {lines.map((line, i) => {
               const n = doc.fromLine + i;
               const inAnchor = n >= hit.chunk.lineStart && n <= hit.chunk.lineEnd;
+              const marker = MARKER_LINE.test(line.replace(/^\s*\d+: /, ''));
+              const className = [inAnchor ? 'anchor' : '', marker ? 'page-marker' : ''].filter(Boolean).join(' ') || undefined;
               return (
-                <span key={n} ref={n === hit.chunk.lineStart ? anchorRef : undefined} className={inAnchor ? 'anchor' : undefined}>
+                <span key={n} ref={n === hit.chunk.lineStart ? anchorRef : undefined} className={className}>
                   {inAnchor ? highlight(line, props.terms) : line}
                   {'\n'}
                 </span>

@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { ProgressBar } from '../components/ProgressBar';
 import { useApp } from '../store';
+import { KindCounts } from '../components/kinds';
 
 const formatBytes = (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
@@ -146,6 +147,7 @@ export function StatusScreen() {
               <dd>{formatBytes(status.database.bytes)}</dd>
             </div>
           </dl>
+          <KindCounts kinds={status.totals.kinds} testId="total-kinds" />
           <p className="path">{status.database.path}</p>
         </div>
       )}
