@@ -199,5 +199,5 @@ function medianSize(pages: Line[][]): number {
 }
 
 function isHeading(line: Line, bodySize: number): boolean {
-  return line.size >= bodySize * 1.2 && line.text.length <= 150 && /\p{L}/u.test(line.text);
+  return line.size >= bodySize * 1.15 && line.text.length <= 150 && /\p{L}/u.test(line.text);
 }
