@@ -87,28 +87,32 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
 function splitSections(doc: ParsedDocument): Section[] {
   const sections: Section[] = [];
   const stack: { level: number; text: string }[] = [];
+  const { headings } = doc;
+  const pages = doc.pages ?? [];
   let start = doc.bodyStart;
   let level = 7;
   let path: string[] = [];
-  const pages = doc.pages ?? [];
   let page: number | null = pages.length && pages[0]!.offset <= start ? pages[0]!.page : null;
-  const marks = [
-    ...doc.headings.map((h) => ({ offset: h.offset, heading: h, page: null as number | null })),
-    ...pages.map((p) => ({ offset: p.offset, heading: null, page: p.page })),
-  ].sort((a, b) => a.offset - b.offset || (a.page !== null ? -1 : 1));
-  for (const m of marks) {
-    if (m.offset < doc.bodyStart) continue;
-    if (m.offset > start) sections.push({ start, end: m.offset, level, path, page });
-    start = m.offset;
-    if (m.page !== null) {
-      page = m.page;
+  // both lists are in text order: merge them (a page start first when both are at one offset)
+  for (let h = 0, p = 0; h < headings.length || p < pages.length; ) {
+    const nextPage = p < pages.length && (h >= headings.length || pages[p]!.offset <= headings[h]!.offset);
+    const offset = nextPage ? pages[p]!.offset : headings[h]!.offset;
+    if (offset < doc.bodyStart) {
+      if (nextPage) p++;
+      else h++;
       continue;
     }
-    const h = m.heading!;
-    while (stack.length && stack.at(-1)!.level >= h.level) stack.pop();
-    stack.push({ level: h.level, text: h.text });
+    if (offset > start) sections.push({ start, end: offset, level, path, page });
+    start = offset;
+    if (nextPage) {
+      page = pages[p++]!.page;
+      continue;
+    }
+    const heading = headings[h++]!;
+    while (stack.length && stack.at(-1)!.level >= heading.level) stack.pop();
+    stack.push({ level: heading.level, text: heading.text });
     path = stack.map((s) => s.text);
-    level = h.level;
+    level = heading.level;
   }
   sections.push({ start, end: doc.text.length, level, path, page });
   return sections;
