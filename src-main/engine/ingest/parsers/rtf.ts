@@ -47,9 +47,13 @@ export const rtfParser: DocumentParser = {
     let outline: number | null = null;
     const paragraphs: { text: string; level: number | null }[] = [];
 
+    let kept = 0; // characters of body text so far: reading stops at the text bound
     const emit = (s: string) => {
       if (state.destination === 'title') title += s;
-      else if (!state.skip) body += s;
+      else if (!state.skip) {
+        body += s;
+        kept += s.length;
+      }
     };
     const flushBytes = () => {
       if (!pendingBytes.length) return;
@@ -64,7 +68,7 @@ export const rtfParser: DocumentParser = {
       outline = null;
     };
 
-    for (let i = 0; i < src.length && paragraphs.length * 80 < limits.maxTextChars; ) {
+    for (let i = 0; i < src.length && kept < limits.maxTextChars; ) {
       const ch = src[i]!;
       if (ch === '{' || ch === '}') {
         flushBytes();

@@ -6,7 +6,7 @@ import { Parser as XmlStream } from 'htmlparser2';
 import { DocBuilder } from './doc-builder.js';
 import { SheetWriter, xmlChunks } from './sheet-writer.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
-import { findAll, parseXml, readCoreProperties, readRelationships, relationshipId, textOf } from './xml.js';
+import { findAll, parseXml, readCoreProperties, readRelationships, relationshipId } from './xml.js';
 import { resolvePart, ZipArchive } from './zip.js';
 
 export const xlsxParser: DocumentParser = {
@@ -40,15 +40,36 @@ export const xlsxParser: DocumentParser = {
   },
 };
 
+/** The shared strings, read with the streaming parser (a big workbook's table is no tree in memory). */
 function readSharedStrings(xml: string | undefined): string[] {
   if (!xml) return [];
-  // rich-text runs (<r><t>) and plain <t>; phonetic guides (<rPh>) are not part of the value
-  return findAll(parseXml(xml), 'si').map((si) =>
-    findAll(si, new Set(['t', 'rPh']))
-      .filter((n) => n.name === 't')
-      .map(textOf)
-      .join(''),
+  const out: string[] = [];
+  let current: string | null = null;
+  let inText = 0;
+  let inPhonetic = 0; // phonetic guides (<rPh>) are not part of the value
+  const stream = new XmlStream(
+    {
+      onopentag(name) {
+        if (name === 'si') current = '';
+        else if (name === 'rPh') inPhonetic++;
+        else if (name === 't') inText++;
+      },
+      ontext(data) {
+        if (current !== null && inText && !inPhonetic) current += data;
+      },
+      onclosetag(name) {
+        if (name === 'si' && current !== null) {
+          out.push(current);
+          current = null;
+        } else if (name === 'rPh') inPhonetic--;
+        else if (name === 't') inText--;
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
   );
+  for (const chunk of xmlChunks(xml)) stream.write(chunk);
+  stream.end();
+  return out;
 }
 
 /** Streams one sheet's XML into the writer; stops reading once the writer is full. */
