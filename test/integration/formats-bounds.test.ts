@@ -19,6 +19,15 @@ describe('document parsing bounds', () => {
     expect(engine.failures()).toMatchObject([{ path: 'report.pdf', reason: 'parsing took longer than 1 ms and was stopped', attempts: 1 }]);
   }, 60_000);
 
+  it('a folder of documents is written a few documents per batch, every one of them indexed once', async () => {
+    const good = fixtureFiles('good');
+    const files = Object.fromEntries(['report.pdf', 'deck.pptx', 'budget.xlsx', 'novel.epub', 'charter.odt'].map((f) => [f, good[f]!]));
+    const { engine } = await indexedFolder({ ...files, 'a.md': '# A\n\nalpha\n', 'b.md': '# B\n\nbeta\n' }, 'batched', { indexing: { batchDocuments: 2 } });
+    const [report] = await engine.index(); // a second run: nothing left queued, nothing changed
+    expect(report).toMatchObject({ added: 0, updated: 0, unchanged: 7 });
+    expect(engine.status().totals).toMatchObject({ documents: 7, failed: 0, kinds: { pdf: 1, pptx: 1, xlsx: 1, epub: 1, odt: 1, markdown: 2 } });
+  }, 60_000);
+
   it('searches are answered while a large workbook is parsed in a worker', async () => {
     const engine = openEngine();
     const ready = tempDir('trove-root-');

@@ -25,6 +25,8 @@ export interface IndexingOptions extends IndexerOptions {
   batchFiles?: number;
   /** Files read at once. */
   readConcurrency?: number;
+  /** Documents (PDF, Office, …) per write batch (default 32). */
+  batchDocuments?: number;
   /** The document parse workers: how many, time and memory limits, parse bounds. */
   parsing?: Partial<ParsePoolOptions>;
 }
@@ -58,6 +60,7 @@ export class IndexingService {
         maxFileBytes: opts.maxFileBytes,
         maxFileBytesNow: opts.maxFileBytesNow,
         batchFiles: opts.batchFiles ?? 256,
+        batchDocuments: opts.batchDocuments ?? 32,
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },
       },

@@ -8,7 +8,7 @@ import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, needsParsing, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
 import type { ParsePool } from '../ingest/parse-pool.js';
-import type { Prepared } from '../ingest/prepare.js';
+import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import { FtsMerge } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
@@ -21,6 +21,8 @@ export const PRIORITY = { scan: 100, userChange: 10, reconcile: 0 } as const;
 
 export interface RunnerOptions extends IndexerOptions {
   batchFiles: number;
+  /** Documents (PDF, Office, …) per batch: their bytes and text are held until the batch is written. */
+  batchDocuments: number;
   readConcurrency: number;
   retry: RetryPolicy;
 }
@@ -208,8 +210,12 @@ export class JobRunner {
     for (const l of this.listeners) l.scanned?.(collection.id, plan);
   }
 
-  private async runFiles(collection: CollectionRow, batch: JobRow[]): Promise<void> {
+  private async runFiles(collection: CollectionRow, whole: JobRow[]): Promise<void> {
     const { jobs, indexer, progress } = this.deps;
+    // a batch holds every file's bytes (and a document's extracted text) until it is written: documents
+    // are big, so at most batchDocuments of them; the jobs left out stay queued for the next batch
+    let documents = 0;
+    const batch = whole.filter((j) => !isBinaryDocument(j.path) || documents++ < Math.max(1, this.opts.batchDocuments));
     if (!rootPresent(collection.root)) {
       // the whole folder is gone (an unplugged drive, a deleted root): its files are not
       // "deleted", so nothing leaves the index; the scan reports why and retries
