@@ -89,7 +89,7 @@ const handbook = new Document({
           new TextRun(' days.'),
         ],
       }),
-      new Paragraph({ text: 'Offices', heading: HeadingLevel.HEADING_2 }),
+      new Paragraph({ text: 'Offices', heading: HeadingLevel.HEADING_2, pageBreakBefore: true }),
       new Table({
         rows: [
           new TableRow({ children: ['City', 'Floor'].map((t) => new TableCell({ children: [new Paragraph(t)] })) }),
@@ -113,6 +113,13 @@ const chinese = new Document({
   }],
 });
 fs.writeFileSync(path.join(good, 'chinese.docx'), await Packer.toBuffer(chinese));
+// a DOCX as Word saves it: where its last layout broke pages (w:lastRenderedPageBreak)
+const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+const para = (text, brk = false) => `<w:p><w:r>${brk ? '<w:lastRenderedPageBreak/>' : ''}<w:t>${text}</w:t></w:r></w:p>`;
+fs.writeFileSync(path.join(good, 'rendered.docx'), zipSync({
+  '[Content_Types].xml': strToU8('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+  'word/document.xml': strToU8(`<?xml version="1.0"?><w:document ${W}><w:body>${para('The first page describes the lighthouse lens.')}${para('Still on the first page.')}${para('The second page starts with the keeper’s logbook.', true)}${para('A third page mentions the foghorn.', true)}</w:body></w:document>`),
+}));
 // a DOCX whose body decompresses to 100 MB (a zip bomb): the handbook with its document.xml replaced
 const bomb = '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>' +
   ' '.repeat(100 * 1024 * 1024) + '</w:t></w:r></w:p></w:body></w:document>';

@@ -79,6 +79,7 @@ describe('Office and OpenDocument', () => {
     expect(doc.title).toBe('Employee Handbook');
     expect(doc.tags).toEqual(['policy', 'onboarding']);
     const body = doc.text.slice(0, doc.text.indexOf('[tracked changes]'));
+    expect(body).toMatch(/^\[page 1\]\n\nWelcome\n/);
     expect(body).toContain('Expenses are refunded within thirty days.');
     expect(body).not.toContain('fourteen');
     expect(body).not.toContain('parking rules');
@@ -87,7 +88,17 @@ describe('Office and OpenDocument', () => {
     expect(doc.text).toContain('[comments]\n\nReviewer: Please check the parking rules with facilities.');
     const hit = hits('Nairobi', ['docx'])[0]!;
     expect(hit.chunk.headingPath).toEqual(['Welcome', 'Offices']);
-    expect(hit.page).toBeNull();
+    expect(hit.page).toBe(2); // an explicit page break before "Offices"
+    expect(hits('courtyard', ['docx'])[0]!.page).toBe(1);
+  });
+
+  it('DOCX as Word saves it: pages where its last layout broke them; a generated DOCX without breaks has none', () => {
+    expect(engine.get('docs/rendered.docx').text).toBe(
+      '[page 1]\n\nThe first page describes the lighthouse lens.\n\nStill on the first page.\n\n[page 2]\n\nThe second page starts with the keeper’s logbook.\n\n[page 3]\n\nA third page mentions the foghorn.',
+    );
+    expect(first('logbook')).toMatchObject({ path: 'rendered.docx', page: 2 });
+    expect(first('foghorn')).toMatchObject({ path: 'rendered.docx', page: 3 });
+    expect(hits('bm25', ['docx'])[0]).toMatchObject({ path: 'chinese.docx', page: null });
   });
 
   it('finds a Chinese DOCX by Chinese words', () => {
@@ -177,7 +188,7 @@ describe('legacy encodings and UTF-16', () => {
 describe('status, kinds and broken files', () => {
   it('counts documents per kind', () => {
     const s = engine.status();
-    expect(s.totals.kinds).toMatchObject({ pdf: 3, docx: 2, pptx: 1, xlsx: 2, ods: 1, odt: 1, odp: 1, epub: 2, rtf: 1, email: 3, markdown: 1, text: 6 });
+    expect(s.totals.kinds).toMatchObject({ pdf: 3, docx: 3, pptx: 1, xlsx: 2, ods: 1, odt: 1, odp: 1, epub: 2, rtf: 1, email: 3, markdown: 1, text: 6 });
     expect(s.collections[0]!.kinds.pdf).toBe(3);
   });
 

@@ -3,6 +3,9 @@
 // become text rows (cells joined by " | "), kept whole for the chunker. Pending tracked changes and
 // comments are proposals and remarks, not the text: the body reads as it was before the pending
 // revisions, and the insertions, deletions and comments follow it in their own marked sections.
+// Pages: Word records where its last layout broke pages (w:lastRenderedPageBreak); a document that
+// has them gets `[page N]` markers there (and the page in each chunk's locator), else its explicit
+// page breaks are used; a generated file with neither has no pages (its heading path locates).
 import { DocBuilder } from './doc-builder.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
 import { childElements, find, findAll, parseXml, readCoreProperties, readRelationships, textOf, type XmlNode } from './xml.js';
@@ -29,9 +32,22 @@ export const docxParser: DocumentParser = {
     const changes: string[] = [];
     let firstHeading = '';
     let styledTitle = '';
+    const rendered = xml.includes('<w:lastRenderedPageBreak');
+    const paged = rendered || /<w:br [^>]*w:type="page"|<w:pageBreakBefore[ />]/.test(xml);
+    let page = 1;
+    let pending = 0;
+    if (paged) out.page('page', 1);
+    const turn = (n: number) => {
+      for (let i = 0; i < n; i++) out.page('page', ++page);
+    };
 
     const visit = (el: XmlNode): void => {
       if (out.isFull) return;
+      if (paged && (el.name === 'w:p' || el.name === 'w:tbl')) {
+        const breaks = el.name === 'w:p' ? pageBreaks(el, rendered) : { before: 0, after: 0 };
+        turn(pending + breaks.before);
+        pending = breaks.after;
+      }
       if (el.name === 'w:p') {
         const text = paragraphText(el, changes);
         const styleId = find(el, 'w:pStyle')?.attribs['w:val'];
@@ -117,6 +133,29 @@ function paragraphText(p: XmlNode, changes: string[]): string {
   };
   walk(p);
   return text;
+}
+
+/** Page breaks of a paragraph: those before any of its text (the page starts with it) and those after. */
+function pageBreaks(p: XmlNode, rendered: boolean): { before: number; after: number } {
+  let before = 0;
+  let after = 0;
+  let text = false;
+  if (!rendered) {
+    const flag = find(p, 'w:pageBreakBefore');
+    if (flag && !['0', 'false'].includes(flag.attribs['w:val'] ?? '')) before++;
+  }
+  const walk = (n: XmlNode): void => {
+    for (const c of n.children ?? []) {
+      const isBreak = rendered ? c.name === 'w:lastRenderedPageBreak' : c.name === 'w:br' && c.attribs['w:type'] === 'page';
+      if (isBreak) {
+        if (text) after++;
+        else before++;
+      } else if (c.name === 'w:t' && textOf(c).trim()) text = true;
+      else if (c.name !== 'w:del' && c.children?.length) walk(c);
+    }
+  };
+  walk(p);
+  return { before, after }; // a break amid a paragraph's text counts after it: a paragraph stays on one page
 }
 
 function collapseRuns(n: XmlNode): string {
