@@ -56,3 +56,20 @@ describe('document parsing bounds', () => {
     expect(engine.search({ query: 'seismograph readings' }).results[0]).toMatchObject({ path: 'readings.xlsx', page: 1 });
   }, 60_000);
 });
+
+describe('documents in a folder dataset', () => {
+  it('are parsed by the same workers, and a dataset hit and document carry the page', async () => {
+    const engine = openEngine();
+    const folder = tempDir('trove-datasets-');
+    writeTree(folder, {
+      'datasets/papers/manifest.json': JSON.stringify({ id: 'papers', name: 'Papers', description: 'Field reports', index: './docs', kind: 'folder' }),
+      'datasets/papers/docs/report.pdf': fixtureFiles('good')['report.pdf']!,
+    });
+    engine.datasets.addFolder(folder);
+    await engine.datasets.settled();
+    await engine.index({ dataset: 'papers' });
+    const r = await engine.datasets.search('papers', 'moraine', { mode: 'keyword' });
+    expect(r.results[0]).toMatchObject({ ref: 'report.pdf', title: 'Quarterly Field Report', chunk: { page: 2 } });
+    expect(engine.datasets.document('papers', 'report.pdf').chunks!.map((c) => c.page)).toEqual([1, 2, 3]);
+  }, 60_000);
+});
