@@ -197,7 +197,8 @@ function knownItemQuestions(dir: string, rel: string[], limit: number): { query:
   for (const f of rel) {
     const md = fs.readFileSync(path.join(dir, f), 'utf8');
     for (const m of md.matchAll(/^#{1,3} +(.{12,80})$/gm)) {
-      const h = m[1]!.replace(/[`*_]+/g, ' ').replace(/\s+/g, ' ').trim(); // about_Aliases → about Aliases: the words either text has
+      // what a reader sees of the heading: a link's text, not its target; about_Aliases → about Aliases (the words either text has)
+      const h = m[1]!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*_]+/g, ' ').replace(/\s+/g, ' ').trim();
       if (!where.has(h)) where.set(h, new Set());
       where.get(h)!.add(f);
     }
