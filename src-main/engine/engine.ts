@@ -10,6 +10,7 @@ import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
+import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
@@ -35,6 +36,8 @@ import type {
   IndexingStatus,
   IndexProgress,
   IndexReport,
+  MemoryApi,
+  MemoryGrant,
   ModelsApi,
   MultiGetResult,
   RetrievedDocument,
@@ -82,6 +85,10 @@ export class Engine {
   readonly models: ModelsApi;
   /** Saved settings, the limits in force and the redaction policy every face applies. */
   readonly settings: SettingsApi;
+  /** The agent memory store: threads of entries, searched like documents. */
+  readonly memory: MemoryApi;
+  private readonly memoryService: MemoryService;
+  private mergeSoon: NodeJS.Timeout | null = null;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -120,6 +127,28 @@ export class Engine {
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
+    this.memoryService = new MemoryService({
+      db: this.db,
+      databaseFile: this.databaseFile,
+      collections: this.collections,
+      documents: this.documents,
+      chunks: this.chunks,
+      embeddings: this.embeddings,
+      chunking: this.chunking,
+      changed: () => this.memoryChanged(),
+    });
+    this.memory = this.memoryService;
+  }
+
+  /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
+  private memoryChanged(): void {
+    this.embeddings.changed();
+    if (this.mergeSoon) clearTimeout(this.mergeSoon);
+    this.mergeSoon = setTimeout(() => {
+      this.mergeSoon = null;
+      if (!this.closed) this.indexing.keywordIndexWritten();
+    }, 1000);
+    this.mergeSoon.unref();
   }
 
   static open(opts: EngineOptions): Engine {
@@ -130,6 +159,7 @@ export class Engine {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    if (this.mergeSoon) clearTimeout(this.mergeSoon);
     const models = this.embeddings.close();
     this.indexing.close();
     this.db.close();
@@ -210,7 +240,10 @@ export class Engine {
 
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
-    const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
+    const memory = this.collections.get(MEMORY_COLLECTION, ['memory']);
+    const targets = opts.collection
+      ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
+      : [...this.collections.list(), ...(memory ? [memory] : [])];
     return this.embeddings.embedNow(targets, opts.onProgress);
   }
 
@@ -292,8 +325,11 @@ export class Engine {
     return this.retriever.multiGet(pattern, opts);
   }
 
-  /** `collections`: an allow-list (a scoped token); other collections are left out entirely. */
-  status(opts: { collections?: readonly string[] } = {}): StatusReport {
+  /**
+   * `collections`: an allow-list (a scoped token); other collections are left out entirely.
+   * `memory`: include the memory store's summary (default: when no allow-list is given).
+   */
+  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
     const counts = this.stats.counts();
     const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
     const visible = this.collections.list().filter((c) => !allow || allow.has(c.name.toLowerCase()));
@@ -314,6 +350,7 @@ export class Engine {
       collections,
       indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
       ...this.embeddings.statusReport(visible),
+      ...((opts.memory ?? !opts.collections) ? { memory: this.memory.summary() } : {}),
     };
   }
 
@@ -329,16 +366,22 @@ export class Engine {
 
   // ---- access tokens -------------------------------------------------------------------
 
-  /** Returns the secret once; only its hash is stored. */
-  createToken(input: { name: string; collections?: string[]; tools?: string[] }): { token: string; info: TokenInfo } {
+  /**
+   * Returns the secret once; only its hash is stored. `memory` defaults to write for a token that
+   * sees every collection and to none for one scoped to some (memory holds notes from every
+   * conversation, which a scoped token's owner did not mean to share).
+   */
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant }): { token: string; info: TokenInfo } {
     validateName(input.name, 'token');
+    if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
     const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
     if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
       throw invalidInput('tools must be a non-empty list of tool names such as search,get');
     }
     const token = newTokenSecret();
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null });
+    const memory = input.memory ?? (collectionIds ? 'none' : 'write');
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory });
     return { token, info: tokenInfo(row) };
   }
 
@@ -394,6 +437,7 @@ function tokenInfo(t: TokenRow): TokenInfo {
     hint: t.hint,
     collections: t.collections,
     tools: t.tools,
+    memory: t.memory,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
   };

@@ -106,9 +106,14 @@ export class IndexingService {
     return reports;
   }
 
-  /** Merges the keyword index now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
+  /** Merges the keyword indexes now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
   compact(): Promise<void> {
     return this.runner.compact();
+  }
+
+  /** Another room wrote a keyword index (memory): a watching host looks at merging it when next idle. */
+  keywordIndexWritten(): void {
+    this.runner.wake();
   }
 
   get watching(): boolean {

@@ -8,7 +8,7 @@ import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
-import { FtsMerge } from '../store/fts-merge.js';
+import { FtsMerges } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
@@ -51,13 +51,13 @@ export class JobRunner {
   private closed = false;
   private wakeUp: (() => void) | null = null;
   private readonly listeners = new Set<OutcomeListener>();
-  private readonly merge: FtsMerge;
+  private readonly merge: FtsMerges;
 
   constructor(
     private readonly deps: RunnerDeps,
     private readonly opts: RunnerOptions,
   ) {
-    this.merge = new FtsMerge(deps.indexer.db);
+    this.merge = new FtsMerges(deps.indexer.db);
   }
 
   /** Starts the background loop (idempotent). */
@@ -115,7 +115,7 @@ export class JobRunner {
     }
   }
 
-  /** Merges the keyword index into one segment now (the background loop does it when idle). */
+  /** Merges every keyword index into one segment now (the background loop does it when idle). */
   async compact(): Promise<void> {
     while (await this.exclusive(async () => !this.closed && this.merge.step(true))) await breathe();
   }

@@ -14,4 +14,6 @@ export interface StatusReport {
   needsEmbedding: number;
   hasVectorIndex: boolean;
   embeddings: EmbeddingStatusReport['embeddings'];
+  /** The agent memory store (absent for a caller without access to it). */
+  memory?: { entries: number; threads: number; needsEmbedding: number };
 }
