@@ -17,6 +17,13 @@ const INSTRUCTIONS = [
   'Documents are also resources: trove://{collection}/{path}.',
 ].join('\n');
 
+const MEMORY_INSTRUCTIONS = {
+  read: 'Memory: notes assistants stored, in threads. Find them with `fts_search_context` (keyword), `semantic_search_context`, `hybrid_search_context` or `search_context` (filters); read whole entries with `get_context_by_ids`.',
+  write:
+    'Memory: store what you learn with `store_context` (thread_id, source, text, metadata, tags) and find it again later, in any conversation, with `fts_search_context`, ' +
+    '`semantic_search_context`, `hybrid_search_context` or `search_context` (filters); `update_context` and `delete_context` change it.',
+} as const;
+
 /** Adds registrations after Trove's own (tests use it for the conformance suite's named fixtures). */
 export type ServerExtension = (server: McpServer, ctx: McpContext) => void;
 
@@ -25,7 +32,7 @@ export function buildMcpServer(ctx: McpContext, extend?: ServerExtension): McpSe
     // logging must be declared or logging/setLevel is "method not found"; tools, resources,
     // prompts and completions are declared by their registrations
     capabilities: { logging: {} },
-    instructions: INSTRUCTIONS,
+    instructions: ctx.access.memory === 'none' ? INSTRUCTIONS : `${INSTRUCTIONS}\n${MEMORY_INSTRUCTIONS[ctx.access.memory]}`,
   });
   redactRegistrations(server, (v) => ctx.engine.settings.redact(v)); // before any registration: every result is redacted
   registerTools(server, ctx);

@@ -24,6 +24,10 @@ const statusOutput = convertedOnce(z.object({
       indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
     }),
   ),
+  memory: z
+    .object({ entries: z.number().int(), threads: z.number().int(), needsEmbedding: z.number().int().describe('Memory chunks still waiting for embeddings') })
+    .optional()
+    .describe('The agent memory store (when this token may use it)'),
 }));
 
 export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
@@ -39,7 +43,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     },
     () =>
       guarded('status', () => {
-        const report = ctx.engine.status({ collections: collectionFilter(ctx.access) });
+        const report = ctx.engine.status({ collections: collectionFilter(ctx.access), memory: ctx.access.memory !== 'none' });
         const { needsEmbedding, hasVectorIndex } = report;
         const structured = {
           totalDocuments: report.totals.documents,
@@ -58,6 +62,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
               ...(indexing ? { indexing } : {}),
             };
           }),
+          ...(report.memory ? { memory: report.memory } : {}),
         };
         const lines = [
           'Trove index status:',
@@ -70,6 +75,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
               `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'}` +
               `${c.indexing ? `; indexing: ${c.indexing}` : ''})${c.context ? ` — ${c.context}` : ''}`,
           ),
+          ...(report.memory ? [`  Memory: ${report.memory.entries} entries in ${report.memory.threads} threads (${report.memory.needsEmbedding} chunks waiting for embeddings)`] : []),
         ];
         return textResult(lines.join('\n'), structured);
       }),

@@ -188,7 +188,7 @@ function accessOf(info: AuthInfo | undefined): Access {
   const access = info?.extra?.access as Access | undefined;
   // every request is authenticated before it reaches the handler; no scope here is a bug, and
   // failing closed (no collections, no tools) is the safe answer to it
-  return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [] };
+  return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [], memory: 'none' };
 }
 
 /**
