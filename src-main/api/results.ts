@@ -8,6 +8,13 @@ import type {
   CollectionInfo,
   EmbeddingProgress,
   FileProblem,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryHit,
+  MemoryPage,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
   RedactionSuggestion,
   RetrievedDocument,
   SavedSettings,
@@ -24,6 +31,13 @@ export type {
   CollectionInfo,
   EmbeddingProgress,
   FileProblem,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryHit,
+  MemoryPage,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
   RetrievedDocument,
   SavedSettings,
   SearchResponse,
@@ -157,6 +171,12 @@ export interface ApiResults {
   'models.list': CatalogueEntry[];
   'collections.setModel': CollectionEmbeddingStatus;
   'models.pull': { started: string };
+  'memory.threads': MemoryThread[];
+  'memory.entries': MemoryPage;
+  'memory.get': MemoryEntry;
+  'memory.search': MemorySearchResponse;
+  'memory.delete': MemoryDeleteResult;
+  'memory.statistics': MemoryStatistics;
 }
 
 export type ApiResult<M extends ApiMethod> = ApiResults[M];
