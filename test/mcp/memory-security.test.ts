@@ -93,6 +93,29 @@ describe('memory grants', () => {
     }
   });
 
+  it('redaction rules cover memory text in every result shape', async () => {
+    f.engine.memory.store({ threadId: 'keys', source: 'agent', text: 'The deploy key is sk-live-12345abcde; rotate it monthly.', metadata: { title: 'Key sk-live-12345abcde' } });
+    f.engine.settings.update({ redaction: ['sk-live-[a-z0-9]+'] });
+    const c = await connectClient('v2 http 2026-07-28', f);
+    try {
+      for (const [tool, args] of [
+        ['fts_search_context', { query: 'deploy key rotate', highlight: true }],
+        ['search_context', { thread_id: 'keys' }],
+        ['get_context_by_ids', { context_ids: [f.engine.memory.list({ threadId: 'keys' }).entries[0]!.id] }],
+        ['hybrid_search', { query: 'deploy key rotate', conversationId: 'keys' }],
+      ] as const) {
+        const r = await c.callTool(tool, args);
+        expect(r.isError, tool).toBeFalsy();
+        const all = JSON.stringify(r);
+        expect(all, tool).not.toContain('sk-live-12345abcde');
+        expect(all, tool).toContain('[redacted]');
+      }
+    } finally {
+      f.engine.settings.update({ redaction: [] });
+      await c.close();
+    }
+  });
+
   it('refuses a grant that is not none, read or write', () => {
     expect(() => f.engine.createToken({ name: 'odd', memory: 'admin' as 'read' })).toThrow(/memory must be none, read or write/);
   });
