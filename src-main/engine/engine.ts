@@ -25,6 +25,7 @@ import { ChunkStore } from './store/chunks.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
+import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
@@ -143,11 +144,12 @@ export class Engine {
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
   private memoryChanged(): void {
     this.embeddings.changed();
+    this.indexing.keywordIndexWritten('memory_fts');
     if (this.mergeSoon) clearTimeout(this.mergeSoon);
     this.mergeSoon = setTimeout(() => {
       this.mergeSoon = null;
-      if (!this.closed) this.indexing.keywordIndexWritten();
-    }, 1000);
+      if (!this.closed) this.indexing.wake();
+    }, MERGE_QUIET_MS + 100);
     this.mergeSoon.unref();
   }
 

@@ -13,6 +13,7 @@ import { ProgressHub, type ProgressEvent, type ProgressListener } from './progre
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { JobRunner, PRIORITY } from './runner.js';
+import type { KeywordIndex } from '../store/keyword-index.js';
 import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
 
 export type { CollectionActivity, FailureInfo, IndexingStatus };
@@ -111,8 +112,13 @@ export class IndexingService {
     return this.runner.compact();
   }
 
-  /** Another room wrote a keyword index (memory): a watching host looks at merging it when next idle. */
-  keywordIndexWritten(): void {
+  /** Another room wrote a keyword index (memory): it is merged once quiet (store/fts-merge.ts). */
+  keywordIndexWritten(index: KeywordIndex): void {
+    this.runner.keywordIndexWritten(index);
+  }
+
+  /** Look for work (and merging) now. */
+  wake(): void {
     this.runner.wake();
   }
 

@@ -9,6 +9,7 @@ import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
 import { FtsMerges } from '../store/fts-merge.js';
+import type { KeywordIndex } from '../store/keyword-index.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
@@ -113,6 +114,11 @@ export class JobRunner {
       if (!worked) return;
       await breathe();
     }
+  }
+
+  /** Another room wrote a keyword index: merge it only once it has been quiet a while, then wake to look. */
+  keywordIndexWritten(index: KeywordIndex): void {
+    this.merge.written(index);
   }
 
   /** Merges every keyword index into one segment now (the background loop does it when idle). */

@@ -18,9 +18,11 @@ export const MEMORY_WRITE_TOOL_NAMES: readonly string[] = [...MEMORY_WRITE_TOOLS
 
 export const TOOL_NAMES: readonly string[] = [...SEARCH_TOOL_NAMES, 'get', 'multi_get', 'status', ...MEMORY_WRITE_TOOL_NAMES, ...MEMORY_READ_TOOL_NAMES];
 
-export function registerTools(server: McpServer, ctx: McpContext): void {
-  const allowed = (tool: string) => canUseTool(ctx.access, tool);
-  const memory = (kind: 'read' | 'write') => (tool: string) => canUseMemoryTool(ctx.access, tool, kind);
+/** `only`: register just this tool (a stateless tools/call; see mcp/server.ts). */
+export function registerTools(server: McpServer, ctx: McpContext, only?: string): void {
+  const named = (tool: string) => only === undefined || tool === only;
+  const allowed = (tool: string) => named(tool) && canUseTool(ctx.access, tool);
+  const memory = (kind: 'read' | 'write') => (tool: string) => named(tool) && canUseMemoryTool(ctx.access, tool, kind);
   registerSearchTools(server, ctx, allowed);
   registerDocumentTools(server, ctx, allowed);
   registerStatusTool(server, ctx, allowed);

@@ -64,7 +64,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   const sessions = new Map<string, Session>();
   const requests = new McpRequestLog(opts.requestLogSize);
 
-  const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend), {
+  const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend, calledTool(ctx.requestInfo)), {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
     onerror: (err) => process.stderr.write(`[trove mcp] ${err.message}\n`),
   });
@@ -177,6 +177,12 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       await modern.close();
     },
   };
+}
+
+/** The tool a stateless tools/call names (its Mcp-Name header), so its server registers that one alone. */
+function calledTool(req: Request | undefined): string | undefined {
+  if (req?.headers.get('mcp-method') !== 'tools/call') return undefined;
+  return req.headers.get('mcp-name') ?? undefined;
 }
 
 /** The scope travels to the per-request server factory inside AuthInfo; the secret does not. */
