@@ -162,6 +162,7 @@ export class Engine {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     if (this.mergeSoon) clearTimeout(this.mergeSoon);
+    this.memoryService.close();
     const models = this.embeddings.close();
     this.indexing.close();
     this.db.close();

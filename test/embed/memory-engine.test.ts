@@ -190,6 +190,10 @@ describe('searching', () => {
     const filtered = await engine.memory.search({ query: 'umbrella rain', mode: 'vector', threadId: 'edit' });
     expect(filtered.hits.every((x) => x.entry.threadId === 'edit')).toBe(true);
     expect(troveError(() => engine.memory.search({ query: 'x', mode: 'hybrid', fusion: { method: 'weighted', keyword: 0.5, semantic: 0.6 } })).message).toMatch(/weights must add up to 1/);
+    // every search is counted for the persistence server's metrics, by kind
+    const metrics = Object.fromEntries(engine.memory.statistics().searches.map((m) => [m.type, m.count]));
+    expect(metrics).toEqual({ fts: expect.any(Number), semantic: 2, hybrid: 3 }); // a search that failed (no vectors yet) is not counted
+    expect(metrics.fts).toBeGreaterThan(5);
   });
 
   it('deleting cascades to tags, images, keyword rows and vectors', () => {

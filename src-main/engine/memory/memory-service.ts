@@ -323,6 +323,11 @@ export class MemoryService implements MemoryApi {
     return report;
   }
 
+  /** Writes what is still held in memory (search metrics); call before the database closes. */
+  close(): void {
+    this.stats.flush();
+  }
+
   // ---- helpers -----------------------------------------------------------------------------
 
   /** Entries with their images (bytes only when asked) and, where asked, whether they wait for vectors. */
