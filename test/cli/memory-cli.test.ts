@@ -87,6 +87,11 @@ describe('trove memory', () => {
     expect((await runTrove(['memory', 'import', path.join(other, 'missing.jsonl')], { home: other })).stderr).toMatch(/no such file/);
   });
 
+  it('status counts memory', async () => {
+    expect((await runTrove(['status'], { home })).stdout).toMatch(/^Memory: {2}3 entries in 2 threads, 3 chunks waiting for embeddings \(trove embed\)/m);
+    expect(oneJson<{ memory: unknown }>(await runTrove(['status', '--json'], { home })).memory).toEqual({ entries: 3, threads: 2, needsEmbedding: 3 });
+  });
+
   it('token create --memory sets the grant; list shows it', async () => {
     const r = oneJson<{ memory: string }>(await runTrove(['token', 'create', '--name', 'reader', '--memory', 'read', '--json'], { home }));
     expect(r.memory).toBe('read');
