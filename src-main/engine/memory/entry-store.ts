@@ -49,6 +49,7 @@ export class EntryStore {
   private readonly afterStmt;
   private readonly exportStmt;
   private readonly exportThreadStmt;
+  private readonly deletions = new Map<string, Statement<unknown[], { id: number; document_id: number }>>();
   private readonly listings = new Map<string, { page: Statement<unknown[], EntryRow>; count: Statement<unknown[], { n: number }> }>();
 
   constructor(private readonly db: Db) {
@@ -167,8 +168,10 @@ export class EntryStore {
     return { rows, total };
   }
 
-  /** Entry ids and their documents matching a deletion's conditions over e. */
+  /** Entry ids and their documents matching a deletion's conditions over e (few shapes: prepared once each). */
   matching(where: string, params: readonly unknown[]): { id: number; document_id: number }[] {
-    return this.db.prepare(`SELECT e.id, e.document_id FROM memory_entries e WHERE ${where}`).all(...params) as { id: number; document_id: number }[];
+    let stmt = this.deletions.get(where);
+    if (!stmt) this.deletions.set(where, (stmt = this.db.prepare<unknown[], { id: number; document_id: number }>(`SELECT e.id, e.document_id FROM memory_entries e WHERE ${where}`)));
+    return stmt.all(...params);
   }
 }
