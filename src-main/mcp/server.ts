@@ -6,7 +6,7 @@ import type { McpContext } from './context.js';
 import { registerPrompts } from './prompts.js';
 import { redactRegistrations } from './redaction.js';
 import { registerDocumentResource } from './resources.js';
-import { registerTools } from './tools/index.js';
+import { canCall, registerTools } from './tools/index.js';
 
 export const SERVER_INFO = { name: 'trove', title: 'Trove', version: '0.1.0' } as const;
 
@@ -34,6 +34,8 @@ export type ServerExtension = (server: McpServer, ctx: McpContext) => void;
  * the tool, or a header that does not match the body, gets "tool not found" as before.
  */
 export function buildMcpServer(ctx: McpContext, extend?: ServerExtension, onlyTool?: string): McpServer {
+  // a tool the caller may not use (or not one of Trove's): the whole server, so the answer is the usual "tool not found"
+  const only = onlyTool !== undefined && canCall(ctx, onlyTool) ? onlyTool : undefined;
   const server = new McpServer(SERVER_INFO, {
     // logging must be declared or logging/setLevel is "method not found"; tools, resources,
     // prompts and completions are declared by their registrations
@@ -41,8 +43,8 @@ export function buildMcpServer(ctx: McpContext, extend?: ServerExtension, onlyTo
     instructions: ctx.access.memory === 'none' ? INSTRUCTIONS : `${INSTRUCTIONS}\n${MEMORY_INSTRUCTIONS[ctx.access.memory]}`,
   });
   redactRegistrations(server, (v) => ctx.engine.settings.redact(v)); // before any registration: every result is redacted
-  registerTools(server, ctx, onlyTool);
-  if (onlyTool === undefined) {
+  registerTools(server, ctx, only);
+  if (only === undefined) {
     registerDocumentResource(server, ctx);
     registerPrompts(server, ctx);
   }

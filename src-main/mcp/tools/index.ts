@@ -18,6 +18,13 @@ export const MEMORY_WRITE_TOOL_NAMES: readonly string[] = [...MEMORY_WRITE_TOOLS
 
 export const TOOL_NAMES: readonly string[] = [...SEARCH_TOOL_NAMES, 'get', 'multi_get', 'status', ...MEMORY_WRITE_TOOL_NAMES, ...MEMORY_READ_TOOL_NAMES];
 
+/** Whether this caller is shown this tool (one of Trove's own). */
+export function canCall(ctx: McpContext, tool: string): boolean {
+  if (MEMORY_WRITE_TOOL_NAMES.includes(tool)) return canUseMemoryTool(ctx.access, tool, 'write');
+  if (MEMORY_READ_TOOL_NAMES.includes(tool)) return canUseMemoryTool(ctx.access, tool, 'read');
+  return TOOL_NAMES.includes(tool) && canUseTool(ctx.access, tool);
+}
+
 /** `only`: register just this tool (a stateless tools/call; see mcp/server.ts). */
 export function registerTools(server: McpServer, ctx: McpContext, only?: string): void {
   const named = (tool: string) => only === undefined || tool === only;
