@@ -282,12 +282,13 @@ interface Server {
   stop(): Promise<void>;
 }
 
-/** `trove serve` on its own profile (a random port), once it answers and has gone quiet. */
+/** `trove serve` on its own profile (a random port, no background embedding), once it answers and has gone quiet. */
 async function startServer(profile: string): Promise<Server> {
   fs.mkdirSync(profile, { recursive: true });
   const runtime = path.join(profile, 'runtime.json');
   fs.rmSync(runtime, { force: true });
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // --no-embed: the peer runs with embedding off; here the model runs in process between server runs
+  const child = spawn(process.execPath, [BIN, 'serve', '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
   const info = await waitFor(() => (fs.existsSync(runtime) ? (JSON.parse(fs.readFileSync(runtime, 'utf8')) as { mcpUrl: string; token: string }) : null));
   await waitQuiet(child.pid!);
   return {

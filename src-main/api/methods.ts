@@ -58,6 +58,8 @@ export const apiMethods = {
       fromLine: z.number().int().min(1).optional(),
       maxLines: z.number().int().min(1).optional(),
       lineNumbers: z.boolean().optional(),
+      /** Mark a search's words in the text (the preview), as the search's snippets mark them. */
+      highlight: z.object({ query: z.string().trim().min(1).max(4000), syntax: z.enum(searchSyntaxes).optional() }).strict().optional(),
     })
     .strict(),
   /** The folder browser: sub-folders of `path` (default: the user's home). */
@@ -80,12 +82,13 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
-  /** Saves some settings (port, maxFileBytes, redaction; null: back to the default); the host checks the values. */
+  /** Saves some settings (port, maxFileBytes, redaction, backgroundEmbedding; null: back to the default); the host checks the values. */
   'settings.update': z
     .object({
       port: z.number().nullable().optional(),
       maxFileBytes: z.number().nullable().optional(),
       redaction: z.array(z.string()).optional(),
+      backgroundEmbedding: z.boolean().nullable().optional(),
     })
     .strict(),
   /** The embedding/reranker model catalogue and whether each model's files are here. */
@@ -94,6 +97,13 @@ export const apiMethods = {
   'collections.setModel': z.object({ name, model: z.string().trim().min(1).max(200).nullable() }).strict(),
   /** Download a model into the user cache in the background; progress and the end arrive as model.* events. */
   'models.pull': z.object({ id: z.string().trim().min(1).max(200) }).strict(),
+  /** Registered datasets in every state, and the folders scanned for their manifests. */
+  'datasets.list': z.object({}).strict(),
+  /** Look for dataset manifests in this folder too; answers with the datasets found there (state changes follow as events). */
+  'datasets.addFolder': z.object({ path: z.string().trim().min(1, 'a folder path is required').max(4096) }).strict(),
+  'datasets.removeFolder': z.object({ path: z.string().trim().min(1, 'a folder path is required').max(4096) }).strict(),
+  /** Look at every manifest folder again now (a running host also does it whenever a manifest changes). */
+  'datasets.reload': z.object({}).strict(),
   /** Agent memory: threads with their counts, most recent first. */
   'memory.threads': z.object({}).strict(),
   /** A page of entries (one thread's, or all), newest first. */

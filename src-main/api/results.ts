@@ -3,9 +3,15 @@
 // the preload and the renderer see exactly what the engine returns and a drift is a compile
 // error; the types below are the app API's own (the host builds them).
 import type {
+  BackgroundEmbedding,
   CatalogueEntry,
   CollectionEmbeddingStatus,
   CollectionInfo,
+  DatasetDocument,
+  DatasetHit,
+  DatasetInfo,
+  DatasetSearchResult,
+  DatasetState,
   EmbeddingProgress,
   FileProblem,
   MemoryDeleteResult,
@@ -21,14 +27,21 @@ import type {
   SearchResponse,
   SearchResult,
   SettingSource,
+  Span,
   StatusReport,
   TokenInfo,
 } from '../engine/types/index.js';
 import type { ApiMethod, connectClients } from './methods.js';
 
 export type {
+  BackgroundEmbedding,
   CatalogueEntry as ModelEntry,
   CollectionInfo,
+  DatasetDocument,
+  DatasetHit,
+  DatasetInfo,
+  DatasetSearchResult,
+  DatasetState,
   EmbeddingProgress,
   FileProblem,
   MemoryDeleteResult,
@@ -43,6 +56,7 @@ export type {
   SearchResponse,
   SearchResult as SearchHit,
   SettingSource,
+  Span,
   StatusReport,
   TokenInfo,
 };
@@ -140,8 +154,19 @@ export interface SettingsInfo {
   redactionSuggestions: RedactionSuggestion[];
   chunking: { targetChars: number; overlapChars: number } | null;
   searchModes: { mode: string; available: boolean; reason: string | null }[];
+  /** Background embedding in force (`--no-embed` beats the saved switch) and what it is doing; a saved change applies at once. */
+  backgroundEmbedding: BackgroundEmbedding;
   /** Settings the issue asks for that this engine cannot change yet, and why. */
   notYet: { setting: string; reason: string }[];
+}
+
+/** The datasets and where their manifests are looked for. */
+export interface DatasetList {
+  datasets: DatasetInfo[];
+  /** `<profile>/datasets`: always scanned. */
+  profileFolder: string;
+  /** Folders a person added. */
+  folders: string[];
 }
 
 export interface ApiResults {
@@ -171,6 +196,10 @@ export interface ApiResults {
   'models.list': CatalogueEntry[];
   'collections.setModel': CollectionEmbeddingStatus;
   'models.pull': { started: string };
+  'datasets.list': DatasetList;
+  'datasets.addFolder': DatasetInfo[];
+  'datasets.removeFolder': { removed: string };
+  'datasets.reload': DatasetInfo[];
   'memory.threads': MemoryThread[];
   'memory.entries': MemoryPage;
   'memory.get': MemoryEntry;
@@ -190,4 +219,6 @@ export type ApiEvent =
   | { type: 'connect.request'; request: ClientRequest }
   /** A model download's bytes so far (total null when the server does not say). */
   | { type: 'model.progress'; model: string; file: string; received: number; total: number | null }
-  | { type: 'model.finished'; model: string; error: string | null };
+  | { type: 'model.finished'; model: string; error: string | null }
+  /** A dataset changed state (or went away: state unloaded with the reason). */
+  | { type: 'datasets.changed'; dataset: DatasetInfo };

@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { assertFolder, validateGlobs, validateName } from './collection-input.js';
+import { datasetsApi } from './datasets/datasets-api.js';
+import { DatasetRegistry } from './datasets/registry.js';
 import type { EmbeddingOptions } from './embed/embeddings.js';
 import { EmbeddingService } from './embed/embeddings.js';
 import { EngineModels } from './embed/models-api.js';
@@ -15,6 +17,7 @@ import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
+import { highlightSpans, queryMatcher } from './search/highlight.js';
 import { LexicalSearch } from './search/lexical.js';
 import { ModeSearch, type FusionMethod } from './search/modes.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
@@ -22,6 +25,7 @@ import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
+import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.js';
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
@@ -30,6 +34,8 @@ import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
   AddCollectionInput,
+  DatasetsApi,
+  BackgroundEmbedding,
   CollectionEmbeddingStatus,
   CollectionInfo,
   EmbeddingProgress,
@@ -43,6 +49,7 @@ import type {
   MultiGetResult,
   RetrievedDocument,
   SearchResponse,
+  SearchSyntax,
   SettingsApi,
   StatusReport,
   TokenInfo,
@@ -64,6 +71,8 @@ export interface EngineOptions {
   };
   /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
   nativeRank?: { enabled: boolean; dir?: string };
+  /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
+  datasets?: { hnswGraphFrom?: number };
 }
 
 export class Engine {
@@ -86,6 +95,9 @@ export class Engine {
   readonly models: ModelsApi;
   /** Saved settings, the limits in force and the redaction policy every face applies. */
   readonly settings: SettingsApi;
+  /** Registered datasets (engine/datasets): manifests, their states, search and documents. */
+  readonly datasets: DatasetsApi;
+  private readonly registry: DatasetRegistry;
   /** The agent memory store: threads of entries, searched like documents. */
   readonly memory: MemoryApi;
   private readonly memoryService: MemoryService;
@@ -124,10 +136,43 @@ export class Engine {
         this.embeddings?.changed();
       },
     );
-    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings);
+    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings, {
+      saved: () => settings.savedOrDefaults().backgroundEmbedding,
+      paused: () => this.indexing.jobs.pauses(),
+      indexingBusy: () => this.indexing.busy(),
+    });
+    settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
+    // registered datasets: folder datasets get their own keyword index; the vectors are shared
+    const datasetLexical = new LexicalSearch(this.db, this.lexical.anchors, 'dataset_fts');
+    const datasetChunks = this.chunks.forIndex('dataset_fts');
+    const live = opts.indexing?.live;
+    this.registry = new DatasetRegistry({
+      db: this.db,
+      profileDir: this.profileDir,
+      collections: this.collections,
+      chunks: datasetChunks,
+      folders: new DatasetFolderStore(this.db),
+      checks: new DatasetCheckStore(this.db),
+      indexing: this.indexing,
+      embeddings: this.embeddings,
+      search: {
+        documents: this.documents,
+        chunks: datasetChunks,
+        lexical: datasetLexical,
+        modes: new ModeSearch(this.db, this.embeddings, datasetLexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' }),
+        generation: () => this.generation,
+      },
+      changed: () => {
+        this.generation++;
+        this.embeddings.changed();
+      },
+      watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 },
+      hnswGraphFrom: opts.datasets?.hnswGraphFrom,
+    });
+    this.datasets = datasetsApi(this.registry, this.embeddings);
     this.memoryService = new MemoryService({
       db: this.db,
       databaseFile: this.databaseFile,
@@ -163,10 +208,11 @@ export class Engine {
     this.closed = true;
     if (this.mergeSoon) clearTimeout(this.mergeSoon);
     this.memoryService.close();
+    const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
     this.indexing.close();
     this.db.close();
-    return models;
+    return Promise.all([models, datasets]).then(() => undefined);
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -213,6 +259,7 @@ export class Engine {
       this.collections.delete(c.id);
     })();
     this.generation++;
+    this.embeddings.changed();
   }
 
   setCollectionContext(name: string, context: string): CollectionInfo {
@@ -224,12 +271,18 @@ export class Engine {
 
   // ---- indexing ------------------------------------------------------------------------
 
-  async index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
-    const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
+  /** One collection, one folder dataset (`dataset`: its id), or every collection and folder dataset. */
+  async index(opts: { collection?: string; dataset?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
+    const targets = opts.collection
+      ? [this.requireCollection(opts.collection)]
+      : opts.dataset !== undefined
+        ? [this.requireFolderDataset(opts.dataset)]
+        : [...this.collections.list(), ...this.registry.datasetCollections()];
     try {
       return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
     } finally {
       this.generation++;
+      this.registry.indexed(); // folder datasets waiting for their first index become Ready
       this.embeddings.changed(); // background embedding (when enabled) after keyword indexing
     }
   }
@@ -246,7 +299,7 @@ export class Engine {
     const memory = this.collections.get(MEMORY_COLLECTION, ['memory']);
     const targets = opts.collection
       ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
-      : [...this.collections.list(), ...(memory ? [memory] : [])];
+      : [...this.collections.list(), ...this.registry.datasetCollections(), ...(memory ? [memory] : [])];
     return this.embeddings.embedNow(targets, opts.onProgress);
   }
 
@@ -255,26 +308,39 @@ export class Engine {
     return this.embeddings.chooseModel(this.requireCollection(name), modelId);
   }
 
+  /** Background embedding: on or off (and what decided: the host's option, the saved setting, the default), and what it is doing. */
+  backgroundEmbedding(): BackgroundEmbedding {
+    return this.embeddings.backgroundNow(this.collections.list());
+  }
+
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
     return this.embeddings.onProgress(listener);
   }
 
-  /** Watch every collection (and collections added later) and keep the index fresh until stopWatching. */
-  startWatching(): Promise<void> {
-    return this.indexing.startWatching();
+  /**
+   * Watch every collection and folder dataset (and those added later) and keep the index fresh
+   * until stopWatching; dataset manifests are watched too, so a changed one reloads.
+   */
+  async startWatching(): Promise<void> {
+    this.registry.ensureStarted(); // folder datasets' collections exist before the watchers start
+    await this.indexing.startWatching();
+    await this.registry.startWatching();
   }
 
-  stopWatching(): Promise<void> {
-    return this.indexing.stopWatching();
+  async stopWatching(): Promise<void> {
+    await this.registry.stopWatching();
+    await this.indexing.stopWatching();
   }
 
-  /** Pause background indexing of one collection, or of everything; changes keep being queued. */
+  /** Pause background indexing and embedding of one collection, or of everything; changes keep being queued. */
   pause(collection?: string): void {
     this.indexing.pause(collection === undefined ? undefined : this.requireCollection(collection));
+    this.embeddings.changed(); // the stage stops after the chunks in flight
   }
 
   resume(collection?: string): void {
     this.indexing.resume(collection === undefined ? undefined : this.requireCollection(collection));
+    this.embeddings.changed();
   }
 
   /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
@@ -294,6 +360,7 @@ export class Engine {
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse>;
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse> {
     const started = performance.now();
+    this.embeddings.searched(); // background embedding gives way to searches
     const req = validateSearchRequest(input);
     const filters = this.resolveFilters(req);
     if (req.mode === 'keyword') return this.keywordSearch(req, filters, started);
@@ -320,8 +387,12 @@ export class Engine {
     return keywordResponse(req, r, req.freshness ? this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
   }
 
-  get(locator: string, opts: GetOptions = {}): RetrievedDocument {
-    return this.retriever.get(locator, opts);
+  /** One document. `highlight`: mark a query's words in the text (the app's preview of a result), as its snippets mark them. */
+  get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): RetrievedDocument {
+    const doc = this.retriever.get(locator, opts);
+    if (!opts.highlight) return doc;
+    const { query, syntax } = opts.highlight;
+    return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
   }
 
   multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
@@ -353,6 +424,8 @@ export class Engine {
       collections,
       indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
       ...this.embeddings.statusReport(visible),
+      // datasets are not collections: a token scoped to some collections sees none of them
+      datasets: allow ? [] : this.registry.list(),
       ...((opts.memory ?? !opts.collections) ? { memory: this.memory.summary() } : {}),
     };
   }
@@ -405,6 +478,13 @@ export class Engine {
     if (!row) return null;
     this.tokens.touch(row.id);
     return tokenInfo(row);
+  }
+
+  private requireFolderDataset(id: string): CollectionRow {
+    const d = this.datasets.info(id);
+    const row = this.registry.datasetCollections().find((c) => c.name === `~dataset:${id}`);
+    if (!row) throw new TroveError('INVALID_INPUT', `dataset "${id}" is ${d.kind === 'faiss' ? 'a FAISS index: it has nothing to index' : `${d.state}${d.reason ? `: ${d.reason}` : ''}`}`);
+    return row;
   }
 
   private requireCollection(name: string): CollectionRow {

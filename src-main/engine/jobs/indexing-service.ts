@@ -4,7 +4,7 @@
 // releases them in close().
 import { TroveError } from '../errors.js';
 import type { IndexProgress, IndexReport, IndexerDeps, IndexerOptions } from '../ingest/indexer.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
 import { freshnessOf, type Freshness, type PendingEmbeddingProbe } from '../watch/freshness.js';
 import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from '../watch/live-folders.js';
@@ -34,6 +34,8 @@ export class IndexingService {
   private readonly live: LiveFolders;
   private readonly filters = new Map<number, PathFilter>();
   private pendingEmbedding: PendingEmbeddingProbe | null = null;
+  /** Explicit index runs under way (they run even in paused collections). */
+  private draining = 0;
 
   constructor(
     private readonly indexer: IndexerDeps,
@@ -68,6 +70,23 @@ export class IndexingService {
   async index(targets: CollectionRow[], opts: { onProgress?: (p: IndexProgress) => void; signal?: AbortSignal }): Promise<IndexReport[]> {
     const reports: IndexReport[] = [];
     const rootErrors: Error[] = [];
+    this.draining++;
+    try {
+      await this.indexEach(targets, opts, reports, rootErrors);
+    } finally {
+      this.draining--;
+    }
+    if (rootErrors.length === 1) throw rootErrors[0];
+    if (rootErrors.length) throw new TroveError('IO', rootErrors.map((e) => e.message).join('; '));
+    return reports;
+  }
+
+  private async indexEach(
+    targets: CollectionRow[],
+    opts: { onProgress?: (p: IndexProgress) => void; signal?: AbortSignal },
+    reports: IndexReport[],
+    rootErrors: Error[],
+  ): Promise<void> {
     for (const c of targets) {
       const collector = new ReportCollector(c.name);
       let scanError: unknown = null;
@@ -102,9 +121,17 @@ export class IndexingService {
         stopProgress();
       }
     }
-    if (rootErrors.length === 1) throw rootErrors[0];
-    if (rootErrors.length) throw new TroveError('IO', rootErrors.map((e) => e.message).join('; '));
-    return reports;
+  }
+
+  /**
+   * Keyword indexing has work now: a batch or an explicit run under way, or jobs due in a
+   * collection that is not paused. The background embedding stage waits while it does.
+   */
+  busy(): boolean {
+    if (this.draining > 0 || this.runner.inBatch) return true;
+    if (!this.runner.running || this.jobs.pauses().has(GLOBAL_PAUSE)) return false;
+    const due = this.jobs.nextDueAt();
+    return due !== null && due <= Date.now();
   }
 
   /** Merges the keyword indexes now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
@@ -152,7 +179,7 @@ export class IndexingService {
 
   pause(collection?: CollectionRow): void {
     this.jobs.setPaused(collection?.id ?? GLOBAL_PAUSE, true);
-    const targets = collection ? [collection] : this.collections.list();
+    const targets = collection ? [collection] : this.collections.list(FILE_BACKED);
     for (const c of targets) this.progressHub.settle(c.id, c.name, 'paused');
   }
 
@@ -170,7 +197,7 @@ export class IndexingService {
   }
 
   failures(collection: CollectionRow | undefined, limit = 500): FailureInfo[] {
-    const names = new Map(this.collections.list().map((c) => [c.id, c.name]));
+    const names = new Map(this.collections.list(FILE_BACKED).map((c) => [c.id, c.name]));
     return this.jobs.failures(collection?.id, limit).map((j) => ({
       collection: names.get(j.collectionId) ?? String(j.collectionId),
       path: j.path || '.',

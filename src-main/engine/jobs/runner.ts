@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import { FtsMerges } from '../store/fts-merge.js';
-import type { KeywordIndex } from '../store/keyword-index.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
+import { keywordIndexOf, type KeywordIndex } from '../store/keyword-index.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
 import { nextAttemptAt, type RetryPolicy } from './retry.js';
@@ -53,6 +53,7 @@ export class JobRunner {
   private wakeUp: (() => void) | null = null;
   private readonly listeners = new Set<OutcomeListener>();
   private readonly merge: FtsMerges;
+  private batches = 0;
 
   constructor(
     private readonly deps: RunnerDeps,
@@ -84,6 +85,11 @@ export class JobRunner {
 
   get running(): boolean {
     return !this.stopped;
+  }
+
+  /** A batch is being read or written right now. */
+  get inBatch(): boolean {
+    return this.batches > 0;
   }
 
   /** New work was queued or a pause lifted: look again now. */
@@ -177,8 +183,13 @@ export class JobRunner {
     if (!batch.length) return false;
     const collection = this.collection(batch[0]!.collectionId);
     if (!collection) return false; // removed between query and here; the cascade dropped its jobs
-    if (batch[0]!.kind === 'scan') this.runScan(collection, batch[0]!);
-    else await this.runFiles(collection, batch);
+    this.batches++;
+    try {
+      if (batch[0]!.kind === 'scan') this.runScan(collection, batch[0]!);
+      else await this.runFiles(collection, batch);
+    } finally {
+      this.batches--;
+    }
     this.settleIfDone(collection);
     return true;
   }
@@ -245,8 +256,10 @@ export class JobRunner {
     if (this.closed || !this.collection(collection.id)) return;
     const now = Date.now();
     let outcomes = new Map<string, FileOutcome>();
+    // a registered dataset's folder goes to its own keyword index (store/keyword-index.ts)
+    const target = { ...indexer, chunks: indexer.chunks.forIndex(keywordIndexOf(collection.kind)) };
     indexer.db.transaction(() => {
-      const applied = applyFiles(indexer, collection, reads, opts);
+      const applied = applyFiles(target, collection, reads, opts);
       outcomes = applied.outcomes;
       for (const job of batch) {
         const o = outcomes.get(job.path);
@@ -255,7 +268,7 @@ export class JobRunner {
           jobs.retry(job, attempts, nextAttemptAt(this.opts.retry, attempts, now), o.reason);
         } else jobs.retire(job);
       }
-      indexer.chunks.indexText(applied.fts); // last: see store/chunks.ts
+      target.chunks.indexText(applied.fts); // last: see store/chunks.ts
     }).immediate();
     let bytes = 0;
     for (const o of outcomes.values()) {
@@ -273,8 +286,10 @@ export class JobRunner {
     this.deps.progress.settle(collection.id, collection.name, 'idle');
   }
 
+  /** A folder or a registered dataset's folder (the kinds with files); undefined when it is gone. */
   private collection(id: number): CollectionRow | undefined {
-    return this.deps.collections.list().find((c) => c.id === id);
+    const c = this.deps.collections.byId(id);
+    return c && FILE_BACKED.includes(c.kind) ? c : undefined;
   }
 }
 

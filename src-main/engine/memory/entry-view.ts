@@ -1,8 +1,10 @@
 // Rows → what callers see: a MemoryEntry (parsed metadata and tags, ISO times, images), a
 // preview around the best match and the whole text with the matches marked. Snippets are cut by
 // search/snippet.ts, which numbers lines for documents; an entry's preview is shown as written.
+import { highlightSpans } from '../search/highlight.js';
 import { snippetAround, type TermMatcher } from '../search/snippet.js';
 import type { MemoryEntry, MemoryImage } from '../types/memory.js';
+import type { Span } from '../types/search.js';
 import { isoTime } from './dates.js';
 import type { EntryRow, ImageRow } from './entry-store.js';
 
@@ -32,11 +34,10 @@ export function imagesByEntry(rows: readonly ImageRow[]): Map<number, ImageRow[]
   return out;
 }
 
-/** About `maxChars` of the text around where the query's words cluster (the start when none match). */
-export function previewOf(text: string, matcher: TermMatcher, maxChars: number): string {
-  if (text.length <= maxChars) return text.trim();
-  const s = snippetAround(text, 0, text.length, 1, matcher, maxChars);
-  return s.text.replace(/^\d+: /gm, '');
+/** About `maxChars` of the text around where the query's words cluster (the start when none match), and where it shows them. */
+export function previewOf(text: string, matcher: TermMatcher, maxChars: number): { text: string; highlights: Span[] } {
+  const preview = text.length <= maxChars ? text.trim() : snippetAround(text, 0, text.length, 1, matcher, maxChars).text.replace(/^\d+: /gm, '');
+  return { text: preview, highlights: highlightSpans(preview, matcher) };
 }
 
 /** The whole text with each match of the query's words wrapped in <mark>…</mark>. */

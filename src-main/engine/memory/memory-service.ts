@@ -9,8 +9,7 @@ import type { EmbeddingService } from '../embed/embeddings.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import { Anchors } from '../search/anchors.js';
 import { LexicalSearch } from '../search/lexical.js';
-import { TermMatcher } from '../search/snippet.js';
-import { highlightTerms } from '../search/vector.js';
+import { queryMatcher } from '../search/highlight.js';
 import type { ChunkStore } from '../store/chunks.js';
 import type { CollectionStore } from '../store/collections.js';
 import type { Db } from '../store/database.js';
@@ -226,13 +225,15 @@ export class MemoryService implements MemoryApi {
     const rows = new Map(this.entries.byDocuments(r.page.map((p) => p.documentId)).map((row) => [row.document_id, row]));
     const present = r.page.filter((p) => rows.has(p.documentId)); // an entry deleted meanwhile drops out
     const entries = this.view(present.map((p) => rows.get(p.documentId)!), req.includeImages, false);
-    const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
+    const matcher = queryMatcher(req.query, req.syntax);
     const hits = present.map((p, i): MemoryHit => {
       const entry = entries[i]!;
+      const preview = previewOf(entry.text, matcher, req.snippetChars);
       return {
         entry,
         score: p.score,
-        snippet: previewOf(entry.text, matcher, req.snippetChars),
+        snippet: preview.text,
+        highlights: preview.highlights,
         ...(req.highlight ? { highlighted: highlighted(entry.text, matcher) } : {}),
         ...(p.keyword ? { keyword: p.keyword } : {}),
         ...(p.vector ? { vector: p.vector } : {}),

@@ -1,6 +1,7 @@
 // Agent memory: threads of entries an assistant stores and searches (engine/memory). Types only
 // (see collections.ts). The MCP face maps these onto the context-server and persistence tool
 // shapes; the app API and the CLI show them as they are.
+import type { Span } from './search.js';
 
 export type MemorySource = 'user' | 'agent';
 export type MemoryContentType = 'text' | 'multimodal';
@@ -147,7 +148,11 @@ export interface MemoryHit {
   entry: MemoryEntry;
   /** Relevance 0..1 (keyword: normalised BM25; vector: cosine; hybrid: fused; rerank: blended). */
   score: number;
+  /** About snippetChars of the text around the best match, as written. */
   snippet: string;
+  /** Where `snippet` shows the query's words ([start, end) offsets; search/highlight.ts decides which). */
+  highlights: Span[];
+  /** With `highlight`: the whole text with the query's words wrapped in <mark>…</mark>. */
   highlighted?: string;
   keyword?: MemoryLegScore & { bm25: number };
   vector?: MemoryLegScore & { cosine: number };

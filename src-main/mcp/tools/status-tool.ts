@@ -1,5 +1,7 @@
 // status: what the caller can search — collections (only those its token may see), document
-// counts, and whether semantic search is ready.
+// counts, whether semantic search is ready and how much of the index it sees yet (the background
+// embedding stage's state, rate and ETA), and every registered dataset with its state and the
+// reason it is invalid or in error (a token scoped to some collections sees no datasets).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { describeActivity } from '../../engine/index.js';
@@ -11,8 +13,19 @@ import { convertedOnce } from './schema-cache.js';
 const statusInput = convertedOnce(z.object({}));
 const statusOutput = convertedOnce(z.object({
   totalDocuments: z.number().int(),
-  needsEmbedding: z.number().int().describe('Documents still waiting for embeddings'),
+  needsEmbedding: z.number().int().describe('Chunks still waiting for embeddings'),
   hasVectorIndex: z.boolean().describe('Semantic search (vsearch, query) is available'),
+  embedding: z
+    .object({
+      embedded: z.number().int().describe('Chunks with a vector: what semantic search sees'),
+      chunks: z.number().int(),
+      percent: z.number().describe('embedded / chunks, 0..100'),
+      background: z.enum(['embedding', 'waiting', 'paused', 'idle', 'off']).describe('What background embedding is doing'),
+      chunksPerSecond: z.number(),
+      etaSeconds: z.number().nullable().describe('Seconds until every chunk has a vector; null when unknown'),
+      summary: z.string(),
+    })
+    .describe('How much of the index is embedded, and background embedding'),
   collections: z.array(
     z.object({
       name: z.string(),
@@ -22,8 +35,26 @@ const statusOutput = convertedOnce(z.object({
       lastUpdated: z.string().nullable(),
       context: z.string(),
       indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
+      embedding: z.string().optional().describe('How much of the collection is embedded, and progress; absent when it has no text'),
     }),
   ),
+  datasets: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        state: z.enum(['unloaded', 'validating', 'invalid', 'loading', 'ready', 'error']),
+        reason: z.string().nullable().describe('Why it is invalid or in error; null otherwise'),
+        kind: z.enum(['faiss', 'folder']).nullable(),
+        documents: z.number().int().describe('Vectors (FAISS) or indexed documents (folder)'),
+        defaultTopK: z.number().int(),
+        model: z.string().nullable().describe('The embedding model its vectors came from'),
+        indexType: z.string().nullable(),
+        manifestPath: z.string(),
+      }),
+    )
+    .describe('Registered datasets (datasets/<id>/manifest.json), in every state'),
   memory: z
     .object({ entries: z.number().int(), threads: z.number().int(), needsEmbedding: z.number().int().describe('Memory chunks still waiting for embeddings') })
     .optional()
@@ -36,7 +67,8 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     'status',
     {
       title: 'Index status',
-      description: 'The searchable collections (name, folder, context note, document count, last update) and whether semantic search is ready.',
+      description:
+        'The searchable collections (name, folder, context note, document count, last update), whether semantic search is ready, and every registered dataset with its state (ready, invalid, error, loading, …) and the reason.',
       inputSchema: statusInput,
       outputSchema: statusOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -44,14 +76,26 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     () =>
       guarded('status', () => {
         const report = ctx.engine.status({ collections: collectionFilter(ctx.access), memory: ctx.access.memory !== 'none' });
-        const { needsEmbedding, hasVectorIndex } = report;
+        const { needsEmbedding, hasVectorIndex, embeddings } = report;
+        const { coverage } = embeddings;
         const structured = {
           totalDocuments: report.totals.documents,
           needsEmbedding,
           hasVectorIndex,
+          embedding: {
+            embedded: coverage.embedded,
+            chunks: coverage.chunks,
+            percent: coverage.percent,
+            background: embeddings.background.state,
+            chunksPerSecond: coverage.chunksPerSecond,
+            etaSeconds: coverage.etaSeconds,
+            summary: embeddings.summary,
+          },
           collections: report.collections.map((c) => {
             const activity = report.indexing.collections.find((a) => a.collection === c.name);
             const indexing = activity ? describeActivity(activity) : null;
+            const vectors = embeddings.collections.find((e) => e.collection === c.name);
+            const embedding = vectors?.chunks ? vectors.summary : null;
             return {
               name: c.name,
               path: c.root,
@@ -60,8 +104,22 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
               lastUpdated: c.lastIndexedAt,
               context: c.context,
               ...(indexing ? { indexing } : {}),
+              ...(embedding ? { embedding } : {}),
             };
           }),
+          datasets: report.datasets.map((d) => ({
+            id: d.id,
+            name: d.name,
+            description: d.description,
+            state: d.state,
+            reason: d.reason,
+            kind: d.kind,
+            documents: d.documents,
+            defaultTopK: d.defaultTopK,
+            model: d.model,
+            indexType: d.indexType,
+            manifestPath: d.manifestPath,
+          })),
           ...(report.memory ? { memory: report.memory } : {}),
         };
         const lines = [
@@ -69,11 +127,16 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           `  Total documents: ${structured.totalDocuments}`,
           `  Needs embedding: ${needsEmbedding}`,
           `  Vector index: ${hasVectorIndex ? 'yes' : 'no (vsearch and query are unavailable; use search)'}`,
+          `  Embeddings: ${structured.embedding.summary}`,
           `  Collections: ${structured.collections.length}`,
           ...structured.collections.map(
             (c) =>
               `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'}` +
-              `${c.indexing ? `; indexing: ${c.indexing}` : ''})${c.context ? ` — ${c.context}` : ''}`,
+              `${c.indexing ? `; indexing: ${c.indexing}` : ''}${c.embedding ? `; embeddings: ${c.embedding}` : ''})${c.context ? ` — ${c.context}` : ''}`,
+          ),
+          ...(structured.datasets.length ? [`  Datasets: ${structured.datasets.length}`] : []),
+          ...structured.datasets.map(
+            (d) => `    - ${d.id} [${d.state}]: ${d.name} (${d.kind ?? 'unknown kind'}, ${d.documents} ${d.kind === 'faiss' ? 'vectors' : 'docs'})${d.reason ? ` — ${d.reason}` : ''}`,
           ),
           ...(report.memory ? [`  Memory: ${report.memory.entries} entries in ${report.memory.threads} threads (${report.memory.needsEmbedding} chunks waiting for embeddings)`] : []),
         ];

@@ -3,9 +3,9 @@
 // documents, an entry's metadata, tags and images, and deleting an entry or a thread after a
 // confirmation.
 import { useEffect, useState, type FormEvent } from 'react';
-import type { MemoryEntry } from '../../../src-main/api/results';
+import type { MemoryEntry, Span } from '../../../src-main/api/results';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { highlight, queryTerms } from '../components/highlight';
+import { highlight } from '../components/highlight';
 import { MemoryEntryPanel } from '../components/MemoryEntryPanel';
 import { useMemory, type MemoryMode } from '../memory-store';
 
@@ -32,7 +32,6 @@ export function MemoryScreen() {
   };
   const stats = m.statistics;
   const response = m.search.response;
-  const terms = queryTerms(response?.query ?? '');
   const confirmDelete = () => {
     const d = deleting!;
     setDeleting(null);
@@ -123,7 +122,7 @@ export function MemoryScreen() {
               ))}
               <ol className="results">
                 {response.hits.map((h) => (
-                  <EntryCard key={h.entry.id} entry={h.entry} text={h.snippet} score={h.score} terms={terms} selected={m.selected?.id === h.entry.id} onOpen={() => void m.select(h.entry.id)} onDelete={() => setDeleting({ kind: 'entry', entry: h.entry })} />
+                  <EntryCard key={h.entry.id} entry={h.entry} text={h.snippet} score={h.score} spans={h.highlights} selected={m.selected?.id === h.entry.id} onOpen={() => void m.select(h.entry.id)} onDelete={() => setDeleting({ kind: 'entry', entry: h.entry })} />
                 ))}
               </ol>
               <div className="row">
@@ -139,7 +138,7 @@ export function MemoryScreen() {
                 </p>
                 <ol className="results">
                   {m.entries.list.map((e) => (
-                    <EntryCard key={e.id} entry={e} text={e.text.length > 400 ? `${e.text.slice(0, 400)}…` : e.text} terms={[]} selected={m.selected?.id === e.id} onOpen={() => void m.select(e.id)} onDelete={() => setDeleting({ kind: 'entry', entry: e })} />
+                    <EntryCard key={e.id} entry={e} text={e.text.length > 400 ? `${e.text.slice(0, 400)}…` : e.text} spans={[]} selected={m.selected?.id === e.id} onOpen={() => void m.select(e.id)} onDelete={() => setDeleting({ kind: 'entry', entry: e })} />
                   ))}
                 </ol>
                 <div className="row">
@@ -173,7 +172,7 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-function EntryCard(props: { entry: MemoryEntry; text: string; score?: number; terms: string[]; selected: boolean; onOpen(): void; onDelete(): void }) {
+function EntryCard(props: { entry: MemoryEntry; text: string; score?: number; spans: readonly Span[]; selected: boolean; onOpen(): void; onDelete(): void }) {
   const e = props.entry;
   return (
     <li className={`card result ${props.selected ? 'selected' : ''}`} data-testid="memory-entry">
@@ -191,7 +190,7 @@ function EntryCard(props: { entry: MemoryEntry; text: string; score?: number; te
         {e.tags.length ? ` · ${e.tags.map((t) => `#${t}`).join(' ')}` : ''}
         {e.images.length ? ` · ${e.images.length} image${e.images.length === 1 ? '' : 's'}` : ''}
       </p>
-      <pre className="snippet">{highlight(props.text, props.terms)}</pre>
+      <pre className="snippet">{highlight(props.text, props.spans)}</pre>
     </li>
   );
 }
