@@ -168,7 +168,7 @@ describe('the Memory screen', () => {
           await page.getByRole('button', { name: 'Refresh' }).click();
           return page.getByTestId('memory-summary').textContent();
         },
-        { timeout: 90_000, intervals: [1000] },
+        { timeout: 90_000, interval: 1000 },
       )
       .toMatch(/^3 entries in 2 threads · 0 images · 0 waiting for embeddings/);
     await shot('05-after-assistant');
