@@ -64,6 +64,21 @@ describe('PDF', () => {
     expect(text.match(/Quarterly Field Report/g)).toHaveLength(1); // the heading, not the header's title on each page
   });
 
+  it('reads two columns one after the other, whatever the content order; titles and full-width lines stay in place, tables row by row', () => {
+    // page 1 draws its two columns row by row (left, right, left, …); page 2 draws the right column first
+    const text = engine.get('docs/columns.pdf').text;
+    const order = [
+      '[page 1]', 'River Towns Gazette', 'The river guide explains how the ferry\ncrosses at dawn when the fog lifts from', 'day toward the old market town.',
+      'Meanwhile the bakery on the far bank\nopens its shutters', 'pears from the orchards upstream.', 'The editors thank the ferry company',
+      '[page 2]', 'Harbour Notes', 'Fishing boats return to the harbour', 'Gulls follow the boats', 'The lighthouse keeper logs', 'On stormy nights', 'Both columns end here',
+    ].map((s) => [s, text.indexOf(s)] as const);
+    expect(order.filter(([, at]) => at < 0)).toEqual([]);
+    expect(order.map(([, at]) => at)).toEqual(order.map(([, at]) => at).sort((a, b) => a - b));
+    expect(text).toContain('The old market town hall with its clock tower Closed on Sundays and holidays');
+    expect(first('bakery rye bread')).toMatchObject({ path: 'columns.pdf', page: 1 });
+    expect(first('lighthouse leather ledger')).toMatchObject({ path: 'columns.pdf', page: 2 });
+  });
+
   it('finds a Japanese PDF by Japanese words', () => {
     const hit = first('浅草寺');
     expect(hit.path).toBe('japanese.pdf');
@@ -188,8 +203,8 @@ describe('legacy encodings and UTF-16', () => {
 describe('status, kinds and broken files', () => {
   it('counts documents per kind', () => {
     const s = engine.status();
-    expect(s.totals.kinds).toMatchObject({ pdf: 3, docx: 3, pptx: 1, xlsx: 2, ods: 1, odt: 1, odp: 1, epub: 2, rtf: 1, email: 3, markdown: 1, text: 6 });
-    expect(s.collections[0]!.kinds.pdf).toBe(3);
+    expect(s.totals.kinds).toMatchObject({ pdf: 4, docx: 3, pptx: 1, xlsx: 2, ods: 1, odt: 1, odp: 1, epub: 2, rtf: 1, email: 3, markdown: 1, text: 6 });
+    expect(s.collections[0]!.kinds.pdf).toBe(4);
   });
 
   it('reports every broken file with its reason while the rest of the folder is indexed', () => {
