@@ -13,7 +13,7 @@ import type { CollectionRow } from '../store/collections.js';
 import type { Db } from '../store/database.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
-import { limitMoved, type FileRead, type FileStat } from './file-read.js';
+import { limitMoved, sizeLimitFor, type FileRead, type FileStat } from './file-read.js';
 import { isBinaryDocument, prepareDocument, type Prepared } from './prepare.js';
 import { errorCode, scanCollection } from './scan.js';
 import type { IndexProgress, IndexReport, PathReason as FileProblem } from '../types/indexing.js';
@@ -74,7 +74,7 @@ export function planReconcile(deps: IndexerDeps, collection: CollectionRow, maxF
   for (const file of scan.files) {
     const fp = known.get(file.path);
     known.delete(file.path);
-    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, maxFileBytes);
+    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, sizeLimitFor(file.path, maxFileBytes));
     if (!unchanged) plan.changed.push({ path: file.path, mtimeMs: file.mtimeMs });
   }
   for (const fp of known.keys()) plan.vanished.push(fp);
@@ -131,7 +131,7 @@ function applyOne(
     case 'error': {
       const status = item.kind === 'too-large' ? 'skipped' : 'failed';
       const reason =
-        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(opts.maxFileBytes)} limit` : item.reason;
+        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(sizeLimitFor(item.path, opts.maxFileBytes))} limit${isBinaryDocument(item.path) ? ' for documents' : ''}` : item.reason;
       writeUnindexed(deps, collection, item.path, item.stat, fp?.id, null, status, reason, '', now);
       return { path: item.path, result: status, reason };
     }
