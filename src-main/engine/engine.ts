@@ -12,6 +12,9 @@ import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
+import { EngineKnowledge } from './knowledge/knowledge-api.js';
+import { KnowledgeService } from './knowledge/knowledge-service.js';
+import { DocumentsSource } from './knowledge/sources/documents-source.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { LexicalSearch } from './search/lexical.js';
@@ -35,6 +38,7 @@ import type {
   IndexingStatus,
   IndexProgress,
   IndexReport,
+  KnowledgeApi,
   ModelsApi,
   MultiGetResult,
   RetrievedDocument,
@@ -82,6 +86,8 @@ export class Engine {
   readonly models: ModelsApi;
   /** Saved settings, the limits in force and the redaction policy every face applies. */
   readonly settings: SettingsApi;
+  /** knowledge.search / knowledge.get over every source: collections, datasets, memory. */
+  readonly knowledge: KnowledgeApi;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -120,6 +126,17 @@ export class Engine {
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
+    const documentsSource = new DocumentsSource({
+      collections: this.collections,
+      documents: this.documents,
+      chunks: this.chunks,
+      stats: this.stats,
+      lexical: this.lexical,
+      modes: this.modes,
+      retriever: this.retriever,
+      generation: () => this.generation,
+    });
+    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource]));
   }
 
   static open(opts: EngineOptions): Engine {

@@ -43,6 +43,8 @@ export interface LexicalResult {
   nextOffset: number | null;
   totalEstimated: number;
   plan: { strategy: string; expression: string; dropped: string[] };
+  /** The most BM25 a row could score for the query's words (plan.ts); null for FTS expressions (phrase, boolean, prefix). */
+  bm25Bound: number | null;
 }
 
 interface CandidateRow {
@@ -84,7 +86,8 @@ export class LexicalSearch {
     const plan: QueryPlan =
       parsed.kind === 'terms'
         ? this.planner.plan(parsed.terms, generation)
-        : { steps: [{ name: 'expression', expression: parsed.expression }], terms: [], dropped: [] };
+        : { steps: [{ name: 'expression', expression: parsed.expression }], terms: [], dropped: [], bm25Bound: 0 };
+    const bm25Bound = parsed.kind === 'terms' ? plan.bm25Bound : null;
     const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
     const docs: DocCandidate[] = [];
     const tierOf = new Map<number, number>();
@@ -104,7 +107,7 @@ export class LexicalSearch {
     }
     const dropped = plan.dropped.map((t) => t.token.text);
     const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped };
-    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo };
+    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Bound };
 
     const raws = docs.map((d) => -d.best.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
@@ -119,6 +122,7 @@ export class LexicalSearch {
       nextOffset: hasMore ? req.offset + req.limit : null,
       totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
       plan: planInfo,
+      bm25Bound,
     };
   }
 
@@ -192,6 +196,7 @@ export class LexicalSearch {
       snippet: snippet.text,
       line: snippet.line,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+      signals: { bm25: raw },
     };
     if (req.explain) {
       hit.explain = {

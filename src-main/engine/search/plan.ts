@@ -32,6 +32,23 @@ export interface QueryPlan {
   terms: PlannedTerm[];
   /** Terms that the final OR leaves out (absent from the index, or too frequent to be worth it). */
   dropped: PlannedTerm[];
+  /**
+   * The most BM25 any row could score for these terms: each term's IDF times (k1 + 1), the
+   * limit of its saturating term-frequency part (FTS5's bm25: k1 1.2). A term the index lacks
+   * counts with the IDF of a term in no row, so a corpus without some of the query's words
+   * cannot score as fully as one with all of them. Scores divided by it are comparable across
+   * indexes and queries (engine/knowledge/calibrate.ts).
+   */
+  bm25Bound: number;
+}
+
+/** FTS5 bm25()'s k1. */
+const BM25_K1 = 1.2;
+
+/** FTS5 bm25()'s IDF of a term found in `hits` of `rows` rows (never below 1e-6). */
+export function bm25Idf(rows: number, hits: number): number {
+  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return idf > 0 ? idf : 1e-6;
 }
 
 /** Above this share of all chunks a term is too common to drive an OR. */
@@ -77,7 +94,8 @@ export class QueryPlanner {
     const planned = terms.map((t) => ({ ...t, df: this.documentFrequency(t) }));
     const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
     const absent = planned.filter((t) => t.df === 0);
-    if (!present.length) return { steps: [], terms: planned, dropped: absent };
+    const bm25Bound = planned.reduce((sum, t) => sum + bm25Idf(rows, Math.min(t.df, rows)) * (BM25_K1 + 1), 0);
+    if (!present.length) return { steps: [], terms: planned, dropped: absent, bm25Bound };
 
     const steps: PlanStep[] = [];
     // AND steps: all present terms, then drop the most frequent one at a time (down to two)
@@ -98,7 +116,7 @@ export class QueryPlanner {
     }
     const or = informative.map(termExpression).join(' OR ');
     if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits) });
-    return { steps, terms: planned, dropped };
+    return { steps, terms: planned, dropped, bm25Bound };
   }
 
   /** Chunks containing the term (fts5vocab's row count); for a prefix, the sum over its terms. */

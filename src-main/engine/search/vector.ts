@@ -145,6 +145,7 @@ export class VectorSearch {
       snippet: snippet.text,
       line: snippet.line,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+      signals: { cosine: 1 - d.distance },
       ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
     };
   }
