@@ -8,6 +8,10 @@ import type {
   CollectionInfo,
   EmbeddingProgress,
   FileProblem,
+  KnowledgeGetResponse,
+  KnowledgeItem,
+  KnowledgeSearchResponse,
+  KnowledgeSourceInfo,
   RedactionSuggestion,
   RetrievedDocument,
   SavedSettings,
@@ -24,6 +28,10 @@ export type {
   CollectionInfo,
   EmbeddingProgress,
   FileProblem,
+  KnowledgeGetResponse,
+  KnowledgeItem,
+  KnowledgeSearchResponse,
+  KnowledgeSourceInfo,
   RetrievedDocument,
   SavedSettings,
   SearchResponse,
@@ -98,13 +106,32 @@ export interface WrittenConfig {
 export interface ClientRequest {
   id: number;
   time: string;
+  /** The client's own name (clientInfo), else the token's. */
   client: string;
+  clientVersion: string | null;
+  token: string;
+  protocol: '2025' | '2026-07-28';
   method: string;
   tool: string | null;
   preview: string | null;
   status: 'ok' | 'error';
   httpStatus: number;
   durationMs: number;
+}
+
+/** A knowledge session an MCP client holds: a 2025 protocol session or a 2026-07-28 handle. */
+export interface ClientSession {
+  /** The first characters of its id or handle. */
+  session: string;
+  kind: 'mcp-session' | 'handle';
+  protocol: '2025' | '2026-07-28';
+  client: { name: string; version: string | null } | null;
+  token: string;
+  createdAt: string;
+  lastSeen: string;
+  /** Results returned in it (remembered, so searches do not repeat them). */
+  seen: number;
+  queries: number;
 }
 
 export interface TokenList {
@@ -148,6 +175,10 @@ export interface ApiResults {
   'connect.info': ConnectInfo;
   'connect.writeConfig': WrittenConfig;
   'connect.requests': ClientRequest[];
+  'connect.sessions': ClientSession[];
+  'knowledge.sources': KnowledgeSourceInfo[];
+  'knowledge.search': KnowledgeSearchResponse;
+  'knowledge.get': KnowledgeGetResponse;
   'tokens.list': TokenList;
   'tokens.create': { token: string; info: TokenInfo };
   'tokens.revoke': { revoked: string };

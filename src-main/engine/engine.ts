@@ -46,6 +46,7 @@ import type {
   SettingsApi,
   StatusReport,
   TokenInfo,
+  TokenProfile,
 } from './types/index.js';
 
 export interface EngineOptions {
@@ -347,7 +348,7 @@ export class Engine {
   // ---- access tokens -------------------------------------------------------------------
 
   /** Returns the secret once; only its hash is stored. */
-  createToken(input: { name: string; collections?: string[]; tools?: string[] }): { token: string; info: TokenInfo } {
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; profile?: TokenProfile }): { token: string; info: TokenInfo } {
     validateName(input.name, 'token');
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
     const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
@@ -355,7 +356,10 @@ export class Engine {
       throw invalidInput('tools must be a non-empty list of tool names such as search,get');
     }
     const token = newTokenSecret();
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null });
+    if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
+      throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
+    }
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, profile: input.profile });
     return { token, info: tokenInfo(row) };
   }
 
@@ -411,6 +415,7 @@ function tokenInfo(t: TokenRow): TokenInfo {
     hint: t.hint,
     collections: t.collections,
     tools: t.tools,
+    profile: t.profile,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
   };

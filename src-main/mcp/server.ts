@@ -15,7 +15,10 @@ const INSTRUCTIONS = [
   'Start with `search` (keyword) — `vsearch` (semantic) and `query` (hybrid + rerank) need embeddings; `status` lists the collections and says whether embeddings exist.',
   'Read what you find with `get` (file or #docid from a result; `file.md:120` starts at line 120) or `multi_get` (glob or list).',
   'Documents are also resources: trove://{collection}/{path}.',
+  '`knowledge.search` searches every source (documents, datasets, memory) at once with scores comparable across them; read a result with `knowledge.get` in a retrieval mode (snippet, chunk, chunk_with_siblings, full) under a token budget (max_tokens).',
 ].join('\n');
+
+const DEEP_RESEARCH_INSTRUCTIONS = "Trove searches the user's local knowledge. Call `search` with a query, then `fetch` with a result's id for its text.";
 
 /** Adds registrations after Trove's own (tests use it for the conformance suite's named fixtures). */
 export type ServerExtension = (server: McpServer, ctx: McpContext) => void;
@@ -25,7 +28,7 @@ export function buildMcpServer(ctx: McpContext, extend?: ServerExtension): McpSe
     // logging must be declared or logging/setLevel is "method not found"; tools, resources,
     // prompts and completions are declared by their registrations
     capabilities: { logging: {} },
-    instructions: INSTRUCTIONS,
+    instructions: ctx.knowledge.profile === 'deep-research' ? DEEP_RESEARCH_INSTRUCTIONS : INSTRUCTIONS,
   });
   redactRegistrations(server, (v) => ctx.engine.settings.redact(v)); // before any registration: every result is redacted
   registerTools(server, ctx);

@@ -34,10 +34,11 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     await client?.close();
   });
 
-  it('lists six read-only tools with titles and output schemas', async () => {
+  it("lists QMD's six read-only tools with titles and output schemas, beside the knowledge toolset", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get', 'multi_get', 'query', 'search', 'status', 'vsearch']);
-    for (const t of tools) {
+    const qmd = ['get', 'multi_get', 'query', 'search', 'status', 'vsearch'];
+    expect(tools.map((t) => t.name).sort()).toEqual([...qmd, 'documents.get', 'documents.search', 'knowledge.get', 'knowledge.search', 'knowledge.session'].sort());
+    for (const t of tools.filter((x) => qmd.includes(x.name))) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.annotations?.readOnlyHint, t.name).toBe(true);
       expect(t.outputSchema, t.name).toBeTruthy();

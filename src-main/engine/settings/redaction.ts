@@ -1,11 +1,11 @@
 // Redaction: the user's saved rules (settings.json `redaction`, regex sources) replace their
 // matches with [redacted] in document text a face returns — search snippets, get, multi_get and
-// their structured content, resource reads, the app's preview. Locators (uri, file, docid, path)
-// stay usable. The index itself is unchanged.
+// their structured content, knowledge.get's content, resource reads, the app's preview. Locators
+// (uri, file, docid, path) stay usable. The index itself is unchanged.
 export const REDACTED = '[redacted]';
 
 /** Keys whose string values are document text. */
-const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context']);
+const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context', 'content']);
 
 /** The text with every rule's matches replaced. */
 export function redactText(text: string, rules: readonly RegExp[]): string {

@@ -146,4 +146,8 @@ export const migrations: readonly string[] = [
   INSERT INTO memory_fts (memory_fts, rank) VALUES ('automerge', 8);
   CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab(memory_fts, 'row');
   `,
+  /* a token's tool profile: standard (the canonical tools) or deep-research (exactly search + fetch,
+     for ChatGPT-style connectors; set on the Connect screen) */ `
+  ALTER TABLE access_tokens ADD COLUMN profile TEXT NOT NULL DEFAULT 'standard';
+  `,
 ];

@@ -9,6 +9,10 @@ export interface TokenInfo {
   collections: string[] | null;
   /** null: every tool. */
   tools: string[] | null;
+  /** standard: the canonical MCP tools; deep-research: exactly search + fetch (ChatGPT-style connectors). */
+  profile: TokenProfile;
   createdAt: string;
   lastUsedAt: string | null;
 }
+
+export type TokenProfile = 'standard' | 'deep-research';

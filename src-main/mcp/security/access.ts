@@ -13,12 +13,14 @@ export interface Access {
   readonly collections: readonly string[] | null;
   /** null: every tool. */
   readonly tools: readonly string[] | null;
+  /** deep-research: the token's clients get exactly search + fetch (set on the Connect screen). */
+  readonly profile?: 'standard' | 'deep-research';
 }
 
 export const FULL_ACCESS: Access = Object.freeze({ key: 'runtime', name: 'runtime', collections: null, tools: null });
 
 export function accessFromToken(t: TokenInfo): Access {
-  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools });
+  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools, profile: t.profile });
 }
 
 export function canSeeCollection(access: Access, name: string): boolean {

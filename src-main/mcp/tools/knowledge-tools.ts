@@ -1,0 +1,223 @@
+// The knowledge toolset beside QMD's: knowledge.search / knowledge.get across every source the
+// token may see, the per-source documents.search / documents.get, and knowledge.session (a
+// stateless client's handle, soft defaults, forgetting). Results are the spec's shapes, in
+// structuredContent and as JSON text. Session state (dedupe, recent queries, defaults) and the
+// request's config are resolved here, by precedence: tool input > session > request config >
+// global defaults; the engine clamps what it gets.
+import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { KnowledgeFilters, KnowledgeGetRequest, KnowledgeMode, KnowledgeSearchResponse } from '../../engine/index.js';
+import { clampKnob, KNOWLEDGE_DEFAULTS } from '../../engine/index.js';
+import type { McpContext } from '../context.js';
+import { callState, scopeOf, type CallState } from '../knowledge/caller.js';
+import { CONFIG_KEYS, pick, type KnowledgeDefaults } from '../knowledge/request-config.js';
+import { guarded } from './results.js';
+import {
+  documentsSearchInput,
+  getOutput,
+  knowledgeGetInput,
+  knowledgeSearchInput,
+  knowledgeSessionInput,
+  searchOutput,
+  sessionOutput,
+  sourceGetInput,
+} from './knowledge-schemas.js';
+
+export const KNOWLEDGE_TOOL_NAMES: readonly string[] = ['knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get'];
+
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+
+export interface SearchArgs {
+  query: string;
+  limit?: number;
+  offset?: number;
+  snippet_length?: number;
+  order_by?: 'relevance' | 'recent';
+  filters?: KnowledgeFilters;
+  mode?: KnowledgeMode;
+  session?: string;
+  dedupe?: boolean;
+}
+
+export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
+  if (allowed('knowledge.search')) {
+    server.registerTool(
+      'knowledge.search',
+      {
+        title: 'Search all knowledge',
+        description:
+          'Search every source you may see — collections of documents, registered datasets, memory — and get one ranked list ' +
+          '(scores 0..1, comparable across sources). Each result has id, source, uri and loc: read it with knowledge.get. ' +
+          'Pages with offset / next_offset; a session does not repeat results it already returned. ' +
+          'Also takes the dataset form {dataset, query, topK}.',
+        inputSchema: knowledgeSearchInput,
+        outputSchema: searchOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) =>
+        guarded('knowledge.search', () => {
+          const sources = args.dataset ? [`datasets:${args.dataset}`, ...(args.sources ?? [])] : args.sources;
+          return runSearch(ctx, extra, { ...args, limit: args.topK ?? args.limit }, sources);
+        }),
+    );
+  }
+  if (allowed('knowledge.get')) {
+    server.registerTool(
+      'knowledge.get',
+      {
+        title: 'Read a knowledge item',
+        description:
+          'Read one result (source + id, or its trove:// uri) in a retrieval mode under a token budget: snippet (default), chunk, ' +
+          'chunk_with_siblings (the anchor chunk and its neighbours while they fit max_tokens), full (paged by cursor), or auto. ' +
+          "Pass the result's loc to anchor on its best passage; tokens are estimated as ceil(chars / chars_per_token) and never exceed max_tokens.",
+        inputSchema: knowledgeGetInput,
+        outputSchema: getOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) => guarded('knowledge.get', () => runGet(ctx, extra, args)),
+    );
+  }
+  if (allowed('knowledge.session')) {
+    server.registerTool(
+      'knowledge.session',
+      {
+        title: 'Knowledge session',
+        description:
+          "This client's knowledge session: its handle (stateless clients send it back as `session`), soft defaults for later calls, " +
+          'how many results it has returned. Set defaults, forget what was returned, or end it.',
+        inputSchema: knowledgeSessionInput,
+        outputSchema: sessionOutput,
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      },
+      (args, extra) => guarded('knowledge.session', () => runSession(ctx, extra, args)),
+    );
+  }
+  if (allowed('documents.search')) {
+    server.registerTool(
+      'documents.search',
+      {
+        title: 'Search documents',
+        description: "Search the collections' documents (all you may see, or some by name) with the knowledge result shape; read results with documents.get.",
+        inputSchema: documentsSearchInput,
+        outputSchema: searchOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) =>
+        guarded('documents.search', () => runSearch(ctx, extra, args, args.collections?.length ? args.collections.map((c) => `documents:${c}`) : ['documents'])),
+    );
+  }
+  if (allowed('documents.get')) {
+    server.registerTool(
+      'documents.get',
+      {
+        title: 'Read a document',
+        description: 'Read one document (#docid, collection/path or trove:// uri) in a retrieval mode under a token budget, as knowledge.get does.',
+        inputSchema: sourceGetInput,
+        outputSchema: getOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) => guarded('documents.get', () => runGet(ctx, extra, { ...args, source: 'documents' })),
+    );
+  }
+}
+
+/** A search with the session's memory: already-returned results are passed over until none are left. */
+export async function runSearch(ctx: McpContext, extra: ServerContext, args: SearchArgs, sources: string[] | undefined): Promise<CallToolResult> {
+  const state = callState(ctx.knowledge, ctx.access, extra, args.session);
+  const { session } = state;
+  const snippet = pick('snippet_length', args.snippet_length, session.defaults, state.requestConfig);
+  const order = pick('order_by', args.order_by, session.defaults, state.requestConfig);
+  const request = {
+    query: args.query,
+    limit: args.limit,
+    offset: args.offset,
+    snippet_length: snippet.value,
+    sources,
+    order_by: order.value,
+    mode: args.mode,
+    filters: args.filters,
+  };
+  const scope = scopeOf(ctx.access);
+  const dedupe = args.dedupe !== false;
+  const notices = [...state.notices];
+  let r: KnowledgeSearchResponse = await ctx.engine.knowledge.search({ ...request, exclude: dedupe ? [...session.seen] : undefined }, scope);
+  if (dedupe && !r.results.length && r.skipped > 0) {
+    // the results ran out: every one left was returned before in this session; start over
+    r = await ctx.engine.knowledge.search(request, scope);
+    notices.push('every result of this search was already returned in this session; returning them again');
+  }
+  ctx.knowledge.sessions.remember(session, dedupe ? r.results.map((x) => x.uri) : [], args.query); // dedupe off: this call neither skips nor counts
+  if (!r.results.length) notices.push(`no results for "${args.query}"`);
+  const structured = { ...r, notices: [...notices, ...r.notices], session: session.handle };
+  return json(structured);
+}
+
+export async function runGet(ctx: McpContext, extra: ServerContext, args: KnowledgeGetRequest & { session?: string }): Promise<CallToolResult> {
+  const state = callState(ctx.knowledge, ctx.access, extra, args.session);
+  const { session } = state;
+  const r = args.retrieval ?? {};
+  const knob = <K extends 'snippet_length' | 'max_tokens' | 'sibling_window' | 'chars_per_token'>(k: K) => pick(k, r[k], session.defaults, state.requestConfig);
+  const maxTokens = knob('max_tokens');
+  const hasLoc = !!args.loc && Object.values(args.loc).some((v) => v !== undefined);
+  const query = args.query ?? (hasLoc ? undefined : session.recentQueries.at(-1));
+  const res = await ctx.engine.knowledge.get(
+    {
+      source: args.source,
+      id: args.id,
+      uri: args.uri,
+      loc: args.loc,
+      query,
+      cursor: args.cursor,
+      retrieval: {
+        ...r,
+        snippet_length: knob('snippet_length').value,
+        max_tokens: maxTokens.value,
+        sibling_window: knob('sibling_window').value,
+        chars_per_token: knob('chars_per_token').value,
+      },
+      max_tokens_explicit: maxTokens.explicit,
+    },
+    scopeOf(ctx.access),
+  );
+  return json({ ...res, session: session.handle });
+}
+
+interface SessionArgs {
+  session?: string;
+  defaults?: KnowledgeDefaults;
+  forget_seen?: boolean;
+  end?: boolean;
+}
+
+function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): CallToolResult {
+  const state: CallState = callState(ctx.knowledge, ctx.access, extra, args.session);
+  const { session } = state;
+  const sessions = ctx.knowledge.sessions;
+  if (args.defaults) {
+    for (const key of CONFIG_KEYS) {
+      const v = args.defaults[key];
+      if (v === undefined) continue;
+      if (key === 'order_by') session.defaults.order_by = v as KnowledgeDefaults['order_by'];
+      else session.defaults[key] = clampKnob(key, v as number);
+    }
+  }
+  if (args.forget_seen) session.seen.clear();
+  const ended = !!args.end && sessions.end(session.key, ctx.access.key);
+  const effective = Object.fromEntries(
+    CONFIG_KEYS.map((k) => [k, pick(k, undefined, session.defaults, state.requestConfig).value ?? KNOWLEDGE_DEFAULTS[k]]),
+  ) as Required<KnowledgeDefaults>;
+  return json({
+    session: session.handle,
+    ended,
+    protocol: session.protocol,
+    client: session.client,
+    defaults: effective,
+    seen: ended ? 0 : session.seen.size,
+    recent_queries: [...session.recentQueries],
+    expires_in_seconds: ended ? 0 : Math.round(sessions.ttlMs() / 1000),
+  });
+}
+
+/** The result as structuredContent and as the same JSON in a text block (for clients that read text). */
+function json(structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
