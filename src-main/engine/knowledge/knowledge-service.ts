@@ -34,7 +34,7 @@ export class KnowledgeService {
   }
 
   sources(scope: KnowledgeScope = {}): KnowledgeSourceInfo[] {
-    return [...this.byKind.values()].flatMap((s) => s.targets(scope, { counts: true }).map(({ key: _key, ...info }) => info));
+    return [...this.byKind.values()].flatMap((s) => s.targets(scope, { detail: true }).map(({ key: _key, ...info }) => info));
   }
 
   async search(request: KnowledgeSearchRequest, scope: KnowledgeScope = {}): Promise<KnowledgeSearchResponse> {
@@ -42,7 +42,8 @@ export class KnowledgeService {
     const req = validateKnowledgeSearch(request);
     const chosen = this.choose(req.sources, scope);
     const notices = chosen.notices;
-    let depth = Math.min(MAX_DEPTH, req.offset + req.limit + 1 + Math.min(req.exclude.size, req.limit * 4));
+    // each source says whether more ranks below what it returned, so the page needs no extra row
+    let depth = Math.min(MAX_DEPTH, req.offset + req.limit + Math.min(req.exclude.size, req.limit * 4));
     if (req.orderBy === 'recent') depth = Math.max(depth, Math.min(MAX_DEPTH, RECENT_POOL));
     for (;;) {
       const runs = await this.fanOut(chosen.groups, req, depth);

@@ -37,14 +37,14 @@ export class DocumentsSource implements KnowledgeSource {
 
   constructor(private readonly deps: DocumentsSourceDeps) {}
 
-  targets(scope: KnowledgeScope, opts: { counts?: boolean } = {}): SourceTarget[] {
+  targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): SourceTarget[] {
     const allow = scope.collections ? new Set(scope.collections.map((n) => n.toLowerCase())) : null;
-    const counts = opts.counts ? this.deps.stats.counts() : null;
+    const counts = opts.detail ? this.deps.stats.counts() : null;
     return this.deps.collections
       .list()
       .filter((c) => !allow || allow.has(c.name.toLowerCase()))
       .map((c) => {
-        const vectors = this.deps.modes.unavailableReason([c.id]) === null;
+        const vectors = !!opts.detail && this.deps.modes.unavailableReason([c.id]) === null;
         return {
           source: `documents:${c.name}`,
           kind: 'documents',
@@ -70,7 +70,7 @@ export class DocumentsSource implements KnowledgeSource {
       modifiedBeforeMs: parseDateFilter(q.filters.date_to, 'filters.date_to'),
       tags: q.filters.tags,
     };
-    const noVectors = this.deps.modes.unavailableReason(ids);
+    const noVectors = q.mode === 'keyword' ? null : this.deps.modes.unavailableReason(ids);
     const mode: KnowledgeMode = q.mode ?? (noVectors ? 'keyword' : 'hybrid');
     const notices: string[] = [];
     const result = (m: KnowledgeMode | null, candidates: Candidate[], exhausted: boolean, total: number | null): SourceResult[] => [

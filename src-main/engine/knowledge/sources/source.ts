@@ -67,8 +67,11 @@ export interface SourceItem {
 
 export interface KnowledgeSource {
   readonly kind: KnowledgeSourceKind;
-  /** Every target this scope may see, in a stable order; item counts only when asked (they cost a scan). */
-  targets(scope: KnowledgeScope, opts?: { counts?: boolean }): SourceTarget[];
+  /**
+   * Every target this scope may see, in a stable order. Item counts and modes only with
+   * `detail` (a listing); a search needs names and keys, and asks about vectors itself.
+   */
+  targets(scope: KnowledgeScope, opts?: { detail?: boolean }): SourceTarget[];
   /** One or more runs over the chosen targets (documents searches its collections together). */
   search(targets: readonly SourceTarget[], q: SourceQuery): Promise<SourceResult[]>;
   /** The item a ref names, if this scope may see it (NOT_FOUND otherwise, as if it did not exist). */
