@@ -132,6 +132,8 @@ export interface ClientSession {
   /** Results returned in it (remembered, so searches do not repeat them). */
   seen: number;
   queries: number;
+  /** Calls made in it: a stateless client that never sends its handle back leaves sessions of one call. */
+  uses: number;
 }
 
 export interface TokenList {

@@ -28,6 +28,7 @@ describe('KnowledgeSessions', () => {
     expect(s.byHandle(a.handle!, 'runtime')).toBe(a); // touched: idle time starts again
     clock.t = 1800;
     expect(s.byHandle(a.handle!, 'runtime')).toBe(a);
+    expect(s.list()[0]!.uses).toBe(3); // minted, then found twice
     clock.t = 2801;
     expect(s.byHandle(a.handle!, 'runtime')).toBeNull();
     expect(s.size).toBe(0);

@@ -27,6 +27,8 @@ export interface KnowledgeSession {
   readonly protocol: '2025' | '2026-07-28';
   readonly createdAt: number;
   lastSeen: number;
+  /** Calls that came back to it (a stateless client that never sends its handle back leaves sessions of 1). */
+  uses: number;
   /** Soft defaults: initialize's config, or knowledge.session's `defaults`. */
   defaults: KnowledgeDefaults;
   /** Insertion-ordered: the oldest go first when full. */
@@ -45,6 +47,8 @@ export interface SessionSummary {
   lastSeen: string;
   seen: number;
   queries: number;
+  /** Calls made in it. */
+  uses: number;
 }
 
 export interface SessionLimits {
@@ -138,6 +142,7 @@ export class KnowledgeSessions {
         lastSeen: new Date(s.lastSeen).toISOString(),
         seen: s.seen.size,
         queries: s.recentQueries.length,
+        uses: s.uses,
       }));
   }
 
@@ -170,17 +175,18 @@ export class KnowledgeSessions {
 
   private touch(s: KnowledgeSession): KnowledgeSession {
     s.lastSeen = this.now();
+    s.uses++;
     // Map order is recency order: re-insert so the least recently used is first
     this.sessions.delete(s.key);
     this.sessions.set(s.key, s);
     return s;
   }
 
-  private add(init: Omit<KnowledgeSession, 'createdAt' | 'lastSeen' | 'seen' | 'recentQueries'>): KnowledgeSession {
+  private add(init: Omit<KnowledgeSession, 'createdAt' | 'lastSeen' | 'uses' | 'seen' | 'recentQueries'>): KnowledgeSession {
     this.sweep();
     while (this.sessions.size >= this.limits.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
     const t = this.now();
-    const s: KnowledgeSession = { ...init, createdAt: t, lastSeen: t, seen: new Set(), recentQueries: [] };
+    const s: KnowledgeSession = { ...init, createdAt: t, lastSeen: t, uses: 1, seen: new Set(), recentQueries: [] };
     this.sessions.set(s.key, s);
     return s;
   }

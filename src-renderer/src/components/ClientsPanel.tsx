@@ -1,12 +1,13 @@
 // The clients connected now: the knowledge sessions MCP clients hold (a 2025 protocol session or a
 // 2026-07-28 handle), each with the client's own name and version as it introduced itself, its
-// token, and how much it has searched. Refreshed whenever a request arrives.
+// token, and how much it has searched. Refreshed whenever a request arrives. Handles a stateless
+// client never sent back (one call each) are counted, not listed.
 import { useEffect, useState } from 'react';
 import type { ClientSession } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 
 export function ClientsPanel() {
-  const [sessions, setSessions] = useState<ClientSession[] | null>(null);
+  const [all, setSessions] = useState<ClientSession[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -17,6 +18,8 @@ export function ClientsPanel() {
     });
   }, []);
 
+  const sessions = all && all.filter((s) => s.kind === 'mcp-session' || s.uses > 1);
+  const oneOff = all ? all.length - sessions!.length : 0;
   return (
     <div className="card" data-testid="clients">
       <h2>Connected clients</h2>
@@ -26,6 +29,11 @@ export function ClientsPanel() {
         </p>
       )}
       {sessions && sessions.length === 0 && <p className="muted">No client holds a knowledge session right now. One appears when it calls the knowledge tools.</p>}
+      {oneOff > 0 && (
+        <p className="muted" data-testid="one-off">
+          {oneOff} stateless call{oneOff === 1 ? '' : 's'} did not send {oneOff === 1 ? 'its' : 'their'} session handle back.
+        </p>
+      )}
       {sessions && sessions.length > 0 && (
         <table aria-label="Connected clients">
           <thead>
