@@ -108,6 +108,15 @@ describe('stdio through `trove mcp`', () => {
     await client.close();
   });
 
+  it('passes --config on to the knowledge tools as the request config', async () => {
+    const config = Buffer.from(JSON.stringify({ snippet_length: 70, max_tokens: 999_999 })).toString('base64');
+    const client = new V2Client({ name: 'config-stdio', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new V2Stdio({ command: process.execPath, args: [TROVE_BIN, 'mcp', '--config', config], env: shimEnv(), stderr: 'pipe' }));
+    const s = await client.callTool({ name: 'knowledge.session', arguments: {} });
+    expect((s.structuredContent as { defaults: Record<string, number> }).defaults).toMatchObject({ snippet_length: 70, max_tokens: 100_000 });
+    await client.close();
+  });
+
   it('writes only JSON-RPC lines to stdout, answering bad lines and refused requests with errors', async () => {
     const child = spawn(process.execPath, [TROVE_BIN, 'mcp', '--token', 'trove_not-a-real-token'], { env: shimEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
