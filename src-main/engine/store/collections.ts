@@ -11,6 +11,9 @@ export type CollectionKind = 'folder' | 'dataset' | 'memory';
 
 const FOLDERS: readonly CollectionKind[] = ['folder'];
 
+/** Kinds backed by a folder on disk, which the job runner scans and watches (memory is not). */
+export const FILE_BACKED: readonly CollectionKind[] = ['folder', 'dataset'];
+
 export interface CollectionRow {
   id: number;
   name: string;
