@@ -16,6 +16,7 @@ import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
 import { EngineKnowledge } from './knowledge/knowledge-api.js';
 import { KnowledgeService } from './knowledge/knowledge-service.js';
+import { DatasetsSource } from './knowledge/sources/datasets-source.js';
 import { DocumentsSource } from './knowledge/sources/documents-source.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
@@ -174,7 +175,7 @@ export class Engine {
       retriever: this.retriever,
       generation: () => this.generation,
     });
-    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource]));
+    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource, new DatasetsSource(this.datasets)]));
   }
 
   static open(opts: EngineOptions): Engine {

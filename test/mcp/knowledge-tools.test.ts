@@ -65,7 +65,7 @@ describe.each(['v1 (2025 session)', 'v2 (2025 session)', 'v2 (2026-07-28)'] as c
 
   it('lists the knowledge tools with titles, output schemas and read-only hints', async () => {
     const { tools } = await client.listTools();
-    const names = ['knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get'];
+    const names = ['knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get', 'datasets.search', 'datasets.get'];
     for (const name of names) {
       const t = tools.find((x) => x.name === name);
       expect(t, name).toBeDefined();

@@ -37,7 +37,7 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
   it("lists QMD's six read-only tools with titles and output schemas, beside the knowledge toolset", async () => {
     const { tools } = await client.listTools();
     const qmd = ['get', 'multi_get', 'query', 'search', 'status', 'vsearch'];
-    expect(tools.map((t) => t.name).sort()).toEqual([...qmd, 'documents.get', 'documents.search', 'knowledge.get', 'knowledge.search', 'knowledge.session'].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...qmd, 'datasets.get', 'datasets.search', 'documents.get', 'documents.search', 'knowledge.get', 'knowledge.search', 'knowledge.session'].sort());
     for (const t of tools.filter((x) => qmd.includes(x.name))) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.annotations?.readOnlyHint, t.name).toBe(true);

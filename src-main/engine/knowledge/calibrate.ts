@@ -3,9 +3,11 @@
 // best hit is 1.0; hybrid: reciprocal-rank fusion, so the first document of both legs is 1.0),
 // which is right for ranking one result list and useless for merging several. Calibration
 // maps each hit's raw evidence to an absolute 0..1 scale instead:
-//   keyword   BM25 / the most BM25 any row could score for the query's words in that index
-//             (plan.ts bm25Bound: Σ IDF × (k1 + 1)), so "covers the rare words of the query
-//             many times" is near 1 in a small corpus and a large one alike;
+//   keyword   BM25 / the most BM25 any row could score for the query's words that index has
+//             (plan.ts bm25Bound: Σ IDF × (k1 + 1)) — an IDF-weighted average of how fully the row
+//             holds each word, near 1 in a small corpus and a large one alike — times the share
+//             of the query's words the index has at all (a corpus without some of them cannot
+//             answer the query fully);
 //   semantic  the cosine similarity of query and best chunk;
 //   hybrid    the mean of both (a leg that ran and did not find the document counts 0).
 // The BM25 ratio is then put on the cosine's scale (keywordEvidence), measured on SciFact so
@@ -14,17 +16,20 @@
 // order (a running minimum), so merging never reorders one source's results — knowledge.search
 // over one source ranks exactly as the engine does — and a page's scores do not depend on how
 // deep the merge looked (the minimum over a prefix is stable), so pagination stays consistent.
+import type { Bm25Scale } from '../search/lexical.js';
 import type { KnowledgeScoreType } from '../types/knowledge.js';
 
 /**
  * BM25 ratios sit lower than cosines and spread wider. Measured on SciFact's 300 test queries,
  * top 10 of each leg (all-MiniLM-L6-v2): relevant documents' ratio p10/p50/p90 0.20/0.42/0.68
  * against cosine 0.48/0.64/0.77; irrelevant ones' 0.14/0.23/0.39 against 0.39/0.51/0.63. The
- * square root lands on the cosine's scale: relevant 0.45/0.65/0.83, irrelevant 0.37/0.48/0.63.
+ * square root (times the coverage, ~1 there) lands on the cosine's scale: relevant
+ * 0.45/0.64/0.83, irrelevant 0.37/0.48/0.63.
  */
-export function keywordEvidence(bm25: number, bound: number | null): number | null {
-  if (!bound || !(bm25 > 0)) return bm25 > 0 ? null : 0;
-  return Math.sqrt(Math.min(1, bm25 / bound));
+export function keywordEvidence(bm25: number, scale: Bm25Scale | null): number | null {
+  if (!scale || !scale.bound) return null;
+  if (!(bm25 > 0)) return 0;
+  return Math.sqrt(Math.min(1, bm25 / scale.bound)) * scale.coverage;
 }
 
 /** Cosine similarity clipped to 0..1 (a negative cosine is no evidence at all). */
@@ -37,11 +42,11 @@ export interface HitEvidence {
   cosine?: number;
 }
 
-/** What ran for a result list: which legs, and the keyword leg's bound. */
+/** What ran for a result list: which legs, and the keyword leg's BM25 scale. */
 export interface LegsRun {
   keyword: boolean;
   vector: boolean;
-  bm25Bound: number | null;
+  bm25Scale: Bm25Scale | null;
 }
 
 export function scoreTypeOf(run: LegsRun): KnowledgeScoreType {
@@ -51,7 +56,7 @@ export function scoreTypeOf(run: LegsRun): KnowledgeScoreType {
 
 /** One hit's absolute evidence (0..1), or null when its leg gave nothing comparable. */
 export function evidenceOf(signals: HitEvidence | undefined, run: LegsRun): number | null {
-  const k = run.keyword ? (signals?.bm25 !== undefined ? keywordEvidence(signals.bm25, run.bm25Bound) : 0) : undefined;
+  const k = run.keyword ? (signals?.bm25 !== undefined ? keywordEvidence(signals.bm25, run.bm25Scale) : 0) : undefined;
   const v = run.vector ? (signals?.cosine !== undefined ? semanticEvidence(signals.cosine) : 0) : undefined;
   if (k === null) return null;
   if (k !== undefined && v !== undefined) return (k + v) / 2;

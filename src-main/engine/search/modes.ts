@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
-import type { LexicalSearch } from './lexical.js';
+import type { Bm25Scale, LexicalSearch } from './lexical.js';
 import { TermMatcher } from './snippet.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
@@ -23,8 +23,8 @@ export interface ModeResult {
   plan: { strategy: string; expression: string; dropped: string[] };
   /** Which legs answered (a leg that was skipped, or failed, says so in notices). */
   ran: { keyword: boolean; vector: boolean };
-  /** The keyword leg's BM25 bound (see LexicalResult), null when it did not run. */
-  bm25Bound: number | null;
+  /** The keyword leg's BM25 scale (see LexicalResult), null when it did not run. */
+  bm25Scale: Bm25Scale | null;
 }
 
 /** Candidates each leg contributes to fusion (and the reranker's pool). */
@@ -105,7 +105,7 @@ export class ModeSearch {
     if (req.mode === 'vector') {
       if (!spaces.length) throw new TroveError('UNAVAILABLE', `vector search is off: ${this.unavailableReason(collectionIds)}`);
       const r = await vectorLeg(needed);
-      return { hits: r.hits, total: r.hits.length, exhausted: r.exhausted, notices, plan, ran: { keyword: false, vector: true }, bm25Bound: null };
+      return { hits: r.hits, total: r.hits.length, exhausted: r.exhausted, notices, plan, ran: { keyword: false, vector: true }, bm25Scale: null };
     }
 
     // hybrid and rerank: keyword and vector legs (the vector leg's query embedding runs in a worker meanwhile)
@@ -113,12 +113,12 @@ export class ModeSearch {
     const vectorPromise = spaces.length ? vectorLeg(depth) : null;
     vectorPromise?.catch(() => undefined); // handled below; no unhandled rejection while the keyword leg runs
     let keywordHits: RankedHit[] = [];
-    let bm25Bound: number | null = null;
+    let bm25Scale: Bm25Scale | null = null;
     const ran = { keyword: false, vector: false };
     try {
       const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, snippets, explain: req.explain, filters }, generation);
       keywordHits = lx.hits; // lexical hits carry their anchor chunk id: already ranked hits
-      bm25Bound = lx.bm25Bound;
+      bm25Scale = lx.bm25Scale;
       ran.keyword = true;
       Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
     } catch (err) {
@@ -157,7 +157,7 @@ export class ModeSearch {
       notices,
       plan,
       ran,
-      bm25Bound,
+      bm25Scale,
     };
   }
 

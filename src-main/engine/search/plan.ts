@@ -33,13 +33,14 @@ export interface QueryPlan {
   /** Terms that the final OR leaves out (absent from the index, or too frequent to be worth it). */
   dropped: PlannedTerm[];
   /**
-   * The most BM25 any row could score for these terms: each term's IDF times (k1 + 1), the
-   * limit of its saturating term-frequency part (FTS5's bm25: k1 1.2). A term the index lacks
-   * counts with the IDF of a term in no row, so a corpus without some of the query's words
-   * cannot score as fully as one with all of them. Scores divided by it are comparable across
-   * indexes and queries (engine/knowledge/calibrate.ts).
+   * The most BM25 any row could score for the terms the index has: each one's IDF times
+   * (k1 + 1), the limit of its saturating term-frequency part (FTS5's bm25: k1 1.2). A row's
+   * BM25 over it is an IDF-weighted average of how fully the row holds each word, comparable
+   * across indexes and queries (engine/knowledge/calibrate.ts). 0 when the index has none.
    */
   bm25Bound: number;
+  /** The share of the query's terms the index has at all (a corpus without some of them cannot match the query fully). */
+  termCoverage: number;
 }
 
 /** FTS5 bm25()'s k1. */
@@ -94,8 +95,9 @@ export class QueryPlanner {
     const planned = terms.map((t) => ({ ...t, df: this.documentFrequency(t) }));
     const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
     const absent = planned.filter((t) => t.df === 0);
-    const bm25Bound = planned.reduce((sum, t) => sum + bm25Idf(rows, Math.min(t.df, rows)) * (BM25_K1 + 1), 0);
-    if (!present.length) return { steps: [], terms: planned, dropped: absent, bm25Bound };
+    const bm25Bound = present.reduce((sum, t) => sum + bm25Idf(rows, Math.min(t.df, rows)) * (BM25_K1 + 1), 0);
+    const termCoverage = planned.length ? present.length / planned.length : 0;
+    if (!present.length) return { steps: [], terms: planned, dropped: absent, bm25Bound, termCoverage };
 
     const steps: PlanStep[] = [];
     // AND steps: all present terms, then drop the most frequent one at a time (down to two)
@@ -116,7 +118,7 @@ export class QueryPlanner {
     }
     const or = informative.map(termExpression).join(' OR ');
     if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits) });
-    return { steps, terms: planned, dropped, bm25Bound };
+    return { steps, terms: planned, dropped, bm25Bound, termCoverage };
   }
 
   /** Chunks containing the term (fts5vocab's row count); for a prefix, the sum over its terms. */

@@ -210,6 +210,8 @@ export interface KnowledgeSourceInfo {
   modes: KnowledgeMode[];
   /** Why it cannot be searched now (a dataset not ready), else null. */
   unavailable: string | null;
+  /** Results a search of it alone returns by default (a dataset's defaultTopK); absent: knowledge.search's default. */
+  defaultLimit?: number;
 }
 
 /**

@@ -99,6 +99,10 @@ export const getFields = {
   session: sessionInput,
 };
 
+export const datasetGetInput = convertedOnce(
+  z.object({ dataset: z.string().trim().min(1).optional().describe('The dataset, when id is a bare ref'), ...getFields }),
+);
+
 export const knowledgeGetInput = convertedOnce(z.object({ source: sourceKind.optional().describe('documents, datasets or memory (optional with a trove:// uri)'), ...getFields }));
 export const sourceGetInput = convertedOnce(z.object(getFields));
 

@@ -12,6 +12,8 @@ import { callState, scopeOf, type CallState } from '../knowledge/caller.js';
 import { CONFIG_KEYS, pick, type KnowledgeDefaults } from '../knowledge/request-config.js';
 import { guarded } from './results.js';
 import {
+  datasetGetInput,
+  datasetsSearchInput,
   documentsSearchInput,
   getOutput,
   knowledgeGetInput,
@@ -22,7 +24,15 @@ import {
   sourceGetInput,
 } from './knowledge-schemas.js';
 
-export const KNOWLEDGE_TOOL_NAMES: readonly string[] = ['knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get'];
+export const KNOWLEDGE_TOOL_NAMES: readonly string[] = [
+  'knowledge.search',
+  'knowledge.get',
+  'knowledge.session',
+  'documents.search',
+  'documents.get',
+  'datasets.search',
+  'datasets.get',
+];
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -56,7 +66,7 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
       (args, extra) =>
         guarded('knowledge.search', () => {
           const sources = args.dataset ? [`datasets:${args.dataset}`, ...(args.sources ?? [])] : args.sources;
-          return runSearch(ctx, extra, { ...args, limit: args.topK ?? args.limit }, sources);
+          return runSearch(ctx, extra, { ...args, limit: args.topK ?? args.limit ?? (args.dataset ? defaultTopK(ctx, args.dataset) : undefined) }, sources);
         }),
     );
   }
@@ -103,6 +113,45 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
       },
       (args, extra) =>
         guarded('documents.search', () => runSearch(ctx, extra, args, args.collections?.length ? args.collections.map((c) => `documents:${c}`) : ['documents'])),
+    );
+  }
+  if (allowed('datasets.search')) {
+    server.registerTool(
+      'datasets.search',
+      {
+        title: 'Search datasets',
+        description:
+          'Search registered datasets (FAISS indexes and folders of documents): every ready one, some by id, or one with {dataset, query, topK}. ' +
+          'Same result shape as knowledge.search; read results with datasets.get.',
+        inputSchema: datasetsSearchInput,
+        outputSchema: searchOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) =>
+        guarded('datasets.search', () => {
+          const ids = [...(args.dataset ? [args.dataset] : []), ...(args.datasets ?? [])];
+          const limit = args.topK ?? args.limit ?? (ids.length === 1 ? defaultTopK(ctx, ids[0]!) : undefined);
+          return runSearch(ctx, extra, { ...args, limit }, ids.length ? ids.map((d) => `datasets:${d}`) : ['datasets']);
+        }),
+    );
+  }
+  if (allowed('datasets.get')) {
+    server.registerTool(
+      'datasets.get',
+      {
+        title: 'Read a dataset item',
+        description:
+          "Read one dataset item (its id `<dataset>:<ref>`, or dataset + the hit's ref, or its trove://~datasets/ uri) in a retrieval mode under a token budget, as knowledge.get does.",
+        inputSchema: datasetGetInput,
+        outputSchema: getOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) =>
+        guarded('datasets.get', () => {
+          const { dataset, ...rest } = args;
+          const id = dataset && rest.id !== undefined && !rest.id.startsWith(`${dataset}:`) ? `${dataset}:${rest.id}` : rest.id;
+          return runGet(ctx, extra, { ...rest, id, source: 'datasets' });
+        }),
     );
   }
   if (allowed('documents.get')) {
@@ -179,6 +228,20 @@ export async function runGet(ctx: McpContext, extra: ServerContext, args: Knowle
     scopeOf(ctx.access),
   );
   return json({ ...res, session: session.handle });
+}
+
+/**
+ * The dataset's defaultTopK, the spec's default for {dataset, query, topK}; undefined when the
+ * caller may not see it or it does not exist (the search then says so, as for any source).
+ */
+function defaultTopK(ctx: McpContext, dataset: string): number | undefined {
+  const scope = scopeOf(ctx.access);
+  if (scope.datasets && !scope.datasets.includes(dataset)) return undefined;
+  try {
+    return ctx.engine.datasets.info(dataset).defaultTopK;
+  } catch {
+    return undefined;
+  }
 }
 
 interface SessionArgs {

@@ -83,13 +83,13 @@ export class DocumentsSource implements KnowledgeSource {
         { query: q.query, syntax: 'match', limit: q.depth, offset: 0, snippetChars: q.snippetLength, explain: false, filters },
         generation,
       );
-      const run: LegsRun = { keyword: true, vector: false, bm25Bound: lx.bm25Bound };
+      const run: LegsRun = { keyword: true, vector: false, bm25Scale: lx.bm25Scale };
       return result('keyword', this.candidates(lx.hits, run, q.snippetLength), !lx.hasMore, lx.totalEstimated);
     }
     const req = validateSearchRequest({ query: q.query, mode: mode === 'semantic' ? 'vector' : 'hybrid', limit: q.depth, snippetChars: q.snippetLength, minScore: mode === 'semantic' ? 0 : undefined, freshness: false });
     const r = await this.deps.modes.run(req, filters, ids, generation);
     notices.push(...r.notices);
-    const run: LegsRun = { keyword: r.ran.keyword, vector: r.ran.vector, bm25Bound: r.bm25Bound };
+    const run: LegsRun = { keyword: r.ran.keyword, vector: r.ran.vector, bm25Scale: r.bm25Scale };
     const ran: KnowledgeMode = run.keyword && run.vector ? 'hybrid' : run.vector ? 'semantic' : 'keyword';
     const hits = r.hits.slice(0, q.depth);
     return result(ran, this.candidates(hits, run, q.snippetLength), r.exhausted && hits.length === r.hits.length, r.total);
