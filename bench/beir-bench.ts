@@ -107,7 +107,7 @@ async function ask(query: string, mode: (typeof MODES)[keyof typeof MODES], mode
     const r = await engine.search({ query, limit, snippetChars: 40, mode, ...(mode === 'vector' ? { minScore: 0 } : {}) });
     return r.results.map((h) => h.path);
   }
-  const r = await call(served.mcpUrl, served.auth, 'knowledge.search', { query, limit, snippet_length: 50, mode: KNOWLEDGE_MODES[modeName], dedupe: false }, i);
+  const r = await call(served.mcpUrl, served.auth, 'knowledge.search', { query, limit, snippet_length: 50, mode: KNOWLEDGE_MODES[modeName], sources: ['documents'], dedupe: false }, i);
   if (r.isError) throw new Error(r.content?.[0]?.text ?? 'knowledge.search failed');
   return (r.structuredContent as { results: { path: string }[] }).results.map((h) => h.path);
 }

@@ -1,9 +1,14 @@
-// bench:knowledge [--scifact dir] [--cpp dir] [--queries 300] [--warmup 100] [--work dir] [--skip scifact|cpp]:
+// bench:knowledge [--scifact dir] [--cpp dir] [--queries 300] [--warmup 100] [--work dir] [--skip scifact|cpp]
+//                 [--faiss-datasets <folder> --dataset <id>]:
 // the knowledge toolset over MCP HTTP, through the real `trove serve` in its own process, as
 // assistants reach it (stateless 2026-07-28 requests, one at a time).
 //   SciFact, indexed and embedded (all-MiniLM-L6-v2): knowledge.search hybrid nDCG@10 and latency,
 //     beside the engine's own hybrid at the same limit in process (no loss allowed), and
 //     knowledge.get chunk_with_siblings at max_tokens 2000 on each query's best result;
+//   with --faiss-datasets (a folder holding datasets/<id>/manifest.json: bench:datasets leaves
+//     SciFact as a FAISS IndexFlatIP of Trove's MiniLM chunk vectors in its work folder), the
+//     dataset path: knowledge.search {dataset, query, topK: 10} nDCG@10 and latency, beside the
+//     engine's own vector leg on the same model;
 //   cpp-docs: knowledge.search keyword latency on questions from the corpus's headings (beside
 //     QMD's `search` on the same questions in the same run), and knowledge.get
 //     chunk_with_siblings at max_tokens 2000 on its (longer) documents.
@@ -26,6 +31,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '100' },
     work: { type: 'string' },
     skip: { type: 'string', multiple: true, default: [] },
+    'faiss-datasets': { type: 'string' },
+    dataset: { type: 'string' },
   },
 });
 const root = path.resolve(import.meta.dirname, '..');
@@ -93,6 +100,15 @@ if (!skip.has('scifact')) {
   for (const q of qids) own.set(q, ids((await p.engine.search({ query: p.data.queries.get(q)!, mode: 'hybrid', limit: 10, freshness: false })).results.map((h) => h.path)));
   const qrels = new Map([...p.data.qrels].filter(([q]) => own.has(q)));
   const engineNdcg = scoreRun(own, qrels).ndcg10;
+  let dataset: { id: string; vectorLegNdcg: number } | null = null;
+  if (values['faiss-datasets']) {
+    p.engine.datasets.addFolder(path.resolve(values['faiss-datasets']));
+    const ready = (await p.engine.datasets.settled()).filter((d) => d.state === 'ready' && d.kind === 'faiss' && (!values.dataset || d.id === values.dataset));
+    if (!ready.length) throw new Error(`no ready FAISS dataset${values.dataset ? ` "${values.dataset}"` : ''} in ${values['faiss-datasets']}`);
+    const leg = new Map<string, string[]>();
+    for (const q of qids) leg.set(q, ids((await p.engine.search({ query: p.data.queries.get(q)!, mode: 'vector', minScore: 0, limit: 10, freshness: false })).results.map((h) => h.path)));
+    dataset = { id: ready[0]!.id, vectorLegNdcg: scoreRun(leg, qrels).ndcg10 };
+  }
   await p.engine.compactIndex();
   await p.engine.close();
 
@@ -104,7 +120,7 @@ if (!skip.has('scifact')) {
     // warm-up questions: the corpus's own titles, never a test query
     const warm = p.data.corpus.slice(0, WARMUP).map((d) => d.title || d.text.slice(0, 120));
     const times = await timed(warm.map((t) => ({ text: t, q: null as string | null })), qids.map((q) => ({ text: p.data.queries.get(q)!, q: q as string | null })), async (x, i) => {
-      const items = await search(served, { query: x.text, mode: 'hybrid' }, i);
+      const items = await search(served, { query: x.text, mode: 'hybrid', sources: ['documents'] }, i);
       if (x.q === null) {
         if (items[0]) warmBest.push(items[0]);
         return;
@@ -128,6 +144,23 @@ if (!skip.has('scifact')) {
       `scifact: knowledge.search hybrid nDCG@10 ${round(ndcg, 4)} (engine's own hybrid ${round(engineNdcg, 4)}) · p50 ${timing(times).p50_ms} ms · ` +
         `knowledge.get chunk_with_siblings@2000 p50 ${timing(gets).p50_ms} ms`,
     );
+    if (dataset) {
+      const dsRun = new Map<string, string[]>();
+      const ds = dataset;
+      const dsTimes = await timed(warm.map((t) => ({ text: t, q: null as string | null })), qids.map((q) => ({ text: p.data.queries.get(q)!, q: q as string | null })), async (x, i) => {
+        const items = await search(served, { dataset: ds.id, query: x.text, topK: 10 }, i);
+        if (x.q !== null) dsRun.set(x.q, ids(items.map((y) => y.path)));
+      });
+      const dsNdcg = scoreRun(dsRun, qrels).ndcg10;
+      result.dataset_path = {
+        dataset: ds.id,
+        knowledge_search_dataset_ndcg_at_10: round(dsNdcg, 4),
+        engine_vector_leg_ndcg_at_10: round(ds.vectorLegNdcg, 4),
+        delta: round(dsNdcg - ds.vectorLegNdcg, 4),
+        knowledge_search_dataset: timing(dsTimes),
+      };
+      console.error(`dataset path: knowledge.search {dataset: ${ds.id}, topK: 10} nDCG@10 ${round(dsNdcg, 4)} (vector leg ${round(ds.vectorLegNdcg, 4)}) · p50 ${timing(dsTimes).p50_ms} ms`);
+    }
   } finally {
     await served.stop();
   }
@@ -151,7 +184,7 @@ if (!skip.has('cpp')) {
     const warmBest: Item[] = [];
     const warm = headingQuestions(cppDir, WARMUP, 11); // other questions than the timed ones
     const times = await timed(warm.map((q) => ({ q, warm: true })), queries.map((q) => ({ q, warm: false })), async (x, i) => {
-      const items = await search(served, { query: x.q, mode: 'keyword' }, i);
+      const items = await search(served, { query: x.q, mode: 'keyword', sources: ['documents'] }, i);
       if (items[0]) (x.warm ? warmBest : best).push(items[0]);
     });
     const gets = await timed(warmBest, best, (item, i) => getSiblings(served, item, i));
