@@ -210,7 +210,7 @@ describe('web UI on trove serve --ui', () => {
     for (const mode of ['snippet', 'chunk', 'chunk_with_siblings', 'full', 'auto']) {
       await preview.getByTestId('retrieval-mode').selectOption(mode);
       const shown = mode === 'auto' ? 'chunk_with_siblings' : mode; // auto with a budget set
-      await expect.poll(() => preview.getByTestId('token-count').textContent()).toMatch(new RegExp(`^\\d+ of 2000 tokens .* · ${shown}`));
+      await expect.poll(() => preview.getByTestId('token-count').textContent()).toMatch(new RegExp(`^\\d+ of 2000 tokens \\(\\d+ characters at 4 a token\\) · ${shown} · `));
       const [, tokens, chars] = /^(\d+) of 2000 tokens \((\d+) characters at 4 a token\)/.exec((await preview.getByTestId('token-count').textContent())!)!.map(Number);
       expect(tokens).toBe(Math.ceil(chars! / 4));
       expect((await preview.getByTestId('knowledge-content').textContent())!.length).toBe(chars);
