@@ -133,8 +133,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
     search: (p) => engine.search(p),
-    // the preview shows what assistants get: the same redaction rules as the MCP server
-    get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers })),
+    // the preview shows what assistants get: the same redaction rules as the MCP server (highlights move with the text)
+    get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers, highlight: p.highlight })),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
     'connect.writeConfig': (p) => {

@@ -1,4 +1,4 @@
-// The engine host: one engine, its MCP endpoint at /mcp, /health, and whatever extra routes a
+// The engine host: one engine, its MCP endpoint at /mcp, /health, /status, and whatever extra routes a
 // face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
 // clients can find it. `trove serve` and the desktop app's utility process both run this.
 import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
@@ -7,12 +7,22 @@ import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
 import type { ServerExtension } from '../mcp/server.js';
 import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
 import { healthRoute } from './health.js';
+import { statusRoute } from './status-route.js';
 import { loadHostToken } from './host-token.js';
 import { startLoopbackServer } from './http-server.js';
 import type { RouteHandler } from './routes.js';
 import { processAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile, type RuntimeInfo } from './runtime-file.js';
 
 export const DEFAULT_PORT = 7077;
+
+/**
+ * The engine options a host runs with: it embeds new and changed chunks in the background (at
+ * low priority, pausable with indexing, switchable in Settings) unless the face says not to
+ * (`trove serve --no-embed`). One-shot commands open the engine without it.
+ */
+export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean }): EngineOptions {
+  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed } };
+}
 
 export interface HostOptions {
   /** An engine the caller owns; otherwise the host opens (and closes) one with engineOptions. */
@@ -60,9 +70,10 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
   try {
     if (writesRuntime) refuseIfRunning(profileDir);
     const token = opts.token ?? loadHostToken(profileDir, opts.env?.token);
+    const authenticate = createAuthenticator(engine, token);
     const mcp = createMcpHttpEndpoint({
       engine,
-      authenticate: createAuthenticator(engine, token),
+      authenticate,
       rateLimit: opts.rateLimit,
       maxBodyBytes: opts.maxBodyBytes,
       extend: opts.mcpExtension,
@@ -70,6 +81,7 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
     const preferred = preferredPort(opts.port, opts.env?.port, engine.settings.savedOrDefaults().port);
     const server = await startLoopbackServer({ port: preferred.port, allowedOrigins: opts.allowedOrigins });
     server.addRoute(healthRoute);
+    server.addRoute(statusRoute(engine, authenticate));
     server.addRoute(mcp.route);
     for (const r of opts.routes ?? []) server.addRoute(r);
 

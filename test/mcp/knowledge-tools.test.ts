@@ -85,6 +85,17 @@ describe.each(['v1 (2025 session)', 'v2 (2025 session)', 'v2 (2026-07-28)'] as c
     expect(s.results[0]!.score).toBeLessThanOrEqual(1);
     expect(s.mode).toBe('keyword');
     expect(s.sources.map((x) => x.source)).toEqual(['documents']);
+    // the query's words marked in the snippet as every face marks them: whole words, stemmed, no stop words
+    const first = s.results[0]! as Item & { highlights: [number, number][] };
+    const marked = first.highlights.map(([a, b]) => first.snippet!.slice(a, b).toLowerCase());
+    expect(marked.length).toBeGreaterThan(1);
+    for (const word of marked) expect(['exponential', 'backoff', 'jitter']).toContain(word);
+  });
+
+  it('knowledge.get marks the words of its query in the content', async () => {
+    const g = await client.callTool({ name: 'knowledge.get', arguments: { uri: 'trove://notes/retries.md', query: 'the thundering herds', retrieval: { mode: 'full' } } });
+    const s = g.structuredContent as { content: string; highlights: [number, number][] };
+    expect(s.highlights.map(([a, b]) => s.content.slice(a, b))).toEqual(['thundering', 'herds']);
   });
 
   it('knowledge.search: bad input is an isError that says what is wrong', async () => {

@@ -4,8 +4,8 @@
 // other sizes (prefer_prechunked false), are chunked on the fly with the indexer's chunker.
 import { chunkDocument } from '../ingest/chunker.js';
 import { invalidInput } from '../errors.js';
-import { parseQuery } from '../search/query.js';
-import { TermMatcher } from '../search/snippet.js';
+import { queryMatcher } from '../search/highlight.js';
+import type { TermMatcher } from '../search/snippet.js';
 import type { KnowledgeAnchor, RetrievalInfo } from '../types/knowledge.js';
 import type { ItemChunk } from './retrieval.js';
 
@@ -22,15 +22,11 @@ export function chunkOnTheFly(text: string, sizeChars: number, overlapChars: num
   }));
 }
 
-/** The query's words as snippets match them (stems, prefixes, CJK bigrams); null for no usable words. */
+/** The words a query searched for, as every face marks them (search/highlight.ts); null for no usable words. */
 export function matcherFor(query: string | undefined): TermMatcher | null {
   if (!query?.trim()) return null;
-  try {
-    const m = new TermMatcher(parseQuery(query, 'match').highlight);
-    return m.empty ? null : m;
-  } catch {
-    return null; // only stop words or punctuation: nothing to look for
-  }
+  const m = queryMatcher(query, 'match');
+  return m.empty ? null : m; // only stop words or punctuation: nothing to look for
 }
 
 /**

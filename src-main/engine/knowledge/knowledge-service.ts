@@ -16,6 +16,7 @@ import type {
 import { chunkOnTheFly, findAnchor, matcherFor } from './anchor.js';
 import { cutPage, mergeRuns, type Merged } from './merge.js';
 import { knob } from './options.js';
+import { spansIn } from './snippets.js';
 import { validateKnowledgeGet, validateKnowledgeSearch, type ValidGet, type ValidSearch } from './request.js';
 import { retrieve, type ItemChunk, type ResolvedRetrieval } from './retrieval.js';
 import type { KnowledgeSource, SourceResult, SourceTarget } from './sources/source.js';
@@ -188,6 +189,7 @@ export class KnowledgeService {
         },
       },
       content,
+      highlights: spansIn(content, matcher),
       attachments: item.attachments,
       retrieval: info,
     };

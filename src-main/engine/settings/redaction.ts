@@ -1,7 +1,11 @@
 // Redaction: the user's saved rules (settings.json `redaction`, regex sources) replace their
 // matches with [redacted] in document text a face returns — search snippets, get, multi_get and
 // their structured content, knowledge.get's content, resource reads, the app's preview. Locators
-// (uri, file, docid, path) stay usable. The index itself is unchanged.
+// (uri, file, docid, path) stay usable, and highlight spans beside a redacted text move with it (a
+// span inside a redacted stretch is dropped: nothing may be marked that is not shown). The index
+// itself is unchanged.
+import type { Span } from '../types/search.js';
+
 export const REDACTED = '[redacted]';
 
 /** Keys whose string values are document text. */
@@ -17,6 +21,32 @@ export function redactText(text: string, rules: readonly RegExp[]): string {
   return out;
 }
 
+/** The text with every rule's matches replaced, and the spans moved with it (spans touching a replacement are dropped). */
+export function redactTextWithSpans(text: string, rules: readonly RegExp[], spans: readonly Span[]): { text: string; spans: Span[] } {
+  let out = text;
+  let kept = spans.map((s): Span => [s[0], s[1]]);
+  for (const re of rules) {
+    const cuts: { start: number; end: number }[] = [];
+    re.lastIndex = 0;
+    const next = out.replace(re, (match: string, ...args: unknown[]) => {
+      const offset = args.find((a) => typeof a === 'number')!;
+      cuts.push({ start: offset, end: offset + match.length });
+      return REDACTED;
+    });
+    if (!cuts.length) continue;
+    kept = kept.flatMap(([a, b]): Span[] => {
+      let shift = 0;
+      for (const c of cuts) {
+        if (c.start < b && a < c.end) return []; // marked text is gone
+        if (c.end <= a) shift += REDACTED.length - (c.end - c.start);
+      }
+      return [[a + shift, b + shift]];
+    });
+    out = next;
+  }
+  return { text: out, spans: kept };
+}
+
 /** A copy of a result with the document text under TEXT_KEYS redacted. */
 export function redactResult<T>(value: T, rules: readonly RegExp[]): T {
   if (!rules.length) return value;
@@ -24,7 +54,14 @@ export function redactResult<T>(value: T, rules: readonly RegExp[]): T {
     if (typeof v === 'string') return key !== null && TEXT_KEYS.has(key) ? redactText(v, rules) : v;
     if (Array.isArray(v)) return v.map((x) => walk(x, key));
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+      const entries = Object.entries(v);
+      const record = v as Record<string, unknown>;
+      // highlights belong to the text beside them (a hit's snippet, a document's text): they move together
+      const marked = Array.isArray(record.highlights) ? (['snippet', 'text', 'content'] as const).find((k) => typeof record[k] === 'string') : undefined;
+      const moved = marked ? redactTextWithSpans(record[marked] as string, rules, record.highlights as Span[]) : null;
+      return Object.fromEntries(
+        entries.map(([k, x]) => [k, moved && k === marked ? moved.text : moved && k === 'highlights' ? moved.spans : walk(x, k)]),
+      );
     }
     return v;
   };

@@ -2,6 +2,8 @@
 // app's Search screen): one result item and one get response for every source — a collection's
 // documents, a registered dataset, the agent memory. Types only (see collections.ts).
 
+import type { Span } from './search.js';
+
 /** The kinds of source the aggregator fans out to. */
 export type KnowledgeSourceKind = 'documents' | 'datasets' | 'memory';
 
@@ -40,6 +42,8 @@ export interface KnowledgeItem {
   title: string;
   /** Plain text around the best match, whitespace collapsed, at most snippet_length characters. */
   snippet: string | null;
+  /** Where `snippet` shows the words the query searched for (search/highlight.ts, as every face marks them). */
+  highlights: Span[];
   /** trove://<collection>/<path>, trove://~datasets/<id>/<ref>, trove://~memory/<entry id>. */
   uri: string;
   /** The path within its container (attribution). */
@@ -193,6 +197,8 @@ export interface RetrievalInfo {
 export interface KnowledgeGetResponse {
   meta: KnowledgeItem;
   content: string;
+  /** Where `content` shows the words of the query it was anchored on (none without a query). */
+  highlights: Span[];
   attachments: Record<string, unknown>[] | null;
   retrieval: RetrievalInfo;
 }

@@ -6,6 +6,8 @@ export interface SavedSettings {
   port: number | null;
   maxFileBytes: number | null;
   redaction: string[];
+  /** Embed new and changed chunks in the background (null: the default, on). Hosts only; `--no-embed` wins. */
+  backgroundEmbedding: boolean | null;
 }
 
 /** Where a value in force came from. */

@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { convertedOnce } from './schema-cache.js';
 
+/** [start, end) spans (an array of two numbers: tuples' JSON Schema trips older validators, as search-tools.ts found). */
+const spans = (of: string) => z.array(z.array(z.number().int().min(0)).length(2)).describe(`[start, end) offsets of the words the query searched for in ${of}`);
+
 const sourceKind = z.enum(['documents', 'datasets', 'memory']);
 const knowledgeMode = z.enum(['keyword', 'semantic', 'hybrid']).describe('keyword (BM25), semantic (vectors) or hybrid; default: hybrid where a source has vectors, else keyword');
 const orderBy = z.enum(['relevance', 'recent']).describe('relevance (default): by score, ties by last_modified; recent: newest first');
@@ -143,6 +146,7 @@ export const knowledgeItem = z.object({
   thread_id: z.string().optional(),
   title: z.string(),
   snippet: z.string().nullable(),
+  highlights: spans('snippet'),
   uri: z.string(),
   path: z.string(),
   score: z.number().nullable().describe('0..1, comparable across sources and modes'),
@@ -187,6 +191,7 @@ export const getOutput = convertedOnce(
   z.object({
     meta: knowledgeItem,
     content: z.string(),
+    highlights: spans('content'),
     attachments: z.array(z.record(z.string(), z.unknown())).nullable(),
     retrieval: z.object({
       mode: z.enum(['snippet', 'chunk', 'chunk_with_siblings', 'full']),

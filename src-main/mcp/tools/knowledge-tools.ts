@@ -197,7 +197,7 @@ export async function runSearch(ctx: McpContext, extra: ServerContext, args: Sea
   ctx.knowledge.sessions.remember(session, dedupe ? r.results.map((x) => x.uri) : [], args.query); // dedupe off: this call neither skips nor counts
   if (!r.results.length) notices.push(`no results for "${args.query}"`);
   const structured = { ...r, notices: [...notices, ...r.notices], session: session.handle };
-  return json(structured);
+  return json(ctx, structured);
 }
 
 export async function runGet(ctx: McpContext, extra: ServerContext, args: KnowledgeGetRequest & { session?: string }): Promise<CallToolResult> {
@@ -227,7 +227,7 @@ export async function runGet(ctx: McpContext, extra: ServerContext, args: Knowle
     },
     scopeOf(ctx.access),
   );
-  return json({ ...res, session: session.handle });
+  return json(ctx, { ...res, session: session.handle });
 }
 
 /**
@@ -268,7 +268,7 @@ function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): C
   const effective = Object.fromEntries(
     CONFIG_KEYS.map((k) => [k, pick(k, undefined, session.defaults, state.requestConfig).value ?? KNOWLEDGE_DEFAULTS[k]]),
   ) as Required<KnowledgeDefaults>;
-  return json({
+  return json(ctx, {
     session: session.handle,
     ended,
     protocol: session.protocol,
@@ -280,7 +280,13 @@ function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): C
   });
 }
 
-/** The result as structuredContent and as the same JSON in a text block (for clients that read text). */
-function json(structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+/**
+ * The result as structuredContent and as the same JSON in a text block (for clients that read
+ * text). Redacted here, before the text is made, so the text is the JSON of what structuredContent
+ * says — redacting the JSON text as a string would leave its highlight spans where they were (the
+ * server's wrapper redacts both again, which finds nothing more).
+ */
+function json(ctx: McpContext, structured: Record<string, unknown>): CallToolResult {
+  const redacted = ctx.engine.settings.redact(structured);
+  return { content: [{ type: 'text', text: JSON.stringify(redacted) }], structuredContent: redacted };
 }

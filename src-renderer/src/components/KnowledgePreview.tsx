@@ -9,7 +9,7 @@ import { highlight } from './highlight';
 export const RETRIEVAL_MODES = ['snippet', 'chunk', 'chunk_with_siblings', 'full', 'auto'] as const;
 type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
-export function KnowledgePreview(props: { item: KnowledgeItem; query: string; terms: string[]; onClose(): void }) {
+export function KnowledgePreview(props: { item: KnowledgeItem; query: string; onClose(): void }) {
   const { item } = props;
   const [mode, setMode] = useState<RetrievalMode>('chunk_with_siblings');
   const [maxTokens, setMaxTokens] = useState(2000);
@@ -90,7 +90,7 @@ export function KnowledgePreview(props: { item: KnowledgeItem; query: string; te
             {r.truncated ? ' · truncated' : ''}
           </p>
           <pre className="document" data-testid="knowledge-content">
-            {highlight(got.content, props.terms)}
+            {highlight(got.content, got.highlights)}
           </pre>
           {r.mode === 'full' && (
             <div className="row">

@@ -4,7 +4,7 @@
 import { useEffect, type FormEvent } from 'react';
 import type { KnowledgeItem } from '../../../src-main/api/results';
 import { useKnowledge, type KnowledgeForm } from '../knowledge-store';
-import { highlight, queryTerms } from './highlight';
+import { highlight } from './highlight';
 import { KnowledgePreview } from './KnowledgePreview';
 
 const MODES: { id: KnowledgeForm['mode']; label: string }[] = [
@@ -16,7 +16,6 @@ const MODES: { id: KnowledgeForm['mode']; label: string }[] = [
 
 export function KnowledgeSearchPanel() {
   const { form, sources, response, error, busy, selected, setForm, loadSources, run, select } = useKnowledge();
-  const terms = queryTerms(response?.query ?? '');
 
   useEffect(() => {
     void loadSources();
@@ -91,7 +90,7 @@ export function KnowledgeSearchPanel() {
             )}
             <ol className="results" start={response.offset + 1}>
               {response.results.map((item) => (
-                <Result key={item.uri} item={item} terms={terms} selected={item.uri === selected?.uri} onOpen={() => select(item)} />
+                <Result key={item.uri} item={item} selected={item.uri === selected?.uri} onOpen={() => select(item)} />
               ))}
             </ol>
             <div className="row">
@@ -101,12 +100,12 @@ export function KnowledgeSearchPanel() {
           </>
         )}
       </div>
-      {selected && <KnowledgePreview item={selected} query={response?.query ?? ''} terms={terms} onClose={() => select(null)} />}
+      {selected && <KnowledgePreview item={selected} query={response?.query ?? ''} onClose={() => select(null)} />}
     </div>
   );
 }
 
-function Result(props: { item: KnowledgeItem; terms: string[]; selected: boolean; onOpen(): void }) {
+function Result(props: { item: KnowledgeItem; selected: boolean; onOpen(): void }) {
   const { item } = props;
   const where = item.collection ?? item.dataset ?? item.thread_id ?? '';
   return (
@@ -126,7 +125,7 @@ function Result(props: { item: KnowledgeItem; terms: string[]; selected: boolean
         {item.loc?.line_start ? `:${item.loc.line_start}` : ''}
         {item.loc?.heading_path?.length ? ` · ${item.loc.heading_path.join(' › ')}` : ''}
       </p>
-      {item.snippet && <p className="knowledge-snippet">{highlight(item.snippet, props.terms)}</p>}
+      {item.snippet && <p className="knowledge-snippet">{highlight(item.snippet, item.highlights)}</p>}
     </li>
   );
 }

@@ -10,6 +10,8 @@ import type { DatasetHit, DatasetInfo, DatasetSearchResult, DatasetsApi } from '
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, semanticEvidence, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
+import { matcherFor } from '../anchor.js';
+import { spansIn } from '../snippets.js';
 import { datasetItemUri, type ItemRef } from '../uri.js';
 import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult, SourceTarget } from './source.js';
 
@@ -90,10 +92,12 @@ export class DatasetsSource implements KnowledgeSource {
     const run: LegsRun = { keyword: mode === 'keyword' || mode === 'hybrid', vector: mode === 'semantic' || mode === 'hybrid', bm25Scale: null };
     const scores = calibrate(hits.map((h) => evidenceOfHit(h, run)));
     const scoreType = scoreTypeOf(run);
+    const matcher = matcherFor(q.query);
     const candidates = hits.map((h, rank) => ({
       item: {
         ...itemOf(h),
         snippet: h.snippet || null,
+        highlights: spansIn(h.snippet || null, matcher),
         score: roundScore(scores[rank]!),
         score_type: scoreType,
         loc: h.chunk ? { chunk_index: h.chunk.ordinal, line_start: h.chunk.lineStart, line_end: h.chunk.lineEnd } : null,
@@ -113,7 +117,7 @@ export class DatasetsSource implements KnowledgeSource {
       ? doc.chunks.map((c) => ({ index: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd }))
       : null;
     return Promise.resolve({
-      meta: { ...itemOf({ ...doc, modified: doc.modified }), snippet: null, score: null, score_type: null, loc: null },
+      meta: { ...itemOf({ ...doc, modified: doc.modified }), snippet: null, highlights: [], score: null, score_type: null, loc: null },
       text: doc.text,
       chunks,
       version: `${doc.modified ?? ''}:${doc.text.length}:${fingerprint(doc.text)}`,
@@ -142,7 +146,7 @@ function itemOf(d: { dataset: string; ref: string; title: string; path: string; 
     version: null,
     tags: null,
     kind: null,
-  } satisfies Omit<KnowledgeItem, 'snippet' | 'score' | 'score_type' | 'loc'>;
+  } satisfies Omit<KnowledgeItem, 'snippet' | 'highlights' | 'score' | 'score_type' | 'loc'>;
 }
 
 /** FNV-1a over the text: a full-mode cursor from another version of the item is refused. */

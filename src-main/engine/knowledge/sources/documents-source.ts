@@ -16,7 +16,9 @@ import type { StatsStore } from '../../store/stats.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
-import { plainSnippet } from '../snippets.js';
+import { matcherFor } from '../anchor.js';
+import { plainSnippet, spansIn } from '../snippets.js';
+import type { TermMatcher } from '../../search/snippet.js';
 import type { ItemRef } from '../uri.js';
 import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult, SourceTarget } from './source.js';
 
@@ -30,6 +32,8 @@ export interface DocumentsSourceDeps {
   retriever: DocumentRetriever;
   /** The index generation (caches keyed on it). */
   generation(): number;
+  /** Tells background embedding a search is running (it gives way, as for the engine's own searches). */
+  searched(): void;
 }
 
 export class DocumentsSource implements KnowledgeSource {
@@ -60,6 +64,7 @@ export class DocumentsSource implements KnowledgeSource {
 
   async search(targets: readonly SourceTarget[], q: SourceQuery): Promise<SourceResult[]> {
     const started = performance.now();
+    this.deps.searched();
     const ids = targets.map((t) => t.key as number);
     const source = targets.length === 1 ? targets[0]!.source : 'documents';
     const filters: ResolvedFilters = {
@@ -84,7 +89,7 @@ export class DocumentsSource implements KnowledgeSource {
         generation,
       );
       const run: LegsRun = { keyword: true, vector: false, bm25Scale: lx.bm25Scale };
-      return result('keyword', this.candidates(lx.hits, run, q.snippetLength), !lx.hasMore, lx.totalEstimated);
+      return result('keyword', this.candidates(lx.hits, run, q.snippetLength, matcherFor(q.query)), !lx.hasMore, lx.totalEstimated);
     }
     const req = validateSearchRequest({ query: q.query, mode: mode === 'semantic' ? 'vector' : 'hybrid', limit: q.depth, snippetChars: q.snippetLength, minScore: mode === 'semantic' ? 0 : undefined, freshness: false });
     const r = await this.deps.modes.run(req, filters, ids, generation);
@@ -92,16 +97,18 @@ export class DocumentsSource implements KnowledgeSource {
     const run: LegsRun = { keyword: r.ran.keyword, vector: r.ran.vector, bm25Scale: r.bm25Scale };
     const ran: KnowledgeMode = run.keyword && run.vector ? 'hybrid' : run.vector ? 'semantic' : 'keyword';
     const hits = r.hits.slice(0, q.depth);
-    return result(ran, this.candidates(hits, run, q.snippetLength), r.exhausted && hits.length === r.hits.length, r.total);
+    return result(ran, this.candidates(hits, run, q.snippetLength, matcherFor(q.query)), r.exhausted && hits.length === r.hits.length, r.total);
   }
 
-  private candidates(hits: readonly RankedHit[], run: LegsRun, snippetLength: number): Candidate[] {
+  private candidates(hits: readonly RankedHit[], run: LegsRun, snippetLength: number, matcher: TermMatcher | null): Candidate[] {
     const scores = calibrate(hits.map((h) => evidenceOf(h.signals, run)));
     const scoreType = scoreTypeOf(run);
-    return hits.map((h, rank) => ({
-      item: {
+    return hits.map((h, rank) => {
+      const snippet = plainSnippet(h.snippet, snippetLength);
+      const item: KnowledgeItem = {
         ...itemOf(h.docid, h.collection, h.path, h.title, h.kind, h.tags, h.modifiedMs),
-        snippet: plainSnippet(h.snippet, snippetLength),
+        snippet,
+        highlights: spansIn(snippet, matcher),
         score: roundScore(scores[rank]!),
         score_type: scoreType,
         loc: {
@@ -111,11 +118,9 @@ export class DocumentsSource implements KnowledgeSource {
           ...pageOf(h.chunk),
           ...(h.chunk.headingPath.length ? { heading_path: h.chunk.headingPath } : {}),
         },
-      },
-      score: scores[rank]!,
-      modifiedMs: h.modifiedMs,
-      rank,
-    }));
+      };
+      return { item, score: scores[rank]!, modifiedMs: h.modifiedMs, rank };
+    });
   }
 
   async open(ref: ItemRef, scope: KnowledgeScope): Promise<SourceItem> {
@@ -132,7 +137,7 @@ export class DocumentsSource implements KnowledgeSource {
       ...(c.headingPath.length ? { headingPath: c.headingPath } : {}),
     }));
     return Promise.resolve({
-      meta: { ...itemOf(doc.docid, collection.name, doc.path, doc.title, doc.kind, doc.tags, doc.mtimeMs), snippet: null, score: null, score_type: null, loc: null },
+      meta: { ...itemOf(doc.docid, collection.name, doc.path, doc.title, doc.kind, doc.tags, doc.mtimeMs), snippet: null, highlights: [], score: null, score_type: null, loc: null },
       text,
       chunks,
       version: `${doc.hash ?? doc.size}:${doc.indexedAt}`,
@@ -154,7 +159,7 @@ function itemOf(docid: string, collection: string, path: string, title: string, 
     version: null,
     tags,
     kind,
-  } satisfies Omit<KnowledgeItem, 'snippet' | 'score' | 'score_type' | 'loc'>;
+  } satisfies Omit<KnowledgeItem, 'snippet' | 'highlights' | 'score' | 'score_type' | 'loc'>;
 }
 
 /** A chunk's page, where the format gives one (paged formats add it to chunk locations). */
