@@ -105,7 +105,7 @@ export class FolderDataset {
       snippet: flatten(h.snippet, snippetLength),
       score: h.score,
       similarity: similarityOf(h, mode),
-      chunk: { ordinal: h.chunk.ordinal, lineStart: h.chunk.lineStart, lineEnd: h.chunk.lineEnd },
+      chunk: { ordinal: h.chunk.ordinal, lineStart: h.chunk.lineStart, lineEnd: h.chunk.lineEnd, page: h.chunk.page },
       modified: new Date(h.modifiedMs).toISOString(),
       evidence: { bm25: h.signals?.bm25 ?? null, bm25Scale, cosine: h.signals?.cosine ?? null },
     };
@@ -122,7 +122,7 @@ export class FolderDataset {
       path: doc.path,
       text,
       metadata: doc.metadata,
-      chunks: this.deps.chunks.forDocument(doc.id).map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd })),
+      chunks: this.deps.chunks.forDocument(doc.id).map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd, page: c.page })),
       modified: new Date(doc.mtimeMs).toISOString(),
     };
   }

@@ -123,6 +123,7 @@ function Result(props: { item: KnowledgeItem; selected: boolean; onOpen(): void 
         {where ? `${where}/` : ''}
         {item.path}
         {item.loc?.line_start ? `:${item.loc.line_start}` : ''}
+        {item.loc?.page ? ` · page ${item.loc.page}` : ''}
         {item.loc?.heading_path?.length ? ` · ${item.loc.heading_path.join(' › ')}` : ''}
       </p>
       {item.snippet && <p className="knowledge-snippet">{highlight(item.snippet, item.highlights)}</p>}
