@@ -18,6 +18,13 @@ import type {
   KnowledgeItem,
   KnowledgeSearchResponse,
   KnowledgeSourceInfo,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryHit,
+  MemoryPage,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
   RedactionSuggestion,
   RetrievedDocument,
   SavedSettings,
@@ -45,6 +52,13 @@ export type {
   KnowledgeItem,
   KnowledgeSearchResponse,
   KnowledgeSourceInfo,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryHit,
+  MemoryPage,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
   RetrievedDocument,
   SavedSettings,
   SearchResponse,
@@ -219,6 +233,12 @@ export interface ApiResults {
   'datasets.addFolder': DatasetInfo[];
   'datasets.removeFolder': { removed: string };
   'datasets.reload': DatasetInfo[];
+  'memory.threads': MemoryThread[];
+  'memory.entries': MemoryPage;
+  'memory.get': MemoryEntry;
+  'memory.search': MemorySearchResponse;
+  'memory.delete': MemoryDeleteResult;
+  'memory.statistics': MemoryStatistics;
 }
 
 export type ApiResult<M extends ApiMethod> = ApiResults[M];

@@ -13,6 +13,7 @@ import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
+import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
 import { EngineKnowledge } from './knowledge/knowledge-api.js';
@@ -33,6 +34,7 @@ import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.j
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
+import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
@@ -47,6 +49,8 @@ import type {
   IndexProgress,
   IndexReport,
   KnowledgeApi,
+  MemoryApi,
+  MemoryGrant,
   ModelsApi,
   MultiGetResult,
   RetrievedDocument,
@@ -101,6 +105,10 @@ export class Engine {
   /** Registered datasets (engine/datasets): manifests, their states, search and documents. */
   readonly datasets: DatasetsApi;
   private readonly registry: DatasetRegistry;
+  /** The agent memory store: threads of entries, searched like documents. */
+  readonly memory: MemoryApi;
+  private readonly memoryService: MemoryService;
+  private mergeSoon: NodeJS.Timeout | null = null;
   /** knowledge.search / knowledge.get over every source: collections, datasets, memory. */
   readonly knowledge: KnowledgeApi;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
@@ -174,6 +182,17 @@ export class Engine {
       hnswGraphFrom: opts.datasets?.hnswGraphFrom,
     });
     this.datasets = datasetsApi(this.registry, this.embeddings);
+    this.memoryService = new MemoryService({
+      db: this.db,
+      databaseFile: this.databaseFile,
+      collections: this.collections,
+      documents: this.documents,
+      chunks: this.chunks,
+      embeddings: this.embeddings,
+      chunking: this.chunking,
+      changed: () => this.memoryChanged(),
+    });
+    this.memory = this.memoryService;
     const documentsSource = new DocumentsSource({
       collections: this.collections,
       documents: this.documents,
@@ -188,6 +207,18 @@ export class Engine {
     this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource, new DatasetsSource(this.datasets)]));
   }
 
+  /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
+  private memoryChanged(): void {
+    this.embeddings.changed();
+    this.indexing.keywordIndexWritten('memory_fts');
+    if (this.mergeSoon) clearTimeout(this.mergeSoon);
+    this.mergeSoon = setTimeout(() => {
+      this.mergeSoon = null;
+      if (!this.closed) this.indexing.wake();
+    }, MERGE_QUIET_MS + 100);
+    this.mergeSoon.unref();
+  }
+
   static open(opts: EngineOptions): Engine {
     return new Engine(opts);
   }
@@ -196,6 +227,8 @@ export class Engine {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    if (this.mergeSoon) clearTimeout(this.mergeSoon);
+    this.memoryService.close();
     const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
     const parsers = this.indexing.close();
@@ -284,7 +317,10 @@ export class Engine {
 
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
-    const targets = opts.collection ? [this.requireCollection(opts.collection)] : [...this.collections.list(), ...this.registry.datasetCollections()];
+    const memory = this.collections.get(MEMORY_COLLECTION, ['memory']);
+    const targets = opts.collection
+      ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
+      : [...this.collections.list(), ...this.registry.datasetCollections(), ...(memory ? [memory] : [])];
     return this.embeddings.embedNow(targets, opts.onProgress);
   }
 
@@ -387,8 +423,11 @@ export class Engine {
     return this.retriever.multiGet(pattern, opts);
   }
 
-  /** `collections`: an allow-list (a scoped token); other collections are left out entirely. */
-  status(opts: { collections?: readonly string[] } = {}): StatusReport {
+  /**
+   * `collections`: an allow-list (a scoped token); other collections are left out entirely.
+   * `memory`: include the memory store's summary (default: when no allow-list is given).
+   */
+  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
     const counts = this.stats.counts();
     const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
     const visible = this.collections.list().filter((c) => !allow || allow.has(c.name.toLowerCase()));
@@ -418,6 +457,7 @@ export class Engine {
       ...this.embeddings.statusReport(visible),
       // datasets are not collections: a token scoped to some collections sees none of them
       datasets: allow ? [] : this.registry.list(),
+      ...((opts.memory ?? !opts.collections) ? { memory: this.memory.summary() } : {}),
     };
   }
 
@@ -433,9 +473,15 @@ export class Engine {
 
   // ---- access tokens -------------------------------------------------------------------
 
-  /** Returns the secret once; only its hash is stored. */
-  createToken(input: { name: string; collections?: string[]; tools?: string[]; profile?: TokenProfile }): { token: string; info: TokenInfo } {
+  /**
+   * Returns the secret once; only its hash is stored. `memory` defaults to write for a token that
+   * sees every collection and to none for one scoped to some (memory holds notes from every
+   * conversation, which a scoped token's owner did not mean to share). `profile` deep-research:
+   * its clients get exactly search + fetch.
+   */
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile?: TokenProfile }): { token: string; info: TokenInfo } {
     validateName(input.name, 'token');
+    if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
     const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
     if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
@@ -445,7 +491,8 @@ export class Engine {
     if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
       throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
     }
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, profile: input.profile });
+    const memory = input.memory ?? (collectionIds ? 'none' : 'write');
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory, profile: input.profile });
     return { token, info: tokenInfo(row) };
   }
 
@@ -515,6 +562,7 @@ function tokenInfo(t: TokenRow): TokenInfo {
     hint: t.hint,
     collections: t.collections,
     tools: t.tools,
+    memory: t.memory,
     profile: t.profile,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,

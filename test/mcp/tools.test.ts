@@ -3,6 +3,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src-main/host/host.js';
+import { MEMORY_WRITE_TOOL_NAMES, TOOL_NAMES } from '../../src-main/mcp/tools/index.js';
 import { firstText, makeFixture, startTestHost, type Fixture } from './helpers.js';
 
 let f: Fixture;
@@ -34,13 +35,15 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     await client?.close();
   });
 
-  it("lists QMD's six read-only tools with titles and output schemas, beside the knowledge toolset", async () => {
+  it("lists QMD's six tools, the knowledge toolset and the fifteen memory tools, with titles, output schemas and honest read-only hints", async () => {
     const { tools } = await client.listTools();
-    const qmd = ['get', 'multi_get', 'query', 'search', 'status', 'vsearch'];
-    expect(tools.map((t) => t.name).sort()).toEqual([...qmd, 'datasets.get', 'datasets.search', 'documents.get', 'documents.search', 'knowledge.get', 'knowledge.search', 'knowledge.session'].sort());
-    for (const t of tools.filter((x) => qmd.includes(x.name))) {
+    expect(tools.map((t) => t.name).slice(0, 6)).toEqual(['search', 'vsearch', 'query', 'get', 'multi_get', 'status']);
+    // every name a token can be limited to, but `fetch` (the deep-research profile's alone)
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES.filter((t) => t !== 'fetch').sort());
+    expect(tools).toHaveLength(28);
+    for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
-      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.annotations?.readOnlyHint, t.name).toBe(!MEMORY_WRITE_TOOL_NAMES.includes(t.name));
       expect(t.outputSchema, t.name).toBeTruthy();
     }
   });

@@ -84,7 +84,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
 
   const modern = createMcpHandler((ctx) => {
     const facts = factsOf(ctx.authInfo);
-    return buildMcpServer(contextFor(facts.access, { client: facts.client, protocol: '2026-07-28', initDefaults: {} }), opts.extend);
+    return buildMcpServer(contextFor(facts.access, { client: facts.client, protocol: '2026-07-28', initDefaults: {} }), opts.extend, calledTool(ctx.requestInfo));
   }, {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
     onerror: (err) => process.stderr.write(`[trove mcp] ${err.message}\n`),
@@ -215,6 +215,12 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   };
 }
 
+/** The tool a stateless tools/call names (its Mcp-Name header), so its server registers that one alone. */
+function calledTool(req: Request | undefined): string | undefined {
+  if (req?.headers.get('mcp-method') !== 'tools/call') return undefined;
+  return req.headers.get('mcp-name') ?? undefined;
+}
+
 /** The scope, the request's config and the client travel to the server factory and the tools inside AuthInfo; the secret does not. */
 function authInfoFor(facts: RequestFacts): AuthInfo {
   return { token: '[redacted]', clientId: facts.access.name, scopes: [], extra: { ...facts } };
@@ -225,7 +231,7 @@ function factsOf(info: AuthInfo | undefined): RequestFacts {
   // every request is authenticated before it reaches the handler; no scope here is a bug, and
   // failing closed (no collections, no tools) is the safe answer to it
   return {
-    access: facts?.access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [] },
+    access: facts?.access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [], memory: 'none' },
     requestConfig: facts?.requestConfig ?? {},
     client: facts?.client ?? null,
   };
