@@ -20,6 +20,7 @@ import { EngineKnowledge } from './knowledge/knowledge-api.js';
 import { KnowledgeService } from './knowledge/knowledge-service.js';
 import { DatasetsSource } from './knowledge/sources/datasets-source.js';
 import { DocumentsSource } from './knowledge/sources/documents-source.js';
+import { MemorySource } from './knowledge/sources/memory-source.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { highlightSpans, queryMatcher } from './search/highlight.js';
@@ -204,7 +205,7 @@ export class Engine {
       generation: () => this.generation,
       searched: () => this.embeddings.searched(),
     });
-    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource, new DatasetsSource(this.datasets)]));
+    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource, new DatasetsSource(this.datasets), new MemorySource(this.memory)]));
   }
 
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */

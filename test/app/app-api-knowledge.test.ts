@@ -31,6 +31,7 @@ describe('knowledge calls', () => {
     expect(sources.map((s) => [s.source, s.items, s.defaultMode])).toEqual([
       ['documents:notes', 3, 'keyword'],
       ['documents:secret', 1, 'keyword'],
+      ['memory', 0, 'keyword'], // listed, unavailable while empty
     ]);
     const r = ok<KnowledgeSearchResponse>(await mounted.api.call('knowledge.search', { query: 'exponential backoff', limit: 5 }));
     expect(r.results[0]!.uri).toBe('trove://notes/retries.md');

@@ -198,10 +198,11 @@ describe('get', () => {
     expect(text).toBe(engine.get('notes/long.md').text);
   });
 
-  it('says what is wrong: no id, an unknown document, a source this build lacks', async () => {
+  it('says what is wrong: no id, an unknown document, a memory entry that is not one', async () => {
     await expect(engine.knowledge.get({})).rejects.toThrow(/needs an id \(with its source\) or a trove:\/\/ uri/);
     await expect(engine.knowledge.get({ source: 'documents', id: 'notes/lng.md' })).rejects.toThrow(/did you mean notes\/long\.md/);
-    await expect(engine.knowledge.get({ uri: 'trove://~memory/abc' })).rejects.toThrow(/memory is not a source this Trove has/);
+    await expect(engine.knowledge.get({ uri: 'trove://~memory/abc' })).rejects.toThrow(/"abc" is not a memory entry id/);
+    await expect(engine.knowledge.get({ uri: 'trove://~memory/7' })).rejects.toThrow(/no memory entry 7/);
   });
 });
 
@@ -217,10 +218,12 @@ describe('scope', () => {
     expect((hidden as TroveError).message).not.toMatch(/cells\.md.*did you mean/);
   });
 
-  it('lists the sources with counts and modes', () => {
+  it('lists the sources with counts and modes (memory, empty, says so and is left out of searches)', () => {
     expect(engine.knowledge.sources()).toEqual([
       expect.objectContaining({ source: 'documents:notes', kind: 'documents', name: 'notes', items: 4, defaultMode: 'hybrid', unavailable: null }),
       expect.objectContaining({ source: 'documents:other', items: 1, modes: ['keyword', 'semantic', 'hybrid'] }),
+      expect.objectContaining({ source: 'memory', kind: 'memory', items: 0, defaultMode: 'keyword', unavailable: 'memory is empty' }),
     ]);
+    expect(engine.knowledge.sources({ memory: false }).map((s) => s.source)).toEqual(['documents:notes', 'documents:other']);
   });
 });

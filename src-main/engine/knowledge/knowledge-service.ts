@@ -157,7 +157,8 @@ export class KnowledgeService {
     const overlapChars = Math.min(Math.floor(sizeChars / 2), Math.round(knob('chunk_overlap_tokens', req.retrieval?.chunk_overlap_tokens) * options.charsPerToken));
     const prechunked = req.retrieval?.prefer_prechunked !== false && !!item.chunks?.length;
     const chunks: ItemChunk[] = prechunked ? item.chunks! : chunkOnTheFly(item.text, sizeChars, overlapChars);
-    let loc = req.loc;
+    const named = !!req.loc && Object.values(req.loc).some((v) => v !== undefined);
+    let loc = named ? req.loc : (item.defaultLoc ?? req.loc);
     if (!prechunked && loc?.chunk_index !== undefined && item.chunks?.length) {
       // the result's loc counts the item's own chunks: anchor at where that chunk starts
       const own = item.chunks.find((c) => c.index === loc!.chunk_index);

@@ -19,7 +19,7 @@ export type RetrievalMode = 'snippet' | 'chunk' | 'chunk_with_siblings' | 'full'
 
 /** Where in its item a result's best passage is; what knowledge.get anchors on. */
 export interface KnowledgeLoc {
-  /** The anchor chunk's index (0-based, the item's own chunks, or on-the-fly chunks). */
+  /** The anchor chunk's index (0-based, the item's own chunks, or on-the-fly chunks; a memory entry's: its entry id, each message of its thread being a chunk). */
   chunk_index: number;
   line_start: number | null;
   line_end: number | null;

@@ -75,9 +75,11 @@ export function callState(caller: KnowledgeCaller, access: Access, extra: Server
 
 /**
  * What the caller's token may reach, as the engine takes it: a token limited to collections
- * sees those collections only — no datasets, no memory — until scopes name those too.
+ * sees those collections only and no datasets; memory is a source only when the token's memory
+ * grant lets it read (read or write), whatever its collections.
  */
 export function scopeOf(access: Access): KnowledgeScope {
-  if (access.collections === null) return {};
-  return { collections: [...access.collections], datasets: [], memory: false };
+  const memory = access.memory !== 'none'; // read or write: memory is a source it may search and read
+  if (access.collections === null) return memory ? {} : { memory: false };
+  return { collections: [...access.collections], datasets: [], memory };
 }

@@ -8,7 +8,7 @@ import type { McpContext } from '../context.js';
 import { canUseMemoryTool, canUseTool } from '../security/access.js';
 import { DEEP_RESEARCH_TOOL_NAMES, registerDeepResearchTools } from './deep-research-tools.js';
 import { registerDocumentTools } from './document-tools.js';
-import { KNOWLEDGE_TOOL_NAMES, registerKnowledgeTools } from './knowledge-tools.js';
+import { KNOWLEDGE_TOOL_NAMES, MEMORY_KNOWLEDGE_TOOL_NAMES, registerKnowledgeTools, registerMemoryKnowledgeTools } from './knowledge-tools.js';
 import { MEMORY_READ_TOOLS, registerMemoryReadTools } from './memory-read-tools.js';
 import { MEMORY_SEARCH_TOOLS, registerMemorySearchTools } from './memory-search-tools.js';
 import { MEMORY_WRITE_TOOLS, registerMemoryWriteTools } from './memory-write-tools.js';
@@ -16,8 +16,8 @@ import { PERSISTENCE_TOOLS, registerPersistenceTools } from './persistence-tools
 import { registerSearchTools, SEARCH_TOOL_NAMES } from './search-tools.js';
 import { registerStatusTool } from './status-tool.js';
 
-/** Memory tools a read grant covers; a write grant covers MEMORY_WRITE_TOOL_NAMES too. */
-export const MEMORY_READ_TOOL_NAMES: readonly string[] = [...MEMORY_READ_TOOLS, ...MEMORY_SEARCH_TOOLS, ...PERSISTENCE_TOOLS];
+/** Memory tools a read grant covers (memory.search / memory.get among them); a write grant covers MEMORY_WRITE_TOOL_NAMES too. */
+export const MEMORY_READ_TOOL_NAMES: readonly string[] = [...MEMORY_READ_TOOLS, ...MEMORY_SEARCH_TOOLS, ...PERSISTENCE_TOOLS, ...MEMORY_KNOWLEDGE_TOOL_NAMES];
 export const MEMORY_WRITE_TOOL_NAMES: readonly string[] = [...MEMORY_WRITE_TOOLS];
 
 /** Every tool name a token can be limited to (the deep-research profile's `search` is QMD's name too). */
@@ -46,6 +46,7 @@ export function registerTools(server: McpServer, ctx: McpContext, only?: string)
   registerDocumentTools(server, ctx, allowed);
   registerStatusTool(server, ctx, allowed);
   registerKnowledgeTools(server, ctx, allowed);
+  registerMemoryKnowledgeTools(server, ctx, memory('read'));
   registerMemoryWriteTools(server, ctx, memory('write'));
   registerMemoryReadTools(server, ctx, memory('read'));
   registerMemorySearchTools(server, ctx, memory('read'));

@@ -14,9 +14,9 @@ const orderBy = z.enum(['relevance', 'recent']).describe('relevance (default): b
 export const filtersInput = z
   .object({
     kinds: z.array(z.string().min(1)).optional().describe('Document kinds: markdown, text, html, code, …'),
-    date_from: z.string().min(1).optional().describe('Modified on or after (ISO 8601)'),
-    date_to: z.string().min(1).optional().describe('Modified on or before (ISO 8601)'),
-    tags: z.array(z.string().min(1)).optional().describe('Every tag must be present'),
+    date_from: z.string().min(1).optional().describe('Modified on or after (ISO 8601; memory entries: stored on or after)'),
+    date_to: z.string().min(1).optional().describe('Modified on or before (ISO 8601; memory entries: stored on or before)'),
+    tags: z.array(z.string().min(1)).optional().describe('Every tag must be present (memory tags ignore case)'),
     path: z.string().min(1).optional().describe('Glob over the item path (a bare name matches at any depth)'),
   })
   .strict();
@@ -56,6 +56,8 @@ export const knowledgeSearchInput = convertedOnce(
 export const documentsSearchInput = convertedOnce(
   z.object({ ...searchFields, collections: z.array(z.string().trim().min(1)).optional().describe('Only these collections (default: all you may see)') }),
 );
+
+export const memorySearchInput = convertedOnce(z.object(searchFields));
 
 export const datasetsSearchInput = convertedOnce(
   z.object({

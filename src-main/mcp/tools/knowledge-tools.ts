@@ -19,6 +19,7 @@ import {
   knowledgeGetInput,
   knowledgeSearchInput,
   knowledgeSessionInput,
+  memorySearchInput,
   searchOutput,
   sessionOutput,
   sourceGetInput,
@@ -33,6 +34,9 @@ export const KNOWLEDGE_TOOL_NAMES: readonly string[] = [
   'datasets.search',
   'datasets.get',
 ];
+
+/** The memory source's own tools: shown only to a caller whose memory grant lets it read (tools/index.ts). */
+export const MEMORY_KNOWLEDGE_TOOL_NAMES: readonly string[] = ['memory.search', 'memory.get'];
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -165,6 +169,40 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
         annotations: READ_ONLY,
       },
       (args, extra) => guarded('documents.get', () => runGet(ctx, extra, { ...args, source: 'documents' })),
+    );
+  }
+}
+
+/** memory.search / memory.get: the knowledge shapes over the agent memory store alone. */
+export function registerMemoryKnowledgeTools(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
+  if (allowed('memory.search')) {
+    server.registerTool(
+      'memory.search',
+      {
+        title: 'Search memory',
+        description:
+          'Search the agent memory (notes assistants stored, in threads) with the knowledge result shape: id (the entry id), source "memory", ' +
+          'thread_id, uri trove://~memory/<id>, scores 0..1 comparable with knowledge.search. Read a result with memory.get (its thread around it).',
+        inputSchema: memorySearchInput,
+        outputSchema: searchOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) => guarded('memory.search', () => runSearch(ctx, extra, args, ['memory'])),
+    );
+  }
+  if (allowed('memory.get')) {
+    server.registerTool(
+      'memory.get',
+      {
+        title: 'Read a memory entry',
+        description:
+          'Read one memory entry (its id or trove://~memory/ uri) in a retrieval mode under a token budget, as knowledge.get does: ' +
+          'each message of its thread is a chunk, so chunk is the entry, chunk_with_siblings adds the messages beside it, full pages through the thread around it.',
+        inputSchema: sourceGetInput,
+        outputSchema: getOutput,
+        annotations: READ_ONLY,
+      },
+      (args, extra) => guarded('memory.get', () => runGet(ctx, extra, { ...args, source: 'memory' })),
     );
   }
 }

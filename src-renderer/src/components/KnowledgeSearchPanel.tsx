@@ -107,7 +107,7 @@ export function KnowledgeSearchPanel() {
 
 function Result(props: { item: KnowledgeItem; selected: boolean; onOpen(): void }) {
   const { item } = props;
-  const where = item.collection ?? item.dataset ?? item.thread_id ?? '';
+  const where = item.collection ?? item.dataset ?? ''; // a memory entry's path is already thread/entry id
   return (
     <li className={`card result ${props.selected ? 'selected' : ''}`} data-testid="knowledge-result">
       <header className="row">

@@ -4,6 +4,7 @@
 // KnowledgeService; nothing else in the room changes.
 import type { TermMatcher } from '../../search/snippet.js';
 import type {
+  KnowledgeAnchor,
   KnowledgeFilters,
   KnowledgeItem,
   KnowledgeMode,
@@ -63,6 +64,8 @@ export interface SourceItem {
   /** Changes whenever the text does (full-mode cursors carry it). */
   version: string;
   attachments: Record<string, unknown>[] | null;
+  /** Where to anchor when the caller names no loc (a memory entry's own message in its thread); else the light search. */
+  defaultLoc?: KnowledgeAnchor;
 }
 
 export interface KnowledgeSource {
