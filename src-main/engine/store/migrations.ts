@@ -223,4 +223,8 @@ export const migrations: readonly string[] = [
   ALTER TABLE access_tokens ADD COLUMN memory TEXT NOT NULL DEFAULT 'none' CHECK (memory IN ('none', 'read', 'write'));
   UPDATE access_tokens SET memory = 'write' WHERE scoped = 0;
   `,
+  /* a token's tool profile: standard (the canonical tools) or deep-research (exactly search + fetch,
+     for ChatGPT-style connectors; set on the Connect screen) */ `
+  ALTER TABLE access_tokens ADD COLUMN profile TEXT NOT NULL DEFAULT 'standard';
+  `,
 ];
