@@ -11,7 +11,7 @@ import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
 import type { ProgressListener } from './jobs/progress.js';
-import { databasePath } from './profile.js';
+import { databasePath, secureProfile } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { LexicalSearch } from './search/lexical.js';
@@ -94,6 +94,7 @@ export class Engine {
     if (!opts.profileDir) throw invalidInput('a profile folder is required (TROVE_HOME, or the OS app-data folder)');
     this.profileDir = path.resolve(opts.profileDir);
     this.databaseFile = databasePath(this.profileDir);
+    secureProfile(this.profileDir);
     this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
     registerFilterFunctions(this.db);
     this.collections = new CollectionStore(this.db);

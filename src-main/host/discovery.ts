@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TroveError } from '../engine/index.js';
+import { ensurePrivateDir, TroveError } from '../engine/index.js';
 import { processAlive, readRuntimeFile, type RuntimeInfo } from './runtime-file.js';
 
 export interface EnsureHostOptions {
@@ -27,7 +27,7 @@ export async function ensureHost(opts: EnsureHostOptions): Promise<RuntimeInfo> 
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   const lock = path.join(opts.profileDir, 'host-start.lock');
-  fs.mkdirSync(opts.profileDir, { recursive: true });
+  ensurePrivateDir(opts.profileDir);
   const mine = takeLock(lock, timeoutMs);
   try {
     if (mine) {

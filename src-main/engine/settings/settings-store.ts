@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { TroveError } from '../errors.js';
+import { ensurePrivateDir, tightenFile } from '../profile.js';
 import type { RedactionSuggestion, SavedSettings } from '../types/settings.js';
 
 export const SETTINGS_FILE = 'settings.json';
@@ -103,9 +104,10 @@ export function updateSettings(profileDir: string, patch: unknown): Settings {
   if (!parsed.success) throw invalid(parsed.error);
   const next: Settings = { ...readSettings(profileDir), ...parsed.data };
   const file = path.join(profileDir, SETTINGS_FILE);
-  fs.mkdirSync(profileDir, { recursive: true });
+  ensurePrivateDir(profileDir);
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  tightenFile(tmp); // a leftover temp file of an earlier crash keeps its old mode through writeFileSync
   fs.renameSync(tmp, file); // atomic: a crash mid-write leaves the old file
   return next;
 }

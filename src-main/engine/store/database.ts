@@ -1,15 +1,21 @@
 // Opens the profile's SQLite database and brings its schema up to date.
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
+import { createPrivateFile, ensurePrivateDir, tightenFile } from '../profile.js';
 import { migrations } from './migrations.js';
 import { loadRankExtension, type RankExtensionOptions } from './rank-extension.js';
 
 export type Db = Database.Database;
 
 export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // the index holds every document's text: owner-only at rest, the WAL and shm files included
+    // (SQLite creates them with the database file's mode; older profiles are tightened here)
+    ensurePrivateDir(path.dirname(file));
+    createPrivateFile(file);
+    for (const extra of ['-wal', '-shm']) tightenFile(file + extra);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: durable across app crashes, fast commits
