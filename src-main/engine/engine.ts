@@ -243,6 +243,11 @@ export class Engine {
   }
 
   /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
+  /** Background work is in hand: an indexing run not yet idle, or the embedding stage running (a host's idle check). */
+  busy(): boolean {
+    return this.indexing.busy() || this.embeddings.busy();
+  }
+
   onProgress(listener: ProgressListener): () => void {
     return this.indexing.onProgress(listener);
   }

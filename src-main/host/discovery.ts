@@ -68,7 +68,8 @@ function takeLock(lock: string, staleMs: number): boolean {
 }
 
 function startDetached(opts: EnsureHostOptions): void {
-  const cmd = opts.serveCommand ?? { command: process.execPath, args: [...process.execArgv, process.argv[1]!, 'serve'] };
+  // a host started for a client stops by itself once no client has used it for a while (TROVE_IDLE_EXIT_MINUTES)
+  const cmd = opts.serveCommand ?? { command: process.execPath, args: [...process.execArgv, process.argv[1]!, 'serve', '--exit-when-idle'] };
   const log = fs.openSync(path.join(opts.profileDir, 'host.log'), 'a', 0o600);
   try {
     const child = spawn(cmd.command, cmd.args, {

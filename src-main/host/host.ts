@@ -7,6 +7,7 @@ import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
 import type { ServerExtension } from '../mcp/server.js';
 import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
 import { healthRoute } from './health.js';
+import { watchLifecycle } from './lifecycle.js';
 import { loadHostToken } from './host-token.js';
 import { startLoopbackServer } from './http-server.js';
 import type { RouteHandler } from './routes.js';
@@ -34,6 +35,10 @@ export interface HostOptions {
   maxBodyBytes?: number;
   /** Extra MCP registrations (tests: the conformance suite's named fixtures). */
   mcpExtension?: ServerExtension;
+  /** Stop after this long with no clients and no indexing work (hosts the stdio shim starts); default never. */
+  idleExitMs?: number;
+  /** How often the lifecycle checks run (default 2 s); tests make it shorter. */
+  lifecycleCheckMs?: number;
 }
 
 export interface Host {
@@ -48,6 +53,8 @@ export interface Host {
   addRoute(route: RouteHandler): void;
   /** Records the web UI's address in runtime.json. */
   setUiUrl(uiUrl: string): void;
+  /** Settles with the reason when the host should shut down by itself (profile folder gone, idle past idleExitMs). */
+  readonly stopRequested: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -76,6 +83,22 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
     const url = `http://127.0.0.1:${server.port}`;
     const info: RuntimeInfo = { port: server.port, pid: process.pid, token, mcpUrl: `${url}/mcp`, startedAt: new Date().toISOString() };
     if (writesRuntime) writeRuntimeFile(profileDir, info);
+    let requestStop: (reason: string) => void = () => undefined;
+    const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
+    const lifecycle = watchLifecycle({
+      profileDir,
+      idleExitMs: opts.idleExitMs,
+      checkEveryMs: opts.lifecycleCheckMs,
+      busy: () => {
+        const a = mcp.activity();
+        return a.open > 0 || a.sessions > 0 || engine.busy();
+      },
+      lastActivityAt: () => mcp.activity().lastActivityAt,
+      onStop: (reason) => {
+        process.stderr.write(`trove host: shutting down: ${reason}\n`);
+        requestStop(reason);
+      },
+    });
     let closed = false;
     return {
       engine,
@@ -90,9 +113,11 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
         info.uiUrl = uiUrl;
         if (writesRuntime) writeRuntimeFile(profileDir, info);
       },
+      stopRequested,
       async close() {
         if (closed) return;
         closed = true;
+        lifecycle.stop();
         if (writesRuntime) removeRuntimeFile(profileDir);
         await mcp.close();
         await server.close();

@@ -153,6 +153,11 @@ export class EmbeddingService {
     return this.problems.get(collection) ?? null;
   }
 
+  /** The stage is embedding, or about to (a change was just seen with `auto` on). */
+  busy(): boolean {
+    return this.running !== null || this.timer !== null;
+  }
+
   /** Called on every index change: embeds in the background when `auto` is on. */
   changed(): void {
     if (!this.opts.auto || this.closed) return;

@@ -169,6 +169,11 @@ export class IndexingService {
     }));
   }
 
+  /** A run is under way in some collection (work due now, a batch in hand). */
+  busy(): boolean {
+    return this.progressHub.active();
+  }
+
   status(): IndexingStatus {
     const counts = this.jobs.counts();
     const pauses = this.jobs.pauses();

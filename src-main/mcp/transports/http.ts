@@ -40,6 +40,8 @@ export interface McpHttpEndpoint {
   sessionCount(): number;
   /** The live log of client requests (the Connect screen's). */
   requests: McpRequestLog;
+  /** Requests (and SSE streams) open now, live sessions, and when the last request started or ended (a host's idle check). */
+  activity(): { open: number; sessions: number; lastActivityAt: number };
   close(): Promise<void>;
 }
 
@@ -63,6 +65,8 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   const contextFor = (access: Access): McpContext => ({ engine: opts.engine, access, directory });
   const sessions = new Map<string, Session>();
   const requests = new McpRequestLog(opts.requestLogSize);
+  let open = 0;
+  let lastActivityAt = Date.now();
 
   const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend), {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
@@ -119,6 +123,12 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
 
   const route: McpRoute = async (req, res, url) => {
     if (url.pathname !== path) return false;
+    open++;
+    lastActivityAt = Date.now();
+    res.once('close', () => {
+      open--;
+      lastActivityAt = Date.now();
+    });
     const access = opts.authenticate(req);
     if (!access) {
       jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see $TROVE_HOME/runtime.json or `trove token create`)', {
@@ -169,6 +179,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     route,
     sessionCount: () => sessions.size,
     requests,
+    activity: () => ({ open, sessions: sessions.size, lastActivityAt }),
     async close() {
       clearInterval(sweep);
       const open = [...sessions.values()];
