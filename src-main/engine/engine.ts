@@ -21,7 +21,7 @@ import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
-import { CollectionStore, type CollectionRow } from './store/collections.js';
+import { ALL_KINDS, CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { StatsStore } from './store/stats.js';
@@ -106,7 +106,11 @@ export class Engine {
     this.retriever = new DocumentRetriever(this.collections, this.documents);
     this.chunking = { ...DEFAULT_CHUNKING, ...opts.chunking };
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    const settings = new EngineSettings(this.profileDir, { maxFileBytes: opts.maxFileBytes, chunking: this.chunking });
+    const settings = new EngineSettings(this.profileDir, {
+      maxFileBytes: opts.maxFileBytes,
+      chunking: this.chunking,
+      collectionRedaction: () => new Map(this.collections.list(ALL_KINDS).map((c) => [c.name.toLowerCase(), c.redactSecrets])),
+    });
     this.settings = settings;
     this.indexing = new IndexingService(
       { db: this.db, documents: this.documents, chunks: this.chunks },
@@ -134,7 +138,7 @@ export class Engine {
     const models = this.embeddings.close();
     this.indexing.close();
     this.db.close();
-    return models;
+    return Promise.all([models, this.settings.close()]).then(() => undefined);
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -187,6 +191,13 @@ export class Engine {
     const c = this.requireCollection(name);
     if (context.length > 4000) throw invalidInput('a context note is limited to 4000 characters');
     this.collections.setContext(c.id, context);
+    return this.info(this.collections.get(c.name)!);
+  }
+
+  /** Secret redaction for one collection: true or false overrides the Settings switch, null follows it. */
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): CollectionInfo {
+    const c = this.requireCollection(name);
+    this.collections.setRedactSecrets(c.id, redactSecrets);
     return this.info(this.collections.get(c.name)!);
   }
 
@@ -336,15 +347,18 @@ export class Engine {
   // ---- access tokens -------------------------------------------------------------------
 
   /** Returns the secret once; only its hash is stored. */
-  createToken(input: { name: string; collections?: string[]; tools?: string[] }): { token: string; info: TokenInfo } {
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; expiresInDays?: number }): { token: string; info: TokenInfo } {
     validateName(input.name, 'token');
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
     const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
     if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
       throw invalidInput('tools must be a non-empty list of tool names such as search,get');
     }
+    const days = input.expiresInDays;
+    if (days !== undefined && !(Number.isFinite(days) && days > 0 && days <= 3650)) throw invalidInput('a token expires after 0 to 3650 days');
     const token = newTokenSecret();
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null });
+    const expiresAt = days === undefined ? null : Date.now() + Math.round(days * 86_400_000);
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, expiresAt });
     return { token, info: tokenInfo(row) };
   }
 
@@ -362,7 +376,7 @@ export class Engine {
   verifyToken(secret: string): TokenInfo | null {
     if (!secret.startsWith('trove_') || secret.length > 200) return null;
     const row = this.tokens.bySecret(secret);
-    if (!row) return null;
+    if (!row || (row.expiresAt !== null && row.expiresAt <= Date.now())) return null;
     this.tokens.touch(row.id);
     return tokenInfo(row);
   }
@@ -390,6 +404,7 @@ export class Engine {
       failed: n?.failed ?? 0,
       createdAt: new Date(c.createdAt).toISOString(),
       lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
+      redactSecrets: c.redactSecrets,
     };
   }
 }
@@ -402,5 +417,6 @@ function tokenInfo(t: TokenRow): TokenInfo {
     tools: t.tools,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
+    expiresAt: t.expiresAt ? new Date(t.expiresAt).toISOString() : null,
   };
 }

@@ -25,7 +25,16 @@ export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!POSIX) return;
   const mode = fs.statSync(dir).mode & 0o777;
-  if (mode & 0o077) fs.chmodSync(dir, mode & 0o700);
+  if (mode & 0o077) chmodOwned(dir, mode & 0o700);
+}
+
+/** chmod, except on what another user owns (a shared TROVE_HOME someone else made): that is theirs to set. */
+function chmodOwned(target: string, mode: number): void {
+  try {
+    fs.chmodSync(target, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+  }
 }
 
 /** Makes an existing file owner-only (0600 at most); a missing one is left missing. */
@@ -37,7 +46,7 @@ export function tightenFile(file: string): void {
   } catch {
     return;
   }
-  if (mode & 0o077) fs.chmodSync(file, mode & 0o600);
+  if (mode & 0o077) chmodOwned(file, mode & 0o600);
 }
 
 /** Creates a file 0600 when it does not exist yet (SQLite then gives its WAL and shm files the same mode). */

@@ -95,6 +95,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       return changed(engine.renameCollection(p.name, p.newName));
     },
     'collections.setContext': (p) => changed(engine.setCollectionContext(p.name, p.context)),
+    'collections.setRedaction': (p) => changed(engine.setCollectionRedaction(p.name, p.redactSecrets)),
     'collections.reindex': (p) => {
       // fail now, not later in the queue, when the name is wrong
       if (!engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
@@ -121,8 +122,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'models.pull': (p) => pulls.start(p.id),
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
-    search: (p) => engine.search(p),
-    // the preview shows what assistants get: the same redaction rules as the MCP server
+    // the UI shows what assistants get: secrets and the user's rules redacted as the MCP server does
+    search: async (p) => engine.settings.redact(await engine.search(p)),
     get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers })),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),

@@ -29,11 +29,11 @@ function freePort(): Promise<number> {
 describe('settings store', () => {
   it('round-trips through settings.json and keeps what a partial update leaves out', () => {
     const dir = tempDir();
-    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [] });
+    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], redactSecrets: true });
     updateSettings(dir, { port: 8123, redaction: ['secret-\\d+'] });
     updateSettings(dir, { maxFileBytes: 4096 });
-    expect(readSettings(dir)).toEqual({ port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'] });
-    expect(JSON.parse(fs.readFileSync(path.join(dir, SETTINGS_FILE), 'utf8'))).toEqual({ port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'] });
+    expect(readSettings(dir)).toEqual({ port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, SETTINGS_FILE), 'utf8'))).toEqual({ port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true });
     expect(fs.readdirSync(dir)).toEqual([SETTINGS_FILE]); // no temp file left behind
     updateSettings(dir, { port: null });
     expect(readSettings(dir).port).toBeNull();
@@ -50,12 +50,14 @@ describe('settings store', () => {
       [{ maxFileBytes: 2 * 1024 ** 3 }, /at most 1 GB/],
       [{ redaction: ['(unclosed'] }, /redaction\.0: not a valid regular expression/],
       [{ redaction: ['ok', 'a*'] }, /redaction\.1: the rule matches empty text/],
+      [{ redaction: ['^(\\w+\\s?)+!'] }, /redaction\.0: the rule nests repetition/],
+      [{ redactSecrets: 'yes' }, /redactSecrets/],
       [{ redaction: ['x'.repeat(501)] }, /at most 500 characters/],
       [{ redaction: Array.from({ length: 51 }, (_, i) => `rule${i}`) }, /at most 50 redaction rules/],
       [{ colour: 'blue' }, /unrecognized key|colour/i],
     ];
     for (const [patch, message] of bad) expect(() => updateSettings(dir, patch), JSON.stringify(patch).slice(0, 60)).toThrow(message);
-    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [] });
+    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], redactSecrets: true });
   });
 
   it('a hand-broken settings.json is reported, not silently ignored', () => {

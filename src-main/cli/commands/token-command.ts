@@ -16,11 +16,12 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
     .requiredOption('--name <name>', 'a name to recognise it by')
     .option('--collections <a,b>', 'only these collections (default: all)', list)
     .option('--tools <t1,t2>', `only these tools: ${TOOL_NAMES.join(', ')} (default: all)`, list)
-    .action((o: { name: string; collections?: string[]; tools?: string[] }, cmd: Command) => {
+    .option('--expires-in <days>', 'refuse the token after this many days (default: never)', Number)
+    .action((o: { name: string; collections?: string[]; tools?: string[]; expiresIn?: number }, cmd: Command) => {
       ctx.setJson(cmd);
       const unknown = o.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new UsageError(`unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
-      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools });
+      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools, expiresInDays: o.expiresIn });
       ctx.print({ token: secret, ...info }, () => {
         process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
         return secret;
@@ -51,5 +52,5 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
 function describe(t: TokenInfo): string {
   const cols = t.collections === null ? 'all collections' : t.collections.length ? `collections ${t.collections.join(', ')}` : 'no collections';
   const tools = t.tools === null ? 'all tools' : `tools ${t.tools.join(', ')}`;
-  return `${cols}, ${tools}`;
+  return `${cols}, ${tools}${t.expiresAt ? `, expires ${t.expiresAt}` : ''}`;
 }

@@ -10,6 +10,7 @@ import type { Db } from './database.js';
 export type CollectionKind = 'folder' | 'dataset' | 'memory';
 
 const FOLDERS: readonly CollectionKind[] = ['folder'];
+export const ALL_KINDS: readonly CollectionKind[] = ['folder', 'dataset', 'memory'];
 
 export interface CollectionRow {
   id: number;
@@ -22,6 +23,8 @@ export interface CollectionRow {
   createdAt: number;
   updatedAt: number;
   lastIndexedAt: number | null;
+  /** Secret redaction for this collection: null follows the Settings switch. */
+  redactSecrets: boolean | null;
 }
 
 interface RawCollection {
@@ -35,6 +38,7 @@ interface RawCollection {
   created_at: number;
   updated_at: number;
   last_indexed_at: number | null;
+  redact_secrets: number | null;
 }
 
 function fromRaw(r: RawCollection): CollectionRow {
@@ -49,6 +53,7 @@ function fromRaw(r: RawCollection): CollectionRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     lastIndexedAt: r.last_indexed_at,
+    redactSecrets: r.redact_secrets === null ? null : r.redact_secrets === 1,
   };
 }
 
@@ -61,6 +66,7 @@ export class CollectionStore {
   private readonly contextStmt;
   private readonly deleteStmt;
   private readonly indexedStmt;
+  private readonly redactionStmt;
 
   constructor(db: Db) {
     this.byName = db.prepare<[string], RawCollection>('SELECT * FROM collections WHERE name = ?');
@@ -74,6 +80,7 @@ export class CollectionStore {
     this.contextStmt = db.prepare('UPDATE collections SET context = ?, updated_at = ? WHERE id = ?');
     this.deleteStmt = db.prepare('DELETE FROM collections WHERE id = ?');
     this.indexedStmt = db.prepare('UPDATE collections SET last_indexed_at = ? WHERE id = ?');
+    this.redactionStmt = db.prepare('UPDATE collections SET redact_secrets = ?, updated_at = ? WHERE id = ?');
   }
 
   /** The collection of one of these kinds (default: folders) with this name. */
@@ -117,6 +124,10 @@ export class CollectionStore {
 
   setContext(id: number, context: string): void {
     this.contextStmt.run(context, Date.now(), id);
+  }
+
+  setRedactSecrets(id: number, value: boolean | null): void {
+    this.redactionStmt.run(value === null ? null : value ? 1 : 0, Date.now(), id);
   }
 
   markIndexed(id: number, at: number): void {

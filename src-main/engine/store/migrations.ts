@@ -146,4 +146,9 @@ export const migrations: readonly string[] = [
   INSERT INTO memory_fts (memory_fts, rank) VALUES ('automerge', 8);
   CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab(memory_fts, 'row');
   `,
+  /* secret redaction per collection (NULL: follow the Settings switch, which is on by default) and
+     token expiry (NULL: never). See redaction/policy.ts and store/tokens.ts. */ `
+  ALTER TABLE collections ADD COLUMN redact_secrets INTEGER; -- NULL | 0 | 1
+  ALTER TABLE access_tokens ADD COLUMN expires_at INTEGER;  -- ms since the epoch; NULL: never
+  `,
 ];

@@ -13,6 +13,8 @@ export interface TokenRow {
   tools: string[] | null;
   createdAt: number;
   lastUsedAt: number | null;
+  /** null: never expires. */
+  expiresAt: number | null;
 }
 
 interface RawToken {
@@ -23,6 +25,7 @@ interface RawToken {
   tools: string | null;
   created_at: number;
   last_used_at: number | null;
+  expires_at: number | null;
 }
 
 /** Tokens look like `trove_` + 43 base64url characters (256 random bits). */
@@ -49,8 +52,8 @@ export class TokenStore {
   private readonly lastTouched = new Map<number, number>();
 
   constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare<[string, string, string, number, string | null, number], { id: number }>(
-      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+    this.insertStmt = db.prepare<[string, string, string, number, string | null, number, number | null], { id: number }>(
+      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
     );
     this.linkStmt = db.prepare('INSERT INTO access_token_collections (token_id, collection_id) VALUES (?, ?)');
     this.byHashStmt = db.prepare<[string], RawToken>('SELECT * FROM access_tokens WHERE hash = ?');
@@ -64,7 +67,7 @@ export class TokenStore {
     this.touchStmt = db.prepare('UPDATE access_tokens SET last_used_at = ? WHERE id = ?');
   }
 
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null }): TokenRow {
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; expiresAt?: number | null }): TokenRow {
     const id = this.db.transaction(() => {
       const row = this.insertStmt.get(
         t.name,
@@ -73,6 +76,7 @@ export class TokenStore {
         t.collectionIds ? 1 : 0,
         t.tools ? JSON.stringify(t.tools) : null,
         Date.now(),
+        t.expiresAt ?? null,
       )!;
       for (const cid of t.collectionIds ?? []) this.linkStmt.run(row.id, cid);
       return row.id;
@@ -115,6 +119,7 @@ export class TokenStore {
       tools: r.tools ? (JSON.parse(r.tools) as string[]) : null,
       createdAt: r.created_at,
       lastUsedAt: r.last_used_at,
+      expiresAt: r.expires_at,
     };
   }
 

@@ -11,4 +11,6 @@ export interface TokenInfo {
   tools: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
+  /** ISO time after which the token is refused; null: never. */
+  expiresAt: string | null;
 }

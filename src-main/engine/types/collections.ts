@@ -21,6 +21,8 @@ export interface CollectionInfo {
   failed: number;
   createdAt: string;
   lastIndexedAt: string | null;
+  /** Secret redaction in what the MCP server and the UI return: null follows the Settings switch. */
+  redactSecrets: boolean | null;
 }
 
 /** A file that was not indexed, and why. */

@@ -1,0 +1,71 @@
+// What gets redacted in a result a face returns (MCP tool and resource results, the app's search
+// and preview). Document text only — the strings under TEXT_KEYS; locators (uri, file, docid,
+// path) stay usable — and in two passes: secret-looking text (on by default; the Settings switch
+// and a per-collection override decide, the collection read from the object that holds the text),
+// then the user's own rules (in a worker, under a time budget). The index is never changed.
+import { redactSecrets } from './secret-scanner.js';
+import type { UserRuleRunner } from './user-rules.js';
+
+/** Keys whose string values are document text. */
+const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context']);
+
+export interface RedactionPolicy {
+  /** The Settings switch: secret redaction for collections without an override. */
+  secrets: boolean;
+  /** Collection name (lower case) → its override (null: follows the switch). */
+  collections: ReadonlyMap<string, boolean | null>;
+  /** The user's rules (regex sources). */
+  rules: readonly string[];
+}
+
+interface Leaf {
+  text: string;
+  secrets: boolean;
+}
+
+/** A copy of a result with the policy applied to its document text. */
+export async function redactValue<T>(value: T, policy: RedactionPolicy, runner: UserRuleRunner): Promise<T> {
+  const anySecrets = policy.secrets || [...policy.collections.values()].some((v) => v === true);
+  if (!anySecrets && !policy.rules.length) return value;
+  const leaves: Leaf[] = [];
+  const secretsFor = (collection: string | undefined) => {
+    const override = collection === undefined ? null : policy.collections.get(collection.toLowerCase());
+    return override ?? policy.secrets;
+  };
+  walk(value, null, undefined, (text, collection) => void leaves.push({ text, secrets: secretsFor(collection) }));
+  if (!leaves.length) return value;
+  const afterSecrets = leaves.map((l) => (l.secrets ? redactSecrets(l.text).text : l.text));
+  const done = policy.rules.length ? await runner.apply(afterSecrets, policy.rules) : afterSecrets;
+  let i = 0;
+  return walk(value, null, undefined, () => done[i++]!) as T;
+}
+
+/** Visits document-text strings in a fixed order, with the collection they belong to; returns a copy with each replaced. */
+function walk(v: unknown, key: string | null, collection: string | undefined, visit: (text: string, collection: string | undefined) => string | void): unknown {
+  if (typeof v === 'string') {
+    if (key === null || !TEXT_KEYS.has(key)) return v;
+    return visit(v, collection) ?? v;
+  }
+  if (Array.isArray(v)) return v.map((x) => walk(x, key, collection, visit));
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const own = collectionOf(o) ?? collection;
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, walk(x, k, own, visit)]));
+  }
+  return v;
+}
+
+/** The collection an object's text belongs to: its `collection`, or the first segment of its trove:// `uri` or `file`. */
+function collectionOf(o: Record<string, unknown>): string | undefined {
+  if (typeof o.collection === 'string') return o.collection;
+  if (typeof o.uri === 'string' && o.uri.startsWith('trove://')) {
+    const first = o.uri.slice('trove://'.length).split('/')[0]!;
+    try {
+      return decodeURIComponent(first);
+    } catch {
+      return first;
+    }
+  }
+  if (typeof o.file === 'string' && o.file.includes('/')) return o.file.slice(0, o.file.indexOf('/'));
+  return undefined;
+}
