@@ -22,7 +22,7 @@ import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
 import { ALL_KINDS, CollectionStore, type CollectionRow } from './store/collections.js';
-import { openDatabase, type Db } from './store/database.js';
+import { openDatabase, storageError, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
@@ -207,6 +207,8 @@ export class Engine {
     const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
     try {
       return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
+    } catch (err) {
+      throw storageError(err) ?? err;
     } finally {
       this.generation++;
       this.embeddings.changed(); // background embedding (when enabled) after keyword indexing
@@ -223,7 +225,9 @@ export class Engine {
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
     const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
-    return this.embeddings.embedNow(targets, opts.onProgress);
+    return this.embeddings.embedNow(targets, opts.onProgress).catch((err: unknown) => {
+      throw storageError(err) ?? err;
+    });
   }
 
   /** Chooses a collection's embedding model (null: automatic). Vectors are rebuilt in the background and swapped in when complete. */

@@ -8,6 +8,7 @@ import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
 import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { storageError } from '../store/database.js';
 import { FtsMerge } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
 import type { PathFilter } from '../watch/path-filter.js';
@@ -131,7 +132,7 @@ export class JobRunner {
         if (!worked && !paused && !this.stopped) worked = await this.exclusive(async () => !this.closed && this.merge.step());
       } catch (err) {
         if (this.closed) return;
-        process.stderr.write(`trove: indexing batch failed: ${(err as Error).message}\n`);
+        process.stderr.write(`trove: indexing batch failed: ${(storageError(err) ?? (err as Error)).message}\n`);
         await this.sleep(1000);
         continue;
       }

@@ -43,3 +43,18 @@ function migrate(db: Db): void {
     })();
   }
 }
+
+/**
+ * A write that failed because the disk holding the index is full (or the file-size limit or the
+ * device failed) as a clear IO error; null for any other error. Transactions roll back, so the
+ * index stays as it was before the batch and the work stays queued.
+ */
+export function storageError(err: unknown): TroveError | null {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const message = err instanceof Error ? err.message : String(err);
+  if (!/^(SQLITE_FULL|SQLITE_IOERR|ENOSPC|EFBIG|EDQUOT)/.test(code) && !/database or disk is full|disk I\/O error/i.test(message)) return null;
+  return new TroveError(
+    'IO',
+    `the disk holding the index is full or failing (${message}); indexing stopped and nothing indexed so far is lost — free some space and run it again, it resumes where it stopped`,
+  );
+}

@@ -1,0 +1,31 @@
+// The process the crash suites SIGKILL: opens the engine on a profile and does one kind of work,
+// printing a line at every step so the parent can kill it at a chosen one.
+//   index  <profile> <root>          add the collection (once) and index it
+//   embed  <profile> <root>          index, then embed every chunk (the default model)
+//   switch <profile> <root> <model>  switch the collection to another model and embed (the new space fills, then swaps in)
+// TROVE_MODELS_DIR names the models. Exit code 3 and one line on stderr when the disk is full.
+import { Engine } from '../../../src-main/engine/index.js';
+
+const [mode, profileDir, root, model] = process.argv.slice(2);
+if (!mode || !profileDir || !root) throw new Error('usage: crash-child <index|embed|switch> <profile> <root> [model]');
+const engine = Engine.open({
+  profileDir,
+  indexing: { batchFiles: 8 },
+  embeddings: { modelsDir: process.env.TROVE_MODELS_DIR, workers: 1 },
+});
+const say = (line: string) => process.stdout.write(`${line}\n`);
+try {
+  if (!engine.listCollections().length) engine.addCollection({ root, name: 'corpus' });
+  engine.onProgress((e) => say(`progress index ${e.phase} ${e.done}`));
+  engine.onEmbeddingProgress((e) => say(`progress embed ${e.phase} ${e.done}`));
+  say('ready');
+  await engine.index();
+  if (mode === 'switch') await engine.setCollectionModel('corpus', model ?? 'multilingual-e5-small');
+  if (mode !== 'index') await engine.embed({ collection: 'corpus' });
+  await engine.close();
+  say('done');
+} catch (err) {
+  process.stderr.write(`${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}\n`);
+  await engine.close().catch(() => undefined);
+  process.exit(/disk|full|space|EFBIG|ENOSPC/i.test((err as Error).message) ? 3 : 1);
+}
