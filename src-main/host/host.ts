@@ -4,6 +4,7 @@
 import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
 import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
+import { RefusalLog } from '../mcp/security/refusals.js';
 import type { ServerExtension } from '../mcp/server.js';
 import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
 import { healthRoute } from './health.js';
@@ -39,6 +40,9 @@ export interface HostOptions {
   idleExitMs?: number;
   /** How often the lifecycle checks run (default 2 s); tests make it shorter. */
   lifecycleCheckMs?: number;
+  /** Slow-drip limits (defaults 10 s for the headers, 60 s for the whole request); tests make them shorter. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface Host {
@@ -50,6 +54,8 @@ export interface Host {
   readonly mcpUrl: string;
   readonly token: string;
   readonly mcp: McpHttpEndpoint;
+  /** Requests refused at the door, by reason (also logged on stderr). */
+  readonly refusals: RefusalLog;
   addRoute(route: RouteHandler): void;
   /** Records the web UI's address in runtime.json. */
   setUiUrl(uiUrl: string): void;
@@ -67,7 +73,9 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
   try {
     if (writesRuntime) refuseIfRunning(profileDir);
     const token = opts.token ?? loadHostToken(profileDir, opts.env?.token);
+    const refusals = new RefusalLog();
     const mcp = createMcpHttpEndpoint({
+      refusals,
       engine,
       authenticate: createAuthenticator(engine, token),
       rateLimit: opts.rateLimit,
@@ -75,7 +83,13 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       extend: opts.mcpExtension,
     });
     const preferred = preferredPort(opts.port, opts.env?.port, engine.settings.savedOrDefaults().port);
-    const server = await startLoopbackServer({ port: preferred.port, allowedOrigins: opts.allowedOrigins });
+    const server = await startLoopbackServer({
+      port: preferred.port,
+      allowedOrigins: opts.allowedOrigins,
+      refusals,
+      headersTimeoutMs: opts.headersTimeoutMs,
+      requestTimeoutMs: opts.requestTimeoutMs,
+    });
     server.addRoute(healthRoute);
     server.addRoute(mcp.route);
     for (const r of opts.routes ?? []) server.addRoute(r);
@@ -108,6 +122,7 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       mcpUrl: info.mcpUrl,
       token,
       mcp,
+      refusals,
       addRoute: (r) => server.addRoute(r),
       setUiUrl(uiUrl) {
         info.uiUrl = uiUrl;

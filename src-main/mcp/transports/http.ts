@@ -14,6 +14,7 @@ import { CollectionDirectory, type McpContext } from '../context.js';
 import { FULL_ACCESS, type Access } from '../security/access.js';
 import type { Authenticator } from '../security/auth.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../security/rate-limit.js';
+import { RefusalLog } from '../security/refusals.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
 import { InMemoryEventStore } from './event-store.js';
 import { clientNameOf, McpRequestLog } from './request-log.js';
@@ -29,6 +30,8 @@ export interface McpHttpOptions {
   extend?: ServerExtension;
   /** How many client requests the live log keeps (default 200). */
   requestLogSize?: number;
+  /** Where refused requests are logged (the host's log; default stderr). */
+  refusals?: RefusalLog;
 }
 
 /** The endpoint as an HTTP route: true when it answered the request (the host's RouteHandler). */
@@ -65,6 +68,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   const contextFor = (access: Access): McpContext => ({ engine: opts.engine, access, directory });
   const sessions = new Map<string, Session>();
   const requests = new McpRequestLog(opts.requestLogSize);
+  const refusals = opts.refusals ?? new RefusalLog();
   let open = 0;
   let lastActivityAt = Date.now();
 
@@ -131,6 +135,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     });
     const access = opts.authenticate(req);
     if (!access) {
+      refusals.refused(req, 401, req.headers.authorization ? 'unknown, revoked or expired token' : 'no token');
       jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see $TROVE_HOME/runtime.json or `trove token create`)', {
         'WWW-Authenticate': 'Bearer realm="trove"',
       });
@@ -139,6 +144,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     if (access !== FULL_ACCESS) {
       const wait = limiter.take(access.key);
       if (wait > 0) {
+        refusals.refused(req, 429, `rate limit of token "${access.name}"`);
         jsonRpcError(res, 429, -32000, `Too many requests for token "${access.name}"; retry in ${wait} s`, { 'Retry-After': String(wait) });
         return true;
       }
@@ -149,15 +155,18 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       return true;
     }
     if (req.method !== 'POST') {
+      refusals.refused(req, 405, 'method not allowed');
       jsonRpcError(res, 405, -32000, 'Method not allowed: use POST, GET or DELETE', { Allow: 'GET, POST, DELETE' });
       return true;
     }
     if (!isJsonContentType(req.headers['content-type'])) {
+      refusals.refused(req, 415, 'not JSON');
       jsonRpcError(res, 415, -32000, 'Unsupported media type: Content-Type must be application/json');
       return true;
     }
     const text = await readBody(req, maxBody);
     if (text === null) {
+      refusals.refused(req, 413, 'body too large');
       jsonRpcError(res, 413, -32000, `Payload too large: the limit is ${maxBody} bytes`, { Connection: 'close' });
       return true;
     }
@@ -165,6 +174,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     try {
       body = JSON.parse(text);
     } catch {
+      refusals.refused(req, 400, 'body is not JSON');
       jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
       return true;
     }
