@@ -16,6 +16,8 @@ interface Pattern {
 
 const KEY_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/;
 const KEY_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/;
+/** Key material: a run of base64. */
+const KEY_BODY = /[A-Za-z0-9+/=]{40,}/;
 
 const PATTERNS: Pattern[] = [
   { rule: 'stripe', re: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}\b/g },
@@ -30,9 +32,10 @@ const PATTERNS: Pattern[] = [
   // NAME_KEY = value, "apiToken": "value", password: value — a value that looks random
   {
     rule: 'assigned-secret',
-    re: /\b[\w.-]{0,40}?(?:api[_-]?key|secret[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|_key|_token|_secret|secret|token|password|passwd|pwd)["']?\s{0,4}(?::|=|:=|=>)\s{0,4}["'`]?([^\s"'`,;)}\]]{8,300})/gi,
+    re: /\b[\w.-]{0,40}?(?:api[_-]?key|secret[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|_key|_token|_secret|secret|token|password|passwd|pwd)["']?\s{0,4}(?::(?!:)|=(?!=)|:=|=>)\s{0,4}["'`]?([A-Za-z0-9+/_-][^\s"'`,;()}\]]{7,299})/gi,
     group: 1,
-    accept: (v, m) => !/^\W*(?:public|pub)[_-]?key/i.test(m) && notPlaceholder(v) && looksRandom(v), // public keys are public
+    // public keys are public; a value without a digit is a word or a name far more often than a secret
+    accept: (v, m) => !/^\W*(?:public|pub)[_-]?key/i.test(m) && /\d/.test(v) && notPlaceholder(v) && looksRandom(v),
   },
 ];
 
@@ -54,7 +57,7 @@ export function extraFindings(text: string): SecretFinding[] {
 /**
  * A private key block from BEGIN to END, whatever lies between (line-number prefixes of `get`);
  * a BEGIN without an END runs to the end of the text and an END without a BEGIN from its start
- * (a snippet cut through the block).
+ * (a snippet cut through the block) — only when key material (a run of base64) is there.
  */
 function privateKeyBlocks(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
@@ -65,16 +68,20 @@ function privateKeyBlocks(text: string): SecretFinding[] {
     const end = KEY_END.exec(rest);
     if (!begin && !end) return out;
     if (end && (!begin || end.index < begin.index)) {
-      out.push({ start: from, end: from + end.index + end[0].length, rule: 'private-key' }); // cut before its BEGIN
-      from += end.index + end[0].length;
+      // an END with no BEGIN before it: a snippet cut through the block, if key material precedes it
+      const stop = from + end.index + end[0].length;
+      if (KEY_BODY.test(text.slice(Math.max(from, stop - end[0].length - 400), stop - end[0].length))) out.push({ start: from, end: stop, rule: 'private-key' });
+      from = stop;
       continue;
     }
     const start = from + begin!.index;
     const after = text.slice(start + begin![0].length);
     const close = KEY_END.exec(after);
+    const body = close ? after.slice(0, close.index) : after.slice(0, 400);
     const stop = close ? start + begin![0].length + close.index + close[0].length : text.length;
-    out.push({ start, end: stop, rule: 'private-key' });
-    from = stop;
+    // a marker without key material after it is prose about keys ("it begins with -----BEGIN …")
+    if (KEY_BODY.test(body)) out.push({ start, end: stop, rule: 'private-key' });
+    from = close ? stop : start + begin![0].length;
   }
 }
 
