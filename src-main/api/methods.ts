@@ -95,6 +95,13 @@ export const apiMethods = {
   'collections.setModel': z.object({ name, model: z.string().trim().min(1).max(200).nullable() }).strict(),
   /** Download a model into the user cache in the background; progress and the end arrive as model.* events. */
   'models.pull': z.object({ id: z.string().trim().min(1).max(200) }).strict(),
+  /** Registered datasets in every state, and the folders scanned for their manifests. */
+  'datasets.list': z.object({}).strict(),
+  /** Look for dataset manifests in this folder too; answers with the datasets found there (state changes follow as events). */
+  'datasets.addFolder': z.object({ path: z.string().trim().min(1, 'a folder path is required').max(4096) }).strict(),
+  'datasets.removeFolder': z.object({ path: z.string().trim().min(1, 'a folder path is required').max(4096) }).strict(),
+  /** Look at every manifest folder again now (a running host also does it whenever a manifest changes). */
+  'datasets.reload': z.object({}).strict(),
 } as const;
 
 export type ApiMethod = keyof typeof apiMethods;

@@ -6,6 +6,11 @@ import type {
   CatalogueEntry,
   CollectionEmbeddingStatus,
   CollectionInfo,
+  DatasetDocument,
+  DatasetHit,
+  DatasetInfo,
+  DatasetSearchResult,
+  DatasetState,
   EmbeddingProgress,
   FileProblem,
   RedactionSuggestion,
@@ -22,6 +27,11 @@ import type { ApiMethod, connectClients } from './methods.js';
 export type {
   CatalogueEntry as ModelEntry,
   CollectionInfo,
+  DatasetDocument,
+  DatasetHit,
+  DatasetInfo,
+  DatasetSearchResult,
+  DatasetState,
   EmbeddingProgress,
   FileProblem,
   RetrievedDocument,
@@ -130,6 +140,15 @@ export interface SettingsInfo {
   notYet: { setting: string; reason: string }[];
 }
 
+/** The datasets and where their manifests are looked for. */
+export interface DatasetList {
+  datasets: DatasetInfo[];
+  /** `<profile>/datasets`: always scanned. */
+  profileFolder: string;
+  /** Folders a person added. */
+  folders: string[];
+}
+
 export interface ApiResults {
   'collections.list': CollectionInfo[];
   'collections.add': CollectionInfo;
@@ -158,6 +177,10 @@ export interface ApiResults {
   'models.list': CatalogueEntry[];
   'collections.setModel': CollectionEmbeddingStatus;
   'models.pull': { started: string };
+  'datasets.list': DatasetList;
+  'datasets.addFolder': DatasetInfo[];
+  'datasets.removeFolder': { removed: string };
+  'datasets.reload': DatasetInfo[];
 }
 
 export type ApiResult<M extends ApiMethod> = ApiResults[M];
@@ -171,4 +194,6 @@ export type ApiEvent =
   | { type: 'connect.request'; request: ClientRequest }
   /** A model download's bytes so far (total null when the server does not say). */
   | { type: 'model.progress'; model: string; file: string; received: number; total: number | null }
-  | { type: 'model.finished'; model: string; error: string | null };
+  | { type: 'model.finished'; model: string; error: string | null }
+  /** A dataset changed state (or went away: state unloaded with the reason). */
+  | { type: 'datasets.changed'; dataset: DatasetInfo };

@@ -1,5 +1,15 @@
 // Human-readable output of the CLI (the --json output is the engine's objects as they are).
-import { describeActivity, type CollectionInfo, type IndexReport, type MultiGetResult, type SearchResponse, type StatusReport } from '../engine/index.js';
+import {
+  describeActivity,
+  type CollectionInfo,
+  type DatasetDocument,
+  type DatasetInfo,
+  type DatasetSearchResult,
+  type IndexReport,
+  type MultiGetResult,
+  type SearchResponse,
+  type StatusReport,
+} from '../engine/index.js';
 
 export function formatCollections(list: CollectionInfo[]): string {
   if (!list.length) return 'No collections yet. Add one: trove collection add <folder> --name <name>';
@@ -63,5 +73,38 @@ export function formatStatus(s: StatusReport): string {
     if (line) lines.push(`  indexing: ${line}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
   }
+  if (s.datasets.length) lines.push('', `Datasets: ${s.datasets.length}`, formatDatasets(s.datasets));
   return lines.join('\n');
+}
+
+/** One block per dataset: id, state (and why), what it is, where its manifest is. */
+export function formatDatasets(list: DatasetInfo[]): string {
+  return list
+    .map((d) => {
+      const what =
+        d.kind === 'faiss'
+          ? `FAISS ${d.indexType ?? 'index'}, ${d.documents} vectors${d.dims ? ` of ${d.dims} dims` : ''}, model ${d.model}`
+          : d.kind === 'folder'
+            ? `folder ${d.indexPath}, ${d.documents} documents${d.model ? `, model ${d.model}` : ''}`
+            : 'not validated';
+      const lines = [`${d.id}  [${d.state}]  ${d.name}`, `  ${what}; top ${d.defaultTopK}`, `  manifest: ${d.manifestPath}`];
+      if (d.reason) lines.push(`  ${d.state === 'invalid' ? 'invalid' : 'error'}: ${d.reason}`);
+      for (const w of d.warnings) lines.push(`  warning: ${w}`);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
+export function formatDatasetSearch(r: DatasetSearchResult): string {
+  if (!r.results.length) return `No results in dataset "${r.dataset}".`;
+  const out = r.results.map((h, i) => {
+    const sim = h.similarity === null ? '' : `  cosine ${h.similarity.toFixed(2)}`;
+    return `${i + 1}. ${h.title}  (${h.path}; ref ${h.ref})  score ${h.score.toFixed(2)}${sim}\n   ${h.snippet}`;
+  });
+  if (r.nextOffset !== null) out.push(`… more results: --offset ${r.nextOffset}`);
+  return out.join('\n\n');
+}
+
+export function formatDatasetDocument(d: DatasetDocument): string {
+  return `==> ${d.dataset}:${d.ref} ${d.title} (${d.path}) <==\n${d.text}`;
 }

@@ -40,6 +40,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   get: async () => (await import('./commands/get-commands.js')).registerGetCommands,
   'multi-get': async () => (await import('./commands/get-commands.js')).registerGetCommands,
   status: async () => (await import('./commands/status-command.js')).registerStatusCommand,
+  dataset: async () => (await import('./commands/dataset-commands.js')).registerDatasetCommands,
   serve: async () => (await import('./commands/serve-command.js')).registerServeCommand,
   mcp: async () => (await import('./commands/mcp-command.js')).registerMcpCommand,
   token: async () => (await import('./commands/token-command.js')).registerTokenCommand,

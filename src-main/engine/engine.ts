@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { assertFolder, validateGlobs, validateName } from './collection-input.js';
+import { datasetsApi } from './datasets/datasets-api.js';
+import { DatasetRegistry } from './datasets/registry.js';
 import type { EmbeddingOptions } from './embed/embeddings.js';
 import { EmbeddingService } from './embed/embeddings.js';
 import { EngineModels } from './embed/models-api.js';
@@ -21,6 +23,7 @@ import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
+import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.js';
 import { ALL_KINDS, CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, storageError, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
@@ -28,6 +31,7 @@ import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
   AddCollectionInput,
+  DatasetsApi,
   CollectionEmbeddingStatus,
   CollectionInfo,
   EmbeddingProgress,
@@ -60,6 +64,8 @@ export interface EngineOptions {
   };
   /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
   nativeRank?: { enabled: boolean; dir?: string };
+  /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
+  datasets?: { hnswGraphFrom?: number };
 }
 
 export class Engine {
@@ -82,6 +88,9 @@ export class Engine {
   readonly models: ModelsApi;
   /** Saved settings, the limits in force and the redaction policy every face applies. */
   readonly settings: SettingsApi;
+  /** Registered datasets (engine/datasets): manifests, their states, search and documents. */
+  readonly datasets: DatasetsApi;
+  private readonly registry: DatasetRegistry;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -125,6 +134,34 @@ export class Engine {
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
+    // registered datasets: folder datasets get their own keyword index; the vectors are shared
+    const datasetLexical = new LexicalSearch(this.db, this.lexical.anchors, 'dataset_fts');
+    const datasetChunks = this.chunks.forIndex('dataset_fts');
+    const live = opts.indexing?.live;
+    this.registry = new DatasetRegistry({
+      db: this.db,
+      profileDir: this.profileDir,
+      collections: this.collections,
+      chunks: datasetChunks,
+      folders: new DatasetFolderStore(this.db),
+      checks: new DatasetCheckStore(this.db),
+      indexing: this.indexing,
+      embeddings: this.embeddings,
+      search: {
+        documents: this.documents,
+        chunks: datasetChunks,
+        lexical: datasetLexical,
+        modes: new ModeSearch(this.db, this.embeddings, datasetLexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' }),
+        generation: () => this.generation,
+      },
+      changed: () => {
+        this.generation++;
+        this.embeddings.changed();
+      },
+      watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 },
+      hnswGraphFrom: opts.datasets?.hnswGraphFrom,
+    });
+    this.datasets = datasetsApi(this.registry, this.embeddings);
   }
 
   static open(opts: EngineOptions): Engine {
@@ -135,10 +172,11 @@ export class Engine {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
     this.indexing.close();
     this.db.close();
-    return Promise.all([models, this.settings.close()]).then(() => undefined);
+    return Promise.all([models, datasets, this.settings.close()]).then(() => undefined);
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -203,14 +241,20 @@ export class Engine {
 
   // ---- indexing ------------------------------------------------------------------------
 
-  async index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
-    const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
+  /** One collection, one folder dataset (`dataset`: its id), or every collection and folder dataset. */
+  async index(opts: { collection?: string; dataset?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
+    const targets = opts.collection
+      ? [this.requireCollection(opts.collection)]
+      : opts.dataset !== undefined
+        ? [this.requireFolderDataset(opts.dataset)]
+        : [...this.collections.list(), ...this.registry.datasetCollections()];
     try {
       return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
     } catch (err) {
       throw storageError(err) ?? err;
     } finally {
       this.generation++;
+      this.registry.indexed(); // folder datasets waiting for their first index become Ready
       this.embeddings.changed(); // background embedding (when enabled) after keyword indexing
     }
   }
@@ -224,7 +268,7 @@ export class Engine {
 
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
-    const targets = opts.collection ? [this.requireCollection(opts.collection)] : this.collections.list();
+    const targets = opts.collection ? [this.requireCollection(opts.collection)] : [...this.collections.list(), ...this.registry.datasetCollections()];
     return this.embeddings.embedNow(targets, opts.onProgress).catch((err: unknown) => {
       throw storageError(err) ?? err;
     });
@@ -239,13 +283,19 @@ export class Engine {
     return this.embeddings.onProgress(listener);
   }
 
-  /** Watch every collection (and collections added later) and keep the index fresh until stopWatching. */
-  startWatching(): Promise<void> {
-    return this.indexing.startWatching();
+  /**
+   * Watch every collection and folder dataset (and those added later) and keep the index fresh
+   * until stopWatching; dataset manifests are watched too, so a changed one reloads.
+   */
+  async startWatching(): Promise<void> {
+    this.registry.ensureStarted(); // folder datasets' collections exist before the watchers start
+    await this.indexing.startWatching();
+    await this.registry.startWatching();
   }
 
-  stopWatching(): Promise<void> {
-    return this.indexing.stopWatching();
+  async stopWatching(): Promise<void> {
+    await this.registry.stopWatching();
+    await this.indexing.stopWatching();
   }
 
   /** Pause background indexing of one collection, or of everything; changes keep being queued. */
@@ -335,6 +385,8 @@ export class Engine {
       collections,
       indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
       ...this.embeddings.statusReport(visible),
+      // datasets are not collections: a token scoped to some collections sees none of them
+      datasets: allow ? [] : this.registry.list(),
     };
   }
 
@@ -383,6 +435,13 @@ export class Engine {
     if (!row || (row.expiresAt !== null && row.expiresAt <= Date.now())) return null;
     this.tokens.touch(row.id);
     return tokenInfo(row);
+  }
+
+  private requireFolderDataset(id: string): CollectionRow {
+    const d = this.datasets.info(id);
+    const row = this.registry.datasetCollections().find((c) => c.name === `~dataset:${id}`);
+    if (!row) throw new TroveError('INVALID_INPUT', `dataset "${id}" is ${d.kind === 'faiss' ? 'a FAISS index: it has nothing to index' : `${d.state}${d.reason ? `: ${d.reason}` : ''}`}`);
+    return row;
   }
 
   private requireCollection(name: string): CollectionRow {

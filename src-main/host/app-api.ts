@@ -49,9 +49,18 @@ export function createAppApi(opts: AppApiOptions): AppApi {
   });
 
   const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
+  const offDatasets = engine.datasets.onChange((dataset) => emit({ type: 'datasets.changed', dataset }));
   const offRequests = opts.requests?.onRecord((request) => emit({ type: 'connect.request', request }));
   const embedding = new Set<Promise<unknown>>();
-  const pulls = new ModelPulls(engine, emit, opts.modelsMirror);
+  // a model that arrived may be what a dataset in error was waiting for: look at them again
+  const pulls = new ModelPulls(
+    engine,
+    (e) => {
+      emit(e);
+      if (e.type === 'model.finished' && !e.error) void engine.datasets.reload().catch(() => undefined);
+    },
+    opts.modelsMirror,
+  );
 
   const assertNotIndexing = (name: string, what: string) => {
     if (indexing.snapshot().running?.collection === name) {
@@ -144,6 +153,13 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     },
     'settings.get': () => settingsInfo(opts),
     'settings.update': (p) => updateSettingsCall(opts, p),
+    'datasets.list': () => ({ datasets: engine.datasets.list(), profileFolder: engine.datasets.profileFolder(), folders: engine.datasets.folders() }),
+    'datasets.addFolder': (p) => engine.datasets.addFolder(p.path),
+    'datasets.removeFolder': (p) => {
+      engine.datasets.removeFolder(p.path);
+      return { removed: p.path };
+    },
+    'datasets.reload': () => engine.datasets.reload(),
   };
 
   return {
@@ -170,6 +186,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     async close() {
       listeners.clear();
       offEmbedding();
+      offDatasets();
       offRequests?.();
       await indexing.close();
       // embedding runs are not awaited: they end when the engine closes (the stage stops between

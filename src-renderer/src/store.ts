@@ -2,7 +2,7 @@
 // screen is open, and the search playground's query and results. Everything shown comes from
 // the engine through `trove`; nothing here is invented.
 import { create } from 'zustand';
-import type { ApiEvent, CollectionInfo, EmbeddingProgress, IndexActivity, SearchResponse, StatusReport } from '../../src-main/api/results';
+import type { ApiEvent, CollectionInfo, DatasetList, EmbeddingProgress, IndexActivity, SearchResponse, StatusReport } from '../../src-main/api/results';
 import { errorCode, errorMessage, trove } from './bridge';
 
 export type Screen = 'collections' | 'status' | 'search' | 'connect' | 'settings';
@@ -32,6 +32,8 @@ interface AppState {
   collections: CollectionInfo[] | null;
   activity: IndexActivity | null;
   status: StatusReport | null;
+  /** Registered datasets and the folders scanned for them (null until loaded). */
+  datasets: DatasetList | null;
   /** Live embedding progress per collection, and how the last run ended. */
   embedding: { progress: Record<string, EmbeddingProgress>; finished: { collection: string | null; error: string | null } | null };
   search: { form: SearchForm; response: SearchResponse | null; error: string | null; busy: boolean; selected: string | null };
@@ -40,6 +42,7 @@ interface AppState {
   setScreen(screen: Screen): void;
   refresh(): Promise<void>;
   refreshStatus(): Promise<void>;
+  refreshDatasets(): Promise<void>;
   setActivity(a: IndexActivity): void;
   onEvent(e: ApiEvent): void;
   setSearchForm(patch: Partial<SearchForm>): void;
@@ -61,6 +64,7 @@ export const useApp = create<AppState>((set, get) => ({
   collections: null,
   activity: null,
   status: null,
+  datasets: null,
   embedding: { progress: {}, finished: null },
   downloads: { progress: {}, errors: {}, finished: 0 },
   search: {
@@ -87,10 +91,18 @@ export const useApp = create<AppState>((set, get) => ({
       set({ loadError: errorMessage(err) });
     }
   },
+  async refreshDatasets() {
+    try {
+      set({ datasets: await trove.call('datasets.list', {}) });
+    } catch (err) {
+      set({ loadError: errorMessage(err) });
+    }
+  },
   setActivity: (activity) => set({ activity }),
   onEvent(e) {
     if (e.type === 'index.activity') set({ activity: e.activity });
     else if (e.type === 'collections.changed') void get().refresh();
+    else if (e.type === 'datasets.changed') refetchSoon(() => void get().refreshDatasets());
     else if (e.type === 'embedding.progress') set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
     else if (e.type === 'embedding.finished') {
       set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
@@ -144,6 +156,16 @@ export const useApp = create<AppState>((set, get) => ({
     }
   },
 }));
+
+// a reload emits several state changes per dataset: one refetch for the burst
+let refetchTimer: ReturnType<typeof setTimeout> | null = null;
+function refetchSoon(fn: () => void): void {
+  if (refetchTimer) return;
+  refetchTimer = setTimeout(() => {
+    refetchTimer = null;
+    fn();
+  }, 100);
+}
 
 function omit<T>(record: Record<string, T>, key: string): Record<string, T> {
   const { [key]: _gone, ...rest } = record;

@@ -30,6 +30,11 @@ afterAll(async () => {
 
 describe('attack surface', () => {
   const groups = { 'DNS rebinding': DNS_REBINDING, tokens: TOKENS, 'scope escapes': SCOPE_ESCAPES, 'path traversal': TRAVERSALS, 'oversized and malformed': OVERSIZED };
+  it('the target is what the rows assume: a scoped token, a second collection and a ready folder dataset', () => {
+    expect(t.engine.listCollections().map((c) => c.name)).toEqual(['notes', 'secret']);
+    expect(t.engine.datasets.list().map((d) => [d.id, d.state])).toEqual([['handbook', 'ready']]);
+  });
+
   for (const [group, attacks] of Object.entries(groups)) {
     it(`${group}: ${attacks.length} attempts, every one refused, nothing leaked`, async () => {
       const out = await runAttacks(t, attacks);

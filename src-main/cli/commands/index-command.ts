@@ -38,10 +38,10 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     });
 }
 
-export async function runIndex(e: Engine, collection: string | undefined, json: boolean) {
+export async function runIndex(e: Engine, collection: string | undefined, json: boolean, dataset?: string) {
   const bar = indexProgressBar(!json && !!process.stderr.isTTY);
   try {
-    return await e.index({ collection, onProgress: (p) => bar.update(p) });
+    return await e.index({ collection, dataset, onProgress: (p) => bar.update(p) });
   } finally {
     bar.stop();
   }

@@ -279,6 +279,27 @@ export class EmbeddingService {
     return v;
   }
 
+  /**
+   * A text embedded by a model named directly (a registered dataset's vectors came from it), with
+   * the model it resolved to. Queries are cached like embedQuery's and jump the workers' queue.
+   */
+  async embedWithModel(modelId: string, text: string, kind: 'query' | 'passage'): Promise<{ vector: Float32Array; model: ResolvedModel }> {
+    const model = await this.resolve(modelId);
+    const key = `${model.spec.id}@${model.weightsSha256}\0${kind}\0${text}`;
+    const hit = this.queryCache.get(key);
+    if (hit) {
+      this.queryCache.delete(key);
+      this.queryCache.set(key, hit);
+      return { vector: hit, model };
+    }
+    const vector = await (await this.pool(model)).embed([text], kind, { urgent: kind === 'query' });
+    if (kind === 'query') {
+      this.queryCache.set(key, vector);
+      if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
+    }
+    return { vector, model };
+  }
+
   /** The reranker model id, or null when none is configured. */
   rerankModelId(): string | null {
     return this.opts.rerankModel !== undefined ? this.opts.rerankModel : this.manifest.defaults.rerank;

@@ -4,7 +4,7 @@
 // releases them in close().
 import { TroveError } from '../errors.js';
 import type { IndexProgress, IndexReport, IndexerDeps, IndexerOptions } from '../ingest/indexer.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
 import { freshnessOf, type Freshness, type PendingEmbeddingProbe } from '../watch/freshness.js';
 import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from '../watch/live-folders.js';
@@ -141,7 +141,7 @@ export class IndexingService {
 
   pause(collection?: CollectionRow): void {
     this.jobs.setPaused(collection?.id ?? GLOBAL_PAUSE, true);
-    const targets = collection ? [collection] : this.collections.list();
+    const targets = collection ? [collection] : this.collections.list(FILE_BACKED);
     for (const c of targets) this.progressHub.settle(c.id, c.name, 'paused');
   }
 
@@ -159,7 +159,7 @@ export class IndexingService {
   }
 
   failures(collection: CollectionRow | undefined, limit = 500): FailureInfo[] {
-    const names = new Map(this.collections.list().map((c) => [c.id, c.name]));
+    const names = new Map(this.collections.list(FILE_BACKED).map((c) => [c.id, c.name]));
     return this.jobs.failures(collection?.id, limit).map((j) => ({
       collection: names.get(j.collectionId) ?? String(j.collectionId),
       path: j.path || '.',

@@ -7,10 +7,11 @@ import fs from 'node:fs';
 import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
 import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import { storageError } from '../store/database.js';
 import { FtsMerge } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
+import { keywordIndexOf } from '../store/keyword-index.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
 import { nextAttemptAt, type RetryPolicy } from './retry.js';
@@ -240,8 +241,10 @@ export class JobRunner {
     if (this.closed || !this.collection(collection.id)) return;
     const now = Date.now();
     let outcomes = new Map<string, FileOutcome>();
+    // a registered dataset's folder goes to its own keyword index (store/keyword-index.ts)
+    const target = { ...indexer, chunks: indexer.chunks.forIndex(keywordIndexOf(collection.kind)) };
     indexer.db.transaction(() => {
-      const applied = applyFiles(indexer, collection, reads, opts);
+      const applied = applyFiles(target, collection, reads, opts);
       outcomes = applied.outcomes;
       for (const job of batch) {
         const o = outcomes.get(job.path);
@@ -250,7 +253,7 @@ export class JobRunner {
           jobs.retry(job, attempts, nextAttemptAt(this.opts.retry, attempts, now), o.reason);
         } else jobs.retire(job);
       }
-      indexer.chunks.indexText(applied.fts); // last: see store/chunks.ts
+      target.chunks.indexText(applied.fts); // last: see store/chunks.ts
     }).immediate();
     let bytes = 0;
     for (const o of outcomes.values()) {
@@ -268,8 +271,10 @@ export class JobRunner {
     this.deps.progress.settle(collection.id, collection.name, 'idle');
   }
 
+  /** A folder or a registered dataset's folder (the kinds with files); undefined when it is gone. */
   private collection(id: number): CollectionRow | undefined {
-    return this.deps.collections.list().find((c) => c.id === id);
+    const c = this.deps.collections.byId(id);
+    return c && FILE_BACKED.includes(c.kind) ? c : undefined;
   }
 }
 

@@ -12,6 +12,9 @@ export type CollectionKind = 'folder' | 'dataset' | 'memory';
 const FOLDERS: readonly CollectionKind[] = ['folder'];
 export const ALL_KINDS: readonly CollectionKind[] = ['folder', 'dataset', 'memory'];
 
+/** Kinds backed by a folder on disk, which the job runner scans and watches (memory is not). */
+export const FILE_BACKED: readonly CollectionKind[] = ['folder', 'dataset'];
+
 export interface CollectionRow {
   id: number;
   name: string;

@@ -95,6 +95,7 @@ export class DocumentStore {
   private readonly putContentStmt;
   private readonly deleteContentStmt;
   private readonly pathsStmt;
+  private readonly countStmt;
   private readonly listStmt;
   private readonly byHashStmt;
 
@@ -125,6 +126,7 @@ export class DocumentStore {
       'INSERT INTO contents (document_id, text) VALUES (?, ?) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
     );
     this.deleteContentStmt = db.prepare('DELETE FROM contents WHERE document_id = ?');
+    this.countStmt = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM documents WHERE collection_id = ? AND status = 'indexed'`);
     this.pathsStmt = db.prepare<[number], { path: string }>(
       "SELECT path FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
     );
@@ -158,6 +160,11 @@ export class DocumentStore {
   byId(id: number): DocumentRow | undefined {
     const r = this.byIdStmt.get(id);
     return r && documentFromRaw(r);
+  }
+
+  /** How many documents of a collection are indexed (a dataset's size). */
+  indexedCount(collectionId: number): number {
+    return this.countStmt.get(collectionId)!.n;
   }
 
   indexedPaths(collectionId: number): string[] {

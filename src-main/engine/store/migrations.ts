@@ -146,6 +146,20 @@ export const migrations: readonly string[] = [
   INSERT INTO memory_fts (memory_fts, rank) VALUES ('automerge', 8);
   CREATE VIRTUAL TABLE memory_fts_vocab USING fts5vocab(memory_fts, 'row');
   `,
+  /* folders a person added to look for dataset manifests in (`trove dataset add`, the Collections
+     screen), besides <profile>/datasets; see store/dataset-folders.ts and engine/datasets */ `
+  CREATE TABLE dataset_folders (
+    path TEXT PRIMARY KEY,            -- absolute
+    added_at INTEGER NOT NULL
+  );
+  -- a FAISS dataset's vectors checked against its model once per (model weights, index file, metadata
+  -- file) as they were then, so a command does not start the model just to show a state
+  CREATE TABLE dataset_checks (
+    key TEXT PRIMARY KEY,
+    best_cosine REAL NOT NULL,
+    checked_at INTEGER NOT NULL
+  );
+  `,
   /* secret redaction per collection (NULL: follow the Settings switch, which is on by default) and
      token expiry (NULL: never). See redaction/policy.ts and store/tokens.ts. */ `
   ALTER TABLE collections ADD COLUMN redact_secrets INTEGER; -- NULL | 0 | 1

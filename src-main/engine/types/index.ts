@@ -3,6 +3,7 @@
 // in the engine's answers is a compile error in every face, not a silent drift.
 export type * from './access.js';
 export type * from './collections.js';
+export type * from './datasets.js';
 export type * from './documents.js';
 export type * from './indexing.js';
 export type * from './models.js';

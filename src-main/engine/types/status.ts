@@ -1,5 +1,6 @@
 // `status`: what the index holds, what is going on, and what is wrong. Types only (see collections.ts).
 import type { CollectionInfo, FileProblem } from './collections.js';
+import type { DatasetInfo } from './datasets.js';
 import type { IndexingStatus } from './indexing.js';
 import type { EmbeddingStatusReport } from './models.js';
 
@@ -14,4 +15,6 @@ export interface StatusReport {
   needsEmbedding: number;
   hasVectorIndex: boolean;
   embeddings: EmbeddingStatusReport['embeddings'];
+  /** Every registered dataset with its state and the reason (none for a token scoped to some collections). */
+  datasets: DatasetInfo[];
 }

@@ -3,7 +3,7 @@
 // closed, events were dropped), and the job runner works the queue in the background.
 import type { JobRunner } from '../jobs/runner.js';
 import { PRIORITY } from '../jobs/runner.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
+import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import type { JobStore } from '../store/jobs.js';
 import { FolderWatcher, type PathChange, type WatchSettings } from './folder-watcher.js';
 import type { PathFilter } from './path-filter.js';
@@ -62,7 +62,7 @@ export class LiveFolders {
     if (this.active) return;
     this.active = true;
     this.deps.runner.start();
-    for (const c of this.deps.collections.list()) await this.watch(c);
+    for (const c of this.deps.collections.list(FILE_BACKED)) await this.watch(c); // folders and registered datasets' folders
     this.reconcileTimer = setInterval(() => this.reconcileAll(), this.opts.reconcileIntervalMs);
     this.reconcileTimer.unref();
   }

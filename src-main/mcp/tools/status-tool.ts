@@ -1,5 +1,6 @@
 // status: what the caller can search — collections (only those its token may see), document
-// counts, and whether semantic search is ready.
+// counts, whether semantic search is ready, and every registered dataset with its state and the
+// reason it is invalid or in error (a token scoped to some collections sees no datasets).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { describeActivity } from '../../engine/index.js';
@@ -24,6 +25,23 @@ const statusOutput = convertedOnce(z.object({
       indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
     }),
   ),
+  datasets: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        state: z.enum(['unloaded', 'validating', 'invalid', 'loading', 'ready', 'error']),
+        reason: z.string().nullable().describe('Why it is invalid or in error; null otherwise'),
+        kind: z.enum(['faiss', 'folder']).nullable(),
+        documents: z.number().int().describe('Vectors (FAISS) or indexed documents (folder)'),
+        defaultTopK: z.number().int(),
+        model: z.string().nullable().describe('The embedding model its vectors came from'),
+        indexType: z.string().nullable(),
+        manifestPath: z.string(),
+      }),
+    )
+    .describe('Registered datasets (datasets/<id>/manifest.json), in every state'),
 }));
 
 export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
@@ -32,7 +50,8 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     'status',
     {
       title: 'Index status',
-      description: 'The searchable collections (name, folder, context note, document count, last update) and whether semantic search is ready.',
+      description:
+        'The searchable collections (name, folder, context note, document count, last update), whether semantic search is ready, and every registered dataset with its state (ready, invalid, error, loading, …) and the reason.',
       inputSchema: statusInput,
       outputSchema: statusOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -58,6 +77,19 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
               ...(indexing ? { indexing } : {}),
             };
           }),
+          datasets: report.datasets.map((d) => ({
+            id: d.id,
+            name: d.name,
+            description: d.description,
+            state: d.state,
+            reason: d.reason,
+            kind: d.kind,
+            documents: d.documents,
+            defaultTopK: d.defaultTopK,
+            model: d.model,
+            indexType: d.indexType,
+            manifestPath: d.manifestPath,
+          })),
         };
         const lines = [
           'Trove index status:',
@@ -69,6 +101,10 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
             (c) =>
               `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'}` +
               `${c.indexing ? `; indexing: ${c.indexing}` : ''})${c.context ? ` — ${c.context}` : ''}`,
+          ),
+          ...(structured.datasets.length ? [`  Datasets: ${structured.datasets.length}`] : []),
+          ...structured.datasets.map(
+            (d) => `    - ${d.id} [${d.state}]: ${d.name} (${d.kind ?? 'unknown kind'}, ${d.documents} ${d.kind === 'faiss' ? 'vectors' : 'docs'})${d.reason ? ` — ${d.reason}` : ''}`,
           ),
         ];
         return textResult(lines.join('\n'), structured);

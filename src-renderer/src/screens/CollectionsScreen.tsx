@@ -1,7 +1,9 @@
-// Collections: add a folder, and every collection with its state, counts and failures.
+// Collections: add a folder, and every collection with its state, counts and failures; then the
+// registered datasets with their states and errors.
 import { useEffect } from 'react';
 import { AddCollectionForm } from '../components/AddCollectionForm';
 import { CollectionCard } from '../components/CollectionCard';
+import { DatasetsSection } from '../components/DatasetsSection';
 import { useApp } from '../store';
 
 export function CollectionsScreen() {
@@ -34,6 +36,7 @@ export function CollectionsScreen() {
           />
         ))
       )}
+      <DatasetsSection />
     </section>
   );
 }

@@ -13,7 +13,7 @@ import { Engine } from '../../../src-main/engine/index.js';
 import { startHost, type Host } from '../../../src-main/host/host.js';
 
 /** Text only the full-access token may see, and text from outside every root. */
-export const FORBIDDEN = [/acquisition closes in spring/i, /root:.*:0:0:/, /outside-the-root-marker/];
+export const FORBIDDEN = [/acquisition closes in spring/i, /root:.*:0:0:/, /outside-the-root-marker/, /handbook-only-marker/];
 
 export interface AttackTarget {
   host: Host;
@@ -36,9 +36,17 @@ export async function startTarget(dir: string, timeouts: { headersTimeoutMs?: nu
   fs.symlinkSync('/etc/passwd', path.join(notes, 'passwd.md'));
   fs.symlinkSync(path.join(dir, 'outside.md'), path.join(notes, 'outside.md'));
   fs.symlinkSync('/etc', path.join(notes, 'etc'));
+  // a registered folder dataset (its documents live in the engine's own ~dataset:handbook collection)
+  const handbook = path.join(dir, 'handbook');
+  fs.mkdirSync(handbook);
+  fs.writeFileSync(path.join(handbook, 'page.md'), '# Handbook\n\nhandbook-only-marker: the on-call rota.\n');
+  const manifestDir = path.join(dir, 'profile', 'datasets', 'handbook');
+  fs.mkdirSync(manifestDir, { recursive: true });
+  fs.writeFileSync(path.join(manifestDir, 'manifest.json'), JSON.stringify({ id: 'handbook', name: 'Handbook', description: 'The team handbook', index: handbook, kind: 'folder' }));
   const engine = Engine.open({ profileDir: path.join(dir, 'profile') });
   engine.addCollection({ root: notes, name: 'notes' });
   engine.addCollection({ root: secret, name: 'secret' });
+  await engine.datasets.settled();
   await engine.index();
   const tokens = {
     full: 'attack-suite-full-access-token-0123456789',
@@ -181,6 +189,15 @@ export const SCOPE_ESCAPES: Attack[] = [
   scopeCall('multi_get with a ** glob (answers, from notes only)', (c) => c.callTool({ name: 'multi_get', arguments: { pattern: '**/*.md' } }), true),
   scopeCall('status (answers, lists notes only)', (c) => c.callTool({ name: 'status', arguments: {} }), true),
   scopeCall('read the resource', (c) => c.readResource({ uri: 'trove://secret/plans.md' })),
+  // datasets (issue 14): a token scoped to collections sees no dataset, by name or through its collection
+  scopeCall('status lists no dataset (answers)', (c) =>
+    c.callTool({ name: 'status', arguments: {} }).then((r) => ({ ...r, isError: !JSON.stringify(r).includes('handbook') })), // refused: no trace of it
+  ),
+  scopeCall("get a dataset's document", (c) => c.callTool({ name: 'get', arguments: { file: '~dataset:handbook/page.md' } })),
+  scopeCall("get a dataset's document by URI", (c) => c.callTool({ name: 'get', arguments: { file: 'trove://~dataset:handbook/page.md' } })),
+  scopeCall("search a dataset's collection", (c) => c.callTool({ name: 'search', arguments: { query: 'handbook rota', collection: '~dataset:handbook' } })),
+  scopeCall("multi_get a dataset's documents", (c) => c.callTool({ name: 'multi_get', arguments: { pattern: '~dataset:handbook/*.md' } })),
+  scopeCall("read a dataset's document as a resource", (c) => c.readResource({ uri: 'trove://~dataset%3Ahandbook/page.md' })),
   scopeCall('read the resource by suffix', (c) => c.readResource({ uri: 'trove://secret/plans.md?x#y' })),
   scopeCall('complete collection names (answers, notes only)', (c) => c.complete({ ref: { type: 'ref/resource', uri: 'trove://{collection}/{+path}' }, argument: { name: 'collection', value: '' } }), true),
   scopeCall('complete paths of a collection out of scope', (c) =>

@@ -1,0 +1,133 @@
+// A folder dataset: a folder of documents that Trove indexes itself, like a read-only collection of
+// the `dataset` kind (`~dataset:<id>`): scanned, watched and embedded by the same pipeline as the
+// user's folders, into its own keyword index (dataset_fts), so it never shows in document search
+// nor moves its statistics. Searched by keyword, semantic (its vectors) or hybrid, like a collection.
+import path from 'node:path';
+import { notFound, TroveError } from '../errors.js';
+import type { LexicalSearch } from '../search/lexical.js';
+import type { ModeSearch } from '../search/modes.js';
+import type { RankedHit } from '../search/hit.js';
+import { validateSearchRequest } from '../search/request.js';
+import type { ChunkStore } from '../store/chunks.js';
+import type { CollectionRow } from '../store/collections.js';
+import type { DocumentStore } from '../store/documents.js';
+import type { DatasetDocument, DatasetHit, DatasetSearchMode } from '../types/datasets.js';
+import { flatten } from './plain-snippet.js';
+
+/** System collections of registered folder datasets are named so; a person's collection never can be ('~'). */
+export const DATASET_COLLECTION_PREFIX = '~dataset:';
+
+export function datasetCollectionName(id: string): string {
+  return `${DATASET_COLLECTION_PREFIX}${id}`;
+}
+
+export interface FolderSearchDeps {
+  documents: DocumentStore;
+  /** The chunk store writing dataset_fts. */
+  chunks: ChunkStore;
+  /** Keyword search over dataset_fts. */
+  lexical: LexicalSearch;
+  /** Semantic and hybrid modes over the dataset keyword index and the shared vectors. */
+  modes: ModeSearch;
+  generation: () => number;
+}
+
+export interface FolderPage {
+  mode: DatasetSearchMode;
+  results: DatasetHit[];
+  hasMore: boolean;
+  notices: string[];
+}
+
+export class FolderDataset {
+  constructor(
+    readonly id: string,
+    readonly collection: CollectionRow,
+    private readonly deps: FolderSearchDeps,
+  ) {}
+
+  get size(): number {
+    return this.deps.documents.indexedCount(this.collection.id);
+  }
+
+  /** Whether any of its chunks has a vector (semantic and hybrid need them). */
+  hasVectors(): boolean {
+    return this.deps.modes.spacesFor([this.collection.id]).spaces.length > 0;
+  }
+
+  async search(query: string, opts: { topK: number; offset: number; mode?: DatasetSearchMode; snippetLength: number }): Promise<FolderPage> {
+    const notices: string[] = [];
+    const vectors = this.hasVectors();
+    let mode = opts.mode;
+    if (!mode) {
+      mode = vectors ? 'hybrid' : 'keyword';
+      if (!vectors) notices.push(`dataset "${this.id}" has no vectors yet: keyword search only (its documents are embedded in the background, or by \`trove embed\`)`);
+    }
+    if (mode === 'semantic' && !vectors) {
+      throw new TroveError('UNAVAILABLE', `semantic search of dataset "${this.id}" is off: its documents have no vectors yet (they are embedded in the background, or by \`trove embed\`); keyword mode works now`);
+    }
+    const filters = { collectionIds: [this.collection.id] };
+    const req = validateSearchRequest({
+      query,
+      mode: mode === 'semantic' ? 'vector' : mode,
+      limit: opts.topK,
+      offset: opts.offset,
+      snippetChars: Math.max(40, Math.min(5000, opts.snippetLength)),
+      explain: mode !== 'keyword', // the legs' cosine, for each hit's similarity
+      freshness: false,
+      ...(mode === 'semantic' ? { minScore: 0 } : {}),
+    });
+    const generation = this.deps.generation();
+    let page: RankedHit[];
+    let hasMore: boolean;
+    if (mode === 'keyword') {
+      const r = this.deps.lexical.search({ ...req, filters }, generation);
+      page = r.hits;
+      hasMore = r.hasMore;
+    } else {
+      const r = await this.deps.modes.run(req, filters, [this.collection.id], generation);
+      page = r.hits.slice(req.offset, req.offset + req.limit);
+      hasMore = r.hits.length > req.offset + req.limit;
+      notices.push(...r.notices.map((n) => n.replaceAll(this.collection.name, `dataset "${this.id}"`)));
+    }
+    return { mode, results: page.map((h) => this.hit(h, mode, opts.snippetLength)), hasMore, notices };
+  }
+
+  private hit(h: RankedHit, mode: DatasetSearchMode, snippetLength: number): DatasetHit {
+    return {
+      dataset: this.id,
+      ref: h.path,
+      title: h.title || path.posix.basename(h.path),
+      path: h.path,
+      snippet: flatten(h.snippet, snippetLength),
+      score: h.score,
+      similarity: similarityOf(h, mode),
+      chunk: { ordinal: h.chunk.ordinal, lineStart: h.chunk.lineStart, lineEnd: h.chunk.lineEnd },
+      modified: new Date(h.modifiedMs).toISOString(),
+    };
+  }
+
+  document(ref: string): DatasetDocument {
+    const doc = this.deps.documents.byPath(this.collection.id, ref);
+    const text = doc && doc.status === 'indexed' ? this.deps.documents.content(doc.id) : undefined;
+    if (!doc || text === undefined) throw notFound(`dataset "${this.id}" has no document "${ref}": its refs are the documents' paths relative to ${this.collection.root}`);
+    return {
+      dataset: this.id,
+      ref: doc.path,
+      title: doc.title || path.posix.basename(doc.path),
+      path: doc.path,
+      text,
+      metadata: doc.metadata,
+      chunks: this.deps.chunks.forDocument(doc.id).map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd })),
+      modified: new Date(doc.mtimeMs).toISOString(),
+    };
+  }
+}
+
+/** The cosine a vector leg gave the hit (semantic: exact; hybrid: the vector leg's score, which is the cosine above its 0.3 floor); null when only keywords ranked it. */
+function similarityOf(h: RankedHit, mode: DatasetSearchMode): number | null {
+  const explain = h.explain as { cosine?: number; legs?: Record<string, { score: number }> } | undefined;
+  if (mode === 'semantic') return typeof explain?.cosine === 'number' ? explain.cosine : h.score;
+  if (mode === 'hybrid') return explain?.legs?.vector?.score ?? null;
+  return null;
+}
