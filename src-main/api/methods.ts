@@ -60,6 +60,8 @@ export const apiMethods = {
       fromLine: z.number().int().min(1).optional(),
       maxLines: z.number().int().min(1).optional(),
       lineNumbers: z.boolean().optional(),
+      /** Mark a search's words in the text (the preview), as the search's snippets mark them. */
+      highlight: z.object({ query: z.string().trim().min(1).max(4000), syntax: z.enum(searchSyntaxes).optional() }).strict().optional(),
     })
     .strict(),
   /** The folder browser: sub-folders of `path` (default: the user's home). */
@@ -80,13 +82,14 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
-  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch; null: back to the default); the host checks the values. */
+  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch, backgroundEmbedding; null: back to the default); the host checks the values. */
   'settings.update': z
     .object({
       port: z.number().nullable().optional(),
       maxFileBytes: z.number().nullable().optional(),
       redaction: z.array(z.string()).optional(),
       redactSecrets: z.boolean().optional(),
+      backgroundEmbedding: z.boolean().nullable().optional(),
     })
     .strict(),
   /** The embedding/reranker model catalogue and whether each model's files are here. */

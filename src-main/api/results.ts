@@ -3,6 +3,7 @@
 // the preload and the renderer see exactly what the engine returns and a drift is a compile
 // error; the types below are the app API's own (the host builds them).
 import type {
+  BackgroundEmbedding,
   CatalogueEntry,
   CollectionEmbeddingStatus,
   CollectionInfo,
@@ -19,12 +20,14 @@ import type {
   SearchResponse,
   SearchResult,
   SettingSource,
+  Span,
   StatusReport,
   TokenInfo,
 } from '../engine/types/index.js';
 import type { ApiMethod, connectClients } from './methods.js';
 
 export type {
+  BackgroundEmbedding,
   CatalogueEntry as ModelEntry,
   CollectionInfo,
   DatasetDocument,
@@ -39,6 +42,7 @@ export type {
   SearchResponse,
   SearchResult as SearchHit,
   SettingSource,
+  Span,
   StatusReport,
   TokenInfo,
 };
@@ -136,6 +140,8 @@ export interface SettingsInfo {
   redactionSuggestions: RedactionSuggestion[];
   chunking: { targetChars: number; overlapChars: number } | null;
   searchModes: { mode: string; available: boolean; reason: string | null }[];
+  /** Background embedding in force (`--no-embed` beats the saved switch) and what it is doing; a saved change applies at once. */
+  backgroundEmbedding: BackgroundEmbedding;
   /** Settings the issue asks for that this engine cannot change yet, and why. */
   notYet: { setting: string; reason: string }[];
 }

@@ -1,7 +1,7 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, readEnvironment, type TroveEnvironment } from '../engine/index.js';
+import { Engine, readEnvironment, type EngineOptions, type TroveEnvironment } from '../engine/index.js';
 
 export class CliContext {
   json: boolean;
@@ -17,8 +17,9 @@ export class CliContext {
     return (this.env ??= readEnvironment(process.env));
   }
 
-  engine(): Engine {
-    return (this.opened ??= Engine.open(this.environment().engine));
+  /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
+  engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
+    return (this.opened ??= Engine.open(adjust(this.environment().engine)));
   }
 
   setJson(cmd: Command): void {

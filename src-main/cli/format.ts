@@ -35,12 +35,29 @@ export function formatIndexReport(r: IndexReport): string {
   return lines.join('\n');
 }
 
-export function formatSearch(r: SearchResponse): string {
+const MARK = '\x1b[1;33m';
+const UNMARK = '\x1b[0m';
+
+/** The text with the engine's highlight spans drawn in bold yellow (a terminal's way of <mark>). */
+export function markSpans(text: string, spans: readonly (readonly [number, number])[]): string {
+  let out = '';
+  let last = 0;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+    if (start < last) continue;
+    out += `${text.slice(last, start)}${MARK}${text.slice(start, end)}${UNMARK}`;
+    last = end;
+  }
+  return out + text.slice(last);
+}
+
+/** `color`: mark the query's words in snippets (the spans the engine chose: the same ones the app and MCP get). */
+export function formatSearch(r: SearchResponse, opts: { color?: boolean } = {}): string {
   if (!r.results.length) return `No results for "${r.query}".`;
   const out = r.results.map((h, i) => {
     const head = `${r.offset + i + 1}. ${h.collection}/${h.path}  #${h.docid}  score ${h.score.toFixed(2)}`;
     const title = h.title ? `\n   ${h.title}` : '';
-    const snippet = h.snippet.split('\n').map((l) => `   ${l}`).join('\n');
+    const text = opts.color ? markSpans(h.snippet, h.highlights) : h.snippet;
+    const snippet = text.split('\n').map((l) => `   ${l}`).join('\n');
     const explain = h.explain ? `\n   explain: ${JSON.stringify(h.explain)}` : '';
     return `${head}${title}\n${snippet}${explain}`;
   });
@@ -57,20 +74,23 @@ export function formatMultiGet(r: MultiGetResult): string {
   return parts.join('\n\n');
 }
 
-export function formatStatus(s: StatusReport): string {
+export function formatStatus(s: StatusReport, from: { hostPid?: number } = {}): string {
   const lines = [
+    from.hostPid ? `Live from the running host (pid ${from.hostPid})` : 'No host is running for this profile: the index as it is on disk',
     `Profile: ${s.profileDir}`,
     `Index:   ${s.database.path} (${(s.database.bytes / 1e6).toFixed(1)} MB)`,
     `Totals:  ${s.totals.collections} collections, ${s.totals.documents} documents, ${s.totals.chunks} chunks` +
       (s.totals.skipped + s.totals.failed ? `, ${s.totals.skipped} skipped, ${s.totals.failed} failed` : ''),
   ];
   if (s.indexing.watching) lines.push(`Watching: ${s.indexing.watchers.length} folders${s.indexing.paused ? ' (all indexing paused)' : ''}`);
-  if (s.needsEmbedding) lines.push(`Embeddings: ${s.needsEmbedding} chunks waiting (trove embed)`);
+  if (s.totals.chunks) lines.push(`Embeddings: ${s.embeddings.summary}`);
   for (const c of s.collections) {
     lines.push('', formatCollections([c]));
     const activity = s.indexing.collections.find((a) => a.collection === c.name);
     const line = activity && describeActivity(activity);
     if (line) lines.push(`  indexing: ${line}`);
+    const vectors = s.embeddings.collections.find((e) => e.collection === c.name);
+    if (vectors && vectors.chunks) lines.push(`  embeddings: ${vectors.summary}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
   }
   if (s.datasets.length) lines.push('', `Datasets: ${s.datasets.length}`, formatDatasets(s.datasets));

@@ -16,6 +16,7 @@ import type { ProgressListener } from './jobs/progress.js';
 import { databasePath, secureProfile } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
+import { highlightSpans, queryMatcher } from './search/highlight.js';
 import { LexicalSearch } from './search/lexical.js';
 import { ModeSearch, type FusionMethod } from './search/modes.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
@@ -32,6 +33,7 @@ import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
   AddCollectionInput,
   DatasetsApi,
+  BackgroundEmbedding,
   CollectionEmbeddingStatus,
   CollectionInfo,
   EmbeddingProgress,
@@ -43,6 +45,7 @@ import type {
   MultiGetResult,
   RetrievedDocument,
   SearchResponse,
+  SearchSyntax,
   SettingsApi,
   StatusReport,
   TokenInfo,
@@ -130,7 +133,12 @@ export class Engine {
         this.embeddings?.changed();
       },
     );
-    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings);
+    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings, {
+      saved: () => settings.savedOrDefaults().backgroundEmbedding,
+      paused: () => this.indexing.jobs.pauses(),
+      indexingBusy: () => this.indexing.busy(),
+    });
+    settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
@@ -223,6 +231,7 @@ export class Engine {
       this.collections.delete(c.id);
     })();
     this.generation++;
+    this.embeddings.changed();
   }
 
   setCollectionContext(name: string, context: string): CollectionInfo {
@@ -279,6 +288,11 @@ export class Engine {
     return this.embeddings.chooseModel(this.requireCollection(name), modelId);
   }
 
+  /** Background embedding: on or off (and what decided: the host's option, the saved setting, the default), and what it is doing. */
+  backgroundEmbedding(): BackgroundEmbedding {
+    return this.embeddings.backgroundNow(this.collections.list());
+  }
+
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
     return this.embeddings.onProgress(listener);
   }
@@ -298,13 +312,15 @@ export class Engine {
     await this.indexing.stopWatching();
   }
 
-  /** Pause background indexing of one collection, or of everything; changes keep being queued. */
+  /** Pause background indexing and embedding of one collection, or of everything; changes keep being queued. */
   pause(collection?: string): void {
     this.indexing.pause(collection === undefined ? undefined : this.requireCollection(collection));
+    this.embeddings.changed(); // the stage stops after the chunks in flight
   }
 
   resume(collection?: string): void {
     this.indexing.resume(collection === undefined ? undefined : this.requireCollection(collection));
+    this.embeddings.changed();
   }
 
   /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
@@ -329,6 +345,7 @@ export class Engine {
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse>;
   search(input: SearchRequest): SearchResponse | Promise<SearchResponse> {
     const started = performance.now();
+    this.embeddings.searched(); // background embedding gives way to searches
     const req = validateSearchRequest(input);
     const filters = this.resolveFilters(req);
     if (req.mode === 'keyword') return this.keywordSearch(req, filters, started);
@@ -355,8 +372,12 @@ export class Engine {
     return keywordResponse(req, r, req.freshness ? this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
   }
 
-  get(locator: string, opts: GetOptions = {}): RetrievedDocument {
-    return this.retriever.get(locator, opts);
+  /** One document. `highlight`: mark a query's words in the text (the app's preview of a result), as its snippets mark them. */
+  get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): RetrievedDocument {
+    const doc = this.retriever.get(locator, opts);
+    if (!opts.highlight) return doc;
+    const { query, syntax } = opts.highlight;
+    return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
   }
 
   multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {

@@ -38,6 +38,7 @@ export async function settingsInfo(deps: SettingsDeps): Promise<SettingsInfo> {
     redactionSuggestions: engine.settings.redactionSuggestions(),
     chunking: engine.settings.chunking(),
     searchModes: searchModeStates,
+    backgroundEmbedding: engine.backgroundEmbedding(),
     notYet: [{ setting: 'chunk size', reason: 'fixed for now: changing it would mean re-chunking every collection' }],
   };
 }

@@ -131,9 +131,9 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'models.pull': (p) => pulls.start(p.id),
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
-    // the UI shows what assistants get: secrets and the user's rules redacted as the MCP server does
+    // the UI shows what assistants get: secrets and the user's rules redacted as the MCP server does (highlights move with the text)
     search: async (p) => engine.settings.redact(await engine.search(p)),
-    get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers })),
+    get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers, highlight: p.highlight })),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
     'connect.writeConfig': (p) => {

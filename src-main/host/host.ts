@@ -1,4 +1,4 @@
-// The engine host: one engine, its MCP endpoint at /mcp, /health, and whatever extra routes a
+// The engine host: one engine, its MCP endpoint at /mcp, /health, /status, and whatever extra routes a
 // face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
 // clients can find it. `trove serve` and the desktop app's utility process both run this.
 import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
@@ -9,12 +9,22 @@ import type { ServerExtension } from '../mcp/server.js';
 import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
 import { healthRoute } from './health.js';
 import { watchLifecycle } from './lifecycle.js';
+import { statusRoute } from './status-route.js';
 import { loadHostToken } from './host-token.js';
 import { startLoopbackServer } from './http-server.js';
 import type { RouteHandler } from './routes.js';
 import { processAlive, readRuntimeFile, removeRuntimeFile, writeRuntimeFile, type RuntimeInfo } from './runtime-file.js';
 
 export const DEFAULT_PORT = 7077;
+
+/**
+ * The engine options a host runs with: it embeds new and changed chunks in the background (at
+ * low priority, pausable with indexing, switchable in Settings) unless the face says not to
+ * (`trove serve --no-embed`). One-shot commands open the engine without it.
+ */
+export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean }): EngineOptions {
+  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed } };
+}
 
 export interface HostOptions {
   /** An engine the caller owns; otherwise the host opens (and closes) one with engineOptions. */
@@ -74,10 +84,11 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
     if (writesRuntime) refuseIfRunning(profileDir);
     const token = opts.token ?? loadHostToken(profileDir, opts.env?.token);
     const refusals = new RefusalLog();
+    const authenticate = createAuthenticator(engine, token);
     const mcp = createMcpHttpEndpoint({
       refusals,
       engine,
-      authenticate: createAuthenticator(engine, token),
+      authenticate,
       rateLimit: opts.rateLimit,
       maxBodyBytes: opts.maxBodyBytes,
       extend: opts.mcpExtension,
@@ -91,6 +102,7 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       requestTimeoutMs: opts.requestTimeoutMs,
     });
     server.addRoute(healthRoute);
+    server.addRoute(statusRoute(engine, authenticate));
     server.addRoute(mcp.route);
     for (const r of opts.routes ?? []) server.addRoute(r);
 

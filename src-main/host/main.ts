@@ -6,7 +6,7 @@ import type { FromHost } from '../api/host-protocol.js';
 import { readEnvironment } from '../engine/index.js';
 import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
 import { mountAppApi } from './app-api-mount.js';
-import { startHost } from './host.js';
+import { hostEngineOptions, startHost } from './host.js';
 
 interface ParentPort {
   postMessage(message: unknown): void;
@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
     const env = readEnvironment(process.env); // the one place this process reads its environment
-    const host = await startHost({ engineOptions: env.engine, env: env.host });
+    // background embedding on: the Settings switch turns it off (applied without a restart)
+    const host = await startHost({ engineOptions: hostEngineOptions(env.engine, { embed: true }), env: env.host });
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
     const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), modelsMirror: env.host.modelsMirror });
     let stopping: Promise<void> | null = null;

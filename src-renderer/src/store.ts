@@ -51,6 +51,10 @@ interface AppState {
   pullModel(id: string): Promise<void>;
 }
 
+/** While embedding progresses, status (how much is embedded) is fetched again at most this often. */
+const STATUS_EVERY_MS = 5_000;
+let statusAskedAt = 0;
+
 export interface ModelDownload {
   file: string | null;
   received: number;
@@ -103,7 +107,15 @@ export const useApp = create<AppState>((set, get) => ({
     if (e.type === 'index.activity') set({ activity: e.activity });
     else if (e.type === 'collections.changed') void get().refresh();
     else if (e.type === 'datasets.changed') refetchSoon(() => void get().refreshDatasets());
-    else if (e.type === 'embedding.progress') set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
+    else if (e.type === 'embedding.progress') {
+      set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
+      // the counts change as the stage goes: fetch them when it finishes or stops a collection, and every few seconds meanwhile
+      const now = Date.now();
+      if (e.progress.phase === 'done' || e.progress.phase === 'paused' || now - statusAskedAt > STATUS_EVERY_MS) {
+        statusAskedAt = now;
+        void get().refreshStatus();
+      }
+    }
     else if (e.type === 'embedding.finished') {
       set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
       void get().refreshStatus();

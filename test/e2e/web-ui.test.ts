@@ -1,6 +1,7 @@
 // The web UI end to end: `trove serve --ui` on a real engine, driven in real headless Chromium.
 // A person signs in, adds a folder (through the folder browser), watches it index, searches,
-// opens a preview, tries a semantic search, copies a client config, reads settings, downloads a
+// opens a preview, finds semantic search ready by itself (background embedding), copies a client
+// config, reads settings and switches background embedding off and on, downloads a
 // model from a local mirror (on a second server whose models folder is empty) and removes the
 // collection. Each screen is screenshotted into test/e2e/artifacts/ and checked by its visible
 // text; no console errors are allowed.
@@ -166,6 +167,13 @@ describe('web UI on trove serve --ui', () => {
     await expect(preview.locator('.anchor mark').allTextContents()).resolves.toEqual(['Fresnel', 'lens']);
     await expect(preview.textContent()).resolves.toContain('trove://field-notes/trips/lighthouse.md');
     await shot('05-search-preview');
+
+    // a question as a person types it: only the words it searched for are marked, whole words
+    // ("turns" for "turn"), never "the" (a stop word) nor the "the" inside "there"
+    await page.getByLabel('Query').fill('how often does the lens turn there');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByTestId('result').first().locator('mark').allTextContents()).toEqual(['lens', 'turns']);
+    await expect(page.getByTestId('result').first().locator('pre.snippet').textContent()).resolves.toContain('The Fresnel lens');
   });
 
   it('explains scores on request', async () => {
@@ -176,17 +184,14 @@ describe('web UI on trove serve --ui', () => {
     await expect(first.locator('pre.explain').textContent()).resolves.toContain('bm25');
   });
 
-  it('offers semantic search: the engine says why it cannot yet, then answers once embeddings are computed', async () => {
-    await page.getByLabel('Semantic').check();
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => page.getByTestId('search-error').textContent()).toMatch(/vector search is off: no vectors yet for field-notes/);
-    await shot('06-search-semantic-unavailable');
-
+  it('semantic search arrives by itself: the server embeds in the background, with progress, and semantic and hybrid answer', async () => {
     await page.getByRole('button', { name: 'Collections' }).click();
     const card = page.getByTestId('collection-field-notes');
-    await expect(card.getByTestId('vectors').textContent()).resolves.toContain('63 chunks waiting');
-    await card.getByRole('button', { name: 'Compute embeddings' }).click();
-    await expect.poll(() => card.getByTestId('vectors').textContent(), { timeout: 120_000 }).toMatch(/^Embeddings: 63 vectors \(.+\)$/);
+    await expect.poll(() => card.getByTestId('vectors').textContent(), { timeout: 120_000 }).toMatch(/^Embeddings: 63 of 63 chunks embedded \(100%\), .+$/);
+    await expect(card.getByRole('button', { name: 'Compute embeddings' }).isDisabled()).resolves.toBe(true); // nothing left to compute
+    await page.getByRole('button', { name: 'Index status' }).click();
+    await expect.poll(() => page.getByTestId('embedding-summary').textContent()).toBe('63 of 63 chunks embedded (100%); background embedding has nothing left to do.');
+    await shot('06-status-embedded');
 
     await page.getByRole('button', { name: 'Search' }).first().click();
     await page.getByLabel('Query').fill('how often does the lamp rotate');
@@ -194,6 +199,7 @@ describe('web UI on trove serve --ui', () => {
       await page.getByLabel(mode, { exact: true }).check();
       await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
       await expect.poll(() => page.getByTestId('result').first().textContent(), { timeout: 20_000 }).toContain('Lighthouse visit');
+      await expect(page.getByTestId('search-notice').count()).resolves.toBe(0); // everything is embedded: nothing to say
       await shot(`06-search-${mode.toLowerCase()}`);
     }
     await page.getByLabel('Keyword').check();
@@ -288,7 +294,16 @@ describe('web UI on trove serve --ui', () => {
     await expect.poll(() => models.getByTestId('model-all-MiniLM-L6-v2').textContent()).toMatch(/embed.*ready/);
     await expect(models.getByLabel('field-notes').inputValue()).resolves.toMatch(/MiniLM|e5/);
     await expect(models.getByTestId('model-state-field-notes').textContent()).resolves.toMatch(/\d+ vectors/);
+    // background embedding: on by default, switched off and on again without a restart
+    const bg = page.getByTestId('background-embedding');
+    const box = bg.getByLabel('Embed new and changed files in the background');
+    await expect(box.isChecked()).resolves.toBe(true);
+    await expect(bg.getByTestId('background-state').textContent()).resolves.toBe('Every chunk has a vector.');
     await shot('09-settings');
+    await box.uncheck();
+    await expect.poll(() => bg.getByTestId('background-state').textContent()).toMatch(/^Off: /);
+    await box.check();
+    await expect.poll(() => bg.getByTestId('background-state').textContent()).toBe('Every chunk has a vector.');
   });
 
   it('adds a redaction rule in Settings, refuses a bad one next to it, and keeps the saved rule', async () => {

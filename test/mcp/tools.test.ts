@@ -53,6 +53,10 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     expect(String(results[0]!.snippet)).toMatch(/^\d+: /m);
     expect(Number.isInteger((results[0]!.score as number) * 100)).toBe(true);
     expect(firstText(r)).toMatch(new RegExp(`^${results[0]!.docid} \\d+% notes/retries.md - Retry policy$`, 'm'));
+    // the engine's highlight spans: the searched words, whole words, the same ones the app and the CLI mark
+    const snippet = String(results[0]!.snippet);
+    const marked = (results[0]!.highlights as [number, number][]).map(([a, b]) => snippet.slice(a, b).toLowerCase());
+    expect(new Set(marked)).toEqual(new Set(['exponential', 'backoff', 'jitter']));
   });
 
   it('search with no hit says so, and honours collection and minScore', async () => {
@@ -132,6 +136,9 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     const s = r.structuredContent as { totalDocuments: number; hasVectorIndex: boolean; collections: { name: string; documents: number; path: string }[] };
     expect(s.totalDocuments).toBe(4);
     expect(typeof s.hasVectorIndex).toBe('boolean');
+    // how much is embedded: nothing here (this engine does not embed in the background)
+    expect((r.structuredContent as { embedding: unknown }).embedding).toMatchObject({ embedded: 0, percent: 0, background: 'off', etaSeconds: null });
+    expect(firstText(r)).toMatch(/Embeddings: 0 of \d+ chunks embedded \(0%\); this process does not embed in the background/);
     expect(s.collections.map((c) => [c.name, c.documents])).toEqual([
       ['notes', 3],
       ['secret', 1],

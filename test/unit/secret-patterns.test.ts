@@ -176,3 +176,23 @@ describe('ordinary text is left alone', () => {
     expect(looksRandom('9fK2mQ7xL1pR8vZ3tY6w')).toBe(true);
   });
 });
+
+describe('highlights move with redacted secrets', () => {
+  it('spans after a secret shift by the length change; a span on the secret is dropped', async () => {
+    const { redactValue } = await import('../../src-main/engine/redaction/policy.js');
+    const { UserRuleRunner } = await import('../../src-main/engine/redaction/user-rules.js');
+    const token = `ghp_${rand(36)}`;
+    const snippet = `12: deploy with ${token} then restart the deploy`;
+    const at = (w: string, from = 0): [number, number] => [snippet.indexOf(w, from), snippet.indexOf(w, from) + w.length];
+    const hit = { collection: 'notes', snippet, highlights: [at('deploy'), at(token), at('restart'), at('deploy', 20)] };
+    const runner = new UserRuleRunner();
+    try {
+      const out = await redactValue({ results: [hit] }, { secrets: true, collections: new Map(), rules: ['\\brestart\\b'] }, runner);
+      const r = out.results[0]!;
+      expect(r.snippet).toBe(`12: deploy with ${REDACTED_SECRET} then [redacted] the deploy`);
+      expect(r.highlights.map(([a, b]) => r.snippet.slice(a, b))).toEqual(['deploy', 'deploy']);
+    } finally {
+      await runner.close();
+    }
+  });
+});

@@ -105,3 +105,17 @@ describe('TermMatcher', () => {
     expect(words(matcher('nothing'))).toEqual([]);
   });
 });
+
+describe('snippet highlights', () => {
+  it('point at the matched words in the numbered snippet, across lines and after an ellipsis', () => {
+    const text = `${'filler words before the match '.repeat(6)}\nThe running processes\nthen their process runs on\nmore filler text after the words\n`;
+    const s = snippetAround(text, 0, text.length, 10, matcher('how do I get the running processes'), 120);
+    const marked = s.highlights.map(([a, b]) => s.text.slice(a, b));
+    expect(marked).toEqual(['running', 'processes', 'process', 'runs']);
+    expect(s.text).toMatch(/^10: …/); // cut inside the first line: the ellipsis shifts nothing
+  });
+
+  it('are empty when nothing matches', () => {
+    expect(snippetAround(lines.join('\n'), 0, 200, 1, matcher('absent'), 80).highlights).toEqual([]);
+  });
+});

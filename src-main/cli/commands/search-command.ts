@@ -21,6 +21,7 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
     .option('--until <date>', 'only documents modified on or before this date')
     .option('--snippet-chars <n>', 'snippet length', integer('--snippet-chars'), 300)
     .option('--explain', 'show each leg\'s rank and score (BM25, cosine, fusion, rerank)')
+    .addOption(new Option('--color <when>', 'mark the query\'s words in snippets: auto (when the output is a terminal), always, never').choices(['auto', 'always', 'never']).default('auto'))
     .action(async (words: string[], o: Record<string, unknown>, cmd: Command) => {
       ctx.setJson(cmd);
       const r = await ctx.engine().search({
@@ -41,6 +42,7 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
       });
       // what a semantic mode skipped and why (no vectors yet, no reranker); in --json it is in the document
       if (!ctx.json) for (const n of r.notices ?? []) process.stderr.write(`note: ${n}\n`);
-      ctx.print(r, () => formatSearch(r));
+      const color = o.color === 'always' || (o.color === 'auto' && !!process.stdout.isTTY);
+      ctx.print(r, () => formatSearch(r, { color }));
     });
 }

@@ -1,8 +1,9 @@
 // `trove serve`: the engine host, headless — MCP over HTTP on 127.0.0.1 (and ::1), /health, and
-// with --ui the web UI and app API. Runs until SIGINT/SIGTERM; runtime.json is removed on the way out.
+// with --ui the web UI and app API; embeds in the background unless --no-embed. Runs until
+// SIGINT/SIGTERM; runtime.json is removed on the way out.
 import path from 'node:path';
 import type { Command } from 'commander';
-import { startHost, type Host } from '../../host/host.js';
+import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
 import type { CliContext } from '../context.js';
 import { integer } from '../options.js';
 
@@ -15,12 +16,14 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .description('run the engine host: MCP over HTTP on 127.0.0.1 (token and port in $TROVE_HOME/runtime.json)')
     .option('--port <n>', 'preferred port (default TROVE_PORT, else the port saved in Settings, else 7077; the next free one when busy)', integer('--port'))
     .option('--ui', 'also serve the web UI and app API')
+    .option('--no-embed', 'do not embed new and changed chunks in the background (vector and hybrid search then wait for `trove embed`)')
     .option('--exit-when-idle', 'stop after TROVE_IDLE_EXIT_MINUTES (default 5) with no clients and no indexing work (how `trove mcp` starts a host)')
-    .action(async (o: { port?: number; ui?: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
+    .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
+      const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
       const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
-      const host = await startHost({ engine: ctx.engine(), port: o.port, env: env.host, idleExitMs });
+      const host = await startHost({ engine, port: o.port, env: env.host, idleExitMs });
       await host.engine.startWatching(); // live folders: the index follows the folders while serving
       const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror }) : undefined;
       const signIn = stopUi?.signInUrl;

@@ -1,16 +1,20 @@
-// `trove status`: what is indexed, and what could not be.
+// `trove status`: what is indexed, what could not be, and how far embedding has come. When a host
+// (`trove serve`, the desktop app) serves this profile, its live report (progress, rate, ETA,
+// background embedding) is shown; otherwise the index as this process reads it.
 import type { Command } from 'commander';
+import { runningHostStatus } from '../../host/status-client.js';
 import type { CliContext } from '../context.js';
 import { formatStatus } from '../format.js';
 
 export function registerStatusCommand(program: Command, ctx: CliContext): void {
   program
     .command('status')
-    .description('what is indexed, and what could not be')
+    .description('what is indexed, what could not be, and how far embedding has come (live from a running host)')
     .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      await ctx.engine().datasets.settled(); // each dataset's final state, not "loading"
-      const s = ctx.engine().status();
-      ctx.print(s, () => formatStatus(s));
+      const live = await runningHostStatus(ctx.environment().engine.profileDir);
+      if (!live) await ctx.engine().datasets.settled(); // each dataset's final state, not "loading"
+      const s = live?.report ?? ctx.engine().status();
+      ctx.print(s, () => formatStatus(s, live ? { hostPid: live.pid } : {}));
     });
 }

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { TroveError, notFound } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
 import type { Manifest, ModelSpec } from '../embed/manifest.js';
-import { highlightTerms } from '../search/vector.js';
-import { TermMatcher } from '../search/snippet.js';
+import { queryMatcher } from '../search/highlight.js';
+import type { TermMatcher } from '../search/snippet.js';
 import type { DatasetDocument, DatasetHit } from '../types/datasets.js';
 import { parseFaissIndex, type FaissIndex } from './faiss-format.js';
 import { parseMetadata, type MetadataEntry } from './faiss-metadata.js';
@@ -155,7 +155,7 @@ export class FaissDataset {
   search(query: string, vector: Float32Array, opts: { topK: number; offset: number; snippetLength: number }): FaissPage {
     const wanted = opts.offset + opts.topK;
     const hits = (this.useGraph && this.graphHits(vector, wanted + 1)) || this.scanHits(vector, wanted + 1);
-    const matcher = new TermMatcher(highlightTerms(query, 'match'));
+    const matcher = queryMatcher(query, 'match');
     const results = hits.slice(opts.offset, wanted).map((h) => this.hit(h.row, vector, matcher, opts.snippetLength));
     const notices = this.normalized ? [] : [`scores: ${this.scoring}`];
     return { results, hasMore: hits.length > wanted, notices };

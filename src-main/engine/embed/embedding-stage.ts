@@ -1,12 +1,19 @@
-// The background embedding stage: after keyword indexing, finds chunks without a vector in
-// their collection's space (the current model at the current weights digest) and embeds them
-// in batches. Resumable by construction: the work list is "chunks without a vector", so an
+// The embedding stage: after keyword indexing, finds chunks without a vector in their
+// collection's space (the current model at the current weights digest) and embeds them in
+// batches. Resumable by construction: the work list is "chunks without a vector", so an
 // interrupted run simply continues, and chunks that already have one are never re-embedded.
+// In the background it waits its turn before every batch (embed/background.ts) and sends its
+// chunks to the pool's background workers; an explicit run (`trove embed`) uses every worker.
 import type { VectorStore } from '../store/vectors.js';
-import type { ModelPool } from './pool.js';
+import type { Lane, ModelPool } from './pool.js';
 import type { EmbeddingProgress } from '../types/models.js';
 
 export type { EmbeddingProgress };
+
+/** Chunks per background batch: small, so a pause or a burst of searches is heeded within a few chunks. */
+const BACKGROUND_BATCH = 8;
+/** Progress events at most this often (the app relays each one to the window). */
+const REPORT_EVERY_MS = 250;
 
 export interface StageTarget {
   collectionId: number;
@@ -16,17 +23,38 @@ export interface StageTarget {
   pool: ModelPool;
 }
 
+export interface FillOptions {
+  batch: number;
+  /** background: one chunk per background worker at a time; normal: every worker. */
+  lane: Extract<Lane, 'normal' | 'background'>;
+  /** Resolves true when the next batch may start, false when the stage must stop (paused, turned off, closing). */
+  turn: () => Promise<boolean>;
+  /** The engine closed while a batch was embedded: its vectors are dropped (they stay pending). */
+  closed: () => boolean;
+  /** Why it stopped, as the last progress event says: paused (by the user) or not (closing). */
+  pausedNow: () => boolean;
+  onProgress?: (p: EmbeddingProgress) => void;
+}
+
+/** Fills the space; true when no chunk is left without a vector, false when it was stopped first. */
 export async function fillSpace(
   vectors: VectorStore,
   /** A document's text ('' when it is gone). */
   textOf: (documentId: number) => string,
   t: StageTarget,
-  opts: { batch: number; isStopped: () => boolean; onProgress?: (p: EmbeddingProgress) => void },
+  opts: FillOptions,
 ): Promise<boolean> {
   let total = vectors.pendingCount(t.spaceId, t.collectionId);
   const started = performance.now();
   let done = 0;
+  let after = 0;
+  let reportedAt = -Infinity;
   const report = (phase: EmbeddingProgress['phase']) => {
+    const now = performance.now();
+    if (phase === 'filling' || phase === 'switching') {
+      if (now - reportedAt < REPORT_EVERY_MS) return;
+    }
+    reportedAt = now;
     const secs = (performance.now() - started) / 1000;
     const rate = secs > 0 ? done / secs : 0;
     opts.onProgress?.({
@@ -39,10 +67,20 @@ export async function fillSpace(
       etaSeconds: rate > 0 ? Math.round((total - done) / rate) : null,
     });
   };
-  report(t.switching ? 'switching' : 'filling');
-  while (!opts.isStopped()) {
-    const batch = vectors.pending(t.spaceId, t.collectionId, opts.batch);
+  const working = t.switching ? 'switching' : 'filling';
+  if (total === 0) return true; // nothing to do: no event (the stage looks after every index change)
+  report(working);
+  // one chunk per request: every vector is exact (see onnx-model.ts); as many in flight as workers may take
+  const inFlight = opts.lane === 'background' ? Math.max(1, t.pool.backgroundSize) : t.pool.size;
+  const batchSize = opts.lane === 'background' ? Math.max(inFlight, BACKGROUND_BATCH) : opts.batch;
+  for (;;) {
+    if (!(await opts.turn())) {
+      if (opts.pausedNow()) report('paused');
+      return false;
+    }
+    const batch = vectors.pending(t.spaceId, t.collectionId, batchSize, after);
     if (!batch.length) break;
+    after = batch.at(-1)!.id;
     const texts = new Map<number, string>();
     const items = batch.map((c) => {
       let text = texts.get(c.documentId);
@@ -52,15 +90,14 @@ export async function fillSpace(
       }
       return { chunk: c, text: text.slice(c.charStart, c.charEnd) };
     });
-    // one chunk per request: both workers stay busy and every vector is exact (see onnx-model.ts)
-    const vecs = await Promise.all(items.map((it) => t.pool.embed([it.text], 'passage')));
-    if (opts.isStopped()) return false;
+    const vecs = await Promise.all(items.map((it) => t.pool.embed([it.text], 'passage', { lane: opts.lane })));
+    if (opts.closed()) return false;
     // chunks deleted while they were embedded are skipped here and gone from the pending list
     vectors.insert(t.spaceId, t.collectionId, items.map((it, i) => ({ chunkId: it.chunk.id, vector: vecs[i]! })));
     done += items.length;
-    report(t.switching ? 'switching' : 'filling');
+    if (done > total) total = done; // chunks added meanwhile
+    report(working);
   }
-  if (opts.isStopped()) return false;
   total = Math.max(done, total);
   done = total;
   report('done');

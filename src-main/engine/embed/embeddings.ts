@@ -1,6 +1,7 @@
 // The engine's embedding side: which model serves each collection (chosen, or automatic by
-// language), model workers (started on first use, closed with the engine), the background
-// embedding stage with its progress, query embeddings (LRU cached) and the reranker.
+// language), model workers (started on first use, closed with the engine), the embedding stage
+// (background and explicit runs: stage-runner.ts; when the background may work: background.ts)
+// with its progress, query embeddings (LRU cached) and the reranker.
 // Without a model everything here says why it is off; keyword search never depends on it.
 import os from 'node:os';
 import path from 'node:path';
@@ -10,18 +11,32 @@ import type { ChunkStore } from '../store/chunks.js';
 import { VectorStore, type VectorSpace } from '../store/vectors.js';
 import { AnnSpaces } from '../search/ann-spaces.js';
 import type { PendingEmbeddingProbe } from '../watch/freshness.js';
+import { BackgroundPolicy, type BackgroundDeps } from './background.js';
 import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
+import { coverageOf, EmbeddingCounts } from './embedding-status.js';
+import { coverageNotice, describeBackground, describeCollectionEmbedding, describeCoverage } from './describe.js';
 import { looksEnglish } from './language.js';
 import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
 import { ModelPool } from './pool.js';
 import { resolveModel, type ModelLocations, type ResolvedModel } from './resolver.js';
-import type { CollectionEmbeddingStatus, EmbeddingStatusReport } from '../types/models.js';
+import { StageRunner, type StageCollection } from './stage-runner.js';
+import type { BackgroundEmbedding, CollectionEmbeddingStatus, EmbeddingStatusReport } from '../types/models.js';
 
 export type { CollectionEmbeddingStatus, EmbeddingStatusReport };
 
 export interface EmbeddingOptions {
-  /** Embed in the background after every index change (default false: call embed()). */
+  /**
+   * Embed new and changed chunks in the background, at low priority (the hosts: `trove serve`
+   * unless --no-embed, the desktop app). The saved setting `backgroundEmbedding` can still turn it
+   * off, live. Default false: a one-shot command embeds only when asked (embed()).
+   */
   auto?: boolean;
+  /** Background chunks start only after searches have been quiet this long (default 100 ms). */
+  searchQuietMs?: number;
+  /** Workers that take background chunks (default: all but one, at least one). */
+  backgroundWorkers?: number;
+  /** Niceness of the background workers' threads on Linux (default 10; 0: normal priority). */
+  backgroundNice?: number;
   /** A folder holding one sub-folder per model id, looked in first (TROVE_MODELS_DIR). */
   modelsDir?: string;
   packagedDir?: string;
@@ -53,8 +68,9 @@ export class EmbeddingService {
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly listeners = new Set<(p: EmbeddingProgress) => void>();
   private readonly latest = new Map<string, EmbeddingProgress>();
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly policy: BackgroundPolicy;
+  private readonly stage: StageRunner;
+  private readonly counts: EmbeddingCounts;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   /** Why the last stage could not embed a collection (model missing, corrupt...). */
@@ -64,13 +80,14 @@ export class EmbeddingService {
   readonly ann: AnnSpaces;
   private readonly sampleTextStmt;
   private readonly collectionIdsStmt;
-  private readonly chunkCountStmt;
   private readonly textStmt;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     profileDir: string,
     private readonly opts: EmbeddingOptions = {},
+    /** What the background stage asks the rest of the engine (none: never paused, indexing never busy). */
+    background: Omit<BackgroundDeps, 'allowed'> = { saved: () => null, paused: () => new Set(), indexingBusy: () => false },
   ) {
     this.manifest = loadManifest(opts.manifestFile);
     this.vectors = new VectorStore(db);
@@ -80,7 +97,14 @@ export class EmbeddingService {
       `SELECT substr(t.text, 1, 2000) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT 40`,
     );
     this.collectionIdsStmt = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM collections ORDER BY id');
-    this.chunkCountStmt = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?');
+    this.counts = new EmbeddingCounts(db, this.vectors);
+    this.policy = new BackgroundPolicy({ ...background, allowed: opts.auto ?? false }, { searchQuietMs: opts.searchQuietMs ?? 100 });
+    this.stage = new StageRunner({
+      collections: () => this.collectionIdsStmt.all(),
+      embedCollection: (c, explicit, stop) => this.embedCollection(c, explicit, stop),
+      policy: this.policy,
+    });
+    if (opts.auto) this.changed(); // a host that opens embeds what earlier runs left without vectors
     this.textStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
     this.locations = {
       modelsDir: opts.modelsDir,
@@ -130,8 +154,15 @@ export class EmbeddingService {
     let p = this.pools.get(key);
     if (!p) {
       const workers = this.opts.workers ?? Math.max(1, Math.min(2, os.availableParallelism()));
-      // reranking scores 30 short pairs per query: one worker is plenty
-      p = ModelPool.start(model, { workers: model.spec.role === 'rerank' ? 1 : workers, intraOpThreads: 1, signedWeights: this.opts.signedWeights ?? true });
+      const rerank = model.spec.role === 'rerank';
+      p = ModelPool.start(model, {
+        workers: rerank ? 1 : workers, // reranking scores 30 short pairs per query: one worker is plenty
+        intraOpThreads: 1,
+        signedWeights: this.opts.signedWeights ?? true,
+        // an engine that embeds in the background keeps a worker free for queries (pool.ts)
+        backgroundWorkers: this.opts.auto && !rerank ? (this.opts.backgroundWorkers ?? Math.max(1, workers - 1)) : 0,
+        backgroundNice: this.opts.backgroundNice ?? 10,
+      });
       this.pools.set(key, p);
       p.catch(() => this.pools.delete(key));
     }
@@ -153,48 +184,30 @@ export class EmbeddingService {
     return this.problems.get(collection) ?? null;
   }
 
-  /** The stage is embedding, or about to (a change was just seen with `auto` on). */
+  /** The stage is embedding, or about to (a change was just seen). */
   busy(): boolean {
-    return this.running !== null || this.timer !== null;
+    return this.stage.busy() || this.timer !== null;
   }
 
-  /** Called on every index change: embeds in the background when `auto` is on. */
+  /** Called on every index change (and pause, resume, a setting change): the background stage looks for work. */
   changed(): void {
-    if (!this.opts.auto || this.closed) return;
+    this.counts.invalidate();
+    if (this.closed) return;
+    this.policy.wake(); // a pause or a switch turned off is heeded now, not after the debounce
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.run().catch((err: unknown) => process.stderr.write(`trove: embedding stage failed: ${(err as Error).message}\n`));
+      this.stage.kick();
     }, 300);
   }
 
-  /** Embeds every chunk still without a vector; resolves when none is left (or the engine closes). */
-  run(collections?: readonly { id: number; name: string }[]): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          for (const c of collections ?? this.allCollections()) {
-            if (this.closed) return;
-            await this.embedCollection(c.id, c.name);
-          }
-        } while (this.again && !this.closed);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+  /** A search started: background chunks give way for a moment (background.ts). */
+  searched(): void {
+    this.policy.searched();
   }
 
-  private allCollections(): { id: number; name: string }[] {
-    return this.collectionIdsStmt.all();
-  }
-
-  private async embedCollection(collectionId: number, name: string): Promise<void> {
+  private async embedCollection(c: StageCollection, explicit: boolean, stop: () => boolean): Promise<boolean> {
+    const { id: collectionId, name } = c;
     const modelId = this.modelFor(collectionId);
     let model: ResolvedModel;
     let pool: ModelPool;
@@ -203,10 +216,10 @@ export class EmbeddingService {
       pool = await this.pool(model);
     } catch (err) {
       this.problems.set(name, (err as Error).message);
-      return;
+      return false;
     }
     this.problems.delete(name);
-    if (this.closed) return;
+    if (this.closed) return false;
     const space = this.vectors.ensureSpace(model.spec.id, model.weightsSha256, pool.dims);
     const cv = this.vectors.collection(collectionId);
     let switching = false;
@@ -223,25 +236,31 @@ export class EmbeddingService {
     try {
       complete = await fillSpace(this.vectors, (documentId) => this.textStmt.get(documentId)?.text ?? '', { collectionId, collection: name, spaceId: space.id, switching, pool }, {
         batch: this.opts.batchChunks ?? 32,
-        isStopped: () => this.closed,
+        lane: explicit ? 'normal' : 'background',
+        turn: explicit ? () => Promise.resolve(!stop()) : () => this.policy.turn(stop),
+        closed: () => this.closed,
+        pausedNow: () => !explicit && !this.closed && !this.policy.mayRun(collectionId),
         onProgress: (p) => {
           this.latest.set(name, p);
           for (const l of this.listeners) l(p);
         },
       });
     } catch (err) {
-      if (this.closed) return; // closing rejects queued chunks: they stay pending for next time
+      if (this.closed) return false; // closing rejects queued chunks: they stay pending for next time
       this.problems.set(name, (err as Error).message);
-      return;
+      return false;
     }
     if (complete && switching) this.vectors.swap(collectionId);
+    this.counts.invalidate();
+    return complete;
   }
 
-  /** Runs the stage over these collections now; throws UNAVAILABLE when none of them could be embedded. */
+  /** Runs the stage over these collections now (every worker, pauses or not); throws UNAVAILABLE when none of them could be embedded. */
   async embedNow(targets: readonly { id: number; name: string }[], onProgress?: (p: EmbeddingProgress) => void): Promise<CollectionEmbeddingStatus[]> {
-    const off = onProgress ? this.onProgress(onProgress) : () => undefined;
+    const names = new Set(targets.map((c) => c.name));
+    const off = onProgress ? this.onProgress((p) => names.has(p.collection) && onProgress(p)) : () => undefined;
     try {
-      await this.run(targets.map((c) => ({ id: c.id, name: c.name })));
+      await this.stage.request(targets.map((c) => c.id));
     } finally {
       off();
     }
@@ -254,7 +273,7 @@ export class EmbeddingService {
   async chooseModel(c: { id: number; name: string }, modelId: string | null): Promise<CollectionEmbeddingStatus> {
     if (modelId !== null) await this.resolve(modelId); // fails now when the model is unknown or absent
     this.vectors.setModelChoice(c.id, modelId);
-    this.changed();
+    this.changed(); // the background stage (when on) builds the new space
     return this.collectionStatus(c.id, c.name);
   }
 
@@ -273,7 +292,7 @@ export class EmbeddingService {
     if (model.weightsSha256 !== space.weightsSha256) {
       throw new TroveError('UNAVAILABLE', `the vectors were made by other weights of "${space.modelId}" than the file now in ${model.dir}; they are being rebuilt`);
     }
-    const v = await (await this.pool(model)).embed([query], 'query', { urgent: true });
+    const v = await (await this.pool(model)).embed([query], 'query', { lane: 'urgent' });
     this.queryCache.set(key, v);
     if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
     return v;
@@ -292,7 +311,7 @@ export class EmbeddingService {
       this.queryCache.set(key, hit);
       return { vector: hit, model };
     }
-    const vector = await (await this.pool(model)).embed([text], kind, { urgent: kind === 'query' });
+    const vector = await (await this.pool(model)).embed([text], kind, { lane: kind === 'query' ? 'urgent' : 'normal' });
     if (kind === 'query') {
       this.queryCache.set(key, vector);
       if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
@@ -319,29 +338,65 @@ export class EmbeddingService {
   // ---- status --------------------------------------------------------------------------
 
   collectionStatus(collectionId: number, name: string): CollectionEmbeddingStatus {
-    const cv = this.vectors.collection(collectionId);
-    const active = cv.activeSpaceId !== null ? this.vectors.space(cv.activeSpaceId) : undefined;
-    const building = cv.buildingSpaceId !== null ? this.vectors.space(cv.buildingSpaceId) : undefined;
-    const vectors = active ? this.vectors.count(active.id, collectionId) : 0;
-    const chunks = this.chunkCountStmt.get(collectionId)!.n;
-    return {
-      collection: name,
-      model: active?.modelId ?? null,
-      weightsSha256: active?.weightsSha256 ?? null,
-      vectors,
-      needsEmbedding: active ? this.vectors.pendingCount(active.id, collectionId) : chunks,
-      hasVectorIndex: vectors > 0,
-      switchingTo: building?.modelId ?? null,
-    };
+    return this.counts.collection(collectionId, name);
+  }
+
+  /** Whether the background stage is on, and what it is doing for these collections (the cached counts: cheap). */
+  private backgroundFor(collections: readonly { id: number; status: CollectionEmbeddingStatus; problem: string | null }[]): BackgroundEmbedding {
+    const { enabled, source } = this.policy.enabled();
+    if (!enabled) return { enabled, source, state: 'off' };
+    if (this.policy.paused()) return { enabled, source, state: 'paused' };
+    const filling = this.stage.fillingInBackground;
+    if (filling !== null && !this.policy.paused(filling)) return { enabled, source, state: this.policy.waiting ? 'waiting' : 'embedding' };
+    const left = collections.filter((c) => c.status.needsEmbedding > 0 && !c.problem);
+    if (!left.length) return { enabled, source, state: 'idle' };
+    // work is left: the stage takes it up when indexing is done, unless all of it is paused
+    return { enabled, source, state: left.every((c) => this.policy.paused(c.id)) ? 'paused' : 'waiting' };
+  }
+
+  private recentStatuses(collections: readonly { id: number; name: string }[]) {
+    return collections.map((c) => ({ id: c.id, status: this.counts.recent(c.id, c.name), problem: this.problem(c.name) }));
+  }
+
+  /** Whether the background stage is on and what it is doing over these collections (cached counts: cheap). */
+  backgroundNow(collections: readonly { id: number; name: string }[]): BackgroundEmbedding {
+    return this.backgroundFor(this.recentStatuses(collections));
+  }
+
+  /** The notice a semantic search over these collections carries while they are not fully embedded (null when they are). */
+  coverageNotice(collections: readonly { id: number; name: string }[]): string | null {
+    const statuses = this.recentStatuses(collections);
+    return coverageNotice(coverageOf(statuses.map((s) => s.status), this.progress()), this.backgroundFor(statuses));
+  }
+
+  /** When collections without any vector will have some: the stage's state, or how to compute them. */
+  noVectorsYet(collections: readonly { id: number; name: string }[]): string {
+    const statuses = this.recentStatuses(collections);
+    const bg = this.backgroundFor(statuses);
+    const cov = coverageOf(statuses.map((s) => s.status), this.progress());
+    if (!bg.enabled) return describeBackground(bg, cov);
+    return `${describeBackground(bg, cov)}; ${describeCoverage(cov)} so far`;
+  }
+
+  /** A collection is paused with indexing (the background stage leaves it alone). */
+  paused(collectionId: number): boolean {
+    return this.policy.paused(collectionId);
   }
 
   statusReport(visible: readonly { id: number; name: string }[]): EmbeddingStatusReport {
-    const collections = visible.map((c) => ({ ...this.collectionStatus(c.id, c.name), problem: this.problem(c.name) }));
+    const statuses = visible.map((c) => ({ id: c.id, status: this.collectionStatus(c.id, c.name), problem: this.problem(c.name) }));
     const names = new Set(visible.map((c) => c.name));
+    const progress = this.progress().filter((p) => names.has(p.collection));
+    const collections = statuses.map((s) => {
+      const c = { ...s.status, problem: s.problem };
+      return { ...c, summary: describeCollectionEmbedding(c, progress.find((p) => p.collection === c.collection)) };
+    });
+    const background = this.backgroundFor(statuses);
+    const coverage = coverageOf(collections, progress);
     return {
       needsEmbedding: collections.reduce((n, c) => n + c.needsEmbedding, 0),
       hasVectorIndex: collections.some((c) => c.hasVectorIndex),
-      embeddings: { collections, progress: this.progress().filter((p) => names.has(p.collection)) },
+      embeddings: { collections, progress, background, coverage, summary: `${describeCoverage(coverage)}; ${describeBackground(background, coverage)}` },
     };
   }
 
@@ -349,9 +404,10 @@ export class EmbeddingService {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.ann.close(); // saves changed ANN indexes while the database is still open
+    const stage = this.stage.close(); // stops between batches; queued chunks are rejected below
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.then((pool) => pool.close(), () => undefined)));
-    await this.running?.catch(() => undefined);
+    await stage;
   }
 }

@@ -1,7 +1,10 @@
 // A pool of model workers with one shared queue: each free worker takes the next request.
 // Queries jump the queue so a search never waits behind a whole indexing backlog (at most
-// behind the one chunk each worker is running). close() is graceful: queued work is
-// rejected, each worker finishes its current run, releases its session and exits.
+// behind the one chunk each worker is running). Background work (the automatic embedding
+// stage) runs only on the pool's background workers: the last `backgroundWorkers` of them, at a
+// lower OS thread priority where the platform has per-thread priorities (Linux), so the other
+// workers stay free for queries and the main thread wins the CPU over them. close() is graceful:
+// queued work is rejected, each worker finishes its current run, releases its session and exits.
 import { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.js';
 import type { ResolvedModel } from './resolver.js';
@@ -13,12 +16,20 @@ export interface PoolOptions {
   intraOpThreads: number;
   /** The exact int8 weight rewrite where this CPU allows it (signed-weights.ts). */
   signedWeights: boolean;
+  /** Workers that take background requests (the last ones). Default 0: background requests go to any worker. */
+  backgroundWorkers?: number;
+  /** Niceness of the background workers' threads (Linux; 0 leaves them alone). Default 10. */
+  backgroundNice?: number;
 }
+
+/** urgent: a query, ahead of everything; normal: an explicit request; background: the automatic stage. */
+export type Lane = 'urgent' | 'normal' | 'background';
 
 type Payload = { op: 'embed'; texts: string[]; kind: TextKind; batchSize: number } | { op: 'score'; query: string; passages: string[]; batchSize: number };
 
 interface Job {
   payload: Payload;
+  lane: Lane;
   resolve: (buf: ArrayBuffer) => void;
   reject: (err: Error) => void;
 }
@@ -27,6 +38,7 @@ interface Slot {
   worker: Worker;
   job: Job | null;
   exited: Promise<void>;
+  background: boolean;
 }
 
 /** Starts the worker script: compiled JS next to this file, or the TypeScript source through tsx (tests, benches). */
@@ -57,16 +69,21 @@ export class ModelPool {
       variant: model.variant,
       intraOpThreads: opts.intraOpThreads,
       signedWeights: opts.signedWeights,
+      nice: 0,
     };
-    const started = Array.from({ length: Math.max(1, opts.workers) }, () => {
-      const worker = spawnWorker(init);
+    const count = Math.max(1, opts.workers);
+    const wanted = Math.max(0, opts.backgroundWorkers ?? 0);
+    const background = Math.min(count, wanted);
+    const started = Array.from({ length: count }, (_, i) => {
+      const isBackground = i >= count - background;
+      const worker = spawnWorker({ ...init, nice: isBackground ? (opts.backgroundNice ?? 10) : 0 });
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       const ready = new Promise<number>((resolve, reject) => {
         worker.once('message', (m: WorkerReply) => ('ready' in m && m.ready ? resolve(m.dims) : reject(replyError(m))));
         worker.once('error', reject);
         worker.once('exit', (code) => reject(new TroveError('INTERNAL', `model worker exited during start-up (code ${code})`)));
       });
-      return { worker, exited, ready };
+      return { worker, exited, ready, isBackground };
     });
     const results = await Promise.allSettled(started.map((s) => s.ready));
     const failed = results.find((r) => r.status === 'rejected');
@@ -80,7 +97,7 @@ export class ModelPool {
       throw err instanceof TroveError ? err : new TroveError('INTERNAL', `cannot start a model worker: ${String(err)}`);
     }
     const pool = new ModelPool(model, (results[0] as PromiseFulfilledResult<number>).value);
-    for (const s of started) pool.adopt(s.worker, s.exited);
+    for (const s of started) pool.adopt(s.worker, s.exited, s.isBackground);
     return pool;
   }
 
@@ -88,14 +105,22 @@ export class ModelPool {
     return this.slots.length;
   }
 
-  /** Unit vectors, flat [texts.length * dims]. `urgent` requests (queries) go to the head of the queue. */
-  async embed(texts: string[], kind: TextKind, opts: { batchSize?: number; urgent?: boolean } = {}): Promise<Float32Array> {
-    const buf = await this.submit({ op: 'embed', texts, kind, batchSize: opts.batchSize ?? 1 }, opts.urgent ?? false);
+  /** Workers that take background requests. */
+  get backgroundSize(): number {
+    return this.slots.filter((s) => s.background).length;
+  }
+
+  /**
+   * Unit vectors, flat [texts.length * dims]. `urgent` requests (queries) go to the head of the
+   * queue; `background` ones wait for a background worker (and go to any worker in a pool that has none).
+   */
+  async embed(texts: string[], kind: TextKind, opts: { batchSize?: number; lane?: Lane } = {}): Promise<Float32Array> {
+    const buf = await this.submit({ op: 'embed', texts, kind, batchSize: opts.batchSize ?? 1 }, opts.lane ?? 'normal');
     return new Float32Array(buf);
   }
 
   async score(query: string, passages: string[], batchSize = 1): Promise<Float32Array> {
-    return new Float32Array(await this.submit({ op: 'score', query, passages, batchSize }, true));
+    return new Float32Array(await this.submit({ op: 'score', query, passages, batchSize }, 'urgent'));
   }
 
   async close(): Promise<void> {
@@ -109,8 +134,8 @@ export class ModelPool {
     await Promise.all(this.slots.map((s) => s.exited));
   }
 
-  private adopt(worker: Worker, exited: Promise<void>): void {
-    const slot: Slot = { worker, job: null, exited };
+  private adopt(worker: Worker, exited: Promise<void>, background: boolean): void {
+    const slot: Slot = { worker, job: null, exited, background };
     worker.unref(); // idle workers must not keep a process alive; busy ones are ref'd (see pump)
     worker.on('message', (m: WorkerReply) => this.onReply(slot, m));
     worker.on('error', (err) => this.fail(slot, err));
@@ -120,21 +145,31 @@ export class ModelPool {
     this.slots.push(slot);
   }
 
-  private submit(payload: Payload, urgent: boolean): Promise<ArrayBuffer> {
+  private submit(payload: Payload, lane: Lane): Promise<ArrayBuffer> {
     if (this.closed) return Promise.reject(new TroveError('UNAVAILABLE', 'the model was unloaded'));
     if (this.broken) return Promise.reject(this.broken);
     return new Promise((resolve, reject) => {
-      const job = { payload, resolve, reject };
-      if (urgent) this.queue.unshift(job);
+      const job = { payload, lane, resolve, reject };
+      if (lane === 'urgent') this.queue.unshift(job);
       else this.queue.push(job);
       this.pump();
     });
   }
 
+  /** The next queued job this worker may take: background jobs only on background workers (when the pool has any). */
+  private takeFor(slot: Slot): Job | undefined {
+    const anyBackground = this.slots.some((s) => s.background);
+    const i = this.queue.findIndex((j) => j.lane !== 'background' || slot.background || !anyBackground);
+    return i < 0 ? undefined : this.queue.splice(i, 1)[0];
+  }
+
   private pump(): void {
-    for (const slot of this.slots) {
+        // foreground workers first: a query arriving while a background chunk runs finds one free
+    const order = [...this.slots.filter((s) => !s.background), ...this.slots.filter((s) => s.background)];
+    for (const slot of order) {
       if (slot.job || !this.queue.length) continue;
-      const job = this.queue.shift()!;
+      const job = this.takeFor(slot);
+      if (!job) continue;
       const id = this.nextId++;
       slot.job = job;
       slot.worker.ref(); // someone awaits this reply: keep the process alive until it comes
@@ -149,7 +184,8 @@ export class ModelPool {
     if (!p) return;
     this.pending.delete(m.id);
     slot.job = null;
-    slot.worker.unref();
+    // closing: the worker stays ref'd until it has exited, or the process could end before it does
+    if (!this.closed) slot.worker.unref();
     if ('error' in m) p.job.reject(replyError(m));
     else p.job.resolve('vectors' in m ? m.vectors : m.scores);
     this.pump();

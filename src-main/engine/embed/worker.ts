@@ -1,6 +1,7 @@
 // Entry of an embedding worker thread: loads one model (embedder or cross-encoder) and serves
 // requests one at a time. It exits only through the 'close' message, after releasing the
 // session: terminating a worker inside session.run aborts the whole process (measured).
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isTroveError } from '../errors.js';
 import type { ModelSpec, WeightsVariant } from './manifest.js';
@@ -14,6 +15,8 @@ export interface WorkerInit {
   variant: WeightsVariant;
   intraOpThreads: number;
   signedWeights: boolean;
+  /** Lower this worker thread's priority by this much (background workers; Linux, where niceness is per thread). */
+  nice: number;
 }
 
 export type WorkerRequest =
@@ -33,6 +36,16 @@ const init = workerData as WorkerInit;
 
 function errorBody(err: unknown): { code: string; message: string } {
   return isTroveError(err) ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+}
+
+// Linux keeps a nice value per thread, and inference runs on this thread (one intra-op thread,
+// sequential execution). Elsewhere setPriority(0) would lower the whole process, searches included.
+if (init.nice > 0 && process.platform === 'linux') {
+  try {
+    os.setPriority(0, Math.min(19, os.getPriority(0) + init.nice));
+  } catch {
+    /* not allowed here: the worker runs at normal priority */
+  }
 }
 
 let model: OnnxEmbedder | OnnxCrossEncoder;

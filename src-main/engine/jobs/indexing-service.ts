@@ -33,6 +33,8 @@ export class IndexingService {
   private readonly live: LiveFolders;
   private readonly filters = new Map<number, PathFilter>();
   private pendingEmbedding: PendingEmbeddingProbe | null = null;
+  /** Explicit index runs under way (they run even in paused collections). */
+  private draining = 0;
 
   constructor(
     private readonly indexer: IndexerDeps,
@@ -67,6 +69,23 @@ export class IndexingService {
   async index(targets: CollectionRow[], opts: { onProgress?: (p: IndexProgress) => void; signal?: AbortSignal }): Promise<IndexReport[]> {
     const reports: IndexReport[] = [];
     const rootErrors: Error[] = [];
+    this.draining++;
+    try {
+      await this.indexEach(targets, opts, reports, rootErrors);
+    } finally {
+      this.draining--;
+    }
+    if (rootErrors.length === 1) throw rootErrors[0];
+    if (rootErrors.length) throw new TroveError('IO', rootErrors.map((e) => e.message).join('; '));
+    return reports;
+  }
+
+  private async indexEach(
+    targets: CollectionRow[],
+    opts: { onProgress?: (p: IndexProgress) => void; signal?: AbortSignal },
+    reports: IndexReport[],
+    rootErrors: Error[],
+  ): Promise<void> {
     for (const c of targets) {
       const collector = new ReportCollector(c.name);
       let scanError: unknown = null;
@@ -101,9 +120,17 @@ export class IndexingService {
         stopProgress();
       }
     }
-    if (rootErrors.length === 1) throw rootErrors[0];
-    if (rootErrors.length) throw new TroveError('IO', rootErrors.map((e) => e.message).join('; '));
-    return reports;
+  }
+
+  /**
+   * Keyword indexing has work now: a batch or an explicit run under way, or jobs due in a
+   * collection that is not paused. The background embedding stage waits while it does.
+   */
+  busy(): boolean {
+    if (this.draining > 0 || this.runner.inBatch) return true;
+    if (!this.runner.running || this.jobs.pauses().has(GLOBAL_PAUSE)) return false;
+    const due = this.jobs.nextDueAt();
+    return due !== null && due <= Date.now();
   }
 
   /** Merges the keyword index now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
@@ -167,11 +194,6 @@ export class IndexingService {
       attempts: j.attempts,
       nextRetryAt: j.nextRunAt === null ? null : new Date(j.nextRunAt).toISOString(),
     }));
-  }
-
-  /** A run is under way in some collection (work due now, a batch in hand). */
-  busy(): boolean {
-    return this.progressHub.active();
   }
 
   status(): IndexingStatus {

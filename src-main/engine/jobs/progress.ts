@@ -87,11 +87,6 @@ export class ProgressHub {
     this.latest.delete(collectionId);
   }
 
-  /** Some collection's run has not ended (its queue still has work due). */
-  active(): boolean {
-    return this.runs.size > 0;
-  }
-
   hasRun(collectionId: number): boolean {
     return this.runs.has(collectionId);
   }

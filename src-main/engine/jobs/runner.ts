@@ -54,6 +54,7 @@ export class JobRunner {
   private wakeUp: (() => void) | null = null;
   private readonly listeners = new Set<OutcomeListener>();
   private readonly merge: FtsMerge;
+  private batches = 0;
 
   constructor(
     private readonly deps: RunnerDeps,
@@ -85,6 +86,11 @@ export class JobRunner {
 
   get running(): boolean {
     return !this.stopped;
+  }
+
+  /** A batch is being read or written right now. */
+  get inBatch(): boolean {
+    return this.batches > 0;
   }
 
   /** New work was queued or a pause lifted: look again now. */
@@ -173,8 +179,13 @@ export class JobRunner {
     if (!batch.length) return false;
     const collection = this.collection(batch[0]!.collectionId);
     if (!collection) return false; // removed between query and here; the cascade dropped its jobs
-    if (batch[0]!.kind === 'scan') this.runScan(collection, batch[0]!);
-    else await this.runFiles(collection, batch);
+    this.batches++;
+    try {
+      if (batch[0]!.kind === 'scan') this.runScan(collection, batch[0]!);
+      else await this.runFiles(collection, batch);
+    } finally {
+      this.batches--;
+    }
     this.settleIfDone(collection);
     return true;
   }

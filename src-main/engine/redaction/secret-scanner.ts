@@ -4,6 +4,7 @@
 import { extraFindings } from './extra-patterns.js';
 import type { SecretFinding } from './secret-finding.js';
 import { secretlintFindings } from './secretlint-rules.js';
+import type { Cut } from './spans.js';
 
 export const REDACTED_SECRET = '[redacted secret]';
 
@@ -20,15 +21,15 @@ export function findSecrets(text: string): SecretFinding[] {
   return merged;
 }
 
-/** The text with every secret replaced, and how many there were. */
-export function redactSecrets(text: string): { text: string; count: number } {
+/** The text with every secret replaced, how many there were, and where (to move highlight spans). */
+export function redactSecrets(text: string): { text: string; count: number; cuts: Cut[] } {
   const found = findSecrets(text);
-  if (!found.length) return { text, count: 0 };
+  if (!found.length) return { text, count: 0, cuts: [] };
   let out = '';
   let at = 0;
   for (const f of found) {
     out += text.slice(at, f.start) + REDACTED_SECRET;
     at = f.end;
   }
-  return { text: out + text.slice(at), count: found.length };
+  return { text: out + text.slice(at), count: found.length, cuts: found.map((f) => ({ start: f.start, end: f.end, length: REDACTED_SECRET.length })) };
 }

@@ -8,8 +8,15 @@
 import { Worker } from 'node:worker_threads';
 import safeRegex from 'safe-regex2';
 import { TroveError } from '../errors.js';
+import type { Cut } from './spans.js';
 
 export const REDACTED = '[redacted]';
+
+/** Each text after the rules, and per text the replacements of each rule's pass, in order. */
+export interface RuleOutput {
+  texts: string[];
+  passes: Cut[][][];
+}
 
 /** Why a rule source cannot be saved, or null when it is fine. */
 export function ruleProblem(source: string): string | null {
@@ -41,18 +48,27 @@ const cache = new Map();
 parentPort.on('message', ({ id, sources, texts }) => {
   const rules = sources.map((s) => { let re = cache.get(s); if (!re) { re = new RegExp(s, 'gu'); cache.set(s, re); } return re; });
   const out = [];
+  const cuts = [];
   for (const text of texts) {
     let t = text;
+    const passes = [];
     for (let j = 0; j < rules.length; j++) {
       Atomics.store(progress, 1, j);
       Atomics.add(progress, 0, 1);
       rules[j].lastIndex = 0;
-      t = t.replace(rules[j], ${JSON.stringify(REDACTED)});
+      const pass = [];
+      t = t.replace(rules[j], (match, ...args) => {
+        const offset = args.find((a) => typeof a === 'number');
+        pass.push([offset, match.length]);
+        return ${JSON.stringify(REDACTED)};
+      });
+      passes.push(pass);
     }
     out.push(t);
+    cuts.push(passes);
   }
   Atomics.add(progress, 0, 1);
-  parentPort.postMessage({ id, texts: out });
+  parentPort.postMessage({ id, texts: out, cuts });
 });`;
 
 export class UserRuleRunner {
@@ -65,10 +81,13 @@ export class UserRuleRunner {
 
   constructor(private readonly budgetMs = 250) {}
 
-  /** The texts with every usable rule applied; rejects (UNAVAILABLE) when a rule is or becomes too slow. */
-  apply(texts: readonly string[], sources: readonly string[]): Promise<string[]> {
+  /**
+   * The texts with every usable rule applied, and for each text the replacements of each rule's pass
+   * (to move highlight spans); rejects (UNAVAILABLE) when a rule is or becomes too slow.
+   */
+  apply(texts: readonly string[], sources: readonly string[]): Promise<RuleOutput> {
     const rules = sources.filter(usable);
-    if (!rules.length || !texts.length) return Promise.resolve([...texts]);
+    if (!rules.length || !texts.length) return Promise.resolve({ texts: [...texts], passes: texts.map(() => []) });
     const known = rules.find((r) => this.tooSlow.has(r));
     if (known) return Promise.reject(slowError(known, this.tooSlow.get(known)!));
     const run = this.chain.then(() => this.run(texts, rules));
@@ -97,10 +116,10 @@ export class UserRuleRunner {
     return this.worker;
   }
 
-  private run(texts: readonly string[], rules: string[]): Promise<string[]> {
+  private run(texts: readonly string[], rules: string[]): Promise<RuleOutput> {
     const worker = this.ensureWorker();
     const id = this.nextId++;
-    return new Promise<string[]>((resolve, reject) => {
+    return new Promise<RuleOutput>((resolve, reject) => {
       let lastStep = Atomics.load(this.progress, 0);
       let lastChange = performance.now();
       const watchdog = setInterval(() => {
@@ -120,10 +139,10 @@ export class UserRuleRunner {
         void worker.terminate();
         reject(slowError(rule, why));
       }, Math.max(10, Math.min(50, this.budgetMs / 4)));
-      const onMessage = (m: { id: number; texts: string[] }) => {
+      const onMessage = (m: { id: number; texts: string[]; cuts: [number, number][][][] }) => {
         if (m.id !== id) return;
         finish();
-        resolve(m.texts);
+        resolve({ texts: m.texts, passes: m.cuts.map((perRule) => perRule.map((pass) => pass.map(([start, length]) => ({ start, end: start + length, length: REDACTED.length })))) });
       };
       const onError = (err: Error) => {
         finish();

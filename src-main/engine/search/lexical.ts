@@ -108,7 +108,7 @@ export class LexicalSearch {
 
     const raws = docs.map((d) => -d.best.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
-    const matcher = new TermMatcher(parsed.highlight);
+    const matcher = new TermMatcher(parsed.highlight); // what a snippet centres on and marks (search/highlight.ts)
     const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
     const page = ranked.slice(req.offset, req.offset + req.limit);
     const hits = page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo, generation));
@@ -177,7 +177,7 @@ export class LexicalSearch {
   ): LexicalHit {
     const a = this.anchors.get(d.best.chunkId)!;
     const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
-    const snippet = req.snippets === false ? { text: '', line: a.line_start } : this.anchors.snippet(d.documentId, a, generation, matcher, req.snippetChars);
+    const snippet = req.snippets === false ? { text: '', line: a.line_start, highlights: [] } : this.anchors.snippet(d.documentId, a, generation, matcher, req.snippetChars);
     const hit: LexicalHit = {
       documentId: d.documentId,
       chunkId: d.best.chunkId,
@@ -190,6 +190,7 @@ export class LexicalSearch {
       modifiedMs: a.mtime_ms,
       score: round(score),
       snippet: snippet.text,
+      highlights: snippet.highlights,
       line: snippet.line,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
     };

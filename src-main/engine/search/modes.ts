@@ -9,11 +9,11 @@ import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
 import type { LexicalSearch } from './lexical.js';
-import { TermMatcher } from './snippet.js';
+import { queryMatcher } from './highlight.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
 import type { RankedHit } from './hit.js';
-import { DEFAULT_VECTOR_MIN_SCORE, highlightTerms, round, VectorSearch, type SpaceQuery } from './vector.js';
+import { DEFAULT_VECTOR_MIN_SCORE, round, VectorSearch, type SpaceQuery } from './vector.js';
 
 export interface ModeResult {
   hits: RankedHit[];
@@ -69,7 +69,11 @@ export class ModeSearch {
     if (spaces.length) return null;
     if (!collectionIds.length) return 'there are no collections to search';
     const why = missing.map((n) => this.embeddings.problem(n)).find(Boolean);
-    return `no vectors yet for ${missing.join(', ')}: ${why ?? 'run `trove embed` (or enable background embedding) to compute them'}`;
+    return `no vectors yet for ${missing.join(', ')}: ${why ?? this.embeddings.noVectorsYet(this.named(collectionIds))}`;
+  }
+
+  private named(collectionIds: readonly number[]): { id: number; name: string }[] {
+    return collectionIds.map((id) => ({ id, name: this.collections.byId(id)?.name ?? String(id) }));
   }
 
   /** Throws UNAVAILABLE (with the reason) when vector search cannot run over these collections. */
@@ -84,6 +88,9 @@ export class ModeSearch {
     const notices: string[] = [];
     const { spaces, missing } = this.spacesFor(collectionIds);
     if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.join(', ')}: their documents come from keyword search only`);
+    // how much of the index the vector leg can see yet (none while embedding is complete)
+    const coverage = spaces.length ? this.embeddings.coverageNotice(this.named(collectionIds)) : null;
+    if (coverage) notices.push(coverage);
     const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
 
     // hybrid and rerank rank 2 x LEG_DEPTH candidates and return one page: cut snippets for that page only
@@ -150,15 +157,15 @@ export class ModeSearch {
     };
   }
 
-  /** Snippets for the hits a page shows (the legs left them out). */
+  /** Snippets for the hits a page shows (the legs left them out), marking the words the query searched for. */
   private cutSnippets(page: readonly FusedHit[], req: ValidSearchRequest, generation: number): void {
     if (!page.length) return;
-    const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
+    const matcher = queryMatcher(req.query, req.syntax);
     for (const f of page) {
       const a = this.lexical.anchors.get(f.hit.chunkId);
       if (!a) continue; // its chunk went away meanwhile: no snippet rather than a wrong one
       const s = this.lexical.anchors.snippet(f.hit.documentId, a, generation, matcher, req.snippetChars);
-      f.hit = { ...f.hit, snippet: s.text, line: s.line };
+      f.hit = { ...f.hit, snippet: s.text, highlights: s.highlights, line: s.line };
     }
   }
 

@@ -22,6 +22,7 @@ export function toSearchResult(h: RankedHit, fresh: Freshness | undefined | null
     ...(fresh === null ? {} : (fresh ?? { indexed_at: new Date(h.modifiedMs).toISOString(), stale: true, pendingEmbedding: false })),
     score: h.score,
     snippet: h.snippet,
+    highlights: h.highlights,
     line: h.line,
     chunk: h.chunk,
     ...(h.explain ? { explain: h.explain } : {}),

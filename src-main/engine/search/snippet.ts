@@ -1,4 +1,6 @@
-// Finds where a chunk matches the query and cuts a snippet around it, line-numbered (`N: text`).
+// Finds where a chunk matches the query and cuts a snippet around it, line-numbered (`N: text`),
+// with the spans of the snippet where the query's words are (search/highlight.ts decides which).
+import type { Span } from '../types/search.js';
 import type { QueryTerm } from './query.js';
 import { foldDiacritics, stem } from './terms.js';
 
@@ -87,6 +89,8 @@ export interface Snippet {
   /** 1-based line of the snippet's first character. */
   line: number;
   matches: number;
+  /** Where `text` shows the matcher's terms (line numbers and ellipses accounted for). */
+  highlights: Span[];
 }
 
 /**
@@ -123,8 +127,24 @@ export function snippetAround(
   const rows = text.slice(start, end).split('\n');
   const lead = start > 0 && text[start - 1] !== '\n' ? '…' : '';
   const tail = end < text.length && text[end] !== '\n' ? '…' : '';
-  const numbered = rows.map((row, k) => `${line + k}: ${k === 0 ? lead : ''}${row}${k === rows.length - 1 ? tail : ''}`);
-  return { text: numbered.join('\n'), line, matches: matches.length };
+  const numbered: string[] = [];
+  const highlights: Span[] = [];
+  let out = 0; // where the current row starts in the snippet
+  let from = start; // where it starts in the text
+  let next = 0; // the first match not yet placed
+  for (const [k, row] of rows.entries()) {
+    const prefix = `${line + k}: ${k === 0 ? lead : ''}`;
+    numbered.push(`${prefix}${row}${k === rows.length - 1 ? tail : ''}`);
+    const rowEnd = from + row.length;
+    while (next < matches.length && matches[next]!.start < from) next++;
+    for (; next < matches.length && matches[next]!.end <= rowEnd; next++) {
+      const m = matches[next]!;
+      highlights.push([out + prefix.length + (m.start - from), out + prefix.length + (m.end - from)]);
+    }
+    out += numbered[k]!.length + 1;
+    from = rowEnd + 1;
+  }
+  return { text: numbered.join('\n'), line, matches: matches.length, highlights };
 }
 
 function snapBack(text: string, pos: number, floor: number): number {

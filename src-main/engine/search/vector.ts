@@ -7,8 +7,9 @@ import type { AnnSpaces } from './ann-spaces.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import type { Anchors } from './anchors.js';
 import type { RankedHit } from './hit.js';
-import { parseQuery, type QuerySyntax } from './query.js';
-import { TermMatcher } from './snippet.js';
+import type { QuerySyntax } from './query.js';
+import { queryMatcher } from './highlight.js';
+import type { TermMatcher } from './snippet.js';
 
 export const DEFAULT_VECTOR_MIN_SCORE = 0.3;
 const MAX_K = 4096;
@@ -88,7 +89,7 @@ export class VectorSearch {
       .filter((d) => d.score >= req.minScore)
       .sort((a, b) => b.score - a.score || a.documentId - b.documentId)
       .slice(0, req.top);
-    const matcher = new TermMatcher(highlightTerms(req.query, req.syntax));
+    const matcher = queryMatcher(req.query, req.syntax);
     return { hits: ranked.map((d) => this.hit(d, matcher, req)), exhausted };
   }
 
@@ -130,7 +131,7 @@ export class VectorSearch {
   private hit(d: { documentId: number; chunkId: number; distance: number; chunks: number; score: number }, matcher: TermMatcher, req: VectorRequest): RankedHit {
     const a = this.anchors.get(d.chunkId)!;
     const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
-    const snippet = req.snippets === false ? { text: '', line: a.line_start } : this.anchors.snippet(d.documentId, a, req.generation, matcher, req.snippetChars);
+    const snippet = req.snippets === false ? { text: '', line: a.line_start, highlights: [] } : this.anchors.snippet(d.documentId, a, req.generation, matcher, req.snippetChars);
     return {
       documentId: d.documentId,
       chunkId: d.chunkId,
@@ -143,19 +144,11 @@ export class VectorSearch {
       modifiedMs: a.mtime_ms,
       score: round(d.score),
       snippet: snippet.text,
+      highlights: snippet.highlights,
       line: snippet.line,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
       ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
     };
-  }
-}
-
-/** Words of the query to highlight in snippets; a query of stop words only highlights nothing. */
-export function highlightTerms(query: string, syntax: QuerySyntax) {
-  try {
-    return parseQuery(query, syntax).highlight;
-  } catch {
-    return [];
   }
 }
 

@@ -24,6 +24,7 @@ export class EngineSettings implements SettingsApi {
   private readonly rules: UserRuleRunner;
   /** Said once: a broken file is reported, not repeated on every indexing batch. */
   private warned: string | null = null;
+  private readonly savedListeners = new Set<(settings: SavedSettings) => void>();
 
   constructor(
     private readonly profileDir: string,
@@ -77,7 +78,14 @@ export class EngineSettings implements SettingsApi {
   update(patch: unknown): SavedSettings {
     const next = updateSettings(this.profileDir, patch);
     this.cached = null;
+    for (const l of this.savedListeners) l(next);
     return next;
+  }
+
+  /** Told after every update (the engine applies what takes effect at once: background embedding). */
+  onSaved(listener: (settings: SavedSettings) => void): () => void {
+    this.savedListeners.add(listener);
+    return () => this.savedListeners.delete(listener);
   }
 
   maxFileBytes(): { value: number; source: 'env' | 'saved' | 'default' } {

@@ -1,6 +1,7 @@
 // Saved settings: $TROVE_HOME/settings.json, written atomically (temp file + rename), validated
 // with zod on the way in and on the way out. Port (the host's, at its next start), the largest
-// file indexed (from the next index run on) and redaction rules (applied to what MCP returns).
+// file indexed (from the next index run on), redaction rules (applied to what MCP returns) and
+// background embedding (hosts only; applied at once).
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -34,6 +35,7 @@ export const settingsSchema = z
       .nullable(),
     redaction: z.array(rule).max(MAX_REDACTION_RULES, `at most ${MAX_REDACTION_RULES} redaction rules`),
     redactSecrets: z.boolean(),
+    backgroundEmbedding: z.boolean({ error: 'background embedding is on (true), off (false) or the default (null)' }).nullable(),
   })
   .strict();
 
@@ -44,7 +46,7 @@ void sameShape;
 export const settingsPatchSchema = settingsSchema.partial();
 export type SettingsPatch = z.input<typeof settingsPatchSchema>;
 
-export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true };
+export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null };
 
 /** Ready-made rules the Settings screen offers; none is on until the user adds it (secrets are redacted by default without them). */
 export const REDACTION_SUGGESTIONS: readonly RedactionSuggestion[] = [

@@ -58,9 +58,8 @@ export interface VectorChangeListener {
 
 /** The statements of one space's table, prepared on first use and dropped with the space. */
 class SpaceStatements {
-  readonly pending: Statement<[number, number], PendingChunk>;
+  readonly pending: Statement<[number, number, number], PendingChunk>;
   readonly pendingCount: Statement<[number], { n: number }>;
-  readonly countIn: Statement<[bigint], { n: number }>;
   readonly countAll: Statement<[], { n: number }>;
   readonly missingForDocument: Statement<[number], { n: number }>;
   readonly keysAfter: Statement<[number, number], { id: number }>;
@@ -76,14 +75,13 @@ class SpaceStatements {
     this.pending = db.prepare(
       `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd
          FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
+        WHERE d.collection_id = ? AND c.id > ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
         ORDER BY c.id LIMIT ?`,
     );
     this.pendingCount = db.prepare(
       `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id
         WHERE d.collection_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)`,
     );
-    this.countIn = db.prepare(`SELECT count(*) AS n FROM ${table} WHERE collection_id = ?`);
     this.countAll = db.prepare(`SELECT count(*) AS n FROM ${table}_rowids`);
     this.missingForDocument = db.prepare(
       `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids x WHERE x.rowid = c.id)) AS n`,
@@ -236,18 +234,17 @@ export class VectorStore {
 
   // ---- vectors -------------------------------------------------------------------------
 
-  /** Chunks of a collection that have no vector in this space yet, oldest first. */
-  pending(spaceId: number, collectionId: number, limit: number): PendingChunk[] {
-    return this.statements(spaceId).pending.all(collectionId, limit);
+  /**
+   * Chunks of a collection that have no vector in this space yet, oldest first, after chunk id
+   * `after`: a caller walking the list passes its last id, so a large, mostly embedded collection
+   * is not scanned from its start for every batch.
+   */
+  pending(spaceId: number, collectionId: number, limit: number, after = 0): PendingChunk[] {
+    return this.statements(spaceId).pending.all(collectionId, after, limit);
   }
 
   pendingCount(spaceId: number, collectionId: number): number {
     return this.statements(spaceId).pendingCount.get(collectionId)!.n;
-  }
-
-  /** Vectors of one collection in this space. */
-  count(spaceId: number, collectionId: number): number {
-    return this.statements(spaceId).countIn.get(BigInt(collectionId))!.n;
   }
 
   /** Every vector in this space. */

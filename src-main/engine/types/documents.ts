@@ -1,4 +1,5 @@
 // get and multi_get results. Types only (see collections.ts).
+import type { Span } from './search.js';
 
 export interface RetrievedDocument {
   docid: string;
@@ -15,6 +16,8 @@ export interface RetrievedDocument {
   totalLines: number;
   text: string;
   truncated: boolean;
+  /** Where `text` shows a query's words, when get was asked to mark them (the app's preview of a result). */
+  highlights?: Span[];
 }
 
 export interface MultiGetEntry {

@@ -4,8 +4,11 @@
 export interface EmbeddingProgress {
   collection: string;
   model: string;
-  /** filling: the active space; switching: a new model's space, swapped in when complete. */
-  phase: 'filling' | 'switching' | 'done';
+  /**
+   * filling: the active space; switching: a new model's space, swapped in when complete;
+   * paused: stopped with indexing (or background embedding turned off) before the end.
+   */
+  phase: 'filling' | 'switching' | 'paused' | 'done';
   done: number;
   total: number;
   chunksPerSecond: number;
@@ -19,15 +22,54 @@ export interface CollectionEmbeddingStatus {
   weightsSha256: string | null;
   vectors: number;
   needsEmbedding: number;
+  /** Chunks of the collection (vectors + needsEmbedding, while no model switch is under way). */
+  chunks: number;
   hasVectorIndex: boolean;
   /** A model being built to replace `model`; swapped in when complete. */
   switchingTo: string | null;
 }
 
+/**
+ * The background embedding stage of this engine. `enabled` is what is in force: the engine's
+ * option (a host's `--no-embed`, or a one-shot command that never embeds in the background) and
+ * the saved setting; `source` says which of them decided.
+ */
+export interface BackgroundEmbedding {
+  enabled: boolean;
+  source: 'option' | 'saved' | 'default';
+  /**
+   * embedding: at work; waiting: keyword indexing (or a burst of searches) goes first; paused:
+   * with indexing (Engine.pause); idle: nothing left to embed; off: not enabled.
+   */
+  state: 'embedding' | 'waiting' | 'paused' | 'idle' | 'off';
+}
+
+/** How much of some collections' text has vectors: what semantic search can see so far. */
+export interface EmbeddingCoverage {
+  /** Chunks with a vector in their collection's active space. */
+  embedded: number;
+  chunks: number;
+  /** embedded / chunks in percent, one decimal (100 when there are no chunks). */
+  percent: number;
+  /** The stage's current rate over these collections (0 when it is not running). */
+  chunksPerSecond: number;
+  /** Seconds until every chunk has a vector at that rate; null when unknown or not running. */
+  etaSeconds: number | null;
+}
+
 export interface EmbeddingStatusReport {
   needsEmbedding: number;
   hasVectorIndex: boolean;
-  embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[]; progress: EmbeddingProgress[] };
+  embeddings: {
+    /** `summary`: how much of the collection is embedded, its model, and live progress, in words. */
+    collections: (CollectionEmbeddingStatus & { problem: string | null; summary: string })[];
+    progress: EmbeddingProgress[];
+    background: BackgroundEmbedding;
+    /** Over the collections shown. */
+    coverage: EmbeddingCoverage;
+    /** Coverage and what the background stage is doing, in the words `trove status` and the MCP status tool use. */
+    summary: string;
+  };
 }
 
 /** Where models are looked for, in order; downloads go to cacheDir. */

@@ -11,6 +11,9 @@ export interface Freshness {
   pendingEmbedding: boolean;
 }
 
+/** [start, end) offsets (UTF-16 code units, as JavaScript strings index) into a text a face shows. */
+export type Span = [number, number];
+
 /** Where in its document a hit's best chunk is. */
 export interface ChunkLocation {
   ordinal: number;
@@ -31,6 +34,11 @@ export interface HitFields {
   score: number;
   /** Line-numbered excerpt around the best match. */
   snippet: string;
+  /**
+   * Where `snippet` shows the query's words: the terms the search used (stop words and words the
+   * plan left out are not marked), whole words, stemmed forms included. Every face draws these.
+   */
+  highlights: Span[];
   /** Line of the best match. */
   line: number;
   chunk: ChunkLocation;

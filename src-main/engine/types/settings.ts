@@ -8,6 +8,8 @@ export interface SavedSettings {
   redaction: string[];
   /** Secret-looking text (API keys, tokens, private keys, passwords) redacted in what MCP and the UI return; on by default. */
   redactSecrets: boolean;
+  /** Embed new and changed chunks in the background (null: the default, on). Hosts only; `--no-embed` wins. */
+  backgroundEmbedding: boolean | null;
 }
 
 /** Where a value in force came from. */

@@ -23,9 +23,20 @@ const hit = z.object({
   score: z.number().describe('Relevance 0..1, two decimals'),
   context: z.string().describe("The collection's context note"),
   snippet: z.string().describe('Line-numbered excerpt around the best match'),
+  highlights: z
+    .array(z.array(z.number().int().min(0)).length(2))
+    .describe("Where the snippet shows the query's words: [start, end) offsets into snippet; only the words the search used, whole words, stemmed forms included"),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
 });
-export const searchOutput = convertedOnce(z.object({ results: z.array(hit) }));
+export const searchOutput = convertedOnce(
+  z.object({
+    results: z.array(hit),
+    notices: z
+      .array(z.string())
+      .optional()
+      .describe('What the search could not see or skipped, and why: how much of the index is embedded yet, a leg or the reranker left out'),
+  }),
+);
 
 type Mode = 'keyword' | 'vector' | 'rerank';
 
@@ -74,7 +85,7 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
       (args) =>
         guarded(tool.name, async () => {
           const collections = collectionFilter(ctx.access, args.collection);
-          if (collections && !collections.length) return summarise(args.query, [], ctx);
+          if (collections && !collections.length) return summarise(args.query, [], [], ctx);
           const response = await ctx.engine.search({
             query: args.query,
             mode: tool.mode,
@@ -83,13 +94,13 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
             collections,
             freshness: false, // not part of the tool's output
           });
-          return summarise(args.query, response.results, ctx);
+          return summarise(args.query, response.results, response.notices ?? [], ctx);
         }),
     );
   }
 }
 
-function summarise(query: string, results: SearchResponse['results'], ctx: McpContext) {
+function summarise(query: string, results: SearchResponse['results'], notices: readonly string[], ctx: McpContext) {
   const structured = {
     results: results.map((r) => ({
       docid: `#${r.docid}`,
@@ -98,11 +109,14 @@ function summarise(query: string, results: SearchResponse['results'], ctx: McpCo
       score: Math.round(r.score * 100) / 100,
       context: ctx.directory.context(r.collection),
       snippet: r.snippet,
+      highlights: r.highlights,
       line: r.line,
     })),
+    ...(notices.length ? { notices: [...notices] } : {}),
   };
-  if (!structured.results.length) return textResult(`No results found for "${query}"`, structured);
+  const notes = notices.map((n) => `Note: ${n}`);
+  if (!structured.results.length) return textResult([`No results found for "${query}"`, ...notes].join('\n'), structured);
   const lines = structured.results.map((r) => `${r.docid} ${Math.round(r.score * 100)}% ${r.file} - ${r.title}`);
   const head = `Found ${lines.length} result${lines.length === 1 ? '' : 's'} for "${query}":\n`;
-  return textResult([head, ...lines].join('\n'), structured);
+  return textResult([head, ...lines, ...(notes.length ? ['', ...notes] : [])].join('\n'), structured);
 }

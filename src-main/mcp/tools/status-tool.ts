@@ -1,5 +1,6 @@
 // status: what the caller can search — collections (only those its token may see), document
-// counts, whether semantic search is ready, and every registered dataset with its state and the
+// counts, whether semantic search is ready and how much of the index it sees yet (the background
+// embedding stage's state, rate and ETA), and every registered dataset with its state and the
 // reason it is invalid or in error (a token scoped to some collections sees no datasets).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -12,8 +13,19 @@ import { convertedOnce } from './schema-cache.js';
 const statusInput = convertedOnce(z.object({}));
 const statusOutput = convertedOnce(z.object({
   totalDocuments: z.number().int(),
-  needsEmbedding: z.number().int().describe('Documents still waiting for embeddings'),
+  needsEmbedding: z.number().int().describe('Chunks still waiting for embeddings'),
   hasVectorIndex: z.boolean().describe('Semantic search (vsearch, query) is available'),
+  embedding: z
+    .object({
+      embedded: z.number().int().describe('Chunks with a vector: what semantic search sees'),
+      chunks: z.number().int(),
+      percent: z.number().describe('embedded / chunks, 0..100'),
+      background: z.enum(['embedding', 'waiting', 'paused', 'idle', 'off']).describe('What background embedding is doing'),
+      chunksPerSecond: z.number(),
+      etaSeconds: z.number().nullable().describe('Seconds until every chunk has a vector; null when unknown'),
+      summary: z.string(),
+    })
+    .describe('How much of the index is embedded, and background embedding'),
   collections: z.array(
     z.object({
       name: z.string(),
@@ -23,6 +35,7 @@ const statusOutput = convertedOnce(z.object({
       lastUpdated: z.string().nullable(),
       context: z.string(),
       indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
+      embedding: z.string().optional().describe('How much of the collection is embedded, and progress; absent when it has no text'),
     }),
   ),
   datasets: z
@@ -59,14 +72,26 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     () =>
       guarded('status', () => {
         const report = ctx.engine.status({ collections: collectionFilter(ctx.access) });
-        const { needsEmbedding, hasVectorIndex } = report;
+        const { needsEmbedding, hasVectorIndex, embeddings } = report;
+        const { coverage } = embeddings;
         const structured = {
           totalDocuments: report.totals.documents,
           needsEmbedding,
           hasVectorIndex,
+          embedding: {
+            embedded: coverage.embedded,
+            chunks: coverage.chunks,
+            percent: coverage.percent,
+            background: embeddings.background.state,
+            chunksPerSecond: coverage.chunksPerSecond,
+            etaSeconds: coverage.etaSeconds,
+            summary: embeddings.summary,
+          },
           collections: report.collections.map((c) => {
             const activity = report.indexing.collections.find((a) => a.collection === c.name);
             const indexing = activity ? describeActivity(activity) : null;
+            const vectors = embeddings.collections.find((e) => e.collection === c.name);
+            const embedding = vectors?.chunks ? vectors.summary : null;
             return {
               name: c.name,
               path: c.root,
@@ -75,6 +100,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
               lastUpdated: c.lastIndexedAt,
               context: c.context,
               ...(indexing ? { indexing } : {}),
+              ...(embedding ? { embedding } : {}),
             };
           }),
           datasets: report.datasets.map((d) => ({
@@ -96,11 +122,12 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           `  Total documents: ${structured.totalDocuments}`,
           `  Needs embedding: ${needsEmbedding}`,
           `  Vector index: ${hasVectorIndex ? 'yes' : 'no (vsearch and query are unavailable; use search)'}`,
+          `  Embeddings: ${structured.embedding.summary}`,
           `  Collections: ${structured.collections.length}`,
           ...structured.collections.map(
             (c) =>
               `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'}` +
-              `${c.indexing ? `; indexing: ${c.indexing}` : ''})${c.context ? ` — ${c.context}` : ''}`,
+              `${c.indexing ? `; indexing: ${c.indexing}` : ''}${c.embedding ? `; embeddings: ${c.embedding}` : ''})${c.context ? ` — ${c.context}` : ''}`,
           ),
           ...(structured.datasets.length ? [`  Datasets: ${structured.datasets.length}`] : []),
           ...structured.datasets.map(

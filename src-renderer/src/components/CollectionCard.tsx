@@ -4,7 +4,7 @@ import { useState } from 'react';
 import type { CollectionInfo, EmbeddingProgress, FileProblem, IndexActivity, StatusReport } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { ConfirmDialog } from './ConfirmDialog';
-import { ProgressBar } from './ProgressBar';
+import { EmbeddingBar, ProgressBar } from './ProgressBar';
 
 export function collectionState(c: CollectionInfo, activity: IndexActivity | null): { label: string; tone: 'busy' | 'ok' | 'warn' | 'error' | 'idle' } {
   const running = activity?.running;
@@ -84,24 +84,14 @@ export function CollectionCard(props: {
         <p className="path">Include: {c.include.join(', ')}</p>
         <p className="path">Exclude: {c.exclude.join(', ')}</p>
       </details>
-      {vectors && (
+      {vectors && vectors.chunks > 0 && (
         <p data-testid="vectors">
           <span className="muted">Embeddings: </span>
-          {vectors.model ? `${vectors.vectors} vectors (${vectors.model})` : 'none yet'}
-          {vectors.needsEmbedding > 0 && ` · ${vectors.needsEmbedding} chunks waiting`}
-          {vectors.switchingTo && ` · switching to ${vectors.switchingTo}`}
-          {vectors.problem && <span className="error"> · {vectors.problem}</span>}
+          {vectors.summary}
         </p>
       )}
-      {embedProgress && embedProgress.phase !== 'done' && (
-        <div className="progress" data-testid="embed-progress">
-          <div className="bar" role="progressbar" aria-label={`Embedding ${c.name}`} aria-valuemin={0} aria-valuemax={embedProgress.total || 1} aria-valuenow={embedProgress.done}>
-            <span style={{ width: `${embedProgress.total ? Math.round((embedProgress.done / embedProgress.total) * 100) : 0}%` }} />
-          </div>
-          <small>
-            Embedding with {embedProgress.model}: {embedProgress.done} of {embedProgress.total} chunks · {embedProgress.chunksPerSecond.toFixed(0)} chunks/s
-          </small>
-        </div>
+      {embedProgress && (embedProgress.phase === 'filling' || embedProgress.phase === 'switching') && embedProgress.done < embedProgress.total && (
+        <EmbeddingBar progress={embedProgress} />
       )}
       {context === null ? (
         <p>
@@ -176,7 +166,12 @@ export function CollectionCard(props: {
           </button>
         )}
         {vectors && (
-          <button type="button" disabled={!!embedProgress || vectors.needsEmbedding === 0} onClick={() => void act(() => trove.call('collections.embed', { name: c.name }))}>
+          <button
+            type="button"
+            title="Now, with every model worker (background embedding uses one, at low priority), even while paused"
+            disabled={(!!embedProgress && embedProgress.phase !== 'done' && embedProgress.phase !== 'paused') || vectors.needsEmbedding === 0}
+            onClick={() => void act(() => trove.call('collections.embed', { name: c.name }))}
+          >
             Compute embeddings
           </button>
         )}

@@ -1,12 +1,19 @@
 // The preview: exactly what `get` returns for a result (line-numbered), with the result's
-// anchor chunk highlighted and scrolled into view.
+// anchor chunk shaded and scrolled into view, and the search's words marked in it (the spans the
+// engine returns with the text: the same words the snippet marks).
 import { useEffect, useRef, useState } from 'react';
 import type { RetrievedDocument, SearchHit } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
-import { highlight } from './highlight';
+import { highlight, spansWithin } from './highlight';
 
-export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose(): void }) {
+export interface PreviewHighlight {
+  query: string;
+  syntax: 'match' | 'phrase' | 'prefix' | 'boolean';
+}
+
+export function PreviewPanel(props: { hit: SearchHit; highlight: PreviewHighlight; onClose(): void }) {
   const { hit } = props;
+  const { query, syntax } = props.highlight;
   const [doc, setDoc] = useState<RetrievedDocument | null>(null);
   const [error, setError] = useState<string | null>(null);
   const anchorRef = useRef<HTMLSpanElement>(null);
@@ -15,20 +22,22 @@ export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose()
     let live = true;
     setDoc(null);
     setError(null);
-    trove.call('get', { locator: hit.uri, lineNumbers: true }).then(
+    trove.call('get', { locator: hit.uri, lineNumbers: true, highlight: { query, syntax } }).then(
       (d) => live && setDoc(d),
       (err) => live && setError(errorMessage(err)),
     );
     return () => {
       live = false;
     };
-  }, [hit.uri]);
+  }, [hit.uri, query, syntax]);
 
   useEffect(() => {
     anchorRef.current?.scrollIntoView({ block: 'center' });
   }, [doc]);
 
   const lines = doc ? doc.text.split('\n') : [];
+  const starts: number[] = [];
+  lines.reduce((at, line) => (starts.push(at), at + line.length + 1), 0);
   return (
     <aside className="card preview" aria-label="Document preview" data-testid="preview">
       <header className="row">
@@ -58,7 +67,7 @@ export function PreviewPanel(props: { hit: SearchHit; terms: string[]; onClose()
               const inAnchor = n >= hit.chunk.lineStart && n <= hit.chunk.lineEnd;
               return (
                 <span key={n} ref={n === hit.chunk.lineStart ? anchorRef : undefined} className={inAnchor ? 'anchor' : undefined}>
-                  {inAnchor ? highlight(line, props.terms) : line}
+                  {inAnchor ? highlight(line, spansWithin(doc.highlights, starts[i]!, starts[i]! + line.length)) : line}
                   {'\n'}
                 </span>
               );

@@ -1,5 +1,6 @@
-// Live progress of one index run: files done of total, rate, ETA, the file being read.
-import type { IndexRun } from '../../../src-main/api/results';
+// Live progress of one index run (files done of total, rate, ETA, the file being read) and of the
+// embedding stage (chunks done of total, rate, ETA).
+import type { EmbeddingProgress, IndexRun } from '../../../src-main/api/results';
 
 export function formatEta(s: number | null): string {
   if (s === null || !Number.isFinite(s)) return 'estimating…';
@@ -25,6 +26,19 @@ export function ProgressBar({ run }: { run: IndexRun }) {
         {run.state === 'scanning' ? 'Scanning files' : `${run.done} of ${run.total} files`}
         {run.rate > 0 && ` · ${run.rate.toFixed(1)} files/s · ${formatEta(run.etaSeconds)}`}
         {run.currentFile && ` · ${run.currentFile}`}
+      </small>
+    </div>
+  );
+}
+
+/** Live progress of the embedding stage over one collection: chunks done of total, rate, ETA. */
+export function EmbeddingBar({ progress: p }: { progress: EmbeddingProgress }) {
+  return (
+    <div className="progress" data-testid="embed-progress">
+      <Bar label={`Embedding ${p.collection}`} value={p.done} max={p.total} />
+      <small>
+        {p.phase === 'switching' ? 'Re-embedding' : 'Embedding'} with {p.model}: {p.done} of {p.total} chunks
+        {p.chunksPerSecond > 0 && ` · ${p.chunksPerSecond.toFixed(0)} chunks/s`} · {formatEta(p.etaSeconds)}
       </small>
     </div>
   );

@@ -2,7 +2,7 @@
 // the engine's explanation, highlighted snippets, and a preview of what `get` returns.
 import type { FormEvent } from 'react';
 import type { SearchHit } from '../../../src-main/api/results';
-import { highlight, queryTerms } from '../components/highlight';
+import { highlight } from '../components/highlight';
 import { PreviewPanel } from '../components/PreviewPanel';
 import { useApp, type SearchForm } from '../store';
 
@@ -16,7 +16,6 @@ const MODES: { id: SearchForm['mode']; label: string }[] = [
 export function SearchScreen() {
   const { search, collections, setSearchForm, runSearch, selectResult } = useApp();
   const { form, response, error, busy, selected } = search;
-  const terms = queryTerms(response?.query ?? '');
   const selectedHit = response?.results.find((r) => r.uri === selected) ?? null;
 
   const submit = (e: FormEvent) => {
@@ -107,9 +106,14 @@ export function SearchScreen() {
               {response.took_ms} ms · {response.plan.strategy}
               {response.plan.dropped.length ? ` · left out common words: ${response.plan.dropped.join(', ')}` : ''}
             </p>
+            {response.notices?.map((n) => (
+              <p key={n} className="muted" data-testid="search-notice">
+                Note: {n}
+              </p>
+            ))}
             <ol className="results" start={response.offset + 1}>
               {response.results.map((hit) => (
-                <Result key={hit.uri} hit={hit} terms={terms} selected={hit.uri === selected} onOpen={() => selectResult(hit.uri)} />
+                <Result key={hit.uri} hit={hit} selected={hit.uri === selected} onOpen={() => selectResult(hit.uri)} />
               ))}
             </ol>
             <div className="row">
@@ -119,12 +123,14 @@ export function SearchScreen() {
           </>
         )}
       </div>
-      {selectedHit && <PreviewPanel hit={selectedHit} terms={terms} onClose={() => selectResult(null)} />}
+      {selectedHit && response && (
+        <PreviewPanel hit={selectedHit} highlight={{ query: response.query, syntax: response.syntax as SearchForm['syntax'] }} onClose={() => selectResult(null)} />
+      )}
     </section>
   );
 }
 
-function Result(props: { hit: SearchHit; terms: string[]; selected: boolean; onOpen(): void }) {
+function Result(props: { hit: SearchHit; selected: boolean; onOpen(): void }) {
   const { hit } = props;
   return (
     <li className={`card result ${props.selected ? 'selected' : ''}`} data-testid="result">
@@ -140,7 +146,7 @@ function Result(props: { hit: SearchHit; terms: string[]; selected: boolean; onO
         {hit.collection}/{hit.path}:{hit.line}
         {hit.chunk.headingPath.length ? ` · ${hit.chunk.headingPath.join(' › ')}` : ''}
       </p>
-      <pre className="snippet">{highlight(hit.snippet, props.terms)}</pre>
+      <pre className="snippet">{highlight(hit.snippet, hit.highlights)}</pre>
       {hit.explain && (
         <details>
           <summary>Why this score</summary>

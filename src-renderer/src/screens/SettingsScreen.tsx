@@ -1,8 +1,9 @@
-// Settings: theme, embedding models, the saved settings (port, file size limit, redaction), what
-// this engine reports about itself, and, plainly, what cannot be changed yet.
+// Settings: theme, background embedding, embedding models, the saved settings (port, file size
+// limit, redaction), what this engine reports about itself, and, plainly, what cannot be changed yet.
 import { useEffect, useState } from 'react';
 import type { SettingsInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
+import { BackgroundEmbeddingCard } from '../components/BackgroundEmbeddingCard';
 import { ModelsCard } from '../components/ModelsCard';
 import { SavedSettingsCard } from '../components/SavedSettingsCard';
 import { applyTheme, savedTheme, themeChoices, type ThemeChoice } from '../theme';
@@ -37,6 +38,7 @@ export function SettingsScreen() {
           </label>
         ))}
       </fieldset>
+      {info && <BackgroundEmbeddingCard info={info} onSaved={setInfo} />}
       <ModelsCard />
       {info && (
         <>

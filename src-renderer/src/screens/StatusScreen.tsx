@@ -1,16 +1,30 @@
-// Index status: what is running now (live), what waits, what finished recently, and the totals.
-import { useEffect } from 'react';
-import { ProgressBar } from '../components/ProgressBar';
+// Index status: what is running now (live: indexing, and the embedding stage with rate and ETA),
+// what waits, how much is embedded, what finished recently, and the totals. Pausing here pauses
+// indexing and background embedding of everything.
+import { useEffect, useState } from 'react';
+import { errorMessage, trove } from '../bridge';
+import { EmbeddingBar, ProgressBar } from '../components/ProgressBar';
 import { useApp } from '../store';
 
 const formatBytes = (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 export function StatusScreen() {
   const { activity, status, embedding, refreshStatus } = useApp();
-  const embeddingRuns = Object.values(embedding.progress).filter((p) => p.phase !== 'done');
+  const [pauseError, setPauseError] = useState<string | null>(null);
+  const embeddingRuns = Object.values(embedding.progress).filter((p) => (p.phase === 'filling' || p.phase === 'switching') && p.done < p.total);
   useEffect(() => {
     void refreshStatus();
   }, [activity?.running, activity?.recent.length, refreshStatus]);
+  const allPaused = !!status?.indexing?.paused;
+  const togglePause = async () => {
+    setPauseError(null);
+    try {
+      await trove.call(allPaused ? 'collections.resume' : 'collections.pause', {});
+      await refreshStatus();
+    } catch (err) {
+      setPauseError(errorMessage(err));
+    }
+  };
 
   return (
     <section aria-labelledby="status-title">
@@ -28,10 +42,12 @@ export function StatusScreen() {
           <p data-testid="idle">Idle: nothing is being indexed.</p>
         )}
         {embeddingRuns.map((p) => (
-          <p key={p.collection} data-testid="embedding-now">
-            <strong>{p.collection}</strong>: embedding with {p.model}, {p.done} of {p.total} chunks · {p.chunksPerSecond.toFixed(0)} chunks/s
-            {p.etaSeconds !== null ? ` · ${Math.ceil(p.etaSeconds)} s left` : ''}
-          </p>
+          <div key={p.collection} data-testid="embedding-now">
+            <p>
+              <strong>{p.collection}</strong>: {p.phase === 'switching' ? 're-embedding with a new model' : 'computing embeddings'}
+            </p>
+            <EmbeddingBar progress={p} />
+          </div>
         ))}
         {embedding.finished?.error && (
           <p className="error" role="alert">
@@ -42,17 +58,28 @@ export function StatusScreen() {
           Run queue: {activity?.queued.length ? activity.queued.join(', ') : 'empty'}
           {status?.indexing && ` · live folders: ${status.indexing.watching ? 'watching for changes' : 'not watching'}${status.indexing.paused ? ' (all paused)' : ''}`}
         </p>
+        {status?.indexing && (
+          <button type="button" onClick={() => void togglePause()} data-testid="pause-all">
+            {allPaused ? 'Resume indexing and embedding' : 'Pause indexing and embedding'}
+          </button>
+        )}
+        {pauseError && (
+          <p className="error" role="alert">
+            {pauseError}
+          </p>
+        )}
       </div>
       {status?.embeddings && (
         <div className="card">
           <h2>Embeddings</h2>
-          <p className="muted">{status.needsEmbedding ? `${status.needsEmbedding} chunks wait for vectors.` : 'Every chunk has a vector.'}</p>
+          <p data-testid="embedding-summary">{status.embeddings.summary}.</p>
           <table>
             <thead>
               <tr>
                 <th>Collection</th>
                 <th>Model</th>
                 <th>Vectors</th>
+                <th>Embedded</th>
                 <th>Waiting</th>
                 <th>Queued files</th>
                 <th>Retrying</th>
@@ -67,6 +94,7 @@ export function StatusScreen() {
                     <td>{e.collection}</td>
                     <td>{e.model ?? 'none yet'}{e.switchingTo ? ` → ${e.switchingTo}` : ''}</td>
                     <td>{e.vectors}</td>
+                    <td>{e.chunks ? `${Math.floor((Math.min(e.vectors, e.chunks) / e.chunks) * 1000) / 10}%` : '–'}</td>
                     <td>{e.needsEmbedding}</td>
                     <td>{live?.queued ?? '–'}</td>
                     <td>{live ? live.retrying : '–'}</td>

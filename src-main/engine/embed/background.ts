@@ -1,0 +1,99 @@
+// When the background embedding stage may work. It is enabled by the engine's option (a host
+// embeds unless `--no-embed`; a one-shot command never does) and the saved setting (on unless
+// switched off), both read live so the Settings switch applies at once. It pauses with indexing
+// (the same pause rows: everything, or one collection). And it waits its turn before each batch:
+// keyword indexing goes first (embedding never delays a file becoming keyword-searchable), and so
+// does a burst of searches (no new chunk starts within `searchQuietMs` of a search).
+import type { BackgroundEmbedding } from '../types/models.js';
+
+/** The pause row that pauses everything (store/jobs.ts GLOBAL_PAUSE). */
+const ALL = 0;
+/** How often a waiting stage looks again whether indexing has finished. */
+const INDEXING_POLL_MS = 200;
+
+export interface BackgroundDeps {
+  /** The engine's option: may this engine embed in the background at all. */
+  allowed: boolean;
+  /** The saved setting (null: the default, on); a broken settings file reads as the default. */
+  saved: () => boolean | null;
+  /** Collections whose indexing is paused (0: everything). */
+  paused: () => ReadonlySet<number>;
+  /** Keyword indexing has work due now, or a batch or an explicit index run under way. */
+  indexingBusy: () => boolean;
+}
+
+export class BackgroundPolicy {
+  private lastSearchAt = -Infinity;
+  private readonly sleepers = new Set<() => void>();
+  private waitingNow = false;
+
+  constructor(
+    private readonly deps: BackgroundDeps,
+    private readonly opts: { searchQuietMs: number },
+  ) {}
+
+  enabled(): Pick<BackgroundEmbedding, 'enabled' | 'source'> {
+    if (!this.deps.allowed) return { enabled: false, source: 'option' };
+    const saved = this.deps.saved();
+    return saved === null ? { enabled: true, source: 'default' } : { enabled: saved, source: 'saved' };
+  }
+
+  /** Paused with indexing: everything, or this collection (undefined: everything only). */
+  paused(collectionId?: number): boolean {
+    const p = this.deps.paused();
+    return p.has(ALL) || (collectionId !== undefined && p.has(collectionId));
+  }
+
+  /** The stage may embed this collection now (enabled, not paused); waiting its turn is separate. */
+  mayRun(collectionId: number): boolean {
+    return this.enabled().enabled && !this.paused(collectionId);
+  }
+
+  /** A search started: new background chunks wait until searches have been quiet for a moment. */
+  searched(): void {
+    this.lastSearchAt = performance.now();
+  }
+
+  /** The stage is waiting for indexing or searches right now. */
+  get waiting(): boolean {
+    return this.waitingNow;
+  }
+
+  /** Resolves true when the next batch may start, false as soon as `stop()` says the stage must stop. */
+  async turn(stop: () => boolean): Promise<boolean> {
+    try {
+      for (;;) {
+        if (stop()) return false;
+        const wait = this.waitMs();
+        if (wait <= 0) return true;
+        this.waitingNow = true;
+        await this.sleep(wait);
+      }
+    } finally {
+      this.waitingNow = false;
+    }
+  }
+
+  /** Ends every wait now (a pause, a setting change, a close, an explicit request: look again). */
+  wake(): void {
+    for (const s of [...this.sleepers]) s();
+  }
+
+  private waitMs(): number {
+    if (this.deps.indexingBusy()) return INDEXING_POLL_MS;
+    const sinceSearch = performance.now() - this.lastSearchAt;
+    return sinceSearch < this.opts.searchQuietMs ? Math.ceil(this.opts.searchQuietMs - sinceSearch) : 0;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.sleepers.add(done);
+    });
+  }
+}

@@ -1,0 +1,125 @@
+// What keeps background embedding low priority: the pool's background lane (background chunks
+// only on the background worker, niced on Linux, so a query finds a free worker) and the policy's
+// turn (the stage waits while keyword indexing has work, and stops when told); and closing an
+// engine mid-run ends cleanly.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BackgroundPolicy } from '../../src-main/engine/embed/background.js';
+import { findModel, loadManifest } from '../../src-main/engine/embed/manifest.js';
+import { ModelPool } from '../../src-main/engine/embed/pool.js';
+import { resolveModel } from '../../src-main/engine/embed/resolver.js';
+import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { modelsDir } from './models-dir.js';
+
+const pools: ModelPool[] = [];
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.close()));
+  removeTempDirs();
+});
+
+async function pool(opts: { workers: number; backgroundWorkers: number }): Promise<ModelPool> {
+  const model = await resolveModel(findModel(loadManifest(), 'all-MiniLM-L6-v2'), { modelsDir, cacheDir: '/nonexistent-trove-cache' });
+  const p = await ModelPool.start(model, { ...opts, intraOpThreads: 1, signedWeights: true });
+  pools.push(p);
+  return p;
+}
+
+/** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNiceness(): number[] {
+  return fs.readdirSync('/proc/self/task').map((tid) => {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+describe('the model pool\'s background lane', () => {
+  it('runs background chunks on the background worker only, so a query overtakes them on the other', async () => {
+    const p = await pool({ workers: 2, backgroundWorkers: 1 });
+    expect(p.backgroundSize).toBe(1);
+    const text = 'Failed requests are retried with exponential backoff. '.repeat(20);
+    const finished: string[] = [];
+    const background = Array.from({ length: 6 }, (_, i) => p.embed([`${i} ${text}`], 'passage', { lane: 'background' }).then(() => finished.push(`bg${i}`)));
+    const query = p.embed(['how do I configure retries'], 'query', { lane: 'urgent' }).then(() => finished.push('query'));
+    await Promise.all([...background, query]);
+    // one background chunk at a time: the query, on the free worker, is done before the second one
+    expect(finished.indexOf('query')).toBeLessThan(finished.indexOf('bg1'));
+    expect(finished.filter((f) => f.startsWith('bg'))).toEqual(['bg0', 'bg1', 'bg2', 'bg3', 'bg4', 'bg5']);
+  });
+
+  it('lowers the background worker thread\'s priority on Linux, and only that thread\'s', async () => {
+    expect(process.platform).toBe('linux'); // per-thread niceness is what this checks; CI runs Linux
+    const before = threadNiceness().filter((n) => n >= 10).length;
+    await pool({ workers: 2, backgroundWorkers: 1 });
+    const after = threadNiceness();
+    expect(after.filter((n) => n >= 10).length).toBeGreaterThan(before);
+    expect(after.filter((n) => n === 0).length).toBeGreaterThan(1); // the main thread and the foreground worker keep theirs
+  });
+
+  it('a pool without background workers runs background requests on any worker', async () => {
+    const p = await pool({ workers: 1, backgroundWorkers: 0 });
+    expect(p.backgroundSize).toBe(0);
+    const v = await p.embed(['retries'], 'passage', { lane: 'background' });
+    expect(v.length).toBe(384);
+  });
+});
+
+describe('the background policy\'s turn', () => {
+  it('waits while keyword indexing is busy, goes when it is done, and stops when told', async () => {
+    let busy = true;
+    let paused = false;
+    const policy = new BackgroundPolicy(
+      { allowed: true, saved: () => null, paused: () => new Set(paused ? [0] : []), indexingBusy: () => busy },
+      { searchQuietMs: 0 },
+    );
+    const first = policy.turn(() => false);
+    await Promise.resolve();
+    expect(policy.waiting).toBe(true);
+    busy = false;
+    policy.wake();
+    await expect(first).resolves.toBe(true);
+    expect(policy.waiting).toBe(false);
+
+    busy = true;
+    const second = policy.turn(() => policy.paused());
+    paused = true;
+    policy.wake();
+    await expect(second).resolves.toBe(false);
+    expect(policy.mayRun(5)).toBe(false);
+  });
+
+  it('gives way to searches for a moment', async () => {
+    const policy = new BackgroundPolicy({ allowed: true, saved: () => null, paused: () => new Set(), indexingBusy: () => false }, { searchQuietMs: 60_000 });
+    await expect(policy.turn(() => false)).resolves.toBe(true); // no search yet
+    policy.searched();
+    let stop = false;
+    const turn = policy.turn(() => stop);
+    await Promise.resolve();
+    expect(policy.waiting).toBe(true);
+    stop = true;
+    policy.wake();
+    await expect(turn).resolves.toBe(false);
+  });
+
+  it('is enabled by the engine\'s option and the saved setting, the option first', () => {
+    const deps = { paused: () => new Set<number>(), indexingBusy: () => false };
+    expect(new BackgroundPolicy({ ...deps, allowed: false, saved: () => true }, { searchQuietMs: 0 }).enabled()).toEqual({ enabled: false, source: 'option' });
+    expect(new BackgroundPolicy({ ...deps, allowed: true, saved: () => null }, { searchQuietMs: 0 }).enabled()).toEqual({ enabled: true, source: 'default' });
+    expect(new BackgroundPolicy({ ...deps, allowed: true, saved: () => false }, { searchQuietMs: 0 }).enabled()).toEqual({ enabled: false, source: 'saved' });
+  });
+});
+
+describe('closing while the stage runs', () => {
+  it('lets the process end by itself once the workers have exited', async () => {
+    const root = tempDir('trove-root-');
+    writeTree(root, Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`n${i}.md`, `# Note ${i}\n\n${'Failed requests are retried with backoff. '.repeat(30)}\n`])));
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/close-mid-run.ts'), tempDir('trove-profile-'), root, modelsDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect({ code, out, err }).toMatchObject({ code: 0, out: 'closed\n' });
+  });
+});
