@@ -1,7 +1,6 @@
 // The hostile corpus: a good corpus (every file must be searchable) next to a table of bad files
 // (each must be reported with a reason, be indexed safely, or be left alone — never crash, hang
-// or leak). A new kind of bad file is one row of HOSTILE; when the PDF and Office parsers land,
-// their rows flip from 'ignored' (not in the default include list) to 'reported'.
+// or leak). A new kind of bad file is one row of HOSTILE.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -82,12 +81,14 @@ export const HOSTILE: HostileRow[] = [
   // root reads any file whatever its mode; the CLI test runs as nobody for that (test/cli/unreadable.test.ts)
   { kind: 'an unreadable file', expect: isRoot ? 'indexed' : 'reported', make: (r, _s, m) => [locked(r, 'bad/locked.md', `# ${m}\n`)] },
   { kind: 'an unreadable folder', expect: isRoot ? 'indexed' : 'reported', make: (r, _s, m) => [lockedDir(r, 'sealed', `# ${m}\n`)] },
-  // not in the default include list until the PDF and Office parsers land (then: 'reported')
-  { kind: 'corrupt and truncated PDFs', expect: 'ignored', make: (r, s) => times(s, (i) => write(r, `formats/corrupt-${i}.pdf`, Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog'), randomBytes(500 * (i + 1), `pdf${i}`)]))) },
-  { kind: 'an encrypted PDF', expect: 'ignored', make: (r) => [write(r, 'formats/encrypted.pdf', '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\ntrailer\n<< /Root 1 0 R /Encrypt << /Filter /Standard /V 5 /R 6 /Length 256 >> >>\n%%EOF\n')] },
+  // documents (issue 16): parsed in workers; a broken one fails with its reason, a bomb is refused
+  { kind: 'corrupt and truncated PDFs', expect: 'reported', make: (r, s) => times(s, (i) => write(r, `formats/corrupt-${i}.pdf`, Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog'), randomBytes(500 * (i + 1), `pdf${i}`)]))) },
+  { kind: 'an encrypted PDF', expect: 'reported', make: (r) => [write(r, 'formats/encrypted.pdf', '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\ntrailer\n<< /Root 1 0 R /Encrypt << /Filter /Standard /V 5 /R 6 /Length 256 >> >>\n%%EOF\n')] },
+  { kind: 'a truncated .docx', expect: 'reported', make: (r) => [write(r, 'formats/cut.docx', zipArchive([{ name: '[Content_Types].xml', text: '<Types/>' }, { name: 'word/document.xml', text: '<w:document><w:body><w:p><w:r><w:t>cut</w:t></w:r></w:p></w:body></w:document>' }]).subarray(0, 120))] },
+  { kind: 'a .xlsx that is not a zip', expect: 'reported', make: (r) => [write(r, 'formats/not-a-zip.xlsx', randomBytes(3000, 'xlsx'))] },
   {
     kind: 'a zip-bomb .docx',
-    expect: 'ignored',
+    expect: 'reported',
     make: (r, s) => [write(r, 'formats/bomb.docx', zipArchive([{ name: '[Content_Types].xml', text: '<Types/>' }, ...Array.from({ length: s === 'full' ? 64 : 4 }, (_, i) => ({ name: `word/document${i || ''}.xml`, zeros: 64 << 20 }))]))],
   },
 ];
