@@ -1,18 +1,18 @@
 // reliability:attack: every row of the attack table against a real host (DNS rebinding, tokens,
-// scope escapes, path traversal, oversized and malformed), slow-drip clients and 1,000 parallel
+// scope escapes (agent memory too), path traversal, oversized and malformed), slow-drip clients and 1,000 parallel
 // connections. Prints attempts and refusals per group, anything that got through or leaked, the
 // refusals the host logged by reason, and one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DNS_REBINDING, manyConnections, OVERSIZED, runAttacks, SCOPE_ESCAPES, slowDrip, startTarget, TOKENS, TRAVERSALS } from '../../test/reliability/lib/attacks.js';
+import { DNS_REBINDING, manyConnections, MEMORY_ESCAPES, OVERSIZED, runAttacks, SCOPE_ESCAPES, slowDrip, startTarget, TOKENS, TRAVERSALS } from '../../test/reliability/lib/attacks.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-attack-'));
 const quiet = process.stderr.write.bind(process.stderr);
 process.stderr.write = (() => true) as typeof process.stderr.write; // the host's refusal log; counted below instead
 const t = await startTarget(dir, { headersTimeoutMs: 2000, requestTimeoutMs: 4000 });
 try {
-  const out = await runAttacks(t, [...DNS_REBINDING, ...TOKENS, ...SCOPE_ESCAPES, ...TRAVERSALS, ...OVERSIZED, slowDrip('headers'), slowDrip('body'), manyConnections(1000)]);
+  const out = await runAttacks(t, [...DNS_REBINDING, ...TOKENS, ...SCOPE_ESCAPES, ...MEMORY_ESCAPES, ...TRAVERSALS, ...OVERSIZED, slowDrip('headers'), slowDrip('body'), manyConnections(1000)]);
   process.stderr.write = quiet;
   const groups = new Map<string, { tried: number; refused: number }>();
   for (const o of out) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost } from '../../src-main/host/host.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
-import { DNS_REBINDING, manyConnections, OVERSIZED, runAttacks, SCOPE_ESCAPES, slowDrip, startTarget, TOKENS, TRAVERSALS, type AttackTarget } from './lib/attacks.js';
+import { clientFor, DNS_REBINDING, manyConnections, MEMORY_ESCAPES, OVERSIZED, runAttacks, SCOPE_ESCAPES, slowDrip, startTarget, TOKENS, TRAVERSALS, type AttackTarget } from './lib/attacks.js';
 
 let t: AttackTarget;
 const logged: string[] = [];
@@ -29,10 +29,28 @@ afterAll(async () => {
 });
 
 describe('attack surface', () => {
-  const groups = { 'DNS rebinding': DNS_REBINDING, tokens: TOKENS, 'scope escapes': SCOPE_ESCAPES, 'path traversal': TRAVERSALS, 'oversized and malformed': OVERSIZED };
+  const groups = {
+    'DNS rebinding': DNS_REBINDING,
+    tokens: TOKENS,
+    'scope escapes': SCOPE_ESCAPES,
+    'agent memory (scope escapes)': MEMORY_ESCAPES,
+    'path traversal': TRAVERSALS,
+    'oversized and malformed': OVERSIZED,
+  };
   it('the target is what the rows assume: a scoped token, a second collection and a ready folder dataset', () => {
     expect(t.engine.listCollections().map((c) => c.name)).toEqual(['notes', 'secret']);
     expect(t.engine.datasets.list().map((d) => [d.id, d.state])).toEqual([['handbook', 'ready']]);
+  });
+
+  it('the memory rows refuse for the grant, not by accident: the reader reads the entry the writes must not touch', async () => {
+    const reader = await clientFor(t, t.tokens.memoryReader);
+    try {
+      const r = await reader.callTool({ name: 'fts_search_context', arguments: { query: 'door code' } });
+      expect(r.isError).toBeFalsy();
+      expect((r.structuredContent as { results: { id: number }[] }).results.map((x) => x.id)).toEqual([t.memoryId]);
+    } finally {
+      await reader.close();
+    }
   });
 
   for (const [group, attacks] of Object.entries(groups)) {

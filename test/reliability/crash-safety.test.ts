@@ -1,9 +1,10 @@
 // Crash safety beyond indexing (test/live/crash.test.ts kills indexing 20 times): SIGKILL while
-// embedding and in the middle of a model switch, and a full disk. Every time the database reopens
+// embedding, in the middle of a model switch and during agent memory's batch writes, and a full disk. Every time the database reopens
 // with integrity_check ok, the work resumes, and the index — rows, FTS and every vector — ends
 // identical to a run that was never interrupted. The disk is "full" through RLIMIT_FSIZE on the
 // child (the kernel fails its writes past the cap; no root or mount needed). Long run with 50+
 // kills: `npm run reliability:crash`.
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testModelsDir } from '../helpers/test-models.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
@@ -28,6 +29,13 @@ describe('SIGKILL beyond indexing', () => {
   test('in the middle of a model switch: 2 kills, each resumed to the same swapped-in space', { timeout: 300_000 }, async () => {
     const embedded = await uninterrupted('embed', root);
     const out = await killAndResume('switch', root, 2, embedded.profile);
+    fs.rmSync(embedded.profile, { recursive: true, force: true });
+    expect(out.problems).toEqual([]);
+    expect(out.midway).toBeGreaterThanOrEqual(1);
+  });
+
+  test('during memory batch writes and their embedding: 3 kills, each batch all or nothing, resumed to the same entries and vectors', { timeout: 300_000 }, async () => {
+    const out = await killAndResume('memory', root, 3);
     expect(out.problems).toEqual([]);
     expect(out.midway).toBeGreaterThanOrEqual(1);
   });

@@ -1,4 +1,4 @@
-// Fuzzing, small: 1,500 generated tool calls and raw JSON-RPC messages over HTTP and 300 raw lines
+// Fuzzing, small: 1,500 generated tool calls (document and agent-memory tools) and raw JSON-RPC messages over HTTP and 300 raw lines
 // through `trove mcp` (fast-check, a fixed seed so a failure replays). Only structured answers,
 // the host stays up, and the index is unchanged. The long run (20,000+):
 // `npm run reliability:fuzz`.
@@ -31,6 +31,7 @@ describe('fuzzing the MCP endpoint (small)', () => {
     expect(out.failures).toEqual([]);
     expect(out.healthAfter).toBe(200);
     expect(out.indexUnchanged).toBe(true);
+    expect(out.memoryConsistent).toBe(true);
     expect(out.stdioAnswers).toBeGreaterThan(100); // requests with an id are answered; notifications are not
   });
 });

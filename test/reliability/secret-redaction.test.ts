@@ -62,6 +62,28 @@ describe('secret redaction (on by default)', () => {
     expect(all).toContain('The lighthouse keeper logs the wind.'); // the rest of the text is intact
   });
 
+  it("agent memory: a token an agent stored is returned by no memory tool and not on the memory screen", async () => {
+    const { id } = engine.memory.store({ threadId: 'setup', source: 'agent', text: `The deploy used ${TOKEN}; the lighthouse keeper rotates it.`, metadata: { title: `token ${TOKEN}` } });
+    const calls = await Promise.all([
+      client.callTool({ name: 'fts_search_context', arguments: { query: 'lighthouse keeper rotates', highlight: true } }),
+      client.callTool({ name: 'search_context', arguments: { thread_id: 'setup' } }),
+      client.callTool({ name: 'get_context_by_ids', arguments: { context_ids: [id] } }),
+      client.callTool({ name: 'hybrid_search', arguments: { query: 'lighthouse keeper rotates', conversationId: 'setup' } }),
+    ]);
+    const ui = [
+      ok(await api.call('memory.get', { id })),
+      ok(await api.call('memory.entries', { thread: 'setup' })),
+      ok(await api.call('memory.search', { query: 'lighthouse keeper rotates', mode: 'keyword' })),
+    ];
+    for (const [i, r] of [...calls, ...ui].entries()) {
+      const text = JSON.stringify(r);
+      expect(text, `answer ${i}`).not.toContain(TOKEN);
+      expect(text, `answer ${i}`).toContain('[redacted secret]');
+    }
+    expect(engine.memory.get([id])[0]!.text).toContain(TOKEN); // stored as written
+    engine.memory.delete({ ids: [id] });
+  });
+
   it('a collection can opt out, and a collection can opt in when the Settings switch is off', async () => {
     ok(await api.call('collections.setRedaction', { name: 'vault', redactSecrets: false }));
     let all = await everything();

@@ -1,6 +1,7 @@
 // What gets redacted in a result a face returns (MCP tool and resource results, the app's search
-// and preview). Document text only — the strings under TEXT_KEYS; locators (uri, file, docid, path)
-// stay usable — and in two passes: secret-looking text (on by default; the Settings switch and a
+// and preview). Document and memory text only — the strings under TEXT_KEYS (a memory entry's
+// text_content and highlighted, the persistence server's content, preview and highlights too);
+// locators (uri, file, docid, path) stay usable — and in two passes: secret-looking text (on by default; the Settings switch and a
 // per-collection override decide, the collection read from the object that holds the text), then
 // the user's own rules (in a worker, under a time budget). Highlight spans beside a text (a hit's
 // snippet, a document's text) move with it. The index is never changed.
@@ -9,8 +10,8 @@ import { redactSecrets } from './secret-scanner.js';
 import { moveSpans } from './spans.js';
 import type { UserRuleRunner } from './user-rules.js';
 
-/** Keys whose string values are document text. */
-const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context']);
+/** Keys whose string values are document or memory text. */
+const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context', 'text_content', 'highlighted', 'content', 'preview', 'highlights']);
 
 export interface RedactionPolicy {
   /** The Settings switch: secret redaction for collections without an override. */

@@ -1,8 +1,8 @@
 // The local attack surface as a table: each row is one attempt against a running host, and says
 // how to tell it was refused (an HTTP 4xx, an isError result, a closed connection) and that it
 // leaked nothing (no text of the collection the token may not see, no file from outside a root,
-// no secret). Adding knowledge.get or the memory tools is a row or two in SCOPE_ESCAPES and
-// TRAVERSALS. Shared by the test (small) and `npm run reliability:attack`.
+// no secret). Adding a tool or a toolset is a row or two in SCOPE_ESCAPES (or MEMORY_ESCAPES)
+// and TRAVERSALS. Shared by the test (small) and `npm run reliability:attack`.
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -13,13 +13,15 @@ import { Engine } from '../../../src-main/engine/index.js';
 import { startHost, type Host } from '../../../src-main/host/host.js';
 
 /** Text only the full-access token may see, and text from outside every root. */
-export const FORBIDDEN = [/acquisition closes in spring/i, /root:.*:0:0:/, /outside-the-root-marker/, /handbook-only-marker/];
+export const FORBIDDEN = [/acquisition closes in spring/i, /root:.*:0:0:/, /outside-the-root-marker/, /handbook-only-marker/, /memory-only-marker/];
 
 export interface AttackTarget {
   host: Host;
   engine: Engine;
   dir: string;
-  tokens: { full: string; scoped: string; searchOnly: string; revoked: string; expired: string };
+  tokens: { full: string; scoped: string; searchOnly: string; memoryReader: string; revoked: string; expired: string };
+  /** The agent-memory entry no scoped token may read (its text has memory-only-marker). */
+  memoryId: number;
   close(): Promise<void>;
 }
 
@@ -52,10 +54,13 @@ export async function startTarget(dir: string, timeouts: { headersTimeoutMs?: nu
     full: 'attack-suite-full-access-token-0123456789',
     scoped: engine.createToken({ name: 'scoped', collections: ['notes'] }).token,
     searchOnly: engine.createToken({ name: 'search-only', collections: ['notes'], tools: ['search'] }).token,
+    memoryReader: engine.createToken({ name: 'memory-reader', collections: ['notes'], memory: 'read' }).token,
     revoked: engine.createToken({ name: 'revoked' }).token,
     expired: '',
   };
   engine.revokeToken('revoked');
+  // agent memory: a scoped token's memory grant is none unless given; the reader may read but not write
+  const memoryId = engine.memory.store({ threadId: 'private', source: 'user', text: 'memory-only-marker: the door code is the year we met.' }).id;
   const expiring = engine.createToken({ name: 'expiring', expiresInDays: 1 / 86_400 }); // one second
   tokens.expired = expiring.token;
   const expiresAt = Date.parse(expiring.info.expiresAt!);
@@ -66,6 +71,7 @@ export async function startTarget(dir: string, timeouts: { headersTimeoutMs?: nu
     engine,
     dir,
     tokens,
+    memoryId,
     async close() {
       await host.close();
       await engine.close();
@@ -110,11 +116,18 @@ export async function clientFor(t: AttackTarget, token: string): Promise<Client>
   return client;
 }
 
+export interface Clients {
+  scoped: Client;
+  searchOnly: Client;
+  memoryReader: Client;
+  full: Client;
+}
+
 export interface Attack {
   group: string;
   name: string;
   /** Resolves with what came back (text of the response, or the error) and whether it was refused. */
-  run(t: AttackTarget, clients: { scoped: Client; searchOnly: Client; full: Client }): Promise<{ refused: boolean; answer: string }>;
+  run(t: AttackTarget, clients: Clients): Promise<{ refused: boolean; answer: string }>;
 }
 
 const httpAttack = (group: string, name: string, req: (t: AttackTarget) => Parameters<typeof raw>[1], refusedWhen = (r: RawResponse) => r.status >= 400 || r.status === 0): Attack => ({
@@ -215,6 +228,71 @@ export const SCOPE_ESCAPES: Attack[] = [
       }
     },
   },
+];
+
+/** What agent memory holds, to tell that a refused write changed nothing. */
+const memoryState = (t: AttackTarget) => JSON.stringify(t.engine.memory.list({ limit: 100 }).entries.map((e) => [e.id, e.threadId, e.text, e.tags, e.metadata]));
+
+/**
+ * A memory tool through a token whose grant does not cover it (the scoped token: none; the reader:
+ * read, so no writes): refused, and memory is unchanged.
+ */
+const memoryCall = (who: 'scoped' | 'memoryReader', tool: string, args: Record<string, unknown>): Attack => ({
+  group: 'scope escapes',
+  name: `memory: ${tool} with ${who === 'scoped' ? 'no memory grant' : 'a read grant'}`,
+  async run(t, clients) {
+    const before = memoryState(t);
+    let refused: boolean;
+    let answer: string;
+    try {
+      const r = await clients[who].callTool({ name: tool, arguments: args });
+      refused = r.isError === true;
+      answer = JSON.stringify(r);
+    } catch (err) {
+      refused = true;
+      answer = String(err);
+    }
+    return { refused: refused && memoryState(t) === before, answer };
+  },
+});
+
+const MEMORY_ENTRY = { thread_id: 'private', source: 'agent', text: 'planted by an attacker' };
+
+/** Agent memory (issue 15) through its own tools and through the document tools and the resource template. */
+export const MEMORY_ESCAPES: Attack[] = [
+  ...(
+    [
+      ['search_context', { thread_id: 'private' }],
+      ['fts_search_context', { query: 'door code' }],
+      ['semantic_search_context', { query: 'door code' }],
+      ['hybrid_search_context', { query: 'door code' }],
+      ['semantic_search', { query: 'door code' }],
+      ['hybrid_search', { query: 'door code' }],
+      ['get_context_by_ids', { context_ids: [1, 2, 3] }],
+      ['list_threads', {}],
+      ['get_statistics', {}],
+      ['store_context', MEMORY_ENTRY],
+      ['delete_context', { thread_id: 'private' }],
+    ] as const
+  ).map(([tool, args]) => memoryCall('scoped', tool, args)),
+  ...(
+    [
+      ['store_context', MEMORY_ENTRY],
+      ['store_context_batch', { entries: [MEMORY_ENTRY] }],
+      ['update_context', { context_id: 1, text: 'overwritten by an attacker' }],
+      ['update_context_batch', { updates: [{ context_id: 1, text: 'overwritten by an attacker' }] }],
+      ['delete_context', { thread_id: 'private' }],
+      ['delete_context_batch', { thread_ids: ['private'] }],
+    ] as const
+  ).map(([tool, args]) => memoryCall('memoryReader', tool, args)),
+  scopeCall('memory: search its collection with the document tools', (c) => c.callTool({ name: 'search', arguments: { query: 'door code', collection: '~memory' } })),
+  scopeCall("memory: get an entry's document by path", (c) => c.callTool({ name: 'get', arguments: { file: '~memory/1' } })),
+  scopeCall("memory: get an entry's document by URI", (c) => c.callTool({ name: 'get', arguments: { file: 'trove://~memory/1' } })),
+  scopeCall('memory: multi_get its documents', (c) => c.callTool({ name: 'multi_get', arguments: { pattern: '~memory/*' } })),
+  scopeCall('memory: read an entry as a resource', (c) => c.readResource({ uri: 'trove://~memory/1' })),
+  scopeCall('memory: status shows no memory (answers)', (c) =>
+    c.callTool({ name: 'status', arguments: {} }).then((r) => ({ ...r, isError: !JSON.stringify(r.structuredContent ?? {}).includes('"memory"') })),
+  ),
 ];
 
 /** The secret document's docid (set by prepareAttacks). */
@@ -337,7 +415,12 @@ export interface AttackOutcome {
 
 export async function runAttacks(t: AttackTarget, attacks: Attack[]): Promise<AttackOutcome[]> {
   await prepareAttacks(t);
-  const clients = { scoped: await clientFor(t, t.tokens.scoped), searchOnly: await clientFor(t, t.tokens.searchOnly), full: await clientFor(t, t.tokens.full) };
+  const clients: Clients = {
+    scoped: await clientFor(t, t.tokens.scoped),
+    searchOnly: await clientFor(t, t.tokens.searchOnly),
+    memoryReader: await clientFor(t, t.tokens.memoryReader),
+    full: await clientFor(t, t.tokens.full),
+  };
   const out: AttackOutcome[] = [];
   try {
     for (const a of attacks) {

@@ -11,7 +11,7 @@ import { snapshot, type IndexSnapshot } from '../../live/crash-helpers.js';
 const CHILD = path.join(import.meta.dirname, 'crash-child.ts');
 const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
 
-export type CrashMode = 'index' | 'embed' | 'switch';
+export type CrashMode = 'index' | 'embed' | 'switch' | 'memory';
 
 export interface CrashRun {
   lines: number;
@@ -69,6 +69,8 @@ export function runCrashChild(o: CrashRunOptions): Promise<CrashRun> {
 export interface FullSnapshot extends IndexSnapshot {
   /** Per collection: active model, whether a switch is still building, vector count and a digest of every vector by (path, chunk). */
   vectors: string[];
+  /** Agent memory: every entry (id, thread, source, tags; not its times), its keyword rows, and memory_fts's integrity-check. */
+  memory: { entries: string[]; ftsRows: number; ftsIntegrity: string };
 }
 
 export function snapshotWithVectors(databaseFile: string): FullSnapshot {
@@ -95,8 +97,33 @@ export function snapshotWithVectors(databaseFile: string): FullSnapshot {
       for (const v of vecs) h.update(`${v.path}\0${v.ordinal}\0`).update(v.embedding);
       return `${r.cid}: ${r.model} ${vecs.length} vectors ${h.digest('hex').slice(0, 16)}, building ${r.building === null ? 'none' : 'yes'}`;
     });
-    return { ...base, vectors };
+    return { ...base, vectors, memory: memorySnapshot(databaseFile) };
   } finally {
     db.close();
   }
+}
+
+function memorySnapshot(databaseFile: string): FullSnapshot['memory'] {
+  const db = new Database(databaseFile); // FTS5's integrity-check is an INSERT (it writes nothing)
+  try {
+    return memoryRows(db);
+  } finally {
+    db.close();
+  }
+}
+
+function memoryRows(db: Database.Database): FullSnapshot['memory'] {
+  const entries = db
+    .prepare(
+      `SELECT e.id, e.thread_id, e.source, d.path, (SELECT group_concat(tag, ',') FROM (SELECT tag FROM memory_tags t WHERE t.entry_id = e.id ORDER BY tag)) AS tags
+         FROM memory_entries e JOIN documents d ON d.id = e.document_id ORDER BY e.id`,
+    )
+    .all() as Record<string, unknown>[];
+  let ftsIntegrity = 'ok';
+  try {
+    db.prepare("INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')").run();
+  } catch (err) {
+    ftsIntegrity = (err as Error).message;
+  }
+  return { entries: entries.map((e) => Object.values(e).join('|')), ftsRows: (db.prepare('SELECT count(*) AS n FROM memory_fts').get() as { n: number }).n, ftsIntegrity };
 }

@@ -36,6 +36,8 @@ export function differences(actual: FullSnapshot, baseline: FullSnapshot, when: 
   if (actual.jobs) out.push(`${when}: ${actual.jobs} jobs left`);
   if (actual.chunks !== baseline.chunks || actual.ftsRows !== baseline.ftsRows) out.push(`${when}: ${actual.chunks} chunks / ${actual.ftsRows} FTS rows, expected ${baseline.chunks}`);
   if (JSON.stringify(actual.documents) !== JSON.stringify(baseline.documents)) out.push(`${when}: documents differ from the uninterrupted run`);
+  if (actual.memory.ftsIntegrity !== 'ok') out.push(`${when}: memory FTS integrity-check says ${actual.memory.ftsIntegrity}`);
+  if (JSON.stringify(actual.memory) !== JSON.stringify(baseline.memory)) out.push(`${when}: memory ${actual.memory.entries.length} entries / ${actual.memory.ftsRows} FTS rows, expected ${baseline.memory.entries.length} / ${baseline.memory.ftsRows}`);
   if (JSON.stringify(actual.vectors) !== JSON.stringify(baseline.vectors)) out.push(`${when}: vectors ${JSON.stringify(actual.vectors)}, expected ${JSON.stringify(baseline.vectors)}`);
   return out;
 }
@@ -60,7 +62,7 @@ export async function killAndResume(mode: CrashMode, root: string, kills: number
     if (run.killed && !run.finished) midway++;
     if (fs.existsSync(db(profile))) {
       const after = snapshotWithVectors(db(profile));
-      if (after.integrity !== 'ok' || after.ftsIntegrity !== 'ok') problems.push(`kill ${i + 1}: the database did not reopen cleanly (${after.integrity}, ${after.ftsIntegrity})`);
+      if (after.integrity !== 'ok' || after.ftsIntegrity !== 'ok' || after.memory.ftsIntegrity !== 'ok') problems.push(`kill ${i + 1}: the database did not reopen cleanly (${after.integrity}, ${after.ftsIntegrity})`);
     }
     const resumed = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small' });
     if (resumed.code !== 0) problems.push(`kill ${i + 1}: resuming failed: ${resumed.stderr.slice(0, 300)}`);
@@ -68,7 +70,8 @@ export async function killAndResume(mode: CrashMode, root: string, kills: number
     fs.rmSync(profile, { recursive: true, force: true });
   }
   fs.rmSync(base.profile, { recursive: true, force: true });
-  return { scenario: `SIGKILL while ${mode === 'index' ? 'indexing' : mode === 'embed' ? 'embedding' : 'switching models'}`, kills, midway, problems };
+  const doing = { index: 'indexing', embed: 'embedding', switch: 'switching models', memory: 'writing memory batches' }[mode];
+  return { scenario: `SIGKILL while ${doing}`, kills, midway, problems };
 }
 
 /** Indexing with the files capped at the schema's size + headroomKb: a clear IO error, a consistent index, and a full resume once the cap is gone. */

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { Engine } from '../../../src-main/engine/index.js';
 import { writeRuntimeFile } from '../../../src-main/host/runtime-file.js';
 import { clientFor, raw, startTarget } from './attacks.js';
-import { postRaw, rawMessage, structured, toolCall } from './fuzz.js';
+import { MEMORY_WRITES, postRaw, rawMessage, structured, toolCall } from './fuzz.js';
 
 const BIN = path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'trove.js');
 
@@ -19,7 +19,22 @@ export interface FuzzOutcome {
   stdioAnswers: number;
   failures: string[];
   indexUnchanged: boolean;
+  /** Memory write calls that were accepted (valid entries fast-check happened to build); memory may change only through them. */
+  memoryWritesAccepted: number;
+  /** With no write accepted, memory is exactly as before; with some, it is still readable and its keyword index sound. */
+  memoryConsistent: boolean;
   healthAfter: number;
+}
+
+/** Agent memory as a string: every entry's thread, source, text, tags and metadata. */
+function memoryFingerprint(engine: Engine): string {
+  const entries = [];
+  for (let offset: number | null = 0; offset !== null; ) {
+    const page = engine.memory.list({ limit: 100, offset });
+    entries.push(...page.entries.map((e) => [e.id, e.threadId, e.source, e.text, e.tags, e.metadata]));
+    offset = page.nextOffset;
+  }
+  return JSON.stringify(entries);
 }
 
 /** What must not change: collections and counts, every path, and what a few searches return. */
@@ -33,6 +48,8 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
   const t = await startTarget(opts.dir);
   const failures: string[] = [];
   const before = fingerprint(t.engine);
+  const memoryBefore = memoryFingerprint(t.engine);
+  let memoryWritesAccepted = 0;
   const port = t.host.port;
   try {
     // 1. tool calls through a real client: a result (isError or not), or a JSON-RPC error with a code
@@ -43,6 +60,7 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
           try {
             const r = await client.callTool(call, undefined, { timeout: 30_000 });
             if (!Array.isArray(r.content)) throw new Error(`no content array: ${JSON.stringify(r).slice(0, 200)}`);
+            if (!r.isError && MEMORY_WRITES.includes(call.name)) memoryWritesAccepted++;
           } catch (err) {
             if (typeof (err as { code?: unknown }).code !== 'number') throw err; // McpError carries the JSON-RPC code
           }
@@ -81,6 +99,15 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
     failures.push(...stdio.failures);
 
     const health = await raw(t, { method: 'GET', path: '/health', headers: { Host: `127.0.0.1:${port}` } });
+    let memoryConsistent: boolean;
+    try {
+      const memoryAfter = memoryFingerprint(t.engine); // readable after the run, whatever was written
+      await t.engine.memory.search({ query: 'door code', mode: 'keyword' });
+      memoryConsistent = memoryWritesAccepted > 0 || memoryAfter === memoryBefore;
+    } catch (err) {
+      failures.push(`memory after the run: ${(err as Error).message}`);
+      memoryConsistent = false;
+    }
     return {
       toolCalls: opts.toolCalls,
       rawHttp: opts.rawHttp,
@@ -88,6 +115,8 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
       stdioAnswers: stdio.answers,
       failures,
       indexUnchanged: fingerprint(t.engine) === before,
+      memoryWritesAccepted,
+      memoryConsistent,
       healthAfter: health.status,
     };
   } finally {

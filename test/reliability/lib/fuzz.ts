@@ -1,11 +1,12 @@
 // Fuzzing the MCP endpoint with fast-check: generated tool calls (real and made-up tools; wrong
 // types, huge and deeply nested values, unicode edge cases, FTS syntax, path tricks) through a real
-// SDK client, and raw JSON-RPC messages (random methods and params, batch arrays, malformed JSON,
+// SDK client — the document tools and agent memory's — and raw JSON-RPC messages (random methods and params, batch arrays, malformed JSON,
 // wrong and missing protocol versions, sessions that do not exist) over HTTP and through `trove
 // mcp` on stdio. The properties: every answer is a structured result or JSON-RPC error (never a
 // 5xx, a crash or a hang), and the index is unchanged afterwards.
 import http from 'node:http';
 import fc from 'fast-check';
+import { MEMORY_READ_TOOL_NAMES, MEMORY_WRITE_TOOL_NAMES } from '../../../src-main/mcp/tools/index.js';
 
 const FTS = ['"', '""', 'NEAR(', 'NEAR(a b, 2)', 'AND', 'OR', 'NOT', '-', '*', '^', '(', ')', ':', 'title:', '{a b}', 'a*b', '\\'];
 const PATHS = ['../', '..\\', '%2e%2e%2f', '%252e', '\u0000', 'trove://', 'file:///etc/passwd', '/etc/passwd', '#', '#zzzzzz', ':120', ':1:1', '?', '**', 'C:\\'];
@@ -36,16 +37,50 @@ export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: deep },
 );
 
-export const TOOLS = ['search', 'vsearch', 'query', 'get', 'multi_get', 'status'];
+export const DOCUMENT_TOOLS = ['search', 'vsearch', 'query', 'get', 'multi_get', 'status'];
+/** Agent memory's tools (issue 15): the write tools are the ones whose accepted calls may change memory. */
+export const MEMORY_WRITES: readonly string[] = MEMORY_WRITE_TOOL_NAMES;
+export const TOOLS = [...DOCUMENT_TOOLS, ...MEMORY_READ_TOOL_NAMES, ...MEMORY_WRITE_TOOL_NAMES];
 const ARGUMENT_NAMES = ['query', 'limit', 'minScore', 'collection', 'file', 'fromLine', 'maxLines', 'lineNumbers', 'pattern', 'maxBytes', '__proto__', 'constructor'];
+const MEMORY_ARGUMENT_NAMES = [
+  'thread_id', 'thread_ids', 'source', 'text', 'tags', 'metadata', 'metadata_filters', 'images', 'context_id', 'context_ids', 'entries', 'updates', 'atomic',
+  'query', 'mode', 'limit', 'offset', 'highlight', 'include_images', 'start_date', 'end_date', 'older_than_days', 'content_type', 'conversationId', 'rerank',
+];
 
-export const toolCall: fc.Arbitrary<{ name: string; arguments: Record<string, unknown> }> = fc.record({
-  name: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...TOOLS) }, { weight: 1, arbitrary: weirdString }),
-  arguments: fc.oneof(
-    fc.dictionary(fc.constantFrom(...ARGUMENT_NAMES), weirdValue, { maxKeys: 5 }),
-    fc.dictionary(weirdString, weirdValue, { maxKeys: 3 }),
-  ),
-});
+/** A memory entry that is nearly valid (so calls reach the writer, not only the schema), with one part made strange. */
+const memoryEntry = fc.record(
+  {
+    thread_id: fc.oneof(fc.constantFrom('fuzz', 'private'), weirdString),
+    source: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('user', 'agent') }, { weight: 1, arbitrary: weirdValue }),
+    text: weirdString,
+    tags: fc.array(weirdString, { maxLength: 4 }),
+    metadata: fc.oneof(fc.dictionary(weirdString, weirdValue, { maxKeys: 3 }), weirdValue),
+    images: fc.array(fc.record({ data: fc.oneof(fc.base64String({ maxLength: 64 }), weirdString), mime_type: fc.oneof(fc.constantFrom('image/png', 'image/svg+xml'), weirdString) }), { maxLength: 2 }),
+  },
+  { requiredKeys: [] },
+);
+
+export const toolCall: fc.Arbitrary<{ name: string; arguments: Record<string, unknown> }> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      name: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...TOOLS) }, { weight: 1, arbitrary: weirdString }),
+      arguments: fc.oneof(
+        fc.dictionary(fc.constantFrom(...ARGUMENT_NAMES, ...MEMORY_ARGUMENT_NAMES), weirdValue, { maxKeys: 5 }),
+        fc.dictionary(weirdString, weirdValue, { maxKeys: 3 }),
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.record({ name: fc.constant('store_context'), arguments: memoryEntry }),
+      fc.record({ name: fc.constant('store_context_batch'), arguments: fc.record({ entries: fc.array(memoryEntry, { maxLength: 120 }), atomic: fc.oneof(fc.boolean(), weirdValue) }) }),
+      fc.record({ name: fc.constantFrom('update_context', 'update_context_batch'), arguments: fc.record({ context_id: fc.oneof(fc.integer({ min: -1, max: 5 }), weirdValue), updates: fc.array(fc.record({ context_id: fc.integer({ min: 0, max: 5 }), text: weirdString, metadata_patch: weirdValue }), { maxLength: 3 }), text: weirdString }, { requiredKeys: [] }) }),
+      fc.record({ name: fc.constantFrom(...MEMORY_READ_TOOL_NAMES), arguments: fc.dictionary(fc.constantFrom(...MEMORY_ARGUMENT_NAMES), weirdValue, { maxKeys: 5 }) }),
+    ),
+  },
+);
 
 const METHODS = ['tools/call', 'tools/list', 'resources/read', 'resources/list', 'resources/templates/list', 'prompts/get', 'prompts/list', 'completion/complete', 'ping', 'logging/setLevel', 'initialize', 'notifications/initialized', 'notifications/cancelled', 'server/discover'];
 const VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2024-11-05', '1999-01-01', 'latest', ''];
@@ -56,7 +91,7 @@ const rpc = fc.record(
     id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), weirdValue),
     method: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: weirdString }),
     params: fc.oneof(
-      fc.record({ name: fc.constantFrom(...TOOLS), arguments: fc.dictionary(fc.constantFrom(...ARGUMENT_NAMES), weirdValue, { maxKeys: 4 }) }),
+      fc.record({ name: fc.constantFrom(...TOOLS), arguments: fc.dictionary(fc.constantFrom(...ARGUMENT_NAMES, ...MEMORY_ARGUMENT_NAMES), weirdValue, { maxKeys: 4 }) }),
       fc.record({ uri: fc.oneof(weirdString, weirdString.map((s) => `trove://notes/${s}`)) }),
       fc.record({ _meta: fc.record({ 'io.modelcontextprotocol/protocolVersion': fc.constantFrom(...VERSIONS) }), name: weirdString }),
       weirdValue,
