@@ -102,4 +102,14 @@ describe('trove memory', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Allowed choices are none, read, write/);
   });
+
+  it('token create with --memory and --expires-in together: both kept, both shown', async () => {
+    const r = oneJson<{ memory: string; expiresAt: string }>(await runTrove(['token', 'create', '--name', 'temp', '--memory', 'none', '--expires-in', '2', '--json'], { home }));
+    expect(r.memory).toBe('none');
+    expect(Date.parse(r.expiresAt) - Date.now()).toBeGreaterThan(86_400_000);
+    expect((await runTrove(['token', 'list'], { home })).stdout).toMatch(/temp .*no memory, expires \d{4}-/);
+    const bad = await runTrove(['token', 'create', '--name', 'never', '--expires-in', '0'], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/expires after 0 to 3650 days/);
+  });
 });
