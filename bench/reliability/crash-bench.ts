@@ -26,7 +26,7 @@ try {
   fs.rmSync(embedded.profile, { recursive: true, force: true });
   outcomes.push(await killAndResume('memory', root, plan.memory));
   for (const kb of plan.disks) outcomes.push(await fullDisk(root, kb));
-  for (const o of outcomes) console.log(`${o.problems.length ? 'FAIL' : 'ok  '} ${o.scenario.padEnd(32)} ${o.kills} fault(s), ${o.midway} mid-work${o.problems.length ? `\n  ${o.problems.join('\n  ')}` : ''}`);
+  for (const o of outcomes) console.log(`${o.problems.length ? 'FAIL' : 'ok  '} ${o.scenario.padEnd(38)} ${o.kills} fault(s), ${o.midway} mid-work${o.problems.length ? `\n  ${o.problems.join('\n  ')}` : ''}`);
   const faults = outcomes.reduce((n, o) => n + o.kills, 0);
   const survived = outcomes.filter((o) => !o.problems.length).reduce((n, o) => n + o.kills, 0);
   console.log(`${survived} of ${faults} faults survived in ${((performance.now() - started) / 1000).toFixed(0)} s`);

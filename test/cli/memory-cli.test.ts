@@ -59,6 +59,7 @@ describe('trove memory', () => {
     const dir = tempDir('trove-cli-export-');
     const file = path.join(dir, 'memory.jsonl');
     expect((await runTrove(['memory', 'export', '--thread', 'deploy', '--output', file], { home })).stderr).toMatch(/Exported 2 entries/);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600); // every conversation's notes: the owner's only
     expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
     expect((await runTrove(['memory', 'export', '--output', file], { home })).code).toBe(1); // never overwrites
     fs.writeFileSync(file, exported.stdout);
