@@ -178,7 +178,7 @@ if (!skip.has('cpp')) {
   await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there
   await engine.close();
   const queries = headingQuestions(cppDir, N);
-  const served = await serveProfile(root, profile);
+  const served = await serveProfile(root, profile, {}, ['--no-embed']); // keyword latency: no vectors wanted
   try {
     const best: Item[] = [];
     const warmBest: Item[] = [];

@@ -72,7 +72,7 @@ const profile = path.join(scratch, 'trove');
   await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there
   await engine.close();
 }
-const served = await serveProfile(root, profile);
+const served = await serveProfile(root, profile, {}, ['--no-embed']); // QMD's keyword tools, as qmd's own search is measured
 try {
   const { mcpUrl, auth } = served;
   rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
