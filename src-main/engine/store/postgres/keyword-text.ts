@@ -26,11 +26,14 @@ export interface KeywordDocument {
   tsvector: string;
   /** Tokens over all columns: BM25's document length. */
   length: number;
+  /** Each term's weighted frequency (Σ column weight × occurrences): the postings' f. */
+  terms: Map<string, number>;
 }
 
 /** The index form of one chunk's FTS columns (as ChunkWrite carries them). */
 export function keywordDocument(title: string, headings: string, body: string): KeywordDocument {
   const positions = new Map<string, string[]>();
+  const terms = new Map<string, number>();
   let position = 0;
   let length = 0;
   const columns: [string, 'A' | 'B' | 'D'][] = [
@@ -44,7 +47,8 @@ export function keywordDocument(title: string, headings: string, body: string): 
       length++;
       position = Math.min(MAX_POSITION, position + 1);
       const term = indexTerm(token);
-      if (Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
+      if (term.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
+      terms.set(term, (terms.get(term) ?? 0) + COLUMN_WEIGHTS[weight]);
       let list = positions.get(term);
       if (!list) positions.set(term, (list = []));
       if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(`${position}${weight === 'D' ? '' : weight}`);
@@ -53,7 +57,7 @@ export function keywordDocument(title: string, headings: string, body: string): 
   }
   const parts: string[] = [];
   for (const [term, list] of positions) parts.push(`${lexeme(term)}:${list.join(',')}`);
-  return { tsvector: parts.join(' '), length };
+  return { tsvector: parts.join(' '), length, terms };
 }
 
 /** A quoted lexeme for a tsvector or tsquery literal (quotes doubled, backslashes escaped). */
