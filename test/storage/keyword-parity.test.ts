@@ -14,7 +14,8 @@ import { CollectionStore } from '../../src-main/engine/store/collections.js';
 import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
 import { DocumentStore } from '../../src-main/engine/store/documents.js';
 import { PostgresDatabase } from '../../src-main/engine/store/postgres/connection.js';
-import { idf, PostgresKeywordIndex, type KeywordTerm } from '../../src-main/engine/store/postgres/keyword-index.js';
+import { PostgresKeywordIndex } from '../../src-main/engine/store/postgres/keyword-index.js';
+import type { PlannedKeywordTerm } from '../../src-main/engine/store/storage.js';
 import { freshDatabase } from '../helpers/postgres.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures');
@@ -110,13 +111,17 @@ const QUERIES = [
   'retr* back*',
 ];
 
-function termsOf(query: string): { kw: KeywordTerm[]; fts5: string[] } {
+/** The query's terms as the planner will pass them (counted by the PostgreSQL index), and as FTS5 expressions. */
+async function termsOf(query: string): Promise<{ kw: PlannedKeywordTerm[]; fts5: string[] }> {
   const parsed = parseQuery(query.replace(/\*/g, ''), query.includes('*') ? 'prefix' : 'match');
   if (parsed.kind !== 'terms') throw new Error('terms expected');
-  return {
-    kw: parsed.terms.map((t) => ({ term: t.prefix ? t.token.text : indexTerm(t.token), prefix: t.prefix })),
-    fts5: parsed.terms.map(termExpression),
-  };
+  const kw = await Promise.all(
+    parsed.terms.map(async (t) => {
+      const term = { text: t.token.text, term: t.prefix ? t.token.text : indexTerm(t.token), prefix: t.prefix };
+      return { ...term, df: await keyword.documentFrequency(term) };
+    }),
+  );
+  return { kw, fts5: parsed.terms.map(termExpression) };
 }
 
 function sqliteRanks(expression: string, collectionFilter?: number[]): { id: number; rank: number }[] {
@@ -129,25 +134,24 @@ function sqliteRanks(expression: string, collectionFilter?: number[]): { id: num
 describe('keyword ranking: PostgreSQL against SQLite FTS5', () => {
   it('counts each term in as many chunks as fts5vocab does', async () => {
     for (const q of QUERIES) {
-      const { kw, fts5 } = termsOf(q);
+      const { kw, fts5 } = await termsOf(q);
       for (const [i, t] of kw.entries()) {
         const fts5Count = (sqlite.prepare('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?').get(fts5[i]!) as { n: number }).n;
-        expect(await keyword.documentFrequency(t), `${q}: ${t.term}`).toBe(fts5Count);
+        expect(t.df, `${q}: ${t.term}`).toBe(fts5Count);
       }
     }
-    const stats = await keyword.stats();
+    const stats = await keyword.counts();
     expect(stats.rows).toBe((sqlite.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
   });
 
   it('ranks AND and OR steps with the same BM25 scores, in the same order', async () => {
-    const stats = await keyword.stats();
+    const stats = await keyword.counts();
     let compared = 0;
     for (const q of QUERIES) {
-      const { kw, fts5 } = termsOf(q);
-      const idfs = await Promise.all(kw.map(async (t) => idf(stats.rows, await keyword.documentFrequency(t))));
+      const { kw, fts5 } = await termsOf(q);
       for (const op of ['and', 'or'] as const) {
         const expected = sqliteRanks(fts5.join(op === 'and' ? ' AND ' : ' OR '));
-        const got = await keyword.candidates({ op, terms: kw }, idfs, stats, {}, 1000);
+        const got = await keyword.candidates({ op, terms: kw }, {}, 1000, stats);
         expect(got.map((r) => r.chunkId), `${op}: ${q}`).toEqual(expected.map((r) => r.id));
         for (const [i, r] of got.entries()) expect(r.rank, `${op}: ${q} #${i}`).toBeCloseTo(expected[i]!.rank, 5);
         for (const r of got) expect(r.documentId).toBe(docOfChunk.get(r.chunkId));
@@ -158,26 +162,33 @@ describe('keyword ranking: PostgreSQL against SQLite FTS5', () => {
   });
 
   it('pushes filters into the ranking query and honours the limit', async () => {
-    const stats = await keyword.stats();
-    const { kw, fts5 } = termsOf('process debug module');
-    const idfs = await Promise.all(kw.map(async (t) => idf(stats.rows, await keyword.documentFrequency(t))));
+    const stats = await keyword.counts();
+    const { kw, fts5 } = await termsOf('process debug module');
     const expected = sqliteRanks(fts5.join(' OR ')).filter((r) => docsByPrefix.get('powershell')!.includes(docOfChunk.get(r.id)!));
     expect(expected.length).toBeGreaterThan(2);
-    const got = await keyword.candidates({ op: 'or', terms: kw }, idfs, stats, { pathGlob: 'powershell/**' }, 1000);
+    const got = await keyword.candidates({ op: 'or', terms: kw }, { pathGlob: 'powershell/**' }, 1000, stats);
     expect(got.map((r) => r.chunkId)).toEqual(expected.map((r) => r.id));
-    const top2 = await keyword.candidates({ op: 'or', terms: kw }, idfs, stats, { pathGlob: 'powershell/**' }, 2);
+    const top2 = await keyword.candidates({ op: 'or', terms: kw }, { pathGlob: 'powershell/**' }, 2, stats);
     expect(top2.map((r) => r.chunkId)).toEqual(expected.slice(0, 2).map((r) => r.id));
-    expect(await keyword.candidates({ op: 'or', terms: kw }, idfs, stats, { collectionIds: [] }, 10)).toEqual([]);
+    expect(await keyword.candidates({ op: 'or', terms: kw }, { collectionIds: [] }, 10, stats)).toEqual([]);
   });
 
-  it('matches tsquery expressions (phrases, NOT) through the GIN index', async () => {
-    const docs = await keyword.documentsMatching(`'retri' <-> 'backoff'`);
-    const expected = new Set(sqliteRanks('"retry backoff"').map((r) => docOfChunk.get(r.id)!));
+  it('matches expressions (phrases, NOT) through the GIN index', async () => {
+    const [debug, process] = (await termsOf('debug process')).kw;
+    const [retry, , jitter] = (await termsOf('retry backoff jitter')).kw;
+    const docs = await keyword.documentsMatching({ t: 'phrase', terms: [debug!, process!] });
+    const expected = new Set(sqliteRanks('"debug process"').map((r) => docOfChunk.get(r.id)!));
     expect(docs).toEqual(expected);
-    const stats = await keyword.stats();
-    const kw: KeywordTerm[] = [{ term: 'retri', prefix: false }];
-    const idfs = [idf(stats.rows, await keyword.documentFrequency(kw[0]!))];
-    const got = await keyword.candidates({ op: 'expression', tsquery: `'retri' & !'jitter'`, terms: kw }, idfs, stats, {}, 1000);
-    expect(got.map((r) => r.chunkId).sort()).toEqual(sqliteRanks('"retry" NOT "jitter"').map((r) => r.id).sort());
+    expect(expected.size).toBeGreaterThan(0);
+    const stats = await keyword.counts();
+    const got = await keyword.candidates(
+      { op: 'expression', expression: { t: 'and', items: [{ t: 'term', term: retry! }], not: [{ t: 'term', term: jitter! }] }, terms: [retry!] },
+      {},
+      1000,
+      stats,
+    );
+    const notJitter = sqliteRanks('"retry" NOT "jitter"').map((r) => r.id).sort();
+    expect(notJitter.length).toBeGreaterThan(0);
+    expect(got.map((r) => r.chunkId).sort()).toEqual(notJitter);
   });
 });

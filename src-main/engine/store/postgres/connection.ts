@@ -65,7 +65,15 @@ export class PostgresDatabase {
   /** Connects, checks pgvector, applies migrations. Throws UNAVAILABLE with the server's reason. */
   static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresDatabase> {
     validatePostgresUrl(url);
-    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 8, application_name: opts.applicationName ?? 'trove', types });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 8,
+      application_name: opts.applicationName ?? 'trove',
+      types,
+      // pgvector 0.8: filtered kNN keeps walking the HNSW graph until the LIMIT is met (relaxed order,
+      // re-sorted by postgres/vectors.ts); a wider beam than the default 40 for recall close to exact
+      options: '-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=100',
+    });
     // an idle client's error (the server restarted) must not crash the host: the pool drops it
     pool.on('error', () => undefined);
     const db = new PostgresDatabase(pool, url);

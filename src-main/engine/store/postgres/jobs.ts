@@ -7,7 +7,11 @@
 // due again for the others.
 import type pg from 'pg';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobKind, JobRow } from '../jobs.js';
+import type { ClaimedJobs, IndexBatch, JobQueue, JobRetry } from '../storage.js';
 import type { PostgresDatabase } from './connection.js';
+
+/** Writes a batch's index rows through the claim's connection (postgres/index-writer.ts). */
+export type BatchWriter = (client: pg.PoolClient, batch: IndexBatch) => Promise<boolean[]>;
 
 interface RawJob {
   id: number;
@@ -43,12 +47,13 @@ const ORDER = 'ORDER BY priority DESC, gone, changed_at DESC, id';
 const COLUMNS = 'id, collection_id, kind, path, priority, changed_at, gone, version, attempts, next_run_at, last_error';
 
 /** Jobs one host holds until it completes or releases them (the transaction stays open meanwhile). */
-export class ClaimedBatch {
+export class ClaimedBatch implements ClaimedJobs {
   private done = false;
 
   constructor(
     private readonly client: pg.PoolClient,
     readonly jobs: readonly JobRow[],
+    private readonly queue: PostgresJobQueue,
   ) {}
 
   /** The claim's own connection, inside its transaction: the batch's index writes go through it. */
@@ -56,22 +61,39 @@ export class ClaimedBatch {
     return this.client;
   }
 
-  /** Retires the jobs that are done (unless a newer event arrived) and records the failures; commits. */
-  async complete(outcome: { retire: readonly JobRow[]; retry?: readonly { job: JobRow; attempts: number; nextRunAt: number | null; error: string }[] }): Promise<void> {
-    const retire = outcome.retire;
+  /**
+   * Writes the batch's index rows, retires the jobs that are done (unless a newer event arrived),
+   * records the failures and what a scan found; commits. Returns, per write, whether it applied.
+   */
+  async complete(outcome: { write?: IndexBatch; retire: readonly JobRow[]; retry?: readonly JobRetry[]; found?: readonly JobEnqueue[]; revive?: number }): Promise<boolean[]> {
+    let applied: boolean[] = [];
+    try {
+      if (outcome.revive !== undefined) await this.queue.reviveGivenUp(outcome.revive, Date.now(), this.client);
+      if (outcome.found?.length) await this.queue.addIfAbsent(outcome.found, this.client);
+      if (outcome.write) applied = await this.queue.writeBatch(this.client, outcome.write);
+      await this.retireAndRetry(outcome.retire, outcome.retry ?? []);
+    } catch (err) {
+      await this.finish('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+    await this.finish('COMMIT');
+    if (outcome.write) await this.queue.notify(outcome.write.collectionId);
+    return applied;
+  }
+
+  private async retireAndRetry(retire: readonly JobRow[], retry: readonly JobRetry[]): Promise<void> {
     if (retire.length) {
       await this.client.query('DELETE FROM jobs j USING unnest($1::bigint[], $2::int[]) x(id, version) WHERE j.id = x.id AND j.version = x.version', [
         retire.map((j) => j.id),
         retire.map((j) => j.version),
       ]);
     }
-    for (const r of outcome.retry ?? []) {
+    for (const r of retry) {
       await this.client.query(
         'UPDATE jobs SET attempts = $1, next_run_at = $2, last_error = $3, priority = least(priority, 0) WHERE id = $4 AND version = $5',
         [r.attempts, r.nextRunAt, r.error, r.job.id, r.job.version],
       );
     }
-    await this.finish('COMMIT');
   }
 
   /** Gives the jobs back untouched (rolls back anything written through the connection). */
@@ -92,8 +114,14 @@ export class ClaimedBatch {
   }
 }
 
-export class PostgresJobQueue {
-  constructor(private readonly db: PostgresDatabase) {}
+export class PostgresJobQueue implements JobQueue {
+  constructor(
+    private readonly db: PostgresDatabase,
+    /** Writes a claimed batch's index rows (none: a queue that only moves jobs, as in tests of the queue alone). */
+    readonly writeBatch: BatchWriter = () => Promise.reject(new Error('this job queue writes no index rows')),
+    /** Tells the other hosts the index changed (postgres/changes.ts). */
+    readonly notify: (collectionId: number) => Promise<void> = () => Promise.resolve(),
+  ) {}
 
   /** Records watcher events in one statement: a fresh event resets a job's retries and bumps its version. */
   async recordEvents(jobs: readonly JobEnqueue[]): Promise<void> {
@@ -158,7 +186,7 @@ export class PostgresJobQueue {
         );
         rows = [top, ...more.rows];
       }
-      return new ClaimedBatch(client, rows.map(fromRaw));
+      return new ClaimedBatch(client, rows.map(fromRaw), this);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();

@@ -9,35 +9,14 @@ import type { FtsRow } from '../chunks.js';
 import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
 import { pgFilterSql } from './filters.js';
-import { keywordDocument } from './keyword-text.js';
+import { keywordDocument, tsqueryOf } from './keyword-text.js';
+import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
 const B = 0.75;
 /** The largest code point: every term with a prefix sorts below prefix + this (the terms are COLLATE "C"). */
 const AFTER_PREFIX = String.fromCodePoint(0x10ffff);
 
-/** A query term in index form: a stemmed word or CJK bigram, or (prefix) the raw text a term starts with. */
-export interface KeywordTerm {
-  term: string;
-  prefix: boolean;
-}
-
-/** One plan step: every term (and), any term (or), or a tsquery expression scored by its terms. */
-export type KeywordMatch =
-  | { op: 'and' | 'or'; terms: readonly KeywordTerm[] }
-  | { op: 'expression'; tsquery: string; terms: readonly KeywordTerm[] };
-
-/** As search/lexical.ts's rows: rank is minus BM25 (lower ranks first), as FTS5's. */
-export interface KeywordCandidate {
-  chunkId: number;
-  documentId: number;
-  rank: number;
-}
-
-export interface KeywordStats {
-  rows: number;
-  avgLength: number;
-}
 
 /** BM25's inverse document frequency as FTS5 computes it (never below 1e-6). */
 export function idf(rows: number, df: number): number {
@@ -45,7 +24,7 @@ export function idf(rows: number, df: number): number {
   return v > 0 ? v : 1e-6;
 }
 
-export class PostgresKeywordIndex {
+export class PostgresKeywordIndex implements KeywordIndexRepository {
   private readonly terms: string;
 
   constructor(
@@ -89,7 +68,7 @@ export class PostgresKeywordIndex {
   }
 
   /** Rows and their average length (the caller caches them per index generation). */
-  async stats(on: Queryable = this.db.pool): Promise<KeywordStats> {
+  async counts(on: Queryable = this.db.pool): Promise<KeywordCounts> {
     const r = await this.db.one<{ n: number; a: number | null }>(`SELECT count(*) AS n, avg(len)::float8 AS a FROM ${this.index}`, [], on);
     return { rows: r?.n ?? 0, avgLength: r?.a ?? 0 };
   }
@@ -103,26 +82,27 @@ export class PostgresKeywordIndex {
   }
 
   /**
-   * The best `limit` chunks of one step, filters pushed down, by BM25 (ties by chunk id). `idfs`
-   * and `stats` come from the planner's cached counts, as FTS5's ranking takes them from the
-   * native extension's parameters.
+   * The best `limit` chunks of one step, filters pushed down, by BM25 (ties by chunk id). The
+   * terms' counts and the index's come from the planner's caches, as FTS5's native ranking takes
+   * them as parameters.
    */
-  async candidates(match: KeywordMatch, idfs: readonly number[], stats: KeywordStats, filters: ResolvedFilters, limit: number, on: Queryable = this.db.pool): Promise<KeywordCandidate[]> {
+  async candidates(match: KeywordStep, filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable = this.db.pool): Promise<KeywordCandidate[]> {
     if (!match.terms.length) return [];
+    const idfs = match.terms.map((t) => idf(stats.rows, t.df));
     const params: unknown[] = [];
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
     const avgdl = p(stats.avgLength || 1);
     // one postings scan per term: an exact term is one key of the primary key, a prefix one range of it
     const legs = match.terms.map((t, i) => {
       const cond = t.prefix ? `term >= ${p(t.term)} AND term < ${p(t.term + AFTER_PREFIX)}` : `term = ${p(t.term)}`;
-      return `SELECT chunk_id, ${i} AS i, ${p(idfs[i] ?? 1e-6)}::float8 AS idf, sum(f)::float8 AS f, min(len) AS len FROM ${this.terms} WHERE ${cond} GROUP BY chunk_id`;
+      return `SELECT chunk_id, ${i} AS i, ${p(idfs[i]!)}::float8 AS idf, sum(f)::float8 AS f, min(len) AS len FROM ${this.terms} WHERE ${cond} GROUP BY chunk_id`;
     });
     const score = `sum(h.idf * h.f * ${K1 + 1} / (h.f + ${K1} * (${1 - B} + ${B} * h.len / ${avgdl}::float8)))`;
     const f = pgFilterSql(filters, params.length + 1);
     params.push(...f.params);
     const matched =
       match.op === 'expression'
-        ? `JOIN (SELECT chunk_id FROM ${this.index} WHERE tsv @@ ${p(match.tsquery)}::tsquery) m ON m.chunk_id = h.chunk_id`
+        ? `JOIN (SELECT chunk_id FROM ${this.index} WHERE tsv @@ ${p(tsqueryOf(match.expression))}::tsquery) m ON m.chunk_id = h.chunk_id`
         : '';
     const having = match.op === 'and' ? `HAVING count(*) = ${p(match.terms.length)}` : '';
     const sql = `
@@ -134,11 +114,11 @@ export class PostgresKeywordIndex {
     return this.db.query<KeywordCandidate>(sql, params, on);
   }
 
-  /** Documents with a chunk matching this tsquery (a boolean query's top-level NOT drops them). */
-  async documentsMatching(tsquery: string, on: Queryable = this.db.pool): Promise<Set<number>> {
+  /** Documents with a chunk matching this expression (a boolean query's top-level NOT drops them). */
+  async documentsMatching(expression: KeywordExpression, on: Queryable = this.db.pool): Promise<Set<number>> {
     const rows = await this.db.query<{ id: number }>(
       `SELECT DISTINCT c.document_id AS id FROM ${this.index} f JOIN chunks c ON c.id = f.chunk_id WHERE f.tsv @@ $1::tsquery`,
-      [tsquery],
+      [tsqueryOf(expression)],
       on,
     );
     return new Set(rows.map((r) => r.id));

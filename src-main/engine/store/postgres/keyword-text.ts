@@ -9,6 +9,7 @@
 // (×4), headings B (×2), body D (×1), and a gap between columns so a phrase never spans two. Its
 // length (tokens over all columns) is what FTS5's bm25() uses as the document length.
 import { indexTerm, tokenize, type Token } from '../../search/terms.js';
+import type { KeywordExpression } from '../storage.js';
 
 /** tsvector weight letter per column, and the BM25 column weight it stands for. */
 export const COLUMN_WEIGHTS = { A: 4, B: 2, C: 1, D: 1 } as const;
@@ -75,4 +76,26 @@ export function tsqueryPhrase(tokens: readonly Token[], prefixLast = false): str
   return tokens
     .map((t, i) => (prefixLast && i === tokens.length - 1 ? `${lexeme(t.text)}:*` : lexeme(indexTerm(t))))
     .join(' <-> ');
+}
+
+/** A term already in index form (KeywordTerm) as a tsquery operand. */
+export function tsqueryOperand(t: { term: string; prefix: boolean }): string {
+  return t.prefix ? `${lexeme(t.term)}:*` : lexeme(t.term);
+}
+
+/** The phrase and boolean syntaxes' tree as a tsquery (the FTS5 MATCH expression's counterpart). */
+export function tsqueryOf(e: KeywordExpression): string {
+  switch (e.t) {
+    case 'term':
+      return tsqueryOperand(e.term);
+    case 'phrase':
+      return `(${e.terms.map((t, i) => tsqueryOperand({ term: t.term, prefix: t.prefix || (!!e.prefixLast && i === e.terms.length - 1) })).join(' <-> ')})`;
+    case 'or':
+      return `(${e.items.map(tsqueryOf).join(' | ')})`;
+    case 'and': {
+      const pos = e.items.map(tsqueryOf).join(' & ');
+      const neg = (e.not ?? []).map((n) => `!${tsqueryOf(n)}`);
+      return `(${[pos, ...neg].filter(Boolean).join(' & ')})`;
+    }
+  }
 }
