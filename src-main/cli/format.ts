@@ -1,6 +1,7 @@
 // Human-readable output of the CLI (the --json output is the engine's objects as they are).
 import {
   describeActivity,
+  pageUnit,
   type CollectionInfo,
   type DatasetDocument,
   type DatasetInfo,
@@ -54,7 +55,8 @@ export function markSpans(text: string, spans: readonly (readonly [number, numbe
 export function formatSearch(r: SearchResponse, opts: { color?: boolean } = {}): string {
   if (!r.results.length) return `No results for "${r.query}".`;
   const out = r.results.map((h, i) => {
-    const head = `${r.offset + i + 1}. ${h.collection}/${h.path}  #${h.docid}  score ${h.score.toFixed(2)}`;
+    const where = h.page !== null ? `  ${pageUnit(h.kind)} ${h.page}` : '';
+    const head = `${r.offset + i + 1}. ${h.collection}/${h.path}${where}  #${h.docid}  score ${h.score.toFixed(2)}`;
     const title = h.title ? `\n   ${h.title}` : '';
     const text = opts.color ? markSpans(h.snippet, h.highlights) : h.snippet;
     const snippet = text.split('\n').map((l) => `   ${l}`).join('\n');
@@ -91,6 +93,8 @@ export function formatStatus(s: StatusReport, from: { hostPid?: number } = {}): 
     if (line) lines.push(`  indexing: ${line}`);
     const vectors = s.embeddings.collections.find((e) => e.collection === c.name);
     if (vectors && vectors.chunks) lines.push(`  embeddings: ${vectors.summary}`);
+    const kinds = Object.entries(c.kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    if (kinds.length) lines.push(`  kinds: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);
   }
   if (s.datasets.length) lines.push('', `Datasets: ${s.datasets.length}`, formatDatasets(s.datasets));

@@ -11,6 +11,7 @@ import { EngineModels } from './embed/models-api.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
+import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
@@ -177,9 +178,9 @@ export class Engine {
     this.closed = true;
     const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
-    this.indexing.close();
+    const parsers = this.indexing.close();
     this.db.close();
-    return Promise.all([models, datasets]).then(() => undefined);
+    return Promise.all([models, datasets, parsers]).then(() => undefined);
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -336,6 +337,9 @@ export class Engine {
   }
 
   private resolveFilters(req: ValidSearchRequest): ResolvedFilters {
+    // a kind nothing can have is a typo, not an empty result
+    const unknown = req.kinds?.find((k) => !KNOWN_KINDS.includes(k) && !this.stats.kindExists(k));
+    if (unknown !== undefined) throw invalidInput(`unknown kind "${unknown}" (kinds: ${KNOWN_KINDS.join(', ')})`);
     return {
       collectionIds: req.collections?.map((n) => this.requireCollection(n).id),
       pathGlob: req.path,
@@ -381,7 +385,14 @@ export class Engine {
     return {
       profileDir: this.profileDir,
       database: { path: this.databaseFile, bytes },
-      totals: { collections: collections.length, documents: sum('documents'), chunks: sum('chunks'), skipped: sum('skipped'), failed: sum('failed') },
+      totals: {
+        collections: collections.length,
+        documents: sum('documents'),
+        chunks: sum('chunks'),
+        skipped: sum('skipped'),
+        failed: sum('failed'),
+        kinds: sumKinds(collections.map((c) => c.kinds)),
+      },
       collections,
       indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
       ...this.embeddings.statusReport(visible),
@@ -462,10 +473,17 @@ export class Engine {
       chunks: n?.chunks ?? 0,
       skipped: n?.skipped ?? 0,
       failed: n?.failed ?? 0,
+      kinds: n?.kinds ?? {},
       createdAt: new Date(c.createdAt).toISOString(),
       lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
     };
   }
+}
+
+function sumKinds(all: Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const kinds of all) for (const [k, n] of Object.entries(kinds)) out[k] = (out[k] ?? 0) + n;
+  return out;
 }
 
 function tokenInfo(t: TokenRow): TokenInfo {

@@ -5,6 +5,7 @@ export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type Hos
 export { Engine, type EngineOptions } from './engine.js';
 export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode } from './errors.js';
 export { describeActivity } from './jobs/activity.js';
+export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
 export type { GetOptions, MultiGetOptions } from './retrieve/documents.js';
 export type { SearchRequest } from './search/request.js';
 export type * from './types/index.js';

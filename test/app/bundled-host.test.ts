@@ -62,6 +62,21 @@ describe('the bundled engine host (out/main/host.js)', () => {
     expect((found as { result: { results: { path: string }[] } }).result.results[0]?.path).toBe('resilience.md');
   }, 120_000);
 
+  it('parses documents in its bundled parse workers (out/main/parse-worker.js) and locates hits to the page', async () => {
+    const papers = path.join(tmp, 'papers');
+    fs.mkdirSync(papers);
+    fs.copyFileSync(path.join(ROOT, 'test/fixtures/formats/good/report.pdf'), path.join(papers, 'report.pdf'));
+    fs.copyFileSync(path.join(ROOT, 'test/fixtures/formats/good/deck.pptx'), path.join(papers, 'deck.pptx'));
+    expect(await sup.call('collections.add', { root: papers, name: 'papers' })).toMatchObject({ ok: true });
+    await until(async () => {
+      const r = await sup.call('collections.list', {});
+      return r.ok && (r.result as { name: string; documents: number }[]).find((c) => c.name === 'papers')?.documents === 2;
+    }, 'the documents to be parsed', 60_000);
+    const found = await sup.call('search', { query: 'moraine', collections: ['papers'] });
+    expect(found.ok, JSON.stringify(found)).toBe(true);
+    expect((found as { result: { results: { path: string; page: number | null }[] } }).result.results[0]).toMatchObject({ path: 'report.pdf', page: 2 });
+  }, 90_000);
+
   it('shuts down cleanly in the middle of embedding: workers finish their run, the process exits 0', async () => {
     for (let i = 0; i < 150; i++) {
       fs.writeFileSync(path.join(notes, `note-${i}.md`), `# Note ${i}\n\n${'Paragraph about retries, backoff and timeouts. '.repeat(20)}\n`);

@@ -6,7 +6,7 @@ import type { RankedHit } from '../../src-main/engine/search/hit.js';
 
 const hit = (documentId: number, score: number): RankedHit => ({
   documentId, chunkId: documentId, docid: `d${documentId}`, collection: 'c', path: `${documentId}.md`, title: '', kind: 'markdown', tags: [],
-  modifiedMs: 0, score, snippet: '', highlights: [], line: 1, chunk: { ordinal: 0, lineStart: 1, lineEnd: 1, headingPath: [] },
+  modifiedMs: 0, score, snippet: '', highlights: [], line: 1, page: null, chunk: { ordinal: 0, lineStart: 1, lineEnd: 1, headingPath: [], page: null },
 });
 
 describe('reciprocal rank fusion', () => {

@@ -129,14 +129,14 @@ describe('collections', () => {
     engine.addCollection({ root: a, name: 'a' });
     engine.addCollection({ root: b, name: 'b' });
     const before = engine.status();
-    expect(before.totals).toEqual({ collections: 2, documents: 0, chunks: 0, skipped: 0, failed: 0 });
+    expect(before.totals).toEqual({ collections: 2, documents: 0, chunks: 0, skipped: 0, failed: 0, kinds: {} });
     expect(before.collections.map((c) => c.lastIndexedAt)).toEqual([null, null]);
     await engine.index();
     const s = engine.status();
     expect(s.profileDir).toBe(engine.profileDir);
     expect(s.database.path).toBe(path.join(engine.profileDir, 'index.sqlite'));
     expect(s.database.bytes).toBeGreaterThan(0);
-    expect(s.totals).toEqual({ collections: 2, documents: 3, chunks: 3, skipped: 2, failed: 0 });
+    expect(s.totals).toEqual({ collections: 2, documents: 3, chunks: 3, skipped: 2, failed: 0, kinds: { markdown: 2, text: 1 } });
     const [ca, cb] = s.collections;
     expect(ca).toMatchObject({ name: 'a', documents: 2, chunks: 2, skipped: 2, failed: 0 });
     expect(ca!.problems).toEqual([

@@ -120,13 +120,15 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect(await s.documents.content(retry.id)).toContain('exponential backoff');
     const chunks = await s.chunks.forDocument(retry.id);
     expect(chunks.length).toBeGreaterThan(0);
-    expect(chunks[0]).toMatchObject({ documentId: retry.id, ordinal: 0, lineStart: 1 });
+    expect(chunks[0]).toMatchObject({ documentId: retry.id, ordinal: 0, lineStart: 1, page: null });
     expect((await s.chunks.byId(chunks[0]!.id))?.charEnd).toBe(chunks[0]!.charEnd);
     const known = await s.documents.byPaths(c.id, ['retry.md', 'ja.md', 'missing.md']);
     expect([...known.keys()].sort()).toEqual(['ja.md', 'retry.md']);
     expect((await s.documents.byHashes(c.id, [retry.hash!, 'nope'])).get(retry.hash!)?.map((f) => f.path)).toEqual(['retry.md']);
     expect(await s.documents.docidsTaken([retry.docid, 'zzzzzz'])).toEqual(new Set([retry.docid]));
-    expect((await s.stats.counts()).get(c.id)).toMatchObject({ documents: 5, skipped: 0, failed: 0 });
+    expect((await s.stats.counts()).get(c.id)).toMatchObject({ documents: 5, skipped: 0, failed: 0, kinds: { markdown: 5 } });
+    expect(await s.stats.kindExists('markdown')).toBe(true);
+    expect(await s.stats.kindExists('pdf')).toBe(false);
     expect(await s.jobs.counts()).toEqual(new Map());
   });
 
@@ -165,6 +167,21 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect(await s.chunks.forDocument(jitter.id)).toEqual([]);
     const kw = s.keyword('chunks_fts');
     expect(await kw.documentFrequency({ text: 'nothing', term: 'noth', prefix: false })).toBe(0); // its keyword rows went too
+  });
+
+  it('keeps a document indexed in part with its warning, and chunks with their page', async () => {
+    const s = await open(make);
+    const c = await indexed(s);
+    await s.jobs.recordEvents([job(c, 'sheet.xlsx')]);
+    const claim = (await s.jobs.claim(Date.now(), 10))!;
+    const w = write(c, 'sheet.xlsx', 'Quarterly revenue by region.\n', 'sheet1') as Extract<IndexWrite, { op: 'index' }>;
+    const partial = { ...w, document: { ...w.document, kind: 'xlsx', warning: 'rows after 10,000 were cut' }, chunks: w.chunks.map((ch) => ({ ...ch, page: 3 })) };
+    await claim.complete({ write: { collectionId: c.id, index: 'chunks_fts', at: 5500, writes: [partial] }, retire: claim.jobs });
+    const doc = (await s.documents.byPath(c.id, 'sheet.xlsx'))!;
+    expect(doc).toMatchObject({ status: 'indexed', warning: 'rows after 10,000 were cut', kind: 'xlsx' });
+    expect((await s.chunks.forDocument(doc.id)).map((ch) => ch.page)).toEqual([3]);
+    expect(await s.stats.failures(c.id, 10)).toEqual([{ path: 'sheet.xlsx', status: 'partial', reason: 'rows after 10,000 were cut' }]);
+    expect((await s.stats.counts()).get(c.id)?.kinds).toEqual({ markdown: 5, xlsx: 1 });
   });
 
   it('re-indexes a changed document in place: new chunks, the old keyword rows gone', async () => {

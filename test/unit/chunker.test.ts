@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkDocument, type Chunk } from '../../src-main/engine/ingest/chunker.js';
 import { markdownParser } from '../../src-main/engine/ingest/parsers/markdown.js';
 import { textParser } from '../../src-main/engine/ingest/parsers/text.js';
+import { DocBuilder } from '../../src-main/engine/ingest/parsers/doc-builder.js';
 
 function lineOf(text: string, offset: number): number {
   return text.slice(0, offset).split('\n').length;
@@ -148,5 +149,38 @@ describe('chunkDocument', () => {
     expectExactRanges(text, chunks);
     expectFullCoverage(text, 0, chunks);
     for (const c of chunks.slice(0, -1)) expect(text[c.end - 1]).toBe('。');
+  });
+});
+
+describe('documents with pages', () => {
+  it('no chunk crosses a page start; each carries its page, small pages stay apart, the heading path carries over', () => {
+    const b = new DocBuilder(1_000_000);
+    b.page('page', 1);
+    b.heading(1, 'Report');
+    b.paragraph('Short first page.');
+    b.page('page', 2);
+    b.paragraph('Short second page continues the report.');
+    b.page('page', 3);
+    b.heading(2, 'Findings');
+    for (let i = 0; i < 40; i++) b.paragraph(`Finding number ${i} is written out at some length so that the page needs several chunks.`);
+    const doc = b.build('Report', 'pdf');
+    const chunks = chunkDocument(doc, { targetChars: 400, overlapChars: 100 });
+    expectExactRanges(doc.text, chunks);
+    const starts = doc.pages!.map((p) => p.offset);
+    for (const c of chunks) {
+      const page = doc.pages!.filter((p) => p.offset <= c.start).at(-1)!.page;
+      expect(c.page).toBe(page);
+      expect(starts.some((s) => s > c.start && s < c.end), `chunk ${c.start}-${c.end} crosses a page`).toBe(false);
+    }
+    expect(chunks.filter((c) => c.page === 2).map((c) => c.headingPath)).toEqual([['Report']]);
+    expect(chunks.filter((c) => c.page === 3).length).toBeGreaterThan(3);
+    // past the marker line (prepare.ts drops a chunk that is only a marker), page 3 is under its heading
+    const page3 = chunks.filter((c) => c.page === 3 && !/^\[page 3\]$/.test(doc.text.slice(c.start, c.end)));
+    expect(page3.every((c) => c.headingPath.join('/') === 'Report/Findings')).toBe(true);
+  });
+
+  it('documents without pages have page null', () => {
+    const chunks = chunkDocument(markdownParser.parse('# A\n\ntext\n', 'a.md'));
+    expect(chunks.map((c) => c.page)).toEqual([null]);
   });
 });

@@ -15,7 +15,7 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
     .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['keyword', 'vector', 'hybrid', 'rerank']).default('keyword'))
     .option('--min-score <x>', 'drop results scoring below x (0..1)', parseFloat)
     .option('--path <glob>', 'only documents whose path matches')
-    .option('--kind <kind>', 'only this kind: markdown, text, code, html (repeatable)', collect)
+    .option('--kind <kind>', 'only this kind: markdown, text, code, html, pdf, docx, pptx, xlsx, odt, odp, ods, epub, rtf, email (repeatable)', collect)
     .option('--tag <tag>', 'only documents with this tag (repeatable; all must match)', collect)
     .option('--since <date>', 'only documents modified on or after this date')
     .option('--until <date>', 'only documents modified on or before this date')

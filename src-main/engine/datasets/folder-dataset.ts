@@ -102,7 +102,7 @@ export class FolderDataset {
       snippet: flatten(h.snippet, snippetLength),
       score: h.score,
       similarity: similarityOf(h, mode),
-      chunk: { ordinal: h.chunk.ordinal, lineStart: h.chunk.lineStart, lineEnd: h.chunk.lineEnd },
+      chunk: { ordinal: h.chunk.ordinal, lineStart: h.chunk.lineStart, lineEnd: h.chunk.lineEnd, page: h.chunk.page },
       modified: new Date(h.modifiedMs).toISOString(),
     };
   }
@@ -118,7 +118,7 @@ export class FolderDataset {
       path: doc.path,
       text,
       metadata: doc.metadata,
-      chunks: this.deps.chunks.forDocument(doc.id).map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd })),
+      chunks: this.deps.chunks.forDocument(doc.id).map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd, page: c.page })),
       modified: new Date(doc.mtimeMs).toISOString(),
     };
   }

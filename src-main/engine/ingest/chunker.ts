@@ -1,6 +1,8 @@
 // Structure-aware chunking: sections at headings, paragraphs inside them, code fences kept
 // whole where they fit; long runs split at line (then word) boundaries with overlap.
-// Every chunk is a range of the document text with its line range and heading path.
+// Every chunk is a range of the document text with its line range and heading path; in a
+// document with pages (slides, sheets, chapters) no chunk crosses a page start, and each carries
+// its page number.
 import { LineIndex } from './lines.js';
 import type { ParsedDocument, TextRange } from './parsers/types.js';
 
@@ -21,11 +23,14 @@ export interface Chunk {
   headingPath: string[];
   /** Headings that begin inside this chunk (indexed with the heading path). */
   innerHeadings: string[];
+  /** Page (slide, sheet, chapter) the chunk is on; null for documents without pages. */
+  page: number | null;
 }
 
 interface Section extends TextRange {
   level: number;
   path: string[];
+  page: number | null;
 }
 
 export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_CHUNKING): Chunk[] {
@@ -38,14 +43,14 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
   type Pending = { start: number; end: number; section: Section; inner: string[] };
   let pending = null as Pending | null;
 
-  const emit = (start: number, end: number, path: string[], inner: string[]) => {
+  const emit = (start: number, end: number, section: Section, inner: string[]) => {
     while (start < end && /\s/.test(text[start]!)) start++;
     while (end > start && /\s/.test(text[end - 1]!)) end--;
     if (end <= start) return;
-    chunks.push({ start, end, lineStart: lines.lineAt(start), lineEnd: lines.lineAt(end - 1), headingPath: path, innerHeadings: inner });
+    chunks.push({ start, end, lineStart: lines.lineAt(start), lineEnd: lines.lineAt(end - 1), headingPath: section.path, innerHeadings: inner, page: section.page });
   };
   const flush = () => {
-    if (pending) emit(pending.start, pending.end, pending.section.path, pending.inner);
+    if (pending) emit(pending.start, pending.end, pending.section, pending.inner);
     pending = null;
   };
 
@@ -53,7 +58,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
     const sectionText = text.slice(section.start, section.end);
     if (!sectionText.trim()) continue;
     // Small subsections join a small chunk before them; anything else starts fresh at a heading.
-    if (pending && (section.level <= 2 || pending.end - pending.start >= target / 4 || section.end - pending.start > target)) flush();
+    if (pending && (section.page !== pending.section.page || section.level <= 2 || pending.end - pending.start >= target / 4 || section.end - pending.start > target)) flush();
     for (const piece of segments(text, section, doc.atomic, target)) {
       if (!pending) {
         pending = { start: piece.start, end: piece.end, section, inner: [] };
@@ -78,22 +83,38 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
   return chunks;
 }
 
+/** Sections start at every heading and every page start; a page start keeps the heading path. */
 function splitSections(doc: ParsedDocument): Section[] {
   const sections: Section[] = [];
   const stack: { level: number; text: string }[] = [];
+  const { headings } = doc;
+  const pages = doc.pages ?? [];
   let start = doc.bodyStart;
   let level = 7;
   let path: string[] = [];
-  for (const h of doc.headings) {
-    if (h.offset < doc.bodyStart) continue;
-    if (h.offset > start) sections.push({ start, end: h.offset, level, path });
-    while (stack.length && stack.at(-1)!.level >= h.level) stack.pop();
-    stack.push({ level: h.level, text: h.text });
+  let page: number | null = pages.length && pages[0]!.offset <= start ? pages[0]!.page : null;
+  // both lists are in text order: merge them (a page start first when both are at one offset)
+  for (let h = 0, p = 0; h < headings.length || p < pages.length; ) {
+    const nextPage = p < pages.length && (h >= headings.length || pages[p]!.offset <= headings[h]!.offset);
+    const offset = nextPage ? pages[p]!.offset : headings[h]!.offset;
+    if (offset < doc.bodyStart) {
+      if (nextPage) p++;
+      else h++;
+      continue;
+    }
+    if (offset > start) sections.push({ start, end: offset, level, path, page });
+    start = offset;
+    if (nextPage) {
+      page = pages[p++]!.page;
+      continue;
+    }
+    const heading = headings[h++]!;
+    while (stack.length && stack.at(-1)!.level >= heading.level) stack.pop();
+    stack.push({ level: heading.level, text: heading.text });
     path = stack.map((s) => s.text);
-    level = h.level;
-    start = h.offset;
+    level = heading.level;
   }
-  sections.push({ start, end: doc.text.length, level, path });
+  sections.push({ start, end: doc.text.length, level, path, page });
   return sections;
 }
 

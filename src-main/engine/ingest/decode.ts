@@ -1,5 +1,11 @@
-// Turns raw file bytes into text, or says why it cannot: binary content is refused,
-// invalid UTF-8 falls back to windows-1252 (the usual culprit) and says so.
+// Turns raw file bytes into text, or says why it cannot: binary content is refused; UTF-8 and
+// UTF-16 with a byte-order mark are read as they are; anything that is not valid UTF-8 is a legacy
+// encoding: chardet guesses which (GBK/GB18030, Shift_JIS, EUC-JP, EUC-KR, Big5, the Windows and
+// ISO code pages…) and iconv-lite decodes it; without a confident guess, windows-1252 (the usual
+// culprit). The note says which encoding was used.
+import * as chardet from 'chardet';
+import iconv from 'iconv-lite';
+
 export type Decoded = { ok: true; text: string; note?: string } | { ok: false; reason: string };
 
 const SNIFF_BYTES = 8192;
@@ -12,8 +18,25 @@ export function decodeText(buf: Buffer): Decoded {
   try {
     return ok(new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(start)));
   } catch {
-    return { ...ok(decodeWindows1252(buf)), note: 'invalid UTF-8; decoded as windows-1252' };
+    return decodeLegacy(buf);
   }
+}
+
+const DETECT_BYTES = 64 * 1024;
+/** chardet's names → iconv-lite's; ISO-8859-1 is read as its superset windows-1252, as browsers do. */
+const ENCODINGS: Record<string, string> = {
+  'GB18030': 'gb18030', 'Shift_JIS': 'shift_jis', 'EUC-JP': 'euc-jp', 'EUC-KR': 'euc-kr', 'Big5': 'big5',
+  'ISO-2022-JP': 'iso-2022-jp', 'KOI8-R': 'koi8-r', 'ISO-8859-1': 'windows-1252',
+};
+const SINGLE_BYTE = /^(windows-125\d|ISO-8859-\d+)$/;
+
+function decodeLegacy(buf: Buffer): Decoded {
+  const guess = chardet.analyse(buf.subarray(0, DETECT_BYTES)).find((c) => c.confidence >= 30 && (ENCODINGS[c.name] || SINGLE_BYTE.test(c.name)));
+  const encoding = guess ? (ENCODINGS[guess.name] ?? guess.name.toLowerCase()) : null;
+  if (encoding && encoding !== 'windows-1252' && iconv.encodingExists(encoding)) {
+    return { ...ok(iconv.decode(buf, encoding)), note: `not UTF-8; decoded as ${encoding} (detected)` };
+  }
+  return { ...ok(decodeWindows1252(buf)), note: 'invalid UTF-8; decoded as windows-1252' };
 }
 
 // Node's TextDecoder('windows-1252') is really latin1 (Node < 23): bytes 0x80-0x9f come out as

@@ -14,7 +14,7 @@ import type { Db } from '../store/database.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
 import { limitMoved, type FileRead, type FileStat } from './file-read.js';
-import { prepareDocument } from './prepare.js';
+import { isBinaryDocument, prepareDocument, type Prepared } from './prepare.js';
 import { errorCode, scanCollection } from './scan.js';
 import type { IndexProgress, IndexReport, PathReason as FileProblem } from '../types/indexing.js';
 
@@ -31,6 +31,21 @@ export interface IndexerOptions {
   maxFileBytes: number;
   /** When set, the limit in force now (a saved setting applies from the next batch on). */
   maxFileBytesNow?: () => number;
+}
+
+/** Documents (PDF, Office, …) of a batch, already prepared by the parse workers (see needsParsing). */
+export type ParsedDocuments = ReadonlyMap<string, Prepared>;
+
+/**
+ * The reads of a batch a parse worker must prepare before the batch is applied: documents whose
+ * bytes changed (not those the index already has with the same hash).
+ */
+export function needsParsing(deps: IndexerDeps, collection: CollectionRow, reads: readonly FileRead[]): (FileRead & { kind: 'bytes' })[] {
+  return reads.filter((r): r is FileRead & { kind: 'bytes' } => {
+    if (r.kind !== 'bytes' || !isBinaryDocument(r.path)) return false;
+    const fp = deps.documents.byPath(collection.id, r.path);
+    return !(fp && fp.hash === r.hash && fp.status !== 'failed');
+  });
 }
 
 export type FileOutcome =
@@ -77,12 +92,13 @@ export function applyFiles(
   collection: CollectionRow,
   reads: readonly FileRead[],
   opts: IndexerOptions,
+  parsed: ParsedDocuments = new Map(),
 ): { outcomes: Map<string, FileOutcome>; fts: FtsRow[] } {
   const fts: FtsRow[] = [];
   const outcomes = new Map<string, FileOutcome>();
   const moved = new Set<number>();
   const ordered = [...reads].sort((a, b) => Number(isAbsent(a)) - Number(isAbsent(b)));
-  for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts));
+  for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts, parsed));
   // the old path of a rename was not "deleted before it could be read": it moved
   for (const o of outcomes.values()) if (o.result === 'renamed' && outcomes.get(o.from)?.result === 'ignored') outcomes.set(o.from, { path: o.from, result: 'ignored' });
   return { outcomes, fts };
@@ -97,6 +113,7 @@ function applyOne(
   opts: IndexerOptions,
   moved: Set<number>,
   fts: FtsRow[],
+  parsed: ParsedDocuments,
 ): FileOutcome {
   const fp = deps.documents.byPath(collection.id, item.path);
   const now = Date.now();
@@ -134,7 +151,9 @@ function applyOne(
       return { path: item.path, result: 'renamed', from: from.path, bytes };
     }
   }
-  const prepared = prepareDocument(item.buf, item.path, opts.chunking);
+  const prepared = isBinaryDocument(item.path)
+    ? (parsed.get(item.path) ?? { ok: false, status: 'failed', reason: 'the document was not parsed (internal error)', kind: 'unknown' })
+    : prepareDocument(item.buf, item.path, opts.chunking);
   if (!prepared.ok) {
     writeUnindexed(deps, collection, item.path, item.stat, fp?.id, item.hash, prepared.status, prepared.reason, prepared.kind, now);
     return { path: item.path, result: prepared.status, reason: prepared.reason };
@@ -151,6 +170,7 @@ function applyOne(
       hash: item.hash,
       status: 'indexed',
       error: prepared.note ?? null,
+      warning: prepared.warning ?? null,
       tags: prepared.tags,
       metadata: prepared.metadata,
     },

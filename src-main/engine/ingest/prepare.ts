@@ -1,9 +1,12 @@
 // One file's bytes → what the store needs: parsed text, document fields, chunks in index form.
+// Text formats are prepared where they are indexed (prepareDocument: no worker round trip);
+// documents (PDF, Office, …) by prepareBinaryDocument, which the parse workers run.
 import { toIndexText } from '../search/cjk.js';
 import type { ChunkWrite } from '../store/chunks.js';
 import { chunkDocument, type ChunkOptions } from './chunker.js';
 import { decodeText } from './decode.js';
-import { parserFor } from './parsers/index.js';
+import { documentParserFor, parserFor } from './parsers/index.js';
+import { PAGE_MARKER_LINE, UnsupportedDocument, type ParsedDocument, type ParseLimits } from './parsers/types.js';
 
 export type Prepared =
   | {
@@ -14,9 +17,16 @@ export type Prepared =
       tags: string[];
       metadata: Record<string, unknown>;
       note?: string;
+      /** Indexed, but not all of it (see ParsedDocument.warnings); status lists it. */
+      warning?: string;
       chunks: ChunkWrite[];
     }
   | { ok: false; status: 'skipped' | 'failed'; reason: string; kind: string };
+
+/** True when the file is a document read by a parse worker (PDF, Office, …), not as text. */
+export function isBinaryDocument(path: string): boolean {
+  return documentParserFor(path) !== undefined;
+}
 
 export function prepareDocument(buf: Buffer, path: string, chunking: ChunkOptions): Prepared {
   const parser = parserFor(path);
@@ -29,24 +39,53 @@ export function prepareDocument(buf: Buffer, path: string, chunking: ChunkOption
   } catch (err) {
     return { ok: false, status: 'failed', reason: `cannot parse as ${parser.kind}: ${(err as Error).message}`, kind: parser.kind };
   }
-  if (!parsed.text.trim()) return { ok: false, status: 'skipped', reason: 'no text content', kind: parsed.kind };
+  return finish(parsed, chunking, decoded.note, false);
+}
+
+/** A document's bytes through its parser (in a parse worker; see parse-pool.ts). */
+export async function prepareBinaryDocument(bytes: Uint8Array, path: string, chunking: ChunkOptions, limits: ParseLimits): Promise<Prepared> {
+  const parser = documentParserFor(path);
+  if (!parser) return { ok: false, status: 'failed', reason: 'not a document format', kind: 'unknown' };
+  if (bytes.length === 0) return { ok: false, status: 'skipped', reason: 'empty file', kind: parser.kind };
+  let parsed;
+  try {
+    parsed = await parser.parse(bytes, path, limits);
+  } catch (err) {
+    if (err instanceof UnsupportedDocument) return { ok: false, status: 'skipped', reason: err.message, kind: parser.kind };
+    return { ok: false, status: 'failed', reason: `cannot read as ${parser.kind}: ${(err as Error).message}`, kind: parser.kind };
+  }
+  parsed.text = parsed.text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => (c === '\u000b' || c === '\u000c' ? '\n' : ''));
+  return finish(parsed, chunking, undefined, true);
+}
+
+function finish(parsed: ParsedDocument, chunking: ChunkOptions, note: string | undefined, markers: boolean): Prepared {
+  if (!parsed.text.trim()) {
+    return { ok: false, status: 'skipped', reason: parsed.warnings?.length ? parsed.warnings.join('; ') : 'no text content', kind: parsed.kind };
+  }
   const ftsTitle = toIndexText(parsed.title);
-  const chunks = chunkDocument(parsed, chunking).map((c, ordinal): ChunkWrite => {
-    const body = parsed.text.slice(c.start, c.end);
+  const chunks: ChunkWrite[] = [];
+  for (const c of chunkDocument(parsed, chunking)) {
+    let body = parsed.text.slice(c.start, c.end);
+    // a document's marker lines are shown by get, never searched: a chunk of nothing but a marker is left out
+    if (markers) {
+      body = body.replace(PAGE_MARKER_LINE, '');
+      if (!body.trim()) continue;
+    }
     const headings = c.innerHeadings.length ? [...c.headingPath, ...c.innerHeadings] : c.headingPath;
-    return {
-      ordinal,
+    chunks.push({
+      ordinal: chunks.length,
       charStart: c.start,
       charEnd: c.end,
       lineStart: c.lineStart,
       lineEnd: c.lineEnd,
       headingPath: c.headingPath,
+      page: c.page,
       tokens: estimateTokens(body),
       ftsTitle,
       ftsHeadings: toIndexText(headings.join(' \n ')),
       ftsBody: toIndexText(body),
-    };
-  });
+    });
+  }
   return {
     ok: true,
     text: parsed.text,
@@ -54,7 +93,8 @@ export function prepareDocument(buf: Buffer, path: string, chunking: ChunkOption
     kind: parsed.kind,
     tags: parsed.tags,
     metadata: parsed.metadata,
-    note: decoded.note,
+    note,
+    ...(parsed.warnings?.length ? { warning: parsed.warnings.join('; ').slice(0, 2000) } : {}),
     chunks,
   };
 }

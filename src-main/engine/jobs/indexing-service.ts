@@ -4,6 +4,7 @@
 // releases them in close().
 import { TroveError } from '../errors.js';
 import type { IndexProgress, IndexReport, IndexerDeps, IndexerOptions } from '../ingest/indexer.js';
+import { ParsePool, type ParsePoolOptions } from '../ingest/parse-pool.js';
 import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
 import { freshnessOf, type Freshness, type PendingEmbeddingProbe } from '../watch/freshness.js';
@@ -24,6 +25,10 @@ export interface IndexingOptions extends IndexerOptions {
   batchFiles?: number;
   /** Files read at once. */
   readConcurrency?: number;
+  /** Documents (PDF, Office, …) per write batch (default 32). */
+  batchDocuments?: number;
+  /** The document parse workers: how many, time and memory limits, parse bounds. */
+  parsing?: Partial<ParsePoolOptions>;
 }
 
 export class IndexingService {
@@ -31,6 +36,7 @@ export class IndexingService {
   private readonly progressHub = new ProgressHub();
   private readonly runner: JobRunner;
   private readonly live: LiveFolders;
+  private readonly parsers: ParsePool;
   private readonly filters = new Map<number, PathFilter>();
   private pendingEmbedding: PendingEmbeddingProbe | null = null;
   /** Explicit index runs under way (they run even in paused collections). */
@@ -48,13 +54,15 @@ export class IndexingService {
       if (!f) this.filters.set(c.id, (f = new PathFilter(c.root, c.include, c.exclude)));
       return f;
     };
+    this.parsers = new ParsePool(opts.chunking, opts.parsing);
     this.runner = new JobRunner(
-      { indexer, jobs: this.jobs, collections, progress: this.progressHub, filterFor, onChanged },
+      { indexer, jobs: this.jobs, collections, progress: this.progressHub, parsers: this.parsers, filterFor, onChanged },
       {
         chunking: opts.chunking,
         maxFileBytes: opts.maxFileBytes,
         maxFileBytesNow: opts.maxFileBytesNow,
         batchFiles: opts.batchFiles ?? 256,
+        batchDocuments: opts.batchDocuments ?? 32,
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },
       },
@@ -225,10 +233,11 @@ export class IndexingService {
     return freshnessOf(this.jobs, documentIds, this.pendingEmbedding);
   }
 
-  /** Synchronous: the engine closes its database right after. */
-  close(): void {
+  /** The engine closes its database right after this returns; the promise settles when the parse workers have exited. */
+  close(): Promise<void> {
     this.runner.close();
     void this.live.stop().catch(() => undefined);
+    return this.parsers.close();
   }
 }
 

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import { TroveError } from '../errors.js';
 import { readFiles } from '../ingest/file-read.js';
-import { applyFiles, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
+import { applyFiles, needsParsing, planReconcile, type FileOutcome, type IndexerDeps, type IndexerOptions, type ReconcilePlan } from '../ingest/indexer.js';
+import type { ParsePool } from '../ingest/parse-pool.js';
+import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
 import { FtsMerge } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
@@ -20,6 +22,8 @@ export const PRIORITY = { scan: 100, userChange: 10, reconcile: 0 } as const;
 
 export interface RunnerOptions extends IndexerOptions {
   batchFiles: number;
+  /** Documents (PDF, Office, …) per batch: their bytes and text are held until the batch is written. */
+  batchDocuments: number;
   readConcurrency: number;
   retry: RetryPolicy;
 }
@@ -29,6 +33,8 @@ export interface RunnerDeps {
   jobs: JobStore;
   collections: CollectionStore;
   progress: ProgressHub;
+  /** Where documents (PDF, Office, …) are parsed: worker threads, off this thread. */
+  parsers: ParsePool;
   filterFor: (c: CollectionRow) => PathFilter;
   /** Called after every batch that changed the index (the engine bumps its cache generation). */
   onChanged: () => void;
@@ -216,8 +222,12 @@ export class JobRunner {
     for (const l of this.listeners) l.scanned?.(collection.id, plan);
   }
 
-  private async runFiles(collection: CollectionRow, batch: JobRow[]): Promise<void> {
+  private async runFiles(collection: CollectionRow, whole: JobRow[]): Promise<void> {
     const { jobs, indexer, progress } = this.deps;
+    // a batch holds every file's bytes (and a document's extracted text) until it is written: documents
+    // are big, so at most batchDocuments of them; the jobs left out stay queued for the next batch
+    let documents = 0;
+    const batch = whole.filter((j) => !isBinaryDocument(j.path) || documents++ < Math.max(1, this.opts.batchDocuments));
     if (!rootPresent(collection.root)) {
       // the whole folder is gone (an unplugged drive, a deleted root): its files are not
       // "deleted", so nothing leaves the index; the scan reports why and retries
@@ -249,12 +259,21 @@ export class JobRunner {
     );
     // the engine closed or the collection went away while we were reading: drop the batch
     if (this.closed || !this.collection(collection.id)) return;
+    // documents are parsed in the workers, all of the batch's at once; the writes wait for them
+    const parsed = new Map<string, Prepared>();
+    await Promise.all(
+      needsParsing(indexer, collection, reads).map(async (r) => {
+        parsed.set(r.path, await this.deps.parsers.prepare(r.buf, r.path));
+        progress.reading(collection.id, r.path);
+      }),
+    );
+    if (this.closed || !this.collection(collection.id)) return;
     const now = Date.now();
     let outcomes = new Map<string, FileOutcome>();
     // a registered dataset's folder goes to its own keyword index (store/keyword-index.ts)
     const target = { ...indexer, chunks: indexer.chunks.forIndex(keywordIndexOf(collection.kind)) };
     indexer.db.transaction(() => {
-      const applied = applyFiles(target, collection, reads, opts);
+      const applied = applyFiles(target, collection, reads, opts, parsed);
       outcomes = applied.outcomes;
       for (const job of batch) {
         const o = outcomes.get(job.path);

@@ -21,6 +21,7 @@ export interface Anchor {
   line_end: number;
   /** JSON array */
   heading_path: string;
+  page: number | null;
 }
 
 export class Anchors {
@@ -30,7 +31,7 @@ export class Anchors {
   constructor(db: Db) {
     this.byChunk = db.prepare<[number], Anchor>(
       `SELECT d.docid, d.path, d.title, d.kind, d.tags, d.mtime_ms, col.name AS collection,
-              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path
+              c.ordinal, c.char_start, c.char_end, c.line_start, c.line_end, c.heading_path, c.page
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections col ON col.id = d.collection_id
         WHERE c.id = ?`,
     );

@@ -192,7 +192,8 @@ export class LexicalSearch {
       snippet: snippet.text,
       highlights: snippet.highlights,
       line: snippet.line,
-      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+      page: a.page,
+      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath, page: a.page },
     };
     if (req.explain) {
       hit.explain = {

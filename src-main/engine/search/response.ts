@@ -24,6 +24,7 @@ export function toSearchResult(h: RankedHit, fresh: Freshness | undefined | null
     snippet: h.snippet,
     highlights: h.highlights,
     line: h.line,
+    page: h.page,
     chunk: h.chunk,
     ...(h.explain ? { explain: h.explain } : {}),
   };

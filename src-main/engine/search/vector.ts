@@ -146,7 +146,8 @@ export class VectorSearch {
       snippet: snippet.text,
       highlights: snippet.highlights,
       line: snippet.line,
-      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath },
+      page: a.page,
+      chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath, page: a.page },
       ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
     };
   }

@@ -12,6 +12,8 @@ export interface ChunkWrite {
   lineStart: number;
   lineEnd: number;
   headingPath: string[];
+  /** Page, slide, sheet or chapter (1-based); null where the format has none. */
+  page?: number | null;
   tokens: number;
   /** FTS column values, already in index form (see search/cjk.ts). */
   ftsTitle: string;
@@ -35,6 +37,7 @@ export interface ChunkRow {
   lineStart: number;
   lineEnd: number;
   headingPath: string[];
+  page: number | null;
 }
 
 interface RawChunk {
@@ -46,6 +49,7 @@ interface RawChunk {
   line_start: number;
   line_end: number;
   heading_path: string;
+  page: number | null;
 }
 
 function fromRaw(r: RawChunk): ChunkRow {
@@ -58,6 +62,7 @@ function fromRaw(r: RawChunk): ChunkRow {
     lineStart: r.line_start,
     lineEnd: r.line_end,
     headingPath: r.heading_path ? (JSON.parse(r.heading_path) as string[]) : [],
+    page: r.page,
   };
 }
 
@@ -93,8 +98,8 @@ export class ChunkStore {
     );
     // plain INSERT + lastInsertRowid: RETURNING costs a statement journal per row
     this.insertStmt = db.prepare(
-      `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, tokens)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertFtsStmt = db.prepare(`INSERT INTO ${index} (rowid, title, headings, body) VALUES (?, ?, ?, ?)`);
     this.byIdStmt = db.prepare<[number], RawChunk>('SELECT * FROM chunks WHERE id = ?');
@@ -123,7 +128,7 @@ export class ChunkStore {
     for (const c of chunks) {
       const heading = c.headingPath.length ? JSON.stringify(c.headingPath) : '';
       const { lastInsertRowid } = this.insertStmt.run(
-        documentId, c.ordinal, c.charStart, c.charEnd, c.lineStart, c.lineEnd, heading, c.tokens,
+        documentId, c.ordinal, c.charStart, c.charEnd, c.lineStart, c.lineEnd, heading, c.page ?? null, c.tokens,
       );
       const id = Number(lastInsertRowid);
       rows.push({ id, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody });

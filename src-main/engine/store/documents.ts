@@ -16,6 +16,8 @@ export interface DocumentRow {
   indexedAt: number;
   status: DocumentStatus;
   error: string | null;
+  /** Indexed, but not all of it, and why (see ingest/prepare.ts). */
+  warning: string | null;
   tags: string[];
   metadata: Record<string, unknown>;
 }
@@ -33,6 +35,7 @@ interface RawDocument {
   indexed_at: number;
   status: DocumentStatus;
   error: string | null;
+  warning: string | null;
   tags: string;
   metadata: string;
 }
@@ -51,6 +54,7 @@ export function documentFromRaw(r: RawDocument): DocumentRow {
     indexedAt: r.indexed_at,
     status: r.status,
     error: r.error,
+    warning: r.warning ?? null,
     tags: JSON.parse(r.tags) as string[],
     metadata: JSON.parse(r.metadata) as Record<string, unknown>,
   };
@@ -77,6 +81,8 @@ export interface DocumentWrite {
   hash: string | null;
   status: DocumentStatus;
   error: string | null;
+  /** Indexed, but not all of it (optional: most writers have none). */
+  warning?: string | null;
   tags: string[];
   metadata: Record<string, unknown>;
 }
@@ -109,12 +115,12 @@ export class DocumentStore {
     this.byDocidStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE docid = ?');
     this.byIdStmt = db.prepare<[number], RawDocument>('SELECT * FROM documents WHERE id = ?');
     this.upsertStmt = db.prepare<DocumentWriteParams, { id: number }>(
-      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, tags, metadata)
-       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @tags, @metadata)
+      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata)
+       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata)
        ON CONFLICT (collection_id, path) DO UPDATE SET
          title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms,
          hash = excluded.hash, indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error,
-         tags = excluded.tags, metadata = excluded.metadata
+         warning = excluded.warning, tags = excluded.tags, metadata = excluded.metadata
        RETURNING id`,
     );
     this.touchStmt = db.prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE id = ?');
@@ -183,6 +189,7 @@ export class DocumentStore {
   upsert(d: DocumentWrite, indexedAt: number): number {
     return this.upsertStmt.get({
       ...d,
+      warning: d.warning ?? null,
       indexedAt,
       tags: JSON.stringify(d.tags),
       metadata: JSON.stringify(d.metadata),

@@ -160,4 +160,16 @@ export const migrations: readonly string[] = [
     checked_at INTEGER NOT NULL
   );
   `,
+  /* documents with pages: each chunk's page (PDF page, slide, sheet, EPUB chapter, mbox message),
+     which search hits carry; and the warning of a document indexed only in part (rows cut, a
+     chapter missing, a PDF without a text layer that needs OCR), which status lists */ `
+  ALTER TABLE chunks ADD COLUMN page INTEGER;   -- 1-based; NULL for formats without pages
+  ALTER TABLE documents ADD COLUMN warning TEXT; -- indexed, but not all of it, and why
+  -- collections still on the old default include list now read documents too (the next reconcile finds them)
+  UPDATE collections SET include_globs = json_insert(include_globs, '$[#]', '**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}')
+   WHERE json_valid(include_globs) AND json_array_length(include_globs) = 6
+     AND json_extract(include_globs, '$[0]') = '**/*.{md,markdown,mdx,mdown,txt,text,rst,adoc,asciidoc,org,tex,log}'
+     AND json_extract(include_globs, '$[1]') = '**/*.{html,htm,xhtml}'
+     AND json_extract(include_globs, '$[5]') = '**/{README,LICENSE,CHANGELOG,CONTRIBUTING,NOTICE,AUTHORS,Makefile,Dockerfile}';
+  `,
 ];

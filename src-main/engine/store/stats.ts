@@ -1,4 +1,4 @@
-// Read-only counts for status: documents, chunks and failures per collection.
+// Read-only counts for status: documents (per kind), chunks and problems per collection.
 import type { Db } from './database.js';
 import type { FileProblem as FailureRow } from '../types/collections.js';
 
@@ -10,12 +10,15 @@ export interface CollectionCounts {
   skipped: number;
   failed: number;
   chunks: number;
+  kinds: Record<string, number>;
 }
 
 export class StatsStore {
   private readonly countsStmt;
   private readonly chunksStmt;
   private readonly failuresStmt;
+  private readonly kindsStmt;
+  private readonly kindExistsStmt;
 
   constructor(db: Db) {
     this.countsStmt = db.prepare<[], { collection_id: number; indexed: number; skipped: number; failed: number }>(
@@ -26,22 +29,38 @@ export class StatsStore {
     this.chunksStmt = db.prepare<[], { collection_id: number; n: number }>(
       'SELECT d.collection_id, count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id GROUP BY d.collection_id',
     );
-    this.failuresStmt = db.prepare<[number, number], { path: string; status: 'skipped' | 'failed'; error: string | null }>(
-      `SELECT path, status, error FROM documents WHERE collection_id = ? AND status != 'indexed'
-        ORDER BY status DESC, path LIMIT ?`,
+    // failed first, then documents indexed only in part, then skipped ones
+    this.failuresStmt = db.prepare<[number, number], { path: string; status: 'skipped' | 'failed' | 'partial'; error: string | null }>(
+      `SELECT path, CASE WHEN status = 'indexed' THEN 'partial' ELSE status END AS status,
+              CASE WHEN status = 'indexed' THEN warning ELSE error END AS error
+         FROM documents WHERE collection_id = ? AND (status != 'indexed' OR warning IS NOT NULL)
+        ORDER BY CASE status WHEN 'failed' THEN 0 WHEN 'indexed' THEN 1 ELSE 2 END, path LIMIT ?`,
+    );
+    this.kindExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM documents WHERE kind = ? LIMIT 1');
+    this.kindsStmt = db.prepare<[], { collection_id: number; kind: string; n: number }>(
+      "SELECT collection_id, kind, count(*) AS n FROM documents WHERE status = 'indexed' GROUP BY collection_id, kind",
     );
   }
 
   counts(): Map<number, CollectionCounts> {
     const out = new Map<number, CollectionCounts>();
     for (const r of this.countsStmt.all()) {
-      out.set(r.collection_id, { collectionId: r.collection_id, documents: r.indexed, skipped: r.skipped, failed: r.failed, chunks: 0 });
+      out.set(r.collection_id, { collectionId: r.collection_id, documents: r.indexed, skipped: r.skipped, failed: r.failed, chunks: 0, kinds: {} });
+    }
+    for (const r of this.kindsStmt.all()) {
+      const c = out.get(r.collection_id);
+      if (c) c.kinds[r.kind] = r.n;
     }
     for (const r of this.chunksStmt.all()) {
       const c = out.get(r.collection_id);
       if (c) c.chunks = r.n;
     }
     return out;
+  }
+
+  /** Some document (of any collection kind) is of this kind. */
+  kindExists(kind: string): boolean {
+    return this.kindExistsStmt.get(kind) !== undefined;
   }
 
   failures(collectionId: number, limit: number): FailureRow[] {

@@ -172,6 +172,8 @@ export interface TokenRepository {
 
 export interface StatsRepository {
   counts(): Promise<Map<number, CollectionCounts>>;
+  /** Some document (of any collection kind) is of this kind. */
+  kindExists(kind: string): Promise<boolean>;
   failures(collectionId: number, limit: number): Promise<FailureRow[]>;
 }
 

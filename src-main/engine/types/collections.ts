@@ -19,13 +19,15 @@ export interface CollectionInfo {
   chunks: number;
   skipped: number;
   failed: number;
+  /** Indexed documents per kind (markdown, pdf, docx, …). */
+  kinds: Record<string, number>;
   createdAt: string;
   lastIndexedAt: string | null;
 }
 
-/** A file that was not indexed, and why. */
+/** A file that was not indexed, or indexed only in part ('partial': rows cut, a chapter missing, needs OCR), and why. */
 export interface FileProblem {
   path: string;
-  status: 'skipped' | 'failed';
+  status: 'skipped' | 'failed' | 'partial';
   reason: string;
 }

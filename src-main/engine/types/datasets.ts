@@ -56,8 +56,8 @@ export interface DatasetHit {
   score: number;
   /** Cosine similarity of query and document vector (−1..1) when a vector ranked it, else null. */
   similarity: number | null;
-  /** Folder datasets: the anchor chunk, like a document hit (ordinal, lineStart, lineEnd); FAISS: null. */
-  chunk: { ordinal: number; lineStart: number; lineEnd: number } | null;
+  /** Folder datasets: the anchor chunk, like a document hit (ordinal, lineStart, lineEnd, page: the PDF page, slide, sheet… or null); FAISS: null. */
+  chunk: { ordinal: number; lineStart: number; lineEnd: number; page: number | null } | null;
   /** ISO; folder datasets: the file's mtime. */
   modified: string | null;
 }
@@ -97,7 +97,7 @@ export interface DatasetDocument {
   /** The rest of the metadata entry (FAISS) / front matter (folder). */
   metadata: Record<string, unknown>;
   /** Folder datasets: the document's chunks as char ranges into text, in order; FAISS: null (chunk on the fly). */
-  chunks: { ordinal: number; charStart: number; charEnd: number; lineStart: number; lineEnd: number }[] | null;
+  chunks: { ordinal: number; charStart: number; charEnd: number; lineStart: number; lineEnd: number; page: number | null }[] | null;
   /** ISO; folder datasets: the file's mtime. */
   modified: string | null;
 }

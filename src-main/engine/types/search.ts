@@ -20,6 +20,11 @@ export interface ChunkLocation {
   lineStart: number;
   lineEnd: number;
   headingPath: string[];
+  /**
+   * The page the chunk is on: a PDF page, a slide (PPTX, ODP), a sheet (XLSX, ODS, by position),
+   * an EPUB chapter or an mbox message, 1-based; null for formats without pages.
+   */
+  page: number | null;
 }
 
 /** The fields every hit has, from whichever leg found it. */
@@ -41,6 +46,8 @@ export interface HitFields {
   highlights: Span[];
   /** Line of the best match. */
   line: number;
+  /** Page (slide, sheet, chapter) of the best match; null where the format has none. Same as chunk.page. */
+  page: number | null;
   chunk: ChunkLocation;
   explain?: Record<string, unknown>;
 }

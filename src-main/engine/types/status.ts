@@ -7,7 +7,7 @@ import type { EmbeddingStatusReport } from './models.js';
 export interface StatusReport {
   profileDir: string;
   database: { path: string; bytes: number };
-  totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number };
+  totals: { collections: number; documents: number; chunks: number; skipped: number; failed: number; kinds: Record<string, number> };
   collections: (CollectionInfo & { problems: FileProblem[] })[];
   /** Watching, pauses, queue sizes and the latest progress of each collection. */
   indexing: IndexingStatus;

@@ -3,7 +3,7 @@
 // (TroveError UNAVAILABLE) and the caller gets that message as an isError result.
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SearchResponse } from '../../engine/index.js';
+import { pageUnit, type SearchResponse } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, guarded, textResult } from './results.js';
@@ -27,6 +27,7 @@ const hit = z.object({
     .array(z.array(z.number().int().min(0)).length(2))
     .describe("Where the snippet shows the query's words: [start, end) offsets into snippet; only the words the search used, whole words, stemmed forms included"),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
+  page: z.number().int().nullable().describe('Page of the best match: PDF page, slide, sheet, EPUB chapter or mbox message (1-based); null for formats without pages'),
 });
 export const searchOutput = convertedOnce(
   z.object({
@@ -111,12 +112,16 @@ function summarise(query: string, results: SearchResponse['results'], notices: r
       snippet: r.snippet,
       highlights: r.highlights,
       line: r.line,
+      page: r.page,
     })),
     ...(notices.length ? { notices: [...notices] } : {}),
   };
   const notes = notices.map((n) => `Note: ${n}`);
   if (!structured.results.length) return textResult([`No results found for "${query}"`, ...notes].join('\n'), structured);
-  const lines = structured.results.map((r) => `${r.docid} ${Math.round(r.score * 100)}% ${r.file} - ${r.title}`);
+  const lines = structured.results.map((r, i) => {
+    const where = r.page !== null ? ` (${pageUnit(results[i]!.kind)} ${r.page})` : '';
+    return `${r.docid} ${Math.round(r.score * 100)}% ${r.file}${where} - ${r.title}`;
+  });
   const head = `Found ${lines.length} result${lines.length === 1 ? '' : 's'} for "${query}":\n`;
   return textResult([head, ...lines, ...(notes.length ? ['', ...notes] : [])].join('\n'), structured);
 }

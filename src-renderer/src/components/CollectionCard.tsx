@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { CollectionInfo, EmbeddingProgress, FileProblem, IndexActivity, StatusReport } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { ConfirmDialog } from './ConfirmDialog';
+import { KindCounts } from './kinds';
 import { EmbeddingBar, ProgressBar } from './ProgressBar';
 
 export function collectionState(c: CollectionInfo, activity: IndexActivity | null): { label: string; tone: 'busy' | 'ok' | 'warn' | 'error' | 'idle' } {
@@ -77,6 +78,7 @@ export function CollectionCard(props: {
           <dd>{c.lastIndexedAt ? new Date(c.lastIndexedAt).toLocaleString() : 'never'}</dd>
         </div>
       </dl>
+      <KindCounts kinds={c.kinds} />
       <details>
         <summary>
           {c.include.length} include and {c.exclude.length} exclude patterns
@@ -114,7 +116,7 @@ export function CollectionCard(props: {
       {problems.length > 0 && (
         <details>
           <summary>
-            {problems.length} file{problems.length === 1 ? '' : 's'} not indexed, with reasons
+            {problems.length} file{problems.length === 1 ? '' : 's'} not indexed (or only in part), with reasons
           </summary>
           <ul className="problems">
             {problems.map((p) => (

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { RetrievedDocument, SearchHit } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { highlight, spansWithin } from './highlight';
+import { MARKER_LINE, pageLabel } from './kinds';
 
 export interface PreviewHighlight {
   query: string;
@@ -48,6 +49,12 @@ export function PreviewPanel(props: { hit: SearchHit; highlight: PreviewHighligh
       </header>
       <p className="path">
         {hit.uri} · {hit.docid}
+        {hit.page !== null && (
+          <>
+            {' · '}
+            <strong data-testid="preview-page">{pageLabel(hit.kind, hit.page)}</strong>
+          </>
+        )}
       </p>
       {error && (
         <p className="error" role="alert">
@@ -65,8 +72,10 @@ export function PreviewPanel(props: { hit: SearchHit; highlight: PreviewHighligh
             {lines.map((line, i) => {
               const n = doc.fromLine + i;
               const inAnchor = n >= hit.chunk.lineStart && n <= hit.chunk.lineEnd;
+              const marker = MARKER_LINE.test(line.replace(/^\s*\d+: /, ''));
+              const className = [inAnchor ? 'anchor' : '', marker ? 'page-marker' : ''].filter(Boolean).join(' ') || undefined;
               return (
-                <span key={n} ref={n === hit.chunk.lineStart ? anchorRef : undefined} className={inAnchor ? 'anchor' : undefined}>
+                <span key={n} ref={n === hit.chunk.lineStart ? anchorRef : undefined} className={className}>
                   {inAnchor ? highlight(line, spansWithin(doc.highlights, starts[i]!, starts[i]! + line.length)) : line}
                   {'\n'}
                 </span>

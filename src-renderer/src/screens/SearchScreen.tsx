@@ -4,6 +4,7 @@ import type { FormEvent } from 'react';
 import type { SearchHit } from '../../../src-main/api/results';
 import { highlight } from '../components/highlight';
 import { PreviewPanel } from '../components/PreviewPanel';
+import { KINDS, pageLabel } from '../components/kinds';
 import { useApp, type SearchForm } from '../store';
 
 const MODES: { id: SearchForm['mode']; label: string }[] = [
@@ -64,7 +65,12 @@ export function SearchScreen() {
               </label>
               <label>
                 Kind
-                <input value={form.kind} onChange={(e) => setSearchForm({ kind: e.target.value })} placeholder="markdown" />
+                <input value={form.kind} onChange={(e) => setSearchForm({ kind: e.target.value })} placeholder="markdown, pdf, docx…" list="known-kinds" />
+                <datalist id="known-kinds">
+                  {KINDS.map((k) => (
+                    <option key={k} value={k} />
+                  ))}
+                </datalist>
               </label>
               <label>
                 Tag
@@ -144,6 +150,7 @@ function Result(props: { hit: SearchHit; selected: boolean; onOpen(): void }) {
       </header>
       <p className="path">
         {hit.collection}/{hit.path}:{hit.line}
+        {hit.page !== null && <span data-testid="result-page">{` · ${pageLabel(hit.kind, hit.page)}`}</span>}
         {hit.chunk.headingPath.length ? ` · ${hit.chunk.headingPath.join(' › ')}` : ''}
       </p>
       <pre className="snippet">{highlight(hit.snippet, hit.highlights)}</pre>

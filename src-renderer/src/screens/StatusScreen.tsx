@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { errorMessage, trove } from '../bridge';
 import { EmbeddingBar, ProgressBar } from '../components/ProgressBar';
 import { useApp } from '../store';
+import { KindCounts } from '../components/kinds';
 
 const formatBytes = (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
@@ -174,6 +175,7 @@ export function StatusScreen() {
               <dd>{formatBytes(status.database.bytes)}</dd>
             </div>
           </dl>
+          <KindCounts kinds={status.totals.kinds} testId="total-kinds" />
           <p className="path">{status.database.path}</p>
         </div>
       )}

@@ -1,9 +1,21 @@
-// Picks the parser for a file by its extension. New formats (PDF, DOCX, …) register here.
+// Picks the parser for a file by its extension: text parsers (Markdown, HTML, code, plain text)
+// run where the file is indexed; document parsers (PDF, Office, OpenDocument, EPUB, RTF, e-mail)
+// read bytes and run in the parse workers (ingest/parse-pool.ts).
 import { codeParser } from './code.js';
+import { docxParser } from './docx.js';
+import { emailParser } from './email.js';
+import { epubParser } from './epub.js';
 import { htmlParser } from './html.js';
+import { legacyOfficeParser } from './legacy-office.js';
 import { markdownParser } from './markdown.js';
+import { odsParser } from './ods.js';
+import { odpParser, odtParser } from './opendocument.js';
+import { pdfParser } from './pdf.js';
+import { pptxParser } from './pptx.js';
+import { rtfParser } from './rtf.js';
 import { textParser } from './text.js';
-import type { Parser } from './types.js';
+import type { DocumentParser, Parser } from './types.js';
+import { xlsxParser } from './xlsx.js';
 
 const MARKDOWN = new Set(['md', 'markdown', 'mdx', 'mdown']);
 const HTML = new Set(['html', 'htm', 'xhtml']);
@@ -17,6 +29,29 @@ const CODE: Record<string, string> = {
   bash: 'shell', zsh: 'shell', fish: 'shell', ps1: 'powershell', psm1: 'powershell', bat: 'batch', cmd: 'batch',
   sql: 'sql', graphql: 'graphql', proto: 'protobuf', css: 'css', scss: 'scss', less: 'less',
 };
+const DOCUMENTS: Record<string, DocumentParser> = {
+  pdf: pdfParser,
+  docx: docxParser, docm: docxParser, dotx: docxParser,
+  pptx: pptxParser, pptm: pptxParser, ppsx: pptxParser,
+  xlsx: xlsxParser, xlsm: xlsxParser,
+  odt: odtParser, odp: odpParser, ods: odsParser,
+  epub: epubParser,
+  rtf: rtfParser,
+  eml: emailParser, mbox: emailParser,
+  doc: legacyOfficeParser('doc'), ppt: legacyOfficeParser('ppt'), xls: legacyOfficeParser('xls'),
+};
+
+/** The kinds of document parsers. */
+export const DOCUMENT_KINDS: readonly string[] = [...new Set(Object.values(DOCUMENTS).map((p) => p.kind))];
+/** Every kind a file can be indexed as (what `--kind` takes). */
+export const KNOWN_KINDS: readonly string[] = ['markdown', 'text', 'html', 'code', ...DOCUMENT_KINDS];
+
+/** What a hit's `page` counts in a document of this kind (slide, sheet, chapter, message, page). */
+export function pageUnit(kind: string): string {
+  return PAGE_UNITS[kind] ?? 'page';
+}
+const PAGE_UNITS: Record<string, string> = { pptx: 'slide', odp: 'slide', xlsx: 'sheet', ods: 'sheet', epub: 'chapter', email: 'message' };
+
 const codeParsers = new Map<string, Parser>();
 
 export function extensionOf(path: string): string {
@@ -25,6 +60,12 @@ export function extensionOf(path: string): string {
   return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
 }
 
+/** The document parser for a file, or undefined when the file is read as text. */
+export function documentParserFor(path: string): DocumentParser | undefined {
+  return DOCUMENTS[extensionOf(path)];
+}
+
+/** The text parser for a file (documents have their own: documentParserFor). */
 export function parserFor(path: string): Parser {
   const ext = extensionOf(path);
   if (MARKDOWN.has(ext)) return markdownParser;

@@ -18,6 +18,7 @@ interface RawDocument {
   indexed_at: number;
   status: DocumentStatus;
   error: string | null;
+  warning: string | null;
   tags: string[];
   metadata: Record<string, unknown>;
 }
@@ -35,6 +36,7 @@ const fromRaw = (r: RawDocument): DocumentRow => ({
   indexedAt: r.indexed_at,
   status: r.status,
   error: r.error,
+  warning: r.warning,
   tags: r.tags,
   metadata: r.metadata,
 });
@@ -120,6 +122,7 @@ interface RawChunk {
   line_start: number;
   line_end: number;
   heading_path: string;
+  page: number | null;
 }
 
 const chunkFromRaw = (r: RawChunk): ChunkRow => ({
@@ -131,6 +134,7 @@ const chunkFromRaw = (r: RawChunk): ChunkRow => ({
   lineStart: r.line_start,
   lineEnd: r.line_end,
   headingPath: r.heading_path ? (JSON.parse(r.heading_path) as string[]) : [],
+  page: r.page,
 });
 
 export class PostgresChunks implements ChunkRepository {

@@ -60,13 +60,14 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
 
 async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: number): Promise<number> {
   const r = await client.query<{ id: number }>(
-    `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, tags, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+    `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
      ON CONFLICT (collection_id, path) DO UPDATE SET
        title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms, hash = excluded.hash,
-       indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error, tags = excluded.tags, metadata = excluded.metadata
+       indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error, warning = excluded.warning,
+       tags = excluded.tags, metadata = excluded.metadata
      RETURNING id`,
-    [d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.hash, at, d.status, d.error, JSON.stringify(d.tags), JSON.stringify(d.metadata)],
+    [d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.hash, at, d.status, d.error, d.warning ?? null, JSON.stringify(d.tags), JSON.stringify(d.metadata)],
   );
   return r.rows[0]!.id;
 }
@@ -75,8 +76,8 @@ async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: numbe
 async function insertChunks(client: pg.PoolClient, documentId: number, chunks: readonly ChunkWrite[]): Promise<FtsRow[]> {
   if (!chunks.length) return [];
   const r = await client.query<{ id: number; ordinal: number }>(
-    `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, tokens)
-     SELECT $1, * FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::int[]) RETURNING id, ordinal`,
+    `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
+     SELECT $1, * FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[]) RETURNING id, ordinal`,
     [
       documentId,
       chunks.map((c) => c.ordinal),
@@ -85,6 +86,7 @@ async function insertChunks(client: pg.PoolClient, documentId: number, chunks: r
       chunks.map((c) => c.lineStart),
       chunks.map((c) => c.lineEnd),
       chunks.map((c) => (c.headingPath.length ? JSON.stringify(c.headingPath) : '')),
+      chunks.map((c) => c.page ?? null),
       chunks.map((c) => c.tokens),
     ],
   );

@@ -54,6 +54,7 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
     indexed_at bigint NOT NULL,
     status text NOT NULL,
     error text,
+    warning text,                                 -- indexed, but not all of it, and why
     tags jsonb NOT NULL DEFAULT '[]',
     metadata jsonb NOT NULL DEFAULT '{}',
     UNIQUE (collection_id, path)
@@ -73,6 +74,7 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
     line_start integer NOT NULL,
     line_end integer NOT NULL,
     heading_path text NOT NULL DEFAULT '',
+    page integer,                                 -- page, slide, sheet or chapter; NULL where the format has none
     tokens integer NOT NULL
   );
   CREATE INDEX chunks_document ON chunks (document_id, ordinal);

@@ -155,6 +155,9 @@ class Stats implements StatsRepository {
   async counts(): Promise<Map<number, CollectionCounts>> {
     return this.store.counts();
   }
+  async kindExists(kind: string): Promise<boolean> {
+    return this.store.kindExists(kind);
+  }
   async failures(collectionId: number, limit: number): Promise<FailureRow[]> {
     return this.store.failures(collectionId, limit);
   }

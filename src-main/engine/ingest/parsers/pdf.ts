@@ -1,0 +1,203 @@
+// PDF with pdf.js (pdfjs-dist, legacy build for Node 20): text per page, `[page N]` in the text and
+// the page number in each chunk's locator. Lines are rebuilt from the text items' positions (a
+// gap between items is a space, a jump in baseline a new line, a larger gap a new paragraph);
+// lines repeated at the top or bottom of most pages (running headers, footers, page numbers) are
+// dropped; lines set clearly larger than the body become headings. The title comes from the
+// document info unless it is a placeholder, else from the first heading. Encrypted (password),
+// truncated or malformed files throw with the reason; a PDF without a text layer is indexed by
+// its name with a "needs OCR" warning.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { DocBuilder } from './doc-builder.js';
+import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
+
+interface TextItemLike {
+  str: string;
+  transform: number[];
+  width: number;
+  height: number;
+  hasEOL: boolean;
+}
+
+interface Line {
+  text: string;
+  y: number;
+  size: number;
+  /** A paragraph starts here (a vertical gap above it). */
+  gapBefore: boolean;
+}
+
+type PdfJs = typeof PdfJsModule;
+let pdfjs: Promise<PdfJs> | null = null;
+const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+
+/** Where pdf.js finds its CMaps (CJK fonts without a Unicode map) and standard font data. */
+function assetDirs(): { cMapUrl: string; standardFontDataUrl: string } {
+  const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+  return { cMapUrl: path.join(root, 'cmaps') + path.sep, standardFontDataUrl: path.join(root, 'standard_fonts') + path.sep };
+}
+
+const PLACEHOLDER_TITLE = /^(untitled|microsoft (word|powerpoint) - .*|.*\.(docx?|pptx?|pdf|txt|html?|tex|dvi))$/i;
+
+export const pdfParser: DocumentParser = {
+  kind: 'pdf',
+  binary: true,
+  async parse(bytes, fileName, limits): Promise<ParsedDocument> {
+    const { getDocument } = await loadPdfJs();
+    const task = getDocument({
+      data: bytes,
+      ...assetDirs(),
+      cMapPacked: true,
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      verbosity: 0,
+    });
+    let doc;
+    try {
+      doc = await task.promise;
+    } catch (err) {
+      await task.destroy();
+      const e = err as Error;
+      if (e.name === 'PasswordException') throw new Error('the PDF is encrypted with a password; it cannot be read');
+      if (e.name === 'InvalidPDFException') throw new Error(`not a readable PDF (${e.message}; truncated or damaged?)`);
+      throw new Error(`cannot open the PDF: ${e.message}`);
+    }
+    try {
+      const pageCount = Math.min(doc.numPages, limits.maxPages);
+      const pages: Line[][] = [];
+      const failed: number[] = [];
+      for (let n = 1; n <= pageCount; n++) {
+        try {
+          const page = await doc.getPage(n);
+          const content = await page.getTextContent();
+          pages.push(toLines(content.items as TextItemLike[]));
+          page.cleanup();
+        } catch {
+          pages.push([]);
+          failed.push(n);
+        }
+      }
+      if (failed.length === pageCount) throw new Error('no page of the PDF could be read (damaged?)');
+      const labels = await doc.getPageLabels().catch(() => null);
+      const info = ((await doc.getMetadata().catch(() => null))?.info ?? {}) as Record<string, unknown>;
+      return build(pages, { fileName, labels, info, failed, total: doc.numPages, limits });
+    } finally {
+      await doc.destroy();
+    }
+  },
+};
+
+function build(
+  pages: Line[][],
+  ctx: { fileName: string; labels: string[] | null; info: Record<string, unknown>; failed: number[]; total: number; limits: Parameters<DocumentParser['parse']>[2] },
+): ParsedDocument {
+  dropRunningLines(pages);
+  const bodySize = medianSize(pages);
+  const headingSizes = [...new Set(pages.flat().filter((l) => isHeading(l, bodySize)).map((l) => Math.round(l.size)))].sort((a, b) => b - a);
+  const out = new DocBuilder(ctx.limits.maxTextChars);
+  let firstHeading = '';
+  let textChars = 0;
+  for (const [i, lines] of pages.entries()) {
+    if (out.isFull) break;
+    const label = ctx.labels?.[i];
+    out.page('page', i + 1, label && label !== String(i + 1) ? label : undefined);
+    let block: string[] = [];
+    const flush = () => {
+      out.lines(block);
+      block = [];
+    };
+    for (const line of lines) {
+      textChars += line.text.replace(/\s/g, '').length;
+      if (isHeading(line, bodySize)) {
+        flush();
+        if (!firstHeading) firstHeading = line.text;
+        out.heading(Math.min(headingSizes.indexOf(Math.round(line.size)) + 1, 3), line.text);
+        continue;
+      }
+      if (line.gapBefore) flush();
+      block.push(line.text);
+    }
+    flush();
+  }
+  const title = typeof ctx.info.Title === 'string' && ctx.info.Title.trim() && !PLACEHOLDER_TITLE.test(ctx.info.Title.trim()) ? ctx.info.Title.trim() : '';
+  const metadata: Record<string, unknown> = { pages: ctx.total };
+  if (typeof ctx.info.Author === 'string' && ctx.info.Author.trim()) metadata.author = ctx.info.Author.trim();
+  if (typeof ctx.info.Subject === 'string' && ctx.info.Subject.trim()) metadata.subject = ctx.info.Subject.trim();
+  if (textChars === 0) {
+    // scanned pages: nothing to read without OCR; keep the file findable by its name
+    const name = baseTitle(ctx.fileName);
+    const doc = new DocBuilder(ctx.limits.maxTextChars);
+    doc.paragraph(title || name);
+    doc.warn(`needs OCR: the PDF has no text layer (${ctx.total} page${ctx.total === 1 ? '' : 's'} of images?); indexed by its name only`);
+    return doc.build(title || name, 'pdf', { ...metadata, needsOcr: true });
+  }
+  if (ctx.failed.length) out.warn(`page${ctx.failed.length === 1 ? '' : 's'} ${ctx.failed.join(', ')} could not be read`);
+  if (ctx.total > pages.length) out.warn(`the PDF has ${ctx.total} pages; only the first ${pages.length} were indexed`);
+  return out.build(title || firstHeading || baseTitle(ctx.fileName), 'pdf', metadata);
+}
+
+/** Text items (in content order) → lines: same baseline joins, a jump starts a new line. */
+export function toLines(items: readonly TextItemLike[]): Line[] {
+  const lines: Line[] = [];
+  let cur: (Line & { xEnd: number; height: number }) | null = null;
+  let prevBottom: number | null = null;
+  const end = () => {
+    if (cur && cur.text.trim()) {
+      const text = cur.text.replace(/\s+/g, ' ').trim();
+      const gap = prevBottom !== null && prevBottom - cur.y > cur.height * 1.9;
+      lines.push({ text, y: cur.y, size: cur.size, gapBefore: gap || lines.length === 0 });
+      prevBottom = cur.y;
+    }
+    cur = null;
+  };
+  for (const item of items) {
+    const size = Math.hypot(item.transform[2] ?? 0, item.transform[3] ?? 0) || item.height || 10;
+    const x = item.transform[4] ?? 0;
+    const y = item.transform[5] ?? 0;
+    if (item.str) {
+      if (cur && Math.abs(y - cur.y) <= Math.max(cur.height, size) * 0.5) {
+        const gap = x - cur.xEnd;
+        if (gap > size * 0.15 && !cur.text.endsWith(' ') && !item.str.startsWith(' ')) cur.text += ' ';
+        cur.text += item.str;
+        cur.xEnd = x + item.width;
+        cur.size = Math.max(cur.size, size);
+      } else {
+        end();
+        cur = { text: item.str, y, size, gapBefore: false, xEnd: x + item.width, height: size };
+      }
+    }
+    if (item.hasEOL) end();
+  }
+  end();
+  return lines;
+}
+
+/** Drops lines that repeat at the top or bottom of at least half the pages (three or more). */
+function dropRunningLines(pages: Line[][]): void {
+  if (pages.length < 3) return;
+  const key = (l: Line) => l.text.replace(/\d+/g, '#').toLowerCase();
+  const counts = new Map<string, number>();
+  const edges = (lines: Line[]) => [...new Set([...lines.slice(0, 2), ...lines.slice(-2)].map(key))];
+  for (const lines of pages) for (const k of edges(lines)) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const threshold = Math.max(3, Math.ceil(pages.length / 2));
+  for (const [i, lines] of pages.entries()) {
+    const edge = new Set([...lines.slice(0, 2), ...lines.slice(-2)]);
+    pages[i] = lines.filter((l) => !(edge.has(l) && (counts.get(key(l)) ?? 0) >= threshold));
+  }
+}
+
+function medianSize(pages: Line[][]): number {
+  const sizes: { size: number; weight: number }[] = pages.flat().map((l) => ({ size: l.size, weight: l.text.length }));
+  if (!sizes.length) return 10;
+  sizes.sort((a, b) => a.size - b.size);
+  const half = sizes.reduce((n, s) => n + s.weight, 0) / 2;
+  let seen = 0;
+  for (const s of sizes) if ((seen += s.weight) >= half) return s.size;
+  return sizes.at(-1)!.size;
+}
+
+function isHeading(line: Line, bodySize: number): boolean {
+  return line.size >= bodySize * 1.15 && line.text.length <= 150 && /\p{L}/u.test(line.text);
+}
