@@ -46,6 +46,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   token: async () => (await import('./commands/token-command.js')).registerTokenCommand,
   models: async () => (await import('./commands/models-command.js')).registerModelsCommand,
   embed: async () => (await import('./commands/models-command.js')).registerModelsCommand,
+  migrate: async () => (await import('./commands/migrate-command.js')).registerMigrateCommand,
 };
 
 /** The named command's module only; every module for help or an unknown command. */

@@ -7,5 +7,6 @@ export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode }
 export { describeActivity } from './jobs/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
 export type { GetOptions, MultiGetOptions } from './retrieve/documents.js';
+export { migrateProfile, type MigrationCount, type MigrationProgress, type MigrationReport } from './store/migrate/to-postgres.js';
 export type { SearchRequest } from './search/request.js';
 export type * from './types/index.js';

@@ -8,7 +8,7 @@ import pgvector from 'pgvector';
 import type { ResolvedFilters } from '../../search/filters.js';
 import type { VectorRepository } from '../storage.js';
 import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from '../vectors.js';
-import type { PostgresDatabase } from './connection.js';
+import type { PostgresDatabase, Queryable } from './connection.js';
 import { pgFilterSql } from './filters.js';
 
 interface RawSpace {
@@ -18,8 +18,27 @@ interface RawSpace {
   dims: number;
 }
 
+/**
+ * A space's table; its HNSW index can come later (`createSpaceIndex`): a bulk copy is faster
+ * into a table without one (trove migrate).
+ */
+export async function createSpaceTable(on: Queryable, spaceId: number, dims: number, withIndex = true): Promise<void> {
+  const t = table(spaceId);
+  await on.query(`CREATE TABLE ${t} (
+    chunk_id bigint PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    collection_id bigint NOT NULL,
+    embedding vector(${Math.trunc(dims)}) NOT NULL)`);
+  await on.query(`CREATE INDEX ${t}_collection ON ${t} (collection_id)`);
+  if (withIndex) await createSpaceIndex(on, spaceId);
+}
+
+export async function createSpaceIndex(on: Queryable, spaceId: number): Promise<void> {
+  const t = table(spaceId);
+  await on.query(`CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)`);
+}
+
 const spaceOf = (r: RawSpace): VectorSpace => ({ id: r.id, modelId: r.model_id, weightsSha256: r.weights_sha256, dims: r.dims });
-const table = (spaceId: number) => `vec_space_${Math.trunc(spaceId)}`;
+export const table = (spaceId: number) => `vec_space_${Math.trunc(spaceId)}`;
 const literal = (v: Float32Array) => pgvector.toSql(Array.from(v))!;
 
 export class PostgresVectors implements VectorRepository {
@@ -41,13 +60,7 @@ export class PostgresVectors implements VectorRepository {
         [modelId, weightsSha256, Math.trunc(dims), Date.now()],
       );
       if (!r.rows[0]) return spaceOf((await c.query<RawSpace>('SELECT * FROM vector_spaces WHERE model_id = $1 AND weights_sha256 = $2', [modelId, weightsSha256])).rows[0]!);
-      const t = table(r.rows[0].id);
-      await c.query(`CREATE TABLE ${t} (
-        chunk_id bigint PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
-        collection_id bigint NOT NULL,
-        embedding vector(${Math.trunc(dims)}) NOT NULL)`);
-      await c.query(`CREATE INDEX ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)`);
-      await c.query(`CREATE INDEX ${t}_collection ON ${t} (collection_id)`);
+      await createSpaceTable(c, r.rows[0].id, dims);
       return spaceOf(r.rows[0]);
     });
   }
