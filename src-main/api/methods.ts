@@ -70,12 +70,14 @@ export const apiMethods = {
   /** The live log of MCP client requests, newest first; new ones also arrive as events. */
   'connect.requests': z.object({}).strict(),
   'tokens.list': z.object({}).strict(),
-  /** A named MCP token, optionally limited to some collections and tools; the secret is returned once. */
+  /** A named MCP token, optionally limited to some collections and tools, with a memory grant; the secret is returned once. */
   'tokens.create': z
     .object({
       name,
       collections: z.array(name).optional(),
       tools: z.array(z.string().trim().min(1)).optional(),
+      /** Agent memory: none, read, write (default: write for a token of every collection, none for a scoped one). */
+      memory: z.enum(['none', 'read', 'write']).optional(),
     })
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
@@ -102,6 +104,34 @@ export const apiMethods = {
   'datasets.removeFolder': z.object({ path: z.string().trim().min(1, 'a folder path is required').max(4096) }).strict(),
   /** Look at every manifest folder again now (a running host also does it whenever a manifest changes). */
   'datasets.reload': z.object({}).strict(),
+  /** Agent memory: threads with their counts, most recent first. */
+  'memory.threads': z.object({}).strict(),
+  /** A page of entries (one thread's, or all), newest first. */
+  'memory.entries': z
+    .object({
+      thread: z.string().trim().min(1).max(256).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      offset: z.number().int().min(0).optional(),
+    })
+    .strict(),
+  /** One entry with its images. */
+  'memory.get': z.object({ id: z.number().int().min(1) }).strict(),
+  'memory.search': z
+    .object({
+      query: z.string().trim().min(1, 'type something to search for').max(4000),
+      mode: z.enum(searchModes).optional(),
+      syntax: z.enum(searchSyntaxes).optional(),
+      thread: z.string().trim().min(1).max(256).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      offset: z.number().int().min(0).optional(),
+    })
+    .strict(),
+  /** Deletes entries by id, or a whole thread. */
+  'memory.delete': z
+    .object({ ids: z.array(z.number().int().min(1)).min(1).max(1000).optional(), thread: z.string().trim().min(1).max(256).optional() })
+    .strict()
+    .refine((p) => !p.ids !== !p.thread, { message: 'give ids or thread' }),
+  'memory.statistics': z.object({}).strict(),
 } as const;
 
 export type ApiMethod = keyof typeof apiMethods;

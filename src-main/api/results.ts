@@ -14,6 +14,13 @@ import type {
   DatasetState,
   EmbeddingProgress,
   FileProblem,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryHit,
+  MemoryPage,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
   RedactionSuggestion,
   RetrievedDocument,
   SavedSettings,
@@ -37,6 +44,13 @@ export type {
   DatasetState,
   EmbeddingProgress,
   FileProblem,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryHit,
+  MemoryPage,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
   RetrievedDocument,
   SavedSettings,
   SearchResponse,
@@ -186,6 +200,12 @@ export interface ApiResults {
   'datasets.addFolder': DatasetInfo[];
   'datasets.removeFolder': { removed: string };
   'datasets.reload': DatasetInfo[];
+  'memory.threads': MemoryThread[];
+  'memory.entries': MemoryPage;
+  'memory.get': MemoryEntry;
+  'memory.search': MemorySearchResponse;
+  'memory.delete': MemoryDeleteResult;
+  'memory.statistics': MemoryStatistics;
 }
 
 export type ApiResult<M extends ApiMethod> = ApiResults[M];

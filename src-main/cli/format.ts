@@ -86,6 +86,9 @@ export function formatStatus(s: StatusReport, from: { hostPid?: number } = {}): 
   ];
   if (s.indexing.watching) lines.push(`Watching: ${s.indexing.watchers.length} folders${s.indexing.paused ? ' (all indexing paused)' : ''}`);
   if (s.totals.chunks) lines.push(`Embeddings: ${s.embeddings.summary}`);
+  if (s.memory?.entries) {
+    lines.push(`Memory:  ${s.memory.entries} entries in ${s.memory.threads} threads${s.memory.needsEmbedding ? `, ${s.memory.needsEmbedding} chunks waiting for embeddings (trove embed)` : ''} (trove memory list)`);
+  }
   for (const c of s.collections) {
     lines.push('', formatCollections([c]));
     const activity = s.indexing.collections.find((a) => a.collection === c.name);

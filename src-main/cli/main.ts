@@ -46,6 +46,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   token: async () => (await import('./commands/token-command.js')).registerTokenCommand,
   models: async () => (await import('./commands/models-command.js')).registerModelsCommand,
   embed: async () => (await import('./commands/models-command.js')).registerModelsCommand,
+  memory: async () => (await import('./commands/memory-command.js')).registerMemoryCommand,
   migrate: async () => (await import('./commands/migrate-command.js')).registerMigrateCommand,
 };
 

@@ -13,6 +13,7 @@ import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
+import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
@@ -29,6 +30,7 @@ import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.j
 import { CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
+import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
 import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
 import type {
@@ -42,6 +44,8 @@ import type {
   IndexingStatus,
   IndexProgress,
   IndexReport,
+  MemoryApi,
+  MemoryGrant,
   ModelsApi,
   MultiGetResult,
   RetrievedDocument,
@@ -95,6 +99,10 @@ export class Engine {
   /** Registered datasets (engine/datasets): manifests, their states, search and documents. */
   readonly datasets: DatasetsApi;
   private readonly registry: DatasetRegistry;
+  /** The agent memory store: threads of entries, searched like documents. */
+  readonly memory: MemoryApi;
+  private readonly memoryService: MemoryService;
+  private mergeSoon: NodeJS.Timeout | null = null;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -166,6 +174,29 @@ export class Engine {
       hnswGraphFrom: opts.datasets?.hnswGraphFrom,
     });
     this.datasets = datasetsApi(this.registry, this.embeddings);
+    this.memoryService = new MemoryService({
+      db: this.db,
+      databaseFile: this.databaseFile,
+      collections: this.collections,
+      documents: this.documents,
+      chunks: this.chunks,
+      embeddings: this.embeddings,
+      chunking: this.chunking,
+      changed: () => this.memoryChanged(),
+    });
+    this.memory = this.memoryService;
+  }
+
+  /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
+  private memoryChanged(): void {
+    this.embeddings.changed();
+    this.indexing.keywordIndexWritten('memory_fts');
+    if (this.mergeSoon) clearTimeout(this.mergeSoon);
+    this.mergeSoon = setTimeout(() => {
+      this.mergeSoon = null;
+      if (!this.closed) this.indexing.wake();
+    }, MERGE_QUIET_MS + 100);
+    this.mergeSoon.unref();
   }
 
   static open(opts: EngineOptions): Engine {
@@ -176,6 +207,8 @@ export class Engine {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    if (this.mergeSoon) clearTimeout(this.mergeSoon);
+    this.memoryService.close();
     const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
     const parsers = this.indexing.close();
@@ -264,7 +297,10 @@ export class Engine {
 
   /** Embeds every chunk still without a vector (all collections, or one); resumable. */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
-    const targets = opts.collection ? [this.requireCollection(opts.collection)] : [...this.collections.list(), ...this.registry.datasetCollections()];
+    const memory = this.collections.get(MEMORY_COLLECTION, ['memory']);
+    const targets = opts.collection
+      ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
+      : [...this.collections.list(), ...this.registry.datasetCollections(), ...(memory ? [memory] : [])];
     return this.embeddings.embedNow(targets, opts.onProgress);
   }
 
@@ -367,8 +403,11 @@ export class Engine {
     return this.retriever.multiGet(pattern, opts);
   }
 
-  /** `collections`: an allow-list (a scoped token); other collections are left out entirely. */
-  status(opts: { collections?: readonly string[] } = {}): StatusReport {
+  /**
+   * `collections`: an allow-list (a scoped token); other collections are left out entirely.
+   * `memory`: include the memory store's summary (default: when no allow-list is given).
+   */
+  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
     const counts = this.stats.counts();
     const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
     const visible = this.collections.list().filter((c) => !allow || allow.has(c.name.toLowerCase()));
@@ -398,6 +437,7 @@ export class Engine {
       ...this.embeddings.statusReport(visible),
       // datasets are not collections: a token scoped to some collections sees none of them
       datasets: allow ? [] : this.registry.list(),
+      ...((opts.memory ?? !opts.collections) ? { memory: this.memory.summary() } : {}),
     };
   }
 
@@ -413,16 +453,22 @@ export class Engine {
 
   // ---- access tokens -------------------------------------------------------------------
 
-  /** Returns the secret once; only its hash is stored. */
-  createToken(input: { name: string; collections?: string[]; tools?: string[] }): { token: string; info: TokenInfo } {
+  /**
+   * Returns the secret once; only its hash is stored. `memory` defaults to write for a token that
+   * sees every collection and to none for one scoped to some (memory holds notes from every
+   * conversation, which a scoped token's owner did not mean to share).
+   */
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant }): { token: string; info: TokenInfo } {
     validateName(input.name, 'token');
+    if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
     const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
     if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
       throw invalidInput('tools must be a non-empty list of tool names such as search,get');
     }
     const token = newTokenSecret();
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null });
+    const memory = input.memory ?? (collectionIds ? 'none' : 'write');
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory });
     return { token, info: tokenInfo(row) };
   }
 
@@ -492,6 +538,7 @@ function tokenInfo(t: TokenRow): TokenInfo {
     hint: t.hint,
     collections: t.collections,
     tools: t.tools,
+    memory: t.memory,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
   };

@@ -144,12 +144,22 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'tokens.create': (p) => {
       const unknown = p.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new TroveError('INVALID_INPUT', `unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
-      return engine.createToken({ name: p.name, collections: p.collections?.length ? p.collections : undefined, tools: p.tools?.length ? p.tools : undefined });
+      return engine.createToken({ name: p.name, collections: p.collections?.length ? p.collections : undefined, tools: p.tools?.length ? p.tools : undefined, memory: p.memory });
     },
     'tokens.revoke': (p) => {
       engine.revokeToken(p.name);
       return { revoked: p.name };
     },
+    'memory.threads': () => engine.memory.threads(),
+    'memory.entries': (p) => engine.memory.list({ threadId: p.thread, limit: p.limit, offset: p.offset }),
+    'memory.get': (p) => {
+      const [entry] = engine.memory.get([p.id], { includeImages: true });
+      if (!entry) throw new TroveError('NOT_FOUND', `memory entry ${p.id} not found`);
+      return engine.settings.redact(entry);
+    },
+    'memory.search': (p) => engine.memory.search({ query: p.query, mode: p.mode, syntax: p.syntax, threadId: p.thread, limit: p.limit, offset: p.offset }),
+    'memory.delete': (p) => engine.memory.delete(p.ids ? { ids: p.ids } : { threadIds: [p.thread!] }),
+    'memory.statistics': () => engine.memory.statistics(),
     'settings.get': () => settingsInfo(opts),
     'settings.update': (p) => updateSettingsCall(opts, p),
     'datasets.list': () => ({ datasets: engine.datasets.list(), profileFolder: engine.datasets.profileFolder(), folders: engine.datasets.folders() }),

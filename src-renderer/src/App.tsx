@@ -4,6 +4,7 @@ import { useEffect } from 'react';
 import { trove } from './bridge';
 import { CollectionsScreen } from './screens/CollectionsScreen';
 import { ConnectScreen } from './screens/ConnectScreen';
+import { MemoryScreen } from './screens/MemoryScreen';
 import { SearchScreen } from './screens/SearchScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { StatusScreen } from './screens/StatusScreen';
@@ -64,6 +65,7 @@ export function App() {
         {screen === 'collections' && <CollectionsScreen />}
         {screen === 'status' && <StatusScreen />}
         {screen === 'search' && <SearchScreen />}
+        {screen === 'memory' && <MemoryScreen />}
         {screen === 'connect' && <ConnectScreen />}
         {screen === 'settings' && <SettingsScreen />}
       </main>

@@ -5,11 +5,12 @@ import { create } from 'zustand';
 import type { ApiEvent, CollectionInfo, DatasetList, EmbeddingProgress, IndexActivity, SearchResponse, StatusReport } from '../../src-main/api/results';
 import { errorCode, errorMessage, trove } from './bridge';
 
-export type Screen = 'collections' | 'status' | 'search' | 'connect' | 'settings';
+export type Screen = 'collections' | 'status' | 'search' | 'memory' | 'connect' | 'settings';
 export const screens: { id: Screen; label: string }[] = [
   { id: 'collections', label: 'Collections' },
   { id: 'status', label: 'Index status' },
   { id: 'search', label: 'Search' },
+  { id: 'memory', label: 'Memory' },
   { id: 'connect', label: 'Connect' },
   { id: 'settings', label: 'Settings' },
 ];

@@ -71,7 +71,7 @@ describe('stdio through `trove mcp`', () => {
     expect(fs.statSync(path.join(f.profileDir, 'runtime.json')).mode & 0o777).toBe(0o600);
     expect(await client.ping()).toEqual({});
     const tools = await client.listTools();
-    expect(tools.tools).toHaveLength(6);
+    expect(tools.tools).toHaveLength(21); // the host's own token: 6 document tools and 15 memory tools
     const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
     expect(JSON.stringify(r.content)).toContain('exponential backoff');
     const doc = await client.readResource({ uri: 'trove://notes/guide/intro.md' });

@@ -3,6 +3,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src-main/host/host.js';
+import { MEMORY_WRITE_TOOL_NAMES, TOOL_NAMES } from '../../src-main/mcp/tools/index.js';
 import { firstText, makeFixture, startTestHost, type Fixture } from './helpers.js';
 
 let f: Fixture;
@@ -34,12 +35,14 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     await client?.close();
   });
 
-  it('lists six read-only tools with titles and output schemas', async () => {
+  it('lists the six document tools and the fifteen memory tools, with titles, output schemas and honest read-only hints', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get', 'multi_get', 'query', 'search', 'status', 'vsearch']);
+    expect(tools.map((t) => t.name).slice(0, 6)).toEqual(['search', 'vsearch', 'query', 'get', 'multi_get', 'status']);
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    expect(tools).toHaveLength(21);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
-      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.annotations?.readOnlyHint, t.name).toBe(!MEMORY_WRITE_TOOL_NAMES.includes(t.name));
       expect(t.outputSchema, t.name).toBeTruthy();
     }
   });

@@ -272,10 +272,11 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     const s = await open(make);
     const a = await s.collections.insert({ name: 'a', root: '/a', include: [], exclude: [], context: '' });
     const b = await s.collections.insert({ name: 'B', root: '/b', include: [], exclude: [], context: '' });
-    const scoped = await s.tokens.insert({ name: 'Reader', secret: 'trove_secret-one', collectionIds: [b.id, a.id], tools: ['search', 'get'] });
-    await s.tokens.insert({ name: 'admin', secret: 'trove_secret-two', collectionIds: null, tools: null });
-    await s.tokens.insert({ name: 'none', secret: 'trove_secret-three', collectionIds: [], tools: null });
-    expect(scoped).toMatchObject({ name: 'Reader', hint: 'trove_secr', collections: ['a', 'B'], tools: ['search', 'get'], lastUsedAt: null });
+    const scoped = await s.tokens.insert({ name: 'Reader', secret: 'trove_secret-one', collectionIds: [b.id, a.id], tools: ['search', 'get'], memory: 'read' });
+    await s.tokens.insert({ name: 'admin', secret: 'trove_secret-two', collectionIds: null, tools: null, memory: 'write' });
+    await s.tokens.insert({ name: 'none', secret: 'trove_secret-three', collectionIds: [], tools: null, memory: 'none' });
+    expect(scoped).toMatchObject({ name: 'Reader', hint: 'trove_secr', collections: ['a', 'B'], tools: ['search', 'get'], memory: 'read', lastUsedAt: null });
+    expect((await s.tokens.list()).map((t) => t.memory)).toEqual(['write', 'none', 'read']);
     expect((await s.tokens.bySecret('trove_secret-two'))?.collections).toBeNull();
     expect((await s.tokens.byName('none'))?.collections).toEqual([]);
     expect(await s.tokens.bySecret('trove_wrong')).toBeUndefined();

@@ -40,6 +40,9 @@ beforeAll(async () => {
     engine.createToken({ name: 'reader', collections: ['notes'], tools: ['search'] });
     engine.pause('notes');
     engine.datasets.addFolder(tempDir('trove-migrate-datasets-'));
+    engine.memory.store({ threadId: 'planning', source: 'user', text: 'Ship the migration on Friday.', tags: ['release', 'plan'], metadata: { status: 'open', priority: 2 } });
+    engine.memory.store({ threadId: 'planning', source: 'agent', text: 'A diagram of the rollout.', images: [{ data: Buffer.from('not really a png').toString('base64') }] });
+    await engine.memory.search({ query: 'migration', mode: 'keyword' });
   } finally {
     await engine.close();
   }
@@ -69,7 +72,9 @@ describe('trove migrate --to postgres', () => {
     const seen: string[] = [];
     const report = await migrateToPostgres({ sqliteFile, url, onProgress: (p) => seen.push(p.table) });
     for (const c of report.counts) expect(c.postgres, c.what).toBe(c.sqlite);
-    expect(report.counts.find((c) => c.what === 'documents')?.sqlite).toBe(4);
+    expect(report.counts.find((c) => c.what === 'documents')?.sqlite).toBe(6); // four files, two memory entries
+    expect(report.counts.find((c) => c.what === 'memory_tags')?.sqlite).toBe(2);
+    expect(report.counts.find((c) => c.what === 'memory_images')?.sqlite).toBe(1);
     expect(report.counts.find((c) => c.what === 'chunks_fts rows')?.sqlite).toBeGreaterThan(4);
     expect(report.counts.filter((c) => c.what.startsWith('vectors in space')).every((c) => c.sqlite > 0)).toBe(true);
     expect(seen).toContain('keyword index');
@@ -87,6 +92,14 @@ describe('trove migrate --to postgres', () => {
     expect(await pg.tokens.list()).toEqual(await lite.tokens.list());
     expect(await pg.jobs.pauses()).toEqual(await lite.jobs.pauses());
     expect(await pg.datasets.folders()).toEqual(await lite.datasets.folders());
+    expect((await pg.tokens.list()).map((t) => t.memory)).toEqual(['none']); // scoped to notes: no memory grant
+    // memory's rows come across with their ids, metadata as jsonb and image bytes intact
+    const memoryRows = 'SELECT e.id, e.thread_id, e.source, e.content_type, d.metadata, d.tags FROM memory_entries e JOIN documents d ON d.id = e.document_id ORDER BY e.id';
+    const pgRows = await pg.db.query<Record<string, unknown>>(memoryRows);
+    expect(pgRows.map((r) => [r.thread_id, r.source, r.content_type])).toEqual([['planning', 'user', 'text'], ['planning', 'agent', 'multimodal']]);
+    expect(pgRows[0]!.metadata).toEqual({ status: 'open', priority: 2 });
+    const image = await pg.db.one<{ data: Buffer }>('SELECT data FROM memory_images');
+    expect(image!.data.toString()).toBe('not really a png');
     expect(await pg.vectors.collection(b.id)).toEqual(await lite.vectors.collection(a.id));
 
     // keyword search: the same chunks in the same order with the same BM25 (Markdown and CJK rows are made exactly as indexing does)
@@ -136,7 +149,7 @@ describe('trove migrate --to postgres', () => {
     const ok = await runTrove(['migrate', '--to', url, '--json'], { home: profile });
     expect(ok.code, ok.stderr).toBe(0);
     const report = oneJson<{ target: string; counts: { what: string; sqlite: number; postgres: number }[] }>(ok);
-    expect(report.counts.find((c) => c.what === 'documents')).toEqual({ what: 'documents', sqlite: 4, postgres: 4 });
+    expect(report.counts.find((c) => c.what === 'documents')).toEqual({ what: 'documents', sqlite: 6, postgres: 6 });
     const human = await runTrove(['migrate', '--to', url], { home: profile }); // run again: resumes a finished copy, nothing left to do
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/every count matches/);

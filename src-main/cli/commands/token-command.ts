@@ -1,7 +1,7 @@
 // `trove token create|list|revoke`: named bearer tokens for MCP clients, optionally limited to
 // some collections and tools. The secret is printed once; only its hash is kept.
-import type { Command } from 'commander';
-import type { TokenInfo } from '../../engine/index.js';
+import { type Command, Option } from 'commander';
+import type { MemoryGrant, TokenInfo } from '../../engine/index.js';
 import { TOOL_NAMES } from '../../host/mcp-entry.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
@@ -16,11 +16,18 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
     .requiredOption('--name <name>', 'a name to recognise it by')
     .option('--collections <a,b>', 'only these collections (default: all)', list)
     .option('--tools <t1,t2>', `only these tools: ${TOOL_NAMES.join(', ')} (default: all)`, list)
-    .action((o: { name: string; collections?: string[]; tools?: string[] }, cmd: Command) => {
+    .addOption(
+      new Option('--memory <grant>', 'agent memory: none, read (search and read) or write (also store, update, delete); default write, or none with --collections').choices([
+        'none',
+        'read',
+        'write',
+      ]),
+    )
+    .action((o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant }, cmd: Command) => {
       ctx.setJson(cmd);
       const unknown = o.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new UsageError(`unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
-      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools });
+      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools, memory: o.memory });
       ctx.print({ token: secret, ...info }, () => {
         process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
         return secret;
@@ -35,7 +42,7 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
       ctx.print(tokens, () =>
         tokens.length
           ? tokens.map((t) => `${t.name}  ${t.hint}…  ${describe(t)}; created ${t.createdAt}; last used ${t.lastUsedAt ?? 'never'}`).join('\n')
-          : 'No tokens. Create one: trove token create --name <name> [--collections a,b] [--tools search,get]',
+          : 'No tokens. Create one: trove token create --name <name> [--collections a,b] [--tools search,get] [--memory none|read|write]',
       );
     });
   token
@@ -51,5 +58,6 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
 function describe(t: TokenInfo): string {
   const cols = t.collections === null ? 'all collections' : t.collections.length ? `collections ${t.collections.join(', ')}` : 'no collections';
   const tools = t.tools === null ? 'all tools' : `tools ${t.tools.join(', ')}`;
-  return `${cols}, ${tools}`;
+  const memory = t.memory === 'none' ? 'no memory' : t.memory === 'read' ? 'memory read-only' : 'memory read and write';
+  return `${cols}, ${tools}, ${memory}`;
 }

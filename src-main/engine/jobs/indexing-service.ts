@@ -14,6 +14,7 @@ import { ProgressHub, type ProgressEvent, type ProgressListener } from './progre
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { JobRunner, PRIORITY } from './runner.js';
+import type { KeywordIndex } from '../store/keyword-index.js';
 import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
 
 export type { CollectionActivity, FailureInfo, IndexingStatus };
@@ -141,9 +142,19 @@ export class IndexingService {
     return due !== null && due <= Date.now();
   }
 
-  /** Merges the keyword index now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
+  /** Merges the keyword indexes now (store/fts-merge.ts); watching hosts do it by themselves when idle. */
   compact(): Promise<void> {
     return this.runner.compact();
+  }
+
+  /** Another room wrote a keyword index (memory): it is merged once quiet (store/fts-merge.ts). */
+  keywordIndexWritten(index: KeywordIndex): void {
+    this.runner.keywordIndexWritten(index);
+  }
+
+  /** Look for work (and merging) now. */
+  wake(): void {
+    this.runner.wake();
   }
 
   get watching(): boolean {

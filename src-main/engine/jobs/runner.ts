@@ -10,9 +10,9 @@ import { applyFiles, needsParsing, planReconcile, type FileOutcome, type Indexer
 import type { ParsePool } from '../ingest/parse-pool.js';
 import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
-import { FtsMerge } from '../store/fts-merge.js';
+import { FtsMerges } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
-import { keywordIndexOf } from '../store/keyword-index.js';
+import { keywordIndexOf, type KeywordIndex } from '../store/keyword-index.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
 import { nextAttemptAt, type RetryPolicy } from './retry.js';
@@ -58,14 +58,14 @@ export class JobRunner {
   private closed = false;
   private wakeUp: (() => void) | null = null;
   private readonly listeners = new Set<OutcomeListener>();
-  private readonly merge: FtsMerge;
+  private readonly merge: FtsMerges;
   private batches = 0;
 
   constructor(
     private readonly deps: RunnerDeps,
     private readonly opts: RunnerOptions,
   ) {
-    this.merge = new FtsMerge(deps.indexer.db);
+    this.merge = new FtsMerges(deps.indexer.db);
   }
 
   /** Starts the background loop (idempotent). */
@@ -128,7 +128,12 @@ export class JobRunner {
     }
   }
 
-  /** Merges the keyword index into one segment now (the background loop does it when idle). */
+  /** Another room wrote a keyword index: merge it only once it has been quiet a while, then wake to look. */
+  keywordIndexWritten(index: KeywordIndex): void {
+    this.merge.written(index);
+  }
+
+  /** Merges every keyword index into one segment now (the background loop does it when idle). */
   async compact(): Promise<void> {
     while (await this.exclusive(async () => !this.closed && this.merge.step(true))) await breathe();
   }

@@ -1,5 +1,6 @@
 // Search filters as SQL over the documents table (alias d), pushed into the FTS query so
-// pagination counts only what the caller may see.
+// pagination counts only what the caller may see. A room with fields of its own (memory: thread,
+// source, metadata…) adds them as one `extra` clause over d; it is pushed down the same way.
 import picomatch from 'picomatch';
 import type { Db } from '../store/database.js';
 
@@ -11,6 +12,13 @@ export interface ResolvedFilters {
   modifiedBeforeMs?: number;
   /** Every tag must be present. */
   tags?: string[];
+  /** A room's own condition over documents d (bound parameters only), ANDed with the rest. */
+  extra?: FilterClause;
+}
+
+export interface FilterClause {
+  where: string;
+  params: unknown[];
 }
 
 export interface FilterSql {
@@ -46,6 +54,10 @@ export function filterSql(f: ResolvedFilters): FilterSql {
   for (const tag of f.tags ?? []) {
     clauses.push('EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)');
     params.push(tag.toLowerCase());
+  }
+  if (f.extra?.where) {
+    clauses.push(`(${f.extra.where})`);
+    params.push(...f.extra.params);
   }
   return { where: clauses.join(' AND '), params, key: clauses.join('|') };
 }

@@ -34,6 +34,8 @@ export type LexicalExplain = {
 };
 
 export interface LexicalHit extends RankedHit {
+  /** The document's best chunk's BM25 (higher is better), before normalising to 0..1. */
+  bm25: number;
   explain?: LexicalExplain;
 }
 
@@ -161,6 +163,7 @@ export class LexicalSearch {
              FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank LIMIT ?) m
              JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank`;
       stmt = this.db.prepare<unknown[], CandidateRow>(sql);
+      if (this.statements.size > 64) this.statements.clear(); // filter shapes are few in practice; never grow without bound
       this.statements.set(key, stmt);
     }
     return stmt;
@@ -189,6 +192,7 @@ export class LexicalSearch {
       tags: JSON.parse(a.tags) as string[],
       modifiedMs: a.mtime_ms,
       score: round(score),
+      bm25: round(raw),
       snippet: snippet.text,
       highlights: snippet.highlights,
       line: snippet.line,

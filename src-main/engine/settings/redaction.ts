@@ -1,14 +1,16 @@
 // Redaction: the user's saved rules (settings.json `redaction`, regex sources) replace their
 // matches with [redacted] in document text a face returns — search snippets, get, multi_get and
-// their structured content, resource reads, the app's preview. Locators (uri, file, docid, path)
-// stay usable, and highlight spans beside a redacted text move with it (a span inside a redacted
-// stretch is dropped: nothing may be marked that is not shown). The index itself is unchanged.
+// their structured content, resource reads, the app's preview — and in memory entries' text
+// (the context server's text_content and highlighted, the persistence server's content, preview
+// and highlights). Locators (uri, file, docid, path) stay usable, and highlight spans beside a
+// redacted text move with it (a span inside a redacted stretch is dropped: nothing may be marked
+// that is not shown). The index itself is unchanged.
 import type { Span } from '../types/search.js';
 
 export const REDACTED = '[redacted]';
 
-/** Keys whose string values are document text. */
-const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context']);
+/** Keys whose string values are document or memory text. */
+const TEXT_KEYS = new Set(['text', 'snippet', 'title', 'context', 'text_content', 'highlighted', 'content', 'preview', 'highlights']);
 
 /** The text with every rule's matches replaced. */
 export function redactText(text: string, rules: readonly RegExp[]): string {

@@ -141,6 +141,12 @@ export class ChunkStore {
     for (const r of rows) this.insertFtsStmt.run(r.id, r.title, r.headings, r.body);
   }
 
+  /** Rewrites a document's FTS rows for the chunks it has (a new title, same text: chunks and their vectors stay). */
+  replaceText(documentId: number, rows: readonly FtsRow[]): void {
+    this.deleteFtsForStmt.run(documentId);
+    this.indexText(rows);
+  }
+
   addDeleteHook(hook: ChunkDeleteHook): void {
     this.deleteHooks.push(hook);
   }

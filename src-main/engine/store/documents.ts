@@ -104,6 +104,8 @@ export class DocumentStore {
   private readonly countStmt;
   private readonly listStmt;
   private readonly byHashStmt;
+  private readonly insertStmt;
+  private readonly describeStmt;
 
   constructor(db: Db) {
     this.fingerprintsStmt = db.prepare<[number], DocumentFingerprint>(
@@ -139,6 +141,12 @@ export class DocumentStore {
     this.listStmt = db.prepare<[number], RawDocument>(
       "SELECT * FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
     );
+    // plain INSERT + lastInsertRowid for rows known to be new (the memory store's entries): no conflict check, no RETURNING
+    this.insertStmt = db.prepare(
+      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, tags, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'indexed', NULL, ?, ?)`,
+    );
+    this.describeStmt = db.prepare('UPDATE documents SET title = ?, size = ?, mtime_ms = ?, indexed_at = ?, tags = ?, metadata = ? WHERE id = ?');
     this.byHashStmt = db.prepare<[number, string], DocumentFingerprint>(
       "SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ? AND hash = ? AND status = 'indexed'",
     );
@@ -194,6 +202,16 @@ export class DocumentStore {
       tags: JSON.stringify(d.tags),
       metadata: JSON.stringify(d.metadata),
     })!.id;
+  }
+
+  /** A new indexed document that cannot clash (its path is new): cheaper than upsert. Returns the row id. */
+  insertNew(d: { collectionId: number; path: string; docid: string; title: string; kind: string; size: number; mtimeMs: number; tags: string; metadata: string }): number {
+    return Number(this.insertStmt.run(d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.mtimeMs, d.tags, d.metadata).lastInsertRowid);
+  }
+
+  /** New title, size, time, tags and metadata (JSON) for a document that changed in place. */
+  describe(id: number, d: { title: string; size: number; mtimeMs: number; tags: string; metadata: string }): void {
+    this.describeStmt.run(d.title, d.size, d.mtimeMs, d.mtimeMs, d.tags, d.metadata, id);
   }
 
   /** Same bytes, new stat: remember the stat so the next scan takes the fast path. */

@@ -4,8 +4,11 @@
 // bulk load (15 segments for cpp-docs) keyword search is ~1.5x slower than on a merged index
 // (measured: SQL median 2.39 → 1.60 ms). Merging everything at the end of a run would cost
 // indexing ~10%, so the host merges while it is idle instead, in slices of a few milliseconds
-// that searches and new batches slip between (jobs/runner.ts).
+// that searches and new batches slip between (jobs/runner.ts). Each keyword index (one per
+// collection kind, store/keyword-index.ts) is merged on its own: memory_fts gets a segment per
+// memory write, so an agent storing notes one by one leaves many small segments behind.
 import type { Db } from './database.js';
+import { KEYWORD_INDEXES, type KeywordIndex } from './keyword-index.js';
 
 /** Pages of merge work per slice: ~10–20 ms here, short enough not to hold up a search. */
 const PAGES_PER_SLICE = 200;
@@ -28,10 +31,10 @@ export class FtsMerge {
   private readonly shapeStmt;
   private readonly mergeStmt;
 
-  constructor(db: Db) {
-    this.shapeStmt = db.prepare<[], { pages: number }>('SELECT count(*) AS pages FROM chunks_fts_idx GROUP BY segid');
+  constructor(db: Db, readonly index: KeywordIndex = 'chunks_fts') {
+    this.shapeStmt = db.prepare<[], { pages: number }>(`SELECT count(*) AS pages FROM ${index}_idx GROUP BY segid`);
     // a negative page count merges every segment into one, incrementally, like 'optimize' in slices
-    this.mergeStmt = db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', -${PAGES_PER_SLICE})`);
+    this.mergeStmt = db.prepare(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', -${PAGES_PER_SLICE})`);
   }
 
   shape(): SegmentShape {
@@ -59,5 +62,36 @@ export class FtsMerge {
     this.merging = true;
     this.mergeStmt.run();
     return true;
+  }
+}
+
+/**
+ * An index written less than this long ago is not merged in the background: writes that arrive
+ * one after another (an agent storing notes) would each add a segment to a merge that never ends,
+ * and every slice would hold those writes up (measured: memory writes at a third of their speed).
+ */
+export const MERGE_QUIET_MS = 2000;
+
+/** Every keyword index's merger: one slice of work at a time, for whichever index needs it first. */
+export class FtsMerges {
+  private readonly merges: FtsMerge[];
+  private readonly writtenAt = new Map<KeywordIndex, number>();
+
+  constructor(db: Db) {
+    this.merges = KEYWORD_INDEXES.map((index) => new FtsMerge(db, index));
+  }
+
+  /** Another room wrote this index now (the job runner's own writes are between its merge slices). */
+  written(index: KeywordIndex, at = Date.now()): void {
+    this.writtenAt.set(index, at);
+  }
+
+  /** One slice of merge work on the first index that needs it and has been quiet; false when none does. `always`: now, quiet or not. */
+  step(always = false, now = Date.now()): boolean {
+    return this.merges.some((m) => (always || now - (this.writtenAt.get(m.index) ?? 0) >= MERGE_QUIET_MS) && m.step(always));
+  }
+
+  of(index: KeywordIndex): FtsMerge {
+    return this.merges.find((m) => m.index === index)!;
   }
 }

@@ -172,4 +172,55 @@ export const migrations: readonly string[] = [
      AND json_extract(include_globs, '$[1]') = '**/*.{html,htm,xhtml}'
      AND json_extract(include_globs, '$[5]') = '**/{README,LICENSE,CHANGELOG,CONTRIBUTING,NOTICE,AUTHORS,Makefile,Dockerfile}';
   `,
+  /* agent memory (engine/memory): every entry is a document of the `~memory` collection (its text in
+     contents, chunks, keyword rows in memory_fts, vectors in the collection's space — searched by the
+     same code as documents); these tables hold what only memory has. Ids come from memory_entries
+     (AUTOINCREMENT: an id is never handed out twice, so an old reference never names a new entry).
+     Deleting the document row cascades to the entry, its tags and images; FTS rows and vectors go
+     first through ChunkStore. */ `
+  CREATE TABLE memory_entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    document_id INTEGER NOT NULL UNIQUE REFERENCES documents(id) ON DELETE CASCADE,
+    thread_id TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('user', 'agent')),
+    content_type TEXT NOT NULL CHECK (content_type IN ('text', 'multimodal')), -- derived: multimodal when it has images
+    created_at INTEGER NOT NULL,      -- ms since the epoch, UTC
+    updated_at INTEGER NOT NULL
+  );
+  -- threads newest first, and date ranges over everything
+  CREATE INDEX memory_entries_thread ON memory_entries(thread_id, created_at);
+  CREATE INDEX memory_entries_created ON memory_entries(created_at);
+  -- tags (trimmed, lower-cased) for filtering and counting; the entry's document row keeps them in order (documents.tags)
+  CREATE TABLE memory_tags (
+    entry_id INTEGER NOT NULL REFERENCES memory_entries(id) ON DELETE CASCADE,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (entry_id, tag)
+  ) WITHOUT ROWID;
+  CREATE INDEX memory_tags_tag ON memory_tags(tag);
+  -- images stay out of the searchable text; returned only when asked for
+  CREATE TABLE memory_images (
+    id INTEGER PRIMARY KEY,
+    entry_id INTEGER NOT NULL REFERENCES memory_entries(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    mime_type TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    data BLOB NOT NULL
+  );
+  CREATE INDEX memory_images_entry ON memory_images(entry_id, position);
+  -- the persistence server's search metrics (summarised by get_statistics; the newest 10,000 kept)
+  CREATE TABLE memory_search_metrics (
+    id INTEGER PRIMARY KEY,
+    query_type TEXT NOT NULL CHECK (query_type IN ('fts', 'semantic', 'hybrid')),
+    query_text TEXT NOT NULL,
+    result_count INTEGER NOT NULL,
+    execution_time_ms REAL NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
+  /* a memory grant per access token (see store/tokens.ts): none | read (search, get, list, statistics) |
+     write (everything). Tokens that could see every collection keep seeing everything; tokens scoped to
+     some collections see no memory until granted. */ `
+  ALTER TABLE access_tokens ADD COLUMN memory TEXT NOT NULL DEFAULT 'none' CHECK (memory IN ('none', 'read', 'write'));
+  UPDATE access_tokens SET memory = 'write' WHERE scoped = 0;
+  `,
 ];

@@ -13,6 +13,7 @@ import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow } from './jobs.js
 import type { KeywordIndex } from './keyword-index.js';
 import type { CollectionCounts, FailureRow } from './stats.js';
 import type { TokenRow } from './tokens.js';
+import type { MemoryGrant } from '../types/memory.js';
 import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from './vectors.js';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -161,7 +162,7 @@ export interface KeywordIndexRepository {
 }
 
 export interface TokenRepository {
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null }): Promise<TokenRow>;
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant }): Promise<TokenRow>;
   bySecret(secret: string): Promise<TokenRow | undefined>;
   byName(name: string): Promise<TokenRow | undefined>;
   list(): Promise<TokenRow[]>;

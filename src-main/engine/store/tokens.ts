@@ -1,6 +1,8 @@
 // The access_tokens tables: named bearer tokens for the MCP endpoint, each optionally limited to
-// some collections and some tools. Only a SHA-256 of each secret is kept; the secret is shown once.
+// some collections and some tools, with a grant on the agent memory store. Only a SHA-256 of each
+// secret is kept; the secret is shown once.
 import { createHash, randomBytes } from 'node:crypto';
+import type { MemoryGrant } from '../types/memory.js';
 import type { Db } from './database.js';
 
 export interface TokenRow {
@@ -11,6 +13,7 @@ export interface TokenRow {
   collections: string[] | null;
   /** null: every tool. */
   tools: string[] | null;
+  memory: MemoryGrant;
   createdAt: number;
   lastUsedAt: number | null;
 }
@@ -21,6 +24,7 @@ interface RawToken {
   hint: string;
   scoped: number;
   tools: string | null;
+  memory: MemoryGrant;
   created_at: number;
   last_used_at: number | null;
 }
@@ -49,8 +53,8 @@ export class TokenStore {
   private readonly lastTouched = new Map<number, number>();
 
   constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare<[string, string, string, number, string | null, number], { id: number }>(
-      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+    this.insertStmt = db.prepare<[string, string, string, number, string | null, MemoryGrant, number], { id: number }>(
+      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
     );
     this.linkStmt = db.prepare('INSERT INTO access_token_collections (token_id, collection_id) VALUES (?, ?)');
     this.byHashStmt = db.prepare<[string], RawToken>('SELECT * FROM access_tokens WHERE hash = ?');
@@ -64,7 +68,7 @@ export class TokenStore {
     this.touchStmt = db.prepare('UPDATE access_tokens SET last_used_at = ? WHERE id = ?');
   }
 
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null }): TokenRow {
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant }): TokenRow {
     const id = this.db.transaction(() => {
       const row = this.insertStmt.get(
         t.name,
@@ -72,6 +76,7 @@ export class TokenStore {
         t.secret.slice(0, 10),
         t.collectionIds ? 1 : 0,
         t.tools ? JSON.stringify(t.tools) : null,
+        t.memory,
         Date.now(),
       )!;
       for (const cid of t.collectionIds ?? []) this.linkStmt.run(row.id, cid);
@@ -113,6 +118,7 @@ export class TokenStore {
       hint: r.hint,
       collections: r.scoped ? this.collectionsStmt.all(r.id).map((c) => c.name) : null,
       tools: r.tools ? (JSON.parse(r.tools) as string[]) : null,
+      memory: r.memory,
       createdAt: r.created_at,
       lastUsedAt: r.last_used_at,
     };

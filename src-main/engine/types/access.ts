@@ -1,4 +1,5 @@
 // Named access tokens. Types only (see collections.ts).
+import type { MemoryGrant } from './memory.js';
 
 /** A named access token as listed (the secret itself is only ever returned by createToken). */
 export interface TokenInfo {
@@ -9,6 +10,8 @@ export interface TokenInfo {
   collections: string[] | null;
   /** null: every tool. */
   tools: string[] | null;
+  /** What it may do with the agent memory store (within its tool allow-list). */
+  memory: MemoryGrant;
   createdAt: string;
   lastUsedAt: string | null;
 }

@@ -6,6 +6,7 @@ export type * from './collections.js';
 export type * from './datasets.js';
 export type * from './documents.js';
 export type * from './indexing.js';
+export type * from './memory.js';
 export type * from './models.js';
 export type * from './search.js';
 export type * from './settings.js';

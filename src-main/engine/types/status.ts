@@ -17,4 +17,6 @@ export interface StatusReport {
   embeddings: EmbeddingStatusReport['embeddings'];
   /** Every registered dataset with its state and the reason (none for a token scoped to some collections). */
   datasets: DatasetInfo[];
+  /** The agent memory store (absent for a caller without access to it). */
+  memory?: { entries: number; threads: number; needsEmbedding: number };
 }

@@ -1,7 +1,9 @@
 // What one caller may see: every collection and tool (the host's own runtime token), or the
-// collections and tools a named token was limited to. Every tool, resource, completion and
-// status answer goes through this, so a scoped token never learns that other collections exist.
-import type { TokenInfo } from '../../engine/index.js';
+// collections and tools a named token was limited to, and what it may do with agent memory
+// (none, read: the search/get/list/statistics tools, write: all of them). Every tool, resource,
+// completion and status answer goes through this, so a scoped token never learns that other
+// collections exist, and a token without a memory grant never sees a memory tool.
+import type { MemoryGrant, TokenInfo } from '../../engine/index.js';
 import { notFound } from '../../engine/index.js';
 
 export interface Access {
@@ -13,12 +15,19 @@ export interface Access {
   readonly collections: readonly string[] | null;
   /** null: every tool. */
   readonly tools: readonly string[] | null;
+  readonly memory: MemoryGrant;
 }
 
-export const FULL_ACCESS: Access = Object.freeze({ key: 'runtime', name: 'runtime', collections: null, tools: null });
+export const FULL_ACCESS: Access = Object.freeze({ key: 'runtime', name: 'runtime', collections: null, tools: null, memory: 'write' });
 
 export function accessFromToken(t: TokenInfo): Access {
-  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools });
+  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools, memory: t.memory });
+}
+
+/** A memory tool the caller may use: its grant covers the tool's kind and its tool list (if any) names it. */
+export function canUseMemoryTool(access: Access, tool: string, kind: 'read' | 'write'): boolean {
+  const granted = access.memory === 'write' || (access.memory === 'read' && kind === 'read');
+  return granted && canUseTool(access, tool);
 }
 
 export function canSeeCollection(access: Access, name: string): boolean {

@@ -56,6 +56,10 @@ const statusOutput = convertedOnce(z.object({
       }),
     )
     .describe('Registered datasets (datasets/<id>/manifest.json), in every state'),
+  memory: z
+    .object({ entries: z.number().int(), threads: z.number().int(), needsEmbedding: z.number().int().describe('Memory chunks still waiting for embeddings') })
+    .optional()
+    .describe('The agent memory store (when this token may use it)'),
 }));
 
 export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
@@ -72,7 +76,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
     },
     () =>
       guarded('status', () => {
-        const report = ctx.engine.status({ collections: collectionFilter(ctx.access) });
+        const report = ctx.engine.status({ collections: collectionFilter(ctx.access), memory: ctx.access.memory !== 'none' });
         const { needsEmbedding, hasVectorIndex, embeddings } = report;
         const { coverage } = embeddings;
         const structured = {
@@ -118,6 +122,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
             indexType: d.indexType,
             manifestPath: d.manifestPath,
           })),
+          ...(report.memory ? { memory: report.memory } : {}),
         };
         const lines = [
           'Trove index status:',
@@ -135,6 +140,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           ...structured.datasets.map(
             (d) => `    - ${d.id} [${d.state}]: ${d.name} (${d.kind ?? 'unknown kind'}, ${d.documents} ${d.kind === 'faiss' ? 'vectors' : 'docs'})${d.reason ? ` — ${d.reason}` : ''}`,
           ),
+          ...(report.memory ? [`  Memory: ${report.memory.entries} entries in ${report.memory.threads} threads (${report.memory.needsEmbedding} chunks waiting for embeddings)`] : []),
         ];
         return textResult(lines.join('\n'), structured);
       }),

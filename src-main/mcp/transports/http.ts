@@ -64,7 +64,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   const sessions = new Map<string, Session>();
   const requests = new McpRequestLog(opts.requestLogSize);
 
-  const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend), {
+  const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend, calledTool(ctx.requestInfo)), {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
     onerror: (err) => process.stderr.write(`[trove mcp] ${err.message}\n`),
   });
@@ -179,6 +179,12 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   };
 }
 
+/** The tool a stateless tools/call names (its Mcp-Name header), so its server registers that one alone. */
+function calledTool(req: Request | undefined): string | undefined {
+  if (req?.headers.get('mcp-method') !== 'tools/call') return undefined;
+  return req.headers.get('mcp-name') ?? undefined;
+}
+
 /** The scope travels to the per-request server factory inside AuthInfo; the secret does not. */
 function authInfoFor(access: Access): AuthInfo {
   return { token: '[redacted]', clientId: access.name, scopes: [], extra: { access } };
@@ -188,7 +194,7 @@ function accessOf(info: AuthInfo | undefined): Access {
   const access = info?.extra?.access as Access | undefined;
   // every request is authenticated before it reaches the handler; no scope here is a bug, and
   // failing closed (no collections, no tools) is the safe answer to it
-  return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [] };
+  return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [], memory: 'none' };
 }
 
 /**

@@ -1,5 +1,5 @@
-// MCP access tokens: create one limited to some collections and tools (the secret is shown
-// once), see when each was last used, revoke with confirmation.
+// MCP access tokens: create one limited to some collections and tools, with a grant on agent
+// memory (the secret is shown once), see when each was last used, revoke with confirmation.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { TokenList } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
@@ -12,6 +12,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
   const [name, setName] = useState('');
   const [scopeCollections, setScopeCollections] = useState<string[]>([]);
   const [tools, setTools] = useState<string[]>([]);
+  const [memory, setMemory] = useState<'' | 'none' | 'read' | 'write'>('');
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -31,11 +32,13 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
         name: name.trim(),
         ...(scopeCollections.length ? { collections: scopeCollections } : {}),
         ...(tools.length ? { tools } : {}),
+        ...(memory ? { memory } : {}),
       });
       setCreated({ name: r.info.name, token: r.token });
       setName('');
       setScopeCollections([]);
       setTools([]);
+      setMemory('');
       await load();
     } catch (err) {
       setError(errorMessage(err));
@@ -83,6 +86,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
               <th>Starts with</th>
               <th>Collections</th>
               <th>Tools</th>
+              <th>Memory</th>
               <th>Last used</th>
               <th />
             </tr>
@@ -96,6 +100,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
                 </td>
                 <td>{t.collections?.join(', ') ?? 'all'}</td>
                 <td>{t.tools?.join(', ') ?? 'all'}</td>
+                <td>{t.memory === 'write' ? 'read and write' : t.memory === 'read' ? 'read only' : 'none'}</td>
                 <td>{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'}</td>
                 <td>
                   <button type="button" className="danger" onClick={() => setRevoking(t.name)}>
@@ -113,6 +118,15 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
           <label className="grow">
             New token name
             <input value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. cursor-laptop" />
+          </label>
+          <label>
+            Agent memory
+            <select value={memory} onChange={(e) => setMemory(e.target.value as typeof memory)}>
+              <option value="">default ({scopeCollections.length ? 'none: scoped to collections' : 'read and write'})</option>
+              <option value="none">none</option>
+              <option value="read">read only (search, get)</option>
+              <option value="write">read and write (store, update, delete)</option>
+            </select>
           </label>
           <button type="submit" className="primary" disabled={!name.trim()}>
             Create token

@@ -4,7 +4,8 @@
 // stored text, and its rows are used when it cuts the same chunks as were stored (so a migrated
 // index ranks exactly as a fresh one); otherwise — documents parsed from binary formats, or other
 // chunking settings — the rows are made from the stored title, heading path and chunk text (only
-// headings that start inside a chunk lose their heading weight).
+// headings that start inside a chunk lose their heading weight). Memory entries' rows are made
+// from their stored title and chunk text, exactly as memory writes them.
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../../ingest/chunker.js';
 import { isBinaryDocument, prepareDocument } from '../../ingest/prepare.js';
 import { PAGE_MARKER_LINE } from '../../ingest/parsers/types.js';
@@ -41,13 +42,15 @@ export function rebuildKeywordRows(
     }
   }
   const title = toIndexText(doc.title);
+  // a memory entry's rows are exactly these (memory/entry-text.ts: its title, no headings, the chunk's text as written)
+  const memory = doc.kind === 'memory';
   return {
     rows: chunks.map((c) => ({
       id: c.id,
       title,
       headings: toIndexText(c.headingPath.join(' \n ')),
-      body: toIndexText(text.slice(c.charStart, c.charEnd).replace(PAGE_MARKER_LINE, '')),
+      body: toIndexText(memory ? text.slice(c.charStart, c.charEnd) : text.slice(c.charStart, c.charEnd).replace(PAGE_MARKER_LINE, '')),
     })),
-    exact: false,
+    exact: memory,
   };
 }

@@ -54,6 +54,8 @@ interface TableCopy {
   key: string;
   columns: Column[];
   batch: number;
+  /** The key is not unique (a table keyed by two columns): a batch takes every row of its next `batch` keys. */
+  grouped?: boolean;
 }
 
 const bool = (v: unknown) => v === 1 || v === true;
@@ -70,15 +72,19 @@ const TABLES: TableCopy[] = [
   { name: 'chunks', key: 'id', batch: 2000, columns: cols('id document_id ordinal char_start char_end line_start line_end heading_path page tokens') },
   { name: 'jobs', key: 'id', batch: 2000, columns: [...cols('id collection_id kind path priority changed_at'), { name: 'gone', map: bool }, ...cols('version attempts next_run_at last_error created_at')] },
   { name: 'job_pauses', key: 'collection_id', batch: 1000, columns: cols('collection_id') },
-  { name: 'access_tokens', key: 'id', batch: 1000, columns: [...cols('id name hash hint'), { name: 'scoped', map: bool }, { name: 'tools', map: json }, ...cols('created_at last_used_at')] },
+  { name: 'access_tokens', key: 'id', batch: 1000, columns: [...cols('id name hash hint'), { name: 'scoped', map: bool }, { name: 'tools', map: json }, ...cols('memory created_at last_used_at')] },
   { name: 'access_token_collections', key: 'rowid', batch: 1000, columns: cols('token_id collection_id') },
   { name: 'vector_spaces', key: 'id', batch: 100, columns: cols('id model_id weights_sha256 dims created_at') },
   { name: 'collection_vectors', key: 'collection_id', batch: 1000, columns: cols('collection_id model_choice active_space_id building_space_id') },
   { name: 'dataset_folders', key: 'rowid', batch: 1000, columns: cols('path added_at') },
   { name: 'dataset_checks', key: 'rowid', batch: 1000, columns: cols('key best_cosine checked_at') },
+  { name: 'memory_entries', key: 'id', batch: 1000, columns: cols('id document_id thread_id source content_type created_at updated_at') },
+  { name: 'memory_tags', key: 'entry_id', grouped: true, batch: 1000, columns: cols('entry_id tag') },
+  { name: 'memory_images', key: 'id', batch: 50, columns: cols('id entry_id position mime_type bytes data') },
+  { name: 'memory_search_metrics', key: 'id', batch: 2000, columns: cols('id query_type query_text result_count execution_time_ms created_at') },
 ];
 
-const IDENTITY_TABLES = ['collections', 'documents', 'chunks', 'jobs', 'access_tokens', 'vector_spaces'];
+const IDENTITY_TABLES = ['collections', 'documents', 'chunks', 'jobs', 'access_tokens', 'vector_spaces', 'memory_entries', 'memory_images', 'memory_search_metrics'];
 
 function cols(names: string): Column[] {
   return names.split(' ').map((name) => ({ name }));
@@ -157,7 +163,11 @@ async function copyTable(source: Database.Database, target: PostgresDatabase, t:
   const src = sourceName(source);
   const total = (source.prepare(`SELECT count(*) AS n FROM ${t.name}`).get() as { n: number }).n;
   const names = t.columns.map((c) => c.name);
-  const page = source.prepare(`SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${t.name} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?`);
+  const page = source.prepare(
+    t.grouped
+      ? `SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${t.name} WHERE ${t.key} IN (SELECT DISTINCT ${t.key} FROM ${t.name} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?) ORDER BY ${t.key}`
+      : `SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${t.name} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?`,
+  );
   let after = await lastKey(target, src, t.name);
   let copied = 0;
   let done = (source.prepare(`SELECT count(*) AS n FROM ${t.name} WHERE ${t.key} <= ?`).get(after === -Infinity ? -1 : after) as { n: number }).n;

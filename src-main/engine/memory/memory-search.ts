@@ -1,0 +1,222 @@
+// Memory search by the documents' own code: the keyword leg is LexicalSearch over memory_fts
+// (the same planner, BM25 and snippets), the vector leg VectorSearch over the `~memory`
+// partition of its vector space (ANN included), fused by search/fusion.ts and reranked by
+// search/rerank.ts. Filters arrive as one clause pushed into both legs' SQL. What comes back is
+// the ranked entries (by document id) with each leg's rank and scores; the room turns a page
+// of them into entries.
+import { TroveError } from '../errors.js';
+import type { EmbeddingService } from '../embed/embeddings.js';
+import type { Db } from '../store/database.js';
+import type { VectorSpace } from '../store/vectors.js';
+import type { ResolvedFilters } from '../search/filters.js';
+import { reciprocalRankFusion, RRF_K, weightedSumFusion, type FusedHit } from '../search/fusion.js';
+import type { LexicalHit, LexicalSearch } from '../search/lexical.js';
+import type { QuerySyntax } from '../search/query.js';
+import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from '../search/rerank.js';
+import type { RankedHit } from '../search/hit.js';
+import { VectorSearch } from '../search/vector.js';
+import type { MemorySearchMode, MemorySearchResponse } from '../types/memory.js';
+
+export interface ValidMemorySearch {
+  query: string;
+  mode: MemorySearchMode;
+  syntax: QuerySyntax;
+  limit: number;
+  offset: number;
+  minSimilarity: number | undefined;
+  fusion: NonNullable<MemorySearchResponse['fusion']>;
+}
+
+/** One ranked entry (by its document), with what each leg said about it. */
+export interface RankedEntry {
+  documentId: number;
+  chunkId: number;
+  score: number;
+  keyword?: { rank: number; score: number; bm25: number };
+  vector?: { rank: number; score: number; cosine: number };
+  fused?: number;
+  rerank?: { score: number };
+}
+
+export interface RankedPage {
+  page: RankedEntry[];
+  total: number;
+  hasMore: boolean;
+  legs: MemorySearchResponse['legs'];
+  overlap: MemorySearchResponse['overlap'];
+  model: string | null;
+  notices: string[];
+  plan: MemorySearchResponse['plan'];
+  timings: Omit<MemorySearchResponse['timings'], 'totalMs'>;
+}
+
+/** Candidates each leg contributes to fusion (and the reranker's pool), as for documents. */
+const LEG_DEPTH = 50;
+
+export class MemorySearch {
+  private readonly vector: VectorSearch;
+
+  constructor(
+    db: Db,
+    private readonly embeddings: EmbeddingService,
+    private readonly lexical: LexicalSearch,
+  ) {
+    this.vector = new VectorSearch(db, embeddings.vectors, lexical.anchors, embeddings.ann);
+  }
+
+  /** The vector space serving memory, or why there is none. */
+  space(collectionId: number | null): VectorSpace | string {
+    if (collectionId === null) return 'memory is empty';
+    const id = this.embeddings.vectors.collection(collectionId).activeSpaceId;
+    const space = id === null ? undefined : this.embeddings.vectors.space(id);
+    if (space) return space;
+    return `no vectors yet for memory: ${this.embeddings.problem('~memory') ?? 'entries are embedded in the background (or by `trove embed`); until then use keyword search'}`;
+  }
+
+  run(req: ValidMemorySearch, filters: ResolvedFilters, collectionId: number | null, generation: number): RankedPage | Promise<RankedPage> {
+    if (req.mode === 'keyword') return this.keywordOnly(req, filters, generation);
+    const space = this.space(collectionId);
+    if (req.mode === 'vector' && typeof space === 'string') throw new TroveError('UNAVAILABLE', `semantic search is off: ${space}`);
+    return this.semantic(req, filters, collectionId!, space, generation);
+  }
+
+  private keywordOnly(req: ValidMemorySearch, filters: ResolvedFilters, generation: number): RankedPage {
+    const t0 = performance.now();
+    const r = this.lexical.search({ query: req.query, syntax: req.syntax, limit: req.limit, offset: req.offset, snippetChars: 40, snippets: false, explain: false, filters }, generation);
+    const page = r.hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, keyword: { rank: req.offset + i + 1, score: h.score, bm25: h.bm25 } }));
+    return {
+      page,
+      total: r.totalEstimated,
+      hasMore: r.hasMore,
+      legs: { keyword: r.totalEstimated, vector: null },
+      overlap: null,
+      model: null,
+      notices: [],
+      plan: r.plan,
+      timings: { keywordMs: ms(t0), vectorMs: null, embedMs: null },
+    };
+  }
+
+  private async semantic(req: ValidMemorySearch, filters: ResolvedFilters, collectionId: number, space: VectorSpace | string, generation: number): Promise<RankedPage> {
+    const needed = req.offset + req.limit + 1;
+    const notices: string[] = [];
+    const timings: RankedPage['timings'] = { keywordMs: null, vectorMs: null, embedMs: null };
+    const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
+    const depth = req.mode === 'vector' ? needed : Math.max(LEG_DEPTH, needed);
+
+    const vectorLeg = async (s: VectorSpace) => {
+      const t0 = performance.now();
+      const vector = await this.embeddings.embedQuery(s, req.query);
+      const t1 = performance.now();
+      timings.embedMs = ms(t0);
+      const r = this.vector.search(
+        { query: req.query, syntax: req.syntax, top: depth, minScore: req.minSimilarity ?? 0, snippetChars: 40, snippets: false, explain: false, filters, generation },
+        [{ space: s, collectionIds: [collectionId], vector }],
+      );
+      timings.vectorMs = ms(t1);
+      return r;
+    };
+    if (req.mode === 'vector') {
+      const r = await vectorLeg(space as VectorSpace);
+      const ranked = r.hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, vector: { rank: i + 1, score: h.score, cosine: h.score } }));
+      return this.paged(req, ranked, r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings);
+    }
+
+    // hybrid and rerank: the query is embedded in a worker while the keyword leg runs
+    const vectorPromise = typeof space === 'string' ? null : vectorLeg(space);
+    vectorPromise?.catch(() => undefined); // handled below
+    let keywordHits: LexicalHit[] = [];
+    try {
+      const t0 = performance.now();
+      const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: 40, snippets: false, explain: false, filters }, generation);
+      timings.keywordMs = ms(t0);
+      keywordHits = lx.hits;
+      Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
+    } catch (err) {
+      // a query without a searchable word has no keyword leg; the vector leg can still answer it
+      if (!(err instanceof TroveError && err.code === 'INVALID_INPUT') || !vectorPromise) throw err;
+      notices.push(`keyword leg skipped: ${err.message}`);
+    }
+    let vectorHits: RankedHit[] = [];
+    let model: string | null = null;
+    if (!vectorPromise) notices.push(`vector leg skipped (keyword results only): ${space as string}`);
+    else {
+      try {
+        vectorHits = (await vectorPromise).hits;
+        model = (space as VectorSpace).modelId;
+      } catch (err) {
+        if (!(err instanceof TroveError)) throw err;
+        notices.push(`vector leg skipped (keyword results only): ${err.message}`);
+      }
+    }
+    const f = req.fusion;
+    const legs = [
+      { name: 'keyword', weight: f.method === 'weighted' ? f.keyword : 1, hits: keywordHits },
+      { name: 'vector', weight: f.method === 'weighted' ? f.semantic : 1, hits: vectorHits },
+    ];
+    let fused: RerankedHit[] = f.method === 'weighted' ? weightedSumFusion(legs) : reciprocalRankFusion(legs, f.k);
+    plan.strategy = `${req.mode}:${f.method}`;
+    if (req.mode === 'rerank') fused = await this.rerank(req.query, fused, notices, generation);
+    const keywordAt = new Map(keywordHits.map((h, i) => [h.documentId, { rank: i + 1, score: h.score, bm25: h.bm25 }]));
+    const vectorAt = new Map(vectorHits.map((h, i) => [h.documentId, { rank: i + 1, score: h.score, cosine: h.score }]));
+    const ranked = fused.map((x): RankedEntry => {
+      const keyword = keywordAt.get(x.hit.documentId);
+      const vector = vectorAt.get(x.hit.documentId);
+      const raw = f.method === 'rrf' ? (keyword ? 1 / (f.k + keyword.rank) : 0) + (vector ? 1 / (f.k + vector.rank) : 0) : x.score;
+      return { documentId: x.hit.documentId, chunkId: x.hit.chunkId, score: round(x.score), keyword, vector, fused: round(raw, 6), ...(x.rerank ? { rerank: { score: round(x.rerank.score) } } : {}) };
+    });
+    const exhausted = keywordHits.length < depth && vectorHits.length < depth;
+    const both = ranked.filter((x) => x.keyword && x.vector).length;
+    const overlap = { both, keywordOnly: keywordHits.length - both, vectorOnly: vectorHits.length - both };
+    return this.paged(req, ranked, exhausted, { keyword: keywordHits.length, vector: vectorPromise ? vectorHits.length : null }, overlap, model, notices, plan, timings);
+  }
+
+  private paged(
+    req: ValidMemorySearch,
+    ranked: RankedEntry[],
+    exhausted: boolean,
+    legs: RankedPage['legs'],
+    overlap: RankedPage['overlap'],
+    model: string | null,
+    notices: string[],
+    plan: RankedPage['plan'],
+    timings: RankedPage['timings'],
+  ): RankedPage {
+    const hasMore = ranked.length > req.offset + req.limit;
+    return {
+      page: ranked.slice(req.offset, req.offset + req.limit),
+      total: exhausted ? ranked.length : Math.max(ranked.length, req.offset + req.limit + 1),
+      hasMore,
+      legs,
+      overlap,
+      model,
+      notices,
+      plan,
+      timings,
+    };
+  }
+
+  private async rerank(query: string, fused: FusedHit[], notices: string[], generation: number): Promise<RerankedHit[]> {
+    const top = fused.slice(0, DEFAULT_RERANK_TOP);
+    if (!top.length) return fused;
+    try {
+      return blendRerank(fused, await this.embeddings.rerankScores(query, () => passagesOf(this.lexical.anchors, top, generation)));
+    } catch (err) {
+      if (!(err instanceof TroveError)) throw err;
+      notices.push(`rerank skipped: ${err.message}`);
+      return fused;
+    }
+  }
+}
+
+/** The default fusion: reciprocal rank fusion with k = 60, as for documents. */
+export const DEFAULT_MEMORY_FUSION = { method: 'rrf', k: RRF_K } as const;
+
+function ms(since: number): number {
+  return Math.round((performance.now() - since) * 1000) / 1000;
+}
+
+function round(n: number, places = 4): number {
+  const f = 10 ** places;
+  return Math.round(n * f) / f;
+}

@@ -1,0 +1,84 @@
+// Backing memory up and moving it: export writes one JSON object per entry (oldest first, images
+// included), import reads them back. Import checks every line before writing any, keeps each
+// entry's creation and update times, and skips entries already present (same thread, source,
+// creation time and text), so importing the same file twice changes nothing.
+import { invalidInput } from '../errors.js';
+import type { MemoryExportLine, MemoryImportReport } from '../types/memory.js';
+import { isoTime, parseMemoryDate } from './dates.js';
+import { checkEntry, type EntryWrite } from './entry-input.js';
+import type { EntryStore } from './entry-store.js';
+import { imagesByEntry } from './entry-view.js';
+import type { EntryTimes, MemoryWriter } from './memory-writer.js';
+
+export function* exportLines(entries: EntryStore, threadId?: string): Generator<MemoryExportLine> {
+  for (const row of entries.exportRows(threadId)) {
+    const images = imagesByEntry(entries.images([row.id], true)).get(row.id) ?? [];
+    yield {
+      id: row.id,
+      thread_id: row.thread_id,
+      source: row.source,
+      text: row.text,
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      tags: JSON.parse(row.tags) as string[],
+      images: images.map((i) => ({ data: i.data!.toString('base64'), mime_type: i.mime_type })),
+      created_at: isoTime(row.created_at),
+      updated_at: isoTime(row.updated_at),
+    };
+  }
+}
+
+const IMPORT_BATCH = 500;
+const MAX_REPORTED = 10;
+
+export function importLines(lines: readonly unknown[], entries: EntryStore, writer: MemoryWriter): MemoryImportReport {
+  const checked: { write: EntryWrite; times: EntryTimes }[] = [];
+  const problems: string[] = [];
+  lines.forEach((line, i) => {
+    try {
+      checked.push(checkLine(line, `line ${i + 1}`));
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  });
+  if (problems.length) {
+    const more = problems.length > MAX_REPORTED ? `\n… and ${problems.length - MAX_REPORTED} more` : '';
+    throw invalidInput(`nothing was imported: ${problems.length} line${problems.length === 1 ? '' : 's'} cannot be read\n${problems.slice(0, MAX_REPORTED).join('\n')}${more}`);
+  }
+  let imported = 0;
+  let skipped = 0;
+  for (let i = 0; i < checked.length; i += IMPORT_BATCH) {
+    const fresh: typeof checked = [];
+    for (const c of checked.slice(i, i + IMPORT_BATCH)) {
+      const seen = entries.same(c.write.threadId, c.times.createdAt, c.write.source, c.write.text) !== undefined || fresh.some((f) => sameEntry(f, c));
+      if (seen) skipped++;
+      else fresh.push(c);
+    }
+    writer.insert(fresh.map((f) => f.write), fresh.map((f) => f.times));
+    imported += fresh.length;
+  }
+  return { imported, skipped };
+}
+
+function sameEntry(a: { write: EntryWrite; times: EntryTimes }, b: { write: EntryWrite; times: EntryTimes }): boolean {
+  return a.write.threadId === b.write.threadId && a.times.createdAt === b.times.createdAt && a.write.source === b.write.source && a.write.text === b.write.text;
+}
+
+function checkLine(line: unknown, at: string): { write: EntryWrite; times: EntryTimes } {
+  if (typeof line !== 'object' || line === null || Array.isArray(line)) throw invalidInput(`${at}: not a JSON object`);
+  const l = line as Partial<Record<keyof MemoryExportLine, unknown>>;
+  const write = checkEntry(
+    {
+      threadId: l.thread_id as string,
+      source: l.source as 'user',
+      text: l.text as string,
+      metadata: l.metadata as Record<string, unknown> | null,
+      tags: l.tags as string[] | null,
+      images: l.images as { data: string; mime_type: string }[] | null,
+    },
+    at,
+  );
+  const now = Date.now();
+  const createdAt = l.created_at == null ? now : parseMemoryDate(String(l.created_at), `${at}.created_at`);
+  const updatedAt = l.updated_at == null ? createdAt : parseMemoryDate(String(l.updated_at), `${at}.updated_at`);
+  return { write, times: { createdAt, updatedAt } };
+}

@@ -1,0 +1,105 @@
+// `trove memory list|search|export|import` and `trove token create --memory`, run as the real bin
+// against a real profile: export writes JSON lines a second profile imports, a second import skips
+// everything, bad lines import nothing and say where they are.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src-main/engine/index.js';
+import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+
+let home: string;
+const PIXEL = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
+
+beforeAll(async () => {
+  ensureBuilt();
+  home = tempDir('trove-cli-memory-');
+  const engine = Engine.open({ profileDir: home });
+  engine.memory.storeBatch([
+    { threadId: 'deploy', source: 'agent', text: 'Blue-green deploys switch the load balancer after health checks pass.', tags: ['ops'] },
+    { threadId: 'deploy', source: 'user', text: 'Roll back if error rates double.', metadata: { severity: 'high' } },
+    { threadId: 'ui', source: 'agent', text: 'The settings page screenshot.', images: [{ data: PIXEL }] },
+  ]);
+  await engine.close();
+}, 60_000);
+afterAll(() => removeTempDirs());
+
+describe('trove memory', () => {
+  it('list: threads with counts; with --thread, entries newest first', async () => {
+    const threads = await runTrove(['memory', 'list'], { home });
+    expect(threads.code).toBe(0);
+    expect(threads.stdout).toMatch(/2 threads:\n {2}(ui|deploy) {2}\d entr/);
+    const json = oneJson<{ threadId: string; entries: number }[]>(await runTrove(['memory', 'list', '--json'], { home }));
+    expect(json.map((t) => [t.threadId, t.entries]).sort()).toEqual([['deploy', 2], ['ui', 1]]);
+    const entries = await runTrove(['memory', 'list', '--thread', 'deploy'], { home });
+    expect(entries.stdout).toMatch(/2 entries in thread "deploy":\n#2 .* user\n {4}Roll back if error rates double\.\n#1 .* agent {2}\[ops\]/);
+    expect((await runTrove(['memory', 'list', '--thread', 'nope'], { home })).stdout).toMatch(/No entries in thread "nope"/);
+  });
+
+  it('search: keyword with filters; a semantic mode without vectors says why', async () => {
+    const r = await runTrove(['memory', 'search', 'load', 'balancer', '--thread', 'deploy'], { home });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^1 entries for "load balancer" \(keyword\):\n1\.00 #1 deploy/);
+    const j = oneJson<{ hits: { entry: { id: number } }[] }>(await runTrove(['memory', 'search', 'rollback', '--source', 'user', '--json'], { home }));
+    expect(j.hits).toEqual([]);
+    const v = await runTrove(['memory', 'search', 'rollback', '--mode', 'vector'], { home });
+    expect(v.code).toBe(1);
+    expect(v.stderr).toMatch(/semantic search is off: no vectors yet for memory/);
+    const bad = await runTrove(['memory', 'search', 'x', '--since', 'yesterday'], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/start_date is not an ISO 8601 date/);
+  });
+
+  it('export then import moves memory, images included; importing again skips everything', async () => {
+    const exported = await runTrove(['memory', 'export'], { home });
+    expect(exported.code).toBe(0);
+    const lines = exported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; thread_id: string; images: { data: string }[] });
+    expect(lines.map((l) => l.id)).toEqual([1, 2, 3]);
+    expect(lines[2]!.images[0]!.data).toBe(PIXEL);
+    const dir = tempDir('trove-cli-export-');
+    const file = path.join(dir, 'memory.jsonl');
+    expect((await runTrove(['memory', 'export', '--thread', 'deploy', '--output', file], { home })).stderr).toMatch(/Exported 2 entries/);
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect((await runTrove(['memory', 'export', '--output', file], { home })).code).toBe(1); // never overwrites
+    fs.writeFileSync(file, exported.stdout);
+
+    const other = tempDir('trove-cli-memory-');
+    const first = await runTrove(['memory', 'import', file], { home: other });
+    expect(first.stdout.trim()).toBe('Imported 3 entries.');
+    const again = oneJson(await runTrove(['memory', 'import', file, '--json'], { home: other }));
+    expect(again).toEqual({ imported: 0, skipped: 3 });
+    const roundTrip = (await runTrove(['memory', 'export'], { home: other })).stdout;
+    expect(roundTrip).toBe(exported.stdout);
+  });
+
+  it('import refuses a file with bad lines, saying which, and imports nothing', async () => {
+    const other = tempDir('trove-cli-memory-');
+    const file = path.join(other, 'bad.jsonl');
+    fs.writeFileSync(file, '{"thread_id":"t","source":"agent","text":"fine"}\n{not json}\n\n{"thread_id":"t","source":"bot","text":"x"}\n');
+    const r = await runTrove(['memory', 'import', file], { home: other });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nothing was imported: line 2: not JSON/);
+    fs.writeFileSync(file, '{"thread_id":"t","source":"agent","text":"fine"}\n{"thread_id":"t","source":"bot","text":"x"}\n');
+    const r2 = await runTrove(['memory', 'import', file], { home: other });
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toMatch(/nothing was imported: 1 line cannot be read\nline 2\.source must be "user" or "agent"/);
+    expect(oneJson<unknown[]>(await runTrove(['memory', 'list', '--json'], { home: other }))).toEqual([]);
+    expect((await runTrove(['memory', 'import', path.join(other, 'missing.jsonl')], { home: other })).stderr).toMatch(/no such file/);
+  });
+
+  it('status counts memory', async () => {
+    expect((await runTrove(['status'], { home })).stdout).toMatch(/^Memory: {2}3 entries in 2 threads, 3 chunks waiting for embeddings \(trove embed\)/m);
+    expect(oneJson<{ memory: unknown }>(await runTrove(['status', '--json'], { home })).memory).toEqual({ entries: 3, threads: 2, needsEmbedding: 3 });
+  });
+
+  it('token create --memory sets the grant; list shows it', async () => {
+    const r = oneJson<{ memory: string }>(await runTrove(['token', 'create', '--name', 'reader', '--memory', 'read', '--json'], { home }));
+    expect(r.memory).toBe('read');
+    const open = oneJson<{ memory: string }>(await runTrove(['token', 'create', '--name', 'open', '--json'], { home }));
+    expect(open.memory).toBe('write'); // a token of every collection writes memory unless told otherwise
+    expect((await runTrove(['token', 'list'], { home })).stdout).toMatch(/reader .*memory read-only/);
+    const bad = await runTrove(['token', 'create', '--name', 'x', '--memory', 'admin'], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Allowed choices are none, read, write/);
+  });
+});
