@@ -9,4 +9,6 @@ export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
 export type { GetOptions, MultiGetOptions } from './retrieve/documents.js';
 export { migrateProfile, type MigrationCount, type MigrationProgress, type MigrationReport } from './store/migrate/to-postgres.js';
 export type { SearchRequest } from './search/request.js';
+export { SharedIndex } from './shared/shared-index.js';
+export { validatePostgresUrl } from './store/postgres/url.js';
 export type * from './types/index.js';

@@ -5,6 +5,9 @@
 import pg from 'pg';
 import { TroveError } from '../../errors.js';
 import { migratePostgres } from './migrate.js';
+import { redactPostgresUrl, validatePostgresUrl } from './url.js';
+
+export { redactPostgresUrl, validatePostgresUrl };
 
 export type Queryable = pg.Pool | pg.PoolClient;
 
@@ -23,35 +26,6 @@ export interface PostgresOptions {
   max?: number;
   /** Shown in pg_stat_activity. */
   applicationName?: string;
-}
-
-/** A database URL Trove accepts: postgres:// or postgresql://, a database name, host or socket. */
-export function validatePostgresUrl(url: string, what = 'database URL'): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new TroveError('INVALID_INPUT', `${what} is not a URL (expected postgresql://user@host:5432/db or postgresql://user@/db?host=/socket/dir)`);
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
-    throw new TroveError('INVALID_INPUT', `${what} must start with postgresql:// or postgres:// (got ${u.protocol}//)`);
-  }
-  if (!u.pathname || u.pathname === '/') throw new TroveError('INVALID_INPUT', `${what} names no database (…/dbname)`);
-  if (!u.hostname && !u.searchParams.get('host')) {
-    throw new TroveError('INVALID_INPUT', `${what} names no host: give host:port, or a socket folder as ?host=/path`);
-  }
-  return url;
-}
-
-/** The URL with its password replaced, for status and logs. */
-export function redactPostgresUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgresql://(unparsable URL)';
-  }
 }
 
 export class PostgresDatabase {
