@@ -80,7 +80,7 @@ describe('trove migrate --to postgres', () => {
     expect(seen).toContain('keyword index');
     expect(report.approximateKeywordDocuments).toBe(1); // the HTML page: its stored text is not its source
 
-    const lite = SqliteStorage.open(sqliteFile);
+    const lite: Storage = SqliteStorage.open(sqliteFile);
     const pg = await PostgresStorage.open(url);
     opened.push(lite, pg);
     const [a, b] = [(await lite.collections.list())[0]!, (await pg.collections.list())[0]!];

@@ -8,7 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, SharedIndex, type TroveError, type SearchRequest, type SearchResponse } from '../../src-main/engine/index.js';
 import { databasePath } from '../../src-main/engine/profile.js';
+import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
+import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
 import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
+import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
@@ -86,6 +89,25 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(engine.search({ query: 'retries exponential backoff' }).results.length).toBeGreaterThan(1);
     expect(engine.search({ query: '東京の天気' }).results[0]?.path).toBe('notes/tokyo.md');
     expect(engine.search({ query: 'backoff', limit: 1 }).has_more).toBe(true);
+  });
+
+  it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
+    expect((await shared.search({ query: 'zeppelin' })).results).toEqual([]); // counted (as absent) and cached
+    const other = await PostgresStorage.open(url);
+    try {
+      const notes = (await other.collections.get('notes'))!;
+      await other.jobs.recordEvents([{ collectionId: notes.id, kind: 'file', path: 'notes/airships.md', priority: 0, changedAt: 1, gone: false, runAt: 0 }]);
+      const claim = (await other.jobs.claim(Date.now(), 10, { only: notes.id }))!;
+      const text = '# Airships\n\nA zeppelin is a rigid airship.\n';
+      const p = prepareDocument(Buffer.from(text), 'notes/airships.md', DEFAULT_CHUNKING);
+      if (!p.ok) throw new Error(p.reason);
+      const document = { collectionId: notes.id, path: 'notes/airships.md', docid: 'a1b2c3', title: p.title, kind: p.kind, size: text.length, mtimeMs: 1, hash: 'h', status: 'indexed' as const, error: null, tags: [], metadata: {} };
+      const job = claim.jobs.find((j) => j.path === 'notes/airships.md')!;
+      await claim.complete({ write: { collectionId: notes.id, index: 'chunks_fts', at: Date.now(), writes: [{ op: 'index', document, text: p.text, chunks: p.chunks }] }, retire: [job] });
+      await expect.poll(async () => (await shared.search({ query: 'zeppelin' })).results.map((r) => r.path), { timeout: 20_000 }).toEqual(['notes/airships.md']);
+    } finally {
+      await other.close();
+    }
   });
 
   it('says what does not run there yet, and rejects bad input as the engine does', async () => {

@@ -22,12 +22,23 @@ interface DocCandidate {
 }
 
 const MAX_CHUNK_FETCH = 20_000;
+const DF_CACHE_SIZE = 5_000;
 
 export class StorageKeywordSearch {
+  /** The index's row count and average length, and term counts, until the index changes (changed()). */
+  private counts: Promise<KeywordCounts> | null = null;
+  private readonly df = new Map<string, Promise<number>>();
+
   constructor(
     private readonly storage: Storage,
     private readonly index: KeywordIndex = 'chunks_fts',
   ) {}
+
+  /** The index changed (this host wrote, or another host's NOTIFY): counts are taken again. */
+  changed(): void {
+    this.counts = null;
+    this.df.clear();
+  }
 
   async search(req: LexicalRequest): Promise<LexicalResult> {
     if (req.syntax === 'phrase' || req.syntax === 'boolean') {
@@ -36,8 +47,11 @@ export class StorageKeywordSearch {
     const parsed = parseQuery(req.query, req.syntax);
     if (parsed.kind !== 'terms') throw new TroveError('UNAVAILABLE', `the ${req.syntax} syntax does not run on PostgreSQL yet; use match or prefix`);
     const repo = this.storage.keyword(this.index);
-    const counts = await repo.counts();
-    const planned: PlannedTerm[] = await Promise.all(parsed.terms.map(async (t) => ({ ...t, df: await repo.documentFrequency(keywordTerm(t)) })));
+    const counts = await (this.counts ??= repo.counts().catch((err: unknown) => {
+      this.counts = null;
+      throw err;
+    }));
+    const planned: PlannedTerm[] = await Promise.all(parsed.terms.map(async (t) => ({ ...t, df: await this.documentFrequency(t) })));
     const plan = planSteps(planned, counts.rows);
     const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
     const docs: DocCandidate[] = [];
@@ -72,6 +86,19 @@ export class StorageKeywordSearch {
       totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
       plan: planInfo,
     };
+  }
+
+  private documentFrequency(t: QueryTerm): Promise<number> {
+    const term = keywordTerm(t);
+    const key = `${term.prefix ? '*' : ''}${term.term}`;
+    let df = this.df.get(key);
+    if (!df) {
+      if (this.df.size >= DF_CACHE_SIZE) this.df.clear();
+      df = this.storage.keyword(this.index).documentFrequency(term);
+      df.catch(() => this.df.delete(key));
+      this.df.set(key, df);
+    }
+    return df;
   }
 
   /** Ranked chunks of one step until `needed` distinct documents are found (or nothing more matches). */

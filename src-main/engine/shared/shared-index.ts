@@ -21,11 +21,16 @@ export class SharedIndex {
 
   private constructor(private readonly storage: Storage) {
     this.keyword = new StorageKeywordSearch(storage);
+    // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
+    storage.changes.onRemoteChange(() => this.keyword.changed());
   }
 
-  /** Connects (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE) and brings the schema up to date. */
+  /** Connects (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE), brings the schema up to date, and listens for changes. */
   static async open(url: string): Promise<SharedIndex> {
-    return new SharedIndex(await PostgresStorage.open(url));
+    const storage = await PostgresStorage.open(url);
+    const index = new SharedIndex(storage);
+    await storage.changes.ready(); // listening before anything is cached: no change falls in between
+    return index;
   }
 
   /** The URL with its password hidden. */
