@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine, migrateProfile, readEnvironment, SharedIndex, type SearchResponse } from '../src-main/engine/index.js';
+import { Engine, migrateProfile, openSharedIndex, readEnvironment, type SearchResponse, type SharedIndex } from '../src-main/engine/index.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -72,7 +72,7 @@ if (values.database) {
   const migrated = performance.now();
   await migrateProfile({ profileDir: home, url: values.database });
   console.error(`profile copied to PostgreSQL (or found there) in ${(performance.now() - migrated).toFixed(0)} ms`);
-  shared = await SharedIndex.open(values.database);
+  shared = await openSharedIndex(values.database);
 }
 const search = async (query: string): Promise<SearchResponse> => (shared ? shared.search({ query, limit }) : engine.search({ query, limit }));
 for (const q of queries.slice(0, 50)) await search(q); // warm caches

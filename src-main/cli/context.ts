@@ -1,7 +1,7 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, readEnvironment, SharedIndex, validatePostgresUrl, type EngineOptions, type TroveEnvironment } from '../engine/index.js';
+import { Engine, openSharedIndex, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type TroveEnvironment } from '../engine/index.js';
 import { UsageError } from './options.js';
 
 export class CliContext {
@@ -31,7 +31,7 @@ export class CliContext {
   async sharedIndex(option?: string): Promise<SharedIndex | null> {
     const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
     if (!url) return null;
-    return (this.shared ??= await SharedIndex.open(url));
+    return (this.shared ??= await openSharedIndex(url));
   }
 
   setJson(cmd: Command): void {

@@ -6,7 +6,7 @@
 // naming the variable, an unreachable server a failure that says so, and a command that does not
 // run on PostgreSQL yet says that instead of quietly using SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, SharedIndex, type TroveError, type SearchRequest, type SearchResponse } from '../../src-main/engine/index.js';
+import { Engine, openSharedIndex, type SearchRequest, type SearchResponse, type SharedIndex, type TroveError } from '../../src-main/engine/index.js';
 import { databasePath } from '../../src-main/engine/profile.js';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
 import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   url = await freshDatabase('shared');
   await migrateToPostgres({ sqliteFile: databasePath(profile), url });
   engine = Engine.open({ profileDir: profile });
-  shared = await SharedIndex.open(url);
+  shared = await openSharedIndex(url);
 });
 
 afterAll(async () => {

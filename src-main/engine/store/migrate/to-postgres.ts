@@ -90,8 +90,14 @@ function cols(names: string): Column[] {
   return names.split(' ').map((name) => ({ name }));
 }
 
+export interface MigrateProfileOptions {
+  profileDir: string;
+  url: string;
+  onProgress?: (p: MigrationProgress) => void;
+}
+
 /** A profile's index (its index.sqlite) into the database at `url`. */
-export function migrateProfile(opts: { profileDir: string; url: string; onProgress?: (p: MigrationProgress) => void }): Promise<MigrationReport> {
+export function migrateProfile(opts: MigrateProfileOptions): Promise<MigrationReport> {
   return migrateToPostgres({ sqliteFile: databasePath(path.resolve(opts.profileDir)), url: opts.url, onProgress: opts.onProgress });
 }
 
