@@ -1,6 +1,9 @@
-// bench:beir <dir> [--mode bm25|vector|hybrid|hybrid+rerank] [--model <id>] [--limit 100]: retrieval quality on any BEIR-format folder.
-// The corpus goes through the real pipeline: one Markdown file per document, indexed by the
-// engine like any collection. Prints a progress bar, a summary, and ends with one JSON line.
+// bench:beir <dir> [--mode bm25|vector|hybrid|hybrid+rerank] [--model <id>] [--limit 100] [--via engine|knowledge]:
+// retrieval quality on any BEIR-format folder. The corpus goes through the real pipeline: one
+// Markdown file per document, indexed by the engine like any collection. --via knowledge asks the
+// questions through the knowledge.search MCP tool of a real `trove serve` over HTTP (modes bm25 →
+// keyword, vector → semantic, hybrid) instead of Engine.search in process. Prints a progress bar,
+// a summary, and ends with one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +11,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
+import { call, serveProfile, type Served } from './lib/mcp-http.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -18,6 +22,7 @@ const { values, positionals } = parseArgs({
     'max-queries': { type: 'string' },
     model: { type: 'string' },
     reranker: { type: 'string' },
+    via: { type: 'string', default: 'engine' },
   },
 });
 const dir = positionals[0];
@@ -29,6 +34,16 @@ const MODES = { bm25: 'keyword', vector: 'vector', hybrid: 'hybrid', 'hybrid+rer
 const modeNames = values.mode!.split(',');
 if (modeNames.some((m) => !(m in MODES))) {
   console.error(`--mode ${values.mode}: use bm25, vector, hybrid or hybrid+rerank (or several, comma-separated)`);
+  process.exit(2);
+}
+const via = values.via!;
+const KNOWLEDGE_MODES: Record<string, string> = { bm25: 'keyword', vector: 'semantic', hybrid: 'hybrid' };
+if (via !== 'engine' && via !== 'knowledge') {
+  console.error(`--via ${via}: use engine (in process) or knowledge (the knowledge.search MCP tool over HTTP)`);
+  process.exit(2);
+}
+if (via === 'knowledge' && modeNames.some((m) => !(m in KNOWLEDGE_MODES))) {
+  console.error('--via knowledge runs bm25, vector and hybrid (knowledge.search has no rerank mode)');
   process.exit(2);
 }
 const needsVectors = modeNames.some((m) => m !== 'bm25');
@@ -79,6 +94,23 @@ if (needsVectors) {
 }
 
 const qids = [...data.qrels.keys()].filter((q) => data.queries.has(q)).slice(0, values['max-queries'] ? Number(values['max-queries']) : undefined);
+let served: Served | null = null;
+if (via === 'knowledge') {
+  await engine.compactIndex();
+  await engine.close();
+  served = await serveProfile(path.resolve(import.meta.dirname, '..'), path.join(work, 'home'));
+}
+
+/** The ranked corpus files for one question, by the route --via names. */
+async function ask(query: string, mode: (typeof MODES)[keyof typeof MODES], modeName: string, i: number): Promise<string[]> {
+  if (!served) {
+    const r = await engine.search({ query, limit, snippetChars: 40, mode, ...(mode === 'vector' ? { minScore: 0 } : {}) });
+    return r.results.map((h) => h.path);
+  }
+  const r = await call(served.mcpUrl, served.auth, 'knowledge.search', { query, limit, snippet_length: 50, mode: KNOWLEDGE_MODES[modeName], sources: ['documents'], dedupe: false }, i);
+  if (r.isError) throw new Error(r.content?.[0]?.text ?? 'knowledge.search failed');
+  return (r.structuredContent as { results: { path: string }[] }).results.map((h) => h.path);
+}
 // --mode may list several (e.g. vector,hybrid): the corpus is indexed and embedded once, each mode prints its JSON line
 for (const modeName of modeNames) {
   const mode = MODES[modeName as keyof typeof MODES];
@@ -89,8 +121,7 @@ for (const modeName of modeNames) {
     const started = performance.now();
     let ids: string[] = [];
     try {
-      const r = await engine.search({ query: data.queries.get(q)!, limit, snippetChars: 40, mode, ...(mode === 'vector' ? { minScore: 0 } : {}) });
-      ids = r.results.map((h) => idByFile.get(h.path)!).filter(Boolean);
+      ids = (await ask(data.queries.get(q)!, mode, modeName, run.size)).map((p) => idByFile.get(p)!).filter(Boolean);
     } catch {
       // a query with no searchable words retrieves nothing
     }
@@ -105,6 +136,7 @@ for (const modeName of modeNames) {
   const result = {
     dataset: name,
     mode: modeName,
+    via,
     documents: data.corpus.length,
     queries: m.queries,
     ndcg_at_10: round(m.ndcg10),
@@ -123,7 +155,8 @@ for (const modeName of modeNames) {
   );
   console.log(JSON.stringify(result));
 }
-await engine.close();
+if (served) await served.stop();
+else await engine.close();
 
 function round(n: number): number {
   return Math.round(n * 10_000) / 10_000;

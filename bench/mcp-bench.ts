@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { call, legacySession, serveProfile } from './lib/mcp-http.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, warmup: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false } } });
 const root = path.resolve(import.meta.dirname, '..');
@@ -39,20 +40,6 @@ let seed = 7;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const templates = [(h: string) => `how do I ${h.toLowerCase()}`, (h: string) => `${h} example`, (h: string) => `what is ${h.toLowerCase()}`];
 const queries = Array.from({ length: N + WARMUP }, () => templates[Math.floor(rand() * templates.length)]!(headings[Math.floor(rand() * headings.length)]!));
-
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-
-async function call(url: string, headers: Record<string, string>, tool: string, args: unknown, id: number, modern = true): Promise<{ isError?: boolean; structuredContent?: Record<string, unknown> }> {
-  const body = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args, ...(modern ? { _meta: ENVELOPE } : {}) } };
-  const h: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers };
-  if (modern) Object.assign(h, { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': tool });
-  const res = await fetch(url, { method: 'POST', headers: h, body: JSON.stringify(body) });
-  const text = await res.text();
-  const json = res.headers.get('content-type')?.includes('event-stream') ? /^data: (.+)$/m.exec(text)![1]! : text;
-  const msg = JSON.parse(json) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: { message: string } };
-  if (msg.error) throw new Error(`${tool}: ${msg.error.message}`);
-  return msg.result!;
-}
 
 async function measure(label: string, fn: (q: string, i: number) => Promise<unknown>) {
   for (let i = 0; i < WARMUP; i++) await fn(queries[i]!, i);
@@ -85,67 +72,19 @@ const profile = path.join(scratch, 'trove');
   await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there
   await engine.close();
 }
-spawnSync('npx', ['tsc', '-p', 'tsconfig.node.json'], { cwd: root, stdio: 'inherit' });
-const runtimeFile = path.join(profile, 'runtime.json');
-fs.rmSync(runtimeFile, { force: true });
-const server = spawn(process.execPath, [path.join(root, 'bin/trove.js'), 'serve', '--port', String(20000 + Math.floor(Math.random() * 20000))], {
-  env: { ...process.env, TROVE_HOME: profile },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const served = await serveProfile(root, profile);
 try {
-  const runtime = await waitFor(() => (fs.existsSync(runtimeFile) ? (JSON.parse(fs.readFileSync(runtimeFile, 'utf8')) as { mcpUrl: string; token: string }) : null));
-  const auth = { Authorization: `Bearer ${runtime.token}` };
-  // the host's start-up work (the watcher's first walk, the reconcile scan) runs first:
-  // measure once the process has gone quiet, as a host that has been running for a while is
-  await waitFor(async () => ((await cpuShare(server.pid!, 1000)) < 0.05 ? true : null));
-  rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(runtime.mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
-  const session = await legacySession(runtime.mcpUrl, auth, '2025-11-25');
-  rows.push(await measure('trove search (2025-11-25 session)', (q, i) => call(runtime.mcpUrl, session, 'search', { query: q, limit: 10 }, i, false)));
+  const { mcpUrl, auth } = served;
+  rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
+  const session = await legacySession(mcpUrl, auth, '2025-11-25');
+  rows.push(await measure('trove search (2025-11-25 session)', (q, i) => call(mcpUrl, session, 'search', { query: q, limit: 10 }, i, false)));
   // say what `query` really runs here: without vectors it is the keyword leg alone
-  const status = await call(runtime.mcpUrl, auth, 'status', {}, 0);
+  const status = await call(mcpUrl, auth, 'status', {}, 0);
   const vectors = status.structuredContent?.hasVectorIndex === true;
   const queryLabel = vectors ? 'trove query (hybrid + rerank)' : 'trove query (no vectors: keyword leg only)';
-  rows.push(await measure(`${queryLabel} (2026-07-28)`, (q, i) => call(runtime.mcpUrl, auth, 'query', { query: q, limit: 10 }, i)));
+  rows.push(await measure(`${queryLabel} (2026-07-28)`, (q, i) => call(mcpUrl, auth, 'query', { query: q, limit: 10 }, i)));
 } finally {
-  server.kill('SIGTERM');
-}
-
-/** Opens a 2025-era session (initialize + initialized); the headers its requests carry. */
-async function legacySession(url: string, headers: Record<string, string>, version: string): Promise<Record<string, string>> {
-  const base = { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
-  });
-  await init.text();
-  const id = init.headers.get('mcp-session-id');
-  const session: Record<string, string> = { ...headers, 'MCP-Protocol-Version': version, ...(id ? { 'Mcp-Session-Id': id } : {}) };
-  const note = await fetch(url, { method: 'POST', headers: { ...base, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  await note.text();
-  return session;
-}
-
-/** Share of one core a process used over `ms` (Linux /proc). */
-async function cpuShare(pid: number, ms: number): Promise<number> {
-  const ticks = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0);
-  const before = ticks();
-  await new Promise((r) => setTimeout(r, ms));
-  return ((ticks() - before) * 10) / ms; // USER_HZ = 100: one tick is 10 ms
-}
-
-async function waitFor<T>(probe: () => T | null | Promise<T | null>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== null) return v;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('trove serve did not become ready');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await served.stop();
 }
 
 // ---- qmd ------------------------------------------------------------------------------

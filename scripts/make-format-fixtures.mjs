@@ -51,6 +51,34 @@ printPdf(
   <h2>交通</h2><p>山手線は東京の中心部を一周する環状線です。</p></body></html>`,
   path.join(good, 'japanese.pdf'),
 );
+// ---- PDF in two columns whose content stream is not in reading order: on page 1 each line is placed
+// on its own and the lines are drawn row by row (left, right, left, …: the two columns share
+// baselines); on page 2 the right column is a float, which Chromium paints before the left column;
+// page 3 is a table of two columns of text, which stays row by row
+const left = ['The river guide explains how the ferry', 'crosses at dawn when the fog lifts from', 'the valley and the boatmen start their',
+  'engines for the first crossing of the', 'day toward the old market town.'];
+const right = ['Meanwhile the bakery on the far bank', 'opens its shutters and sells rye bread', 'to the farmers who arrive with their',
+  'carts full of apples and late summer', 'pears from the orchards upstream.'];
+const at = (x, y, text) => `<div style="position:absolute; left:${x}px; top:${y}px; white-space:nowrap">${text}</div>`;
+const rows = left.flatMap((l, i) => [at(40, 120 + i * 22, l), at(420, 120 + i * 22, right[i])]).join('');
+const para = (t) => `<p style="margin:0 0 12px">${t}</p>`;
+printPdf(
+  `<html><head><title>River Towns</title><style>body { font: 15px serif; margin: 0 } .page { position: relative; height: 600px; page-break-after: always }
+  h1, h2 { margin: 0 40px; padding-top: 40px; font-family: sans-serif }</style></head><body>
+  <div class="page"><h1>River Towns Gazette</h1>${rows}
+    ${at(40, 260, 'The editors thank the ferry company for the timetable printed across both columns.')}</div>
+  <div><h2>Harbour Notes</h2><div style="margin: 20px 40px">
+    <div style="float:right; width:45%">${para('The lighthouse keeper logs every passing ship in a leather ledger kept beside the lamp.')}${para('On stormy nights the keeper winds the clockwork that turns the great lens until morning.')}</div>
+    <div style="width:45%">${para('Fishing boats return to the harbour at noon and unload their catch on the stone quay.')}${para('Gulls follow the boats in and wait on the bollards for scraps from the fish market.')}</div>
+    <div style="clear:both"></div></div>
+    <p style="margin: 0 40px">Both columns end here, and this closing note runs the full width of the page below them.</p></div>
+  <div style="page-break-before: always"><h2>Opening Hours</h2><table style="margin: 20px 40px; border-spacing: 40px 6px">${[
+    ['Northern ferry quay', 'Opens at six in the morning'], ['The old market town hall with its clock tower', 'Closed on Sundays and holidays'],
+    ['Harbour museum', 'Free entry on the first Monday'], ['Lighthouse gallery and the keeper’s cottage', 'Guided visits every afternoon'],
+  ].map(([a, b]) => `<tr><td>${a}</td><td>${b}</td></tr>`).join('')}</table></div>
+  </body></html>`,
+  path.join(good, 'columns.pdf'),
+);
 // ---- PDF without a text layer (a drawing only): needs OCR
 printPdf(
   '<html><body><svg width="400" height="300"><rect x="10" y="10" width="300" height="200" fill="#468"/><circle cx="200" cy="150" r="60" fill="#fc3"/></svg></body></html>',

@@ -10,6 +10,9 @@ const globs = z.array(z.string().trim().min(1, 'patterns must not be empty')).ma
 export const searchModes = ['keyword', 'vector', 'hybrid', 'rerank'] as const;
 export const searchSyntaxes = ['match', 'phrase', 'prefix', 'boolean'] as const;
 export const connectClients = ['Claude Desktop', 'Cursor', 'VS Code'] as const;
+export const knowledgeModes = ['keyword', 'semantic', 'hybrid'] as const;
+export const retrievalModes = ['snippet', 'chunk', 'chunk_with_siblings', 'full', 'auto'] as const;
+export const tokenProfiles = ['standard', 'deep-research'] as const;
 
 export const apiMethods = {
   'collections.list': z.object({}).strict(),
@@ -62,6 +65,41 @@ export const apiMethods = {
       highlight: z.object({ query: z.string().trim().min(1).max(4000), syntax: z.enum(searchSyntaxes).optional() }).strict().optional(),
     })
     .strict(),
+  /** The sources knowledge.search can search (collections, datasets, memory), with counts and modes. */
+  'knowledge.sources': z.object({}).strict(),
+  /** knowledge.search as the MCP tool runs it (no session): every source, or some, merged by calibrated score. */
+  'knowledge.search': z
+    .object({
+      query: z.string().trim().min(1, 'type something to search for').max(4000),
+      sources: z.array(z.string().trim().min(1)).optional(),
+      mode: z.enum(knowledgeModes).optional(),
+      order_by: z.enum(['relevance', 'recent']).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      offset: z.number().int().min(0).optional(),
+      snippet_length: z.number().optional(),
+    })
+    .strict(),
+  /** knowledge.get: one item in a retrieval mode under a token budget (the Search screen's preview). */
+  'knowledge.get': z
+    .object({
+      source: z.enum(['documents', 'datasets', 'memory']).optional(),
+      id: z.string().trim().min(1).max(4096).optional(),
+      uri: z.string().trim().min(1).max(4096).optional(),
+      loc: z.object({ chunk_index: z.number().int().min(0).optional() }).optional(),
+      query: z.string().max(4000).optional(),
+      cursor: z.string().max(1000).optional(),
+      retrieval: z
+        .object({
+          mode: z.enum(retrievalModes).optional(),
+          max_tokens: z.number().optional(),
+          chars_per_token: z.number().optional(),
+          sibling_window: z.number().optional(),
+          snippet_length: z.number().optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
   /** The folder browser: sub-folders of `path` (default: the user's home). */
   'folders.list': z.object({ path: z.string().max(4096).optional() }).strict(),
   'connect.info': z.object({}).strict(),
@@ -69,6 +107,8 @@ export const apiMethods = {
   'connect.writeConfig': z.object({ client: z.enum(connectClients) }).strict(),
   /** The live log of MCP client requests, newest first; new ones also arrive as events. */
   'connect.requests': z.object({}).strict(),
+  /** The knowledge sessions MCP clients hold (2025 sessions and 2026 handles): who, since when, how much. */
+  'connect.sessions': z.object({}).strict(),
   'tokens.list': z.object({}).strict(),
   /** A named MCP token, optionally limited to some collections and tools, with a memory grant; the secret is returned once. */
   'tokens.create': z
@@ -78,6 +118,8 @@ export const apiMethods = {
       tools: z.array(z.string().trim().min(1)).optional(),
       /** Agent memory: none, read, write (default: write for a token of every collection, none for a scoped one). */
       memory: z.enum(['none', 'read', 'write']).optional(),
+      /** deep-research: the token's clients see exactly search + fetch (ChatGPT's connectors). */
+      profile: z.enum(tokenProfiles).optional(),
     })
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),

@@ -14,6 +14,10 @@ import type {
   DatasetState,
   EmbeddingProgress,
   FileProblem,
+  KnowledgeGetResponse,
+  KnowledgeItem,
+  KnowledgeSearchResponse,
+  KnowledgeSourceInfo,
   MemoryDeleteResult,
   MemoryEntry,
   MemoryHit,
@@ -44,6 +48,10 @@ export type {
   DatasetState,
   EmbeddingProgress,
   FileProblem,
+  KnowledgeGetResponse,
+  KnowledgeItem,
+  KnowledgeSearchResponse,
+  KnowledgeSourceInfo,
   MemoryDeleteResult,
   MemoryEntry,
   MemoryHit,
@@ -126,13 +134,34 @@ export interface WrittenConfig {
 export interface ClientRequest {
   id: number;
   time: string;
+  /** The client's own name (clientInfo), else the token's. */
   client: string;
+  clientVersion: string | null;
+  token: string;
+  protocol: '2025' | '2026-07-28';
   method: string;
   tool: string | null;
   preview: string | null;
   status: 'ok' | 'error';
   httpStatus: number;
   durationMs: number;
+}
+
+/** A knowledge session an MCP client holds: a 2025 protocol session or a 2026-07-28 handle. */
+export interface ClientSession {
+  /** The first characters of its id or handle. */
+  session: string;
+  kind: 'mcp-session' | 'handle';
+  protocol: '2025' | '2026-07-28';
+  client: { name: string; version: string | null } | null;
+  token: string;
+  createdAt: string;
+  lastSeen: string;
+  /** Results returned in it (remembered, so searches do not repeat them). */
+  seen: number;
+  queries: number;
+  /** Calls made in it: a stateless client that never sends its handle back leaves sessions of one call. */
+  uses: number;
 }
 
 export interface TokenList {
@@ -187,6 +216,10 @@ export interface ApiResults {
   'connect.info': ConnectInfo;
   'connect.writeConfig': WrittenConfig;
   'connect.requests': ClientRequest[];
+  'connect.sessions': ClientSession[];
+  'knowledge.sources': KnowledgeSourceInfo[];
+  'knowledge.search': KnowledgeSearchResponse;
+  'knowledge.get': KnowledgeGetResponse;
   'tokens.list': TokenList;
   'tokens.create': { token: string; info: TokenInfo };
   'tokens.revoke': { revoked: string };

@@ -33,7 +33,7 @@ export interface TroveEnvironment {
 /** Every variable Trove reads, with what it means (the README and `--help` list the same). */
 export const ENVIRONMENT_VARIABLES = {
   TROVE_HOME: 'profile folder (index, settings, tokens, downloaded models)',
-  TROVE_MAX_FILE_BYTES: 'largest file indexed, in bytes (default 10 MB, else the saved setting)',
+  TROVE_MAX_FILE_BYTES: 'largest file indexed, in bytes (default 10 MB, else the saved setting); documents (PDF, Office, …) may be ten times it',
   TROVE_MODELS_DIR: 'a folder holding one sub-folder per model id, looked in first',
   TROVE_RERANK_MODEL: "the cross-encoder for rerank mode ('none': no reranking)",
   TROVE_FUSION: 'how hybrid search fuses its legs: rrf (default) or weighted',

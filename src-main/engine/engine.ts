@@ -16,6 +16,11 @@ import { IndexingService, type IndexingOptions } from './jobs/indexing-service.j
 import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath } from './profile.js';
+import { EngineKnowledge } from './knowledge/knowledge-api.js';
+import { KnowledgeService } from './knowledge/knowledge-service.js';
+import { DatasetsSource } from './knowledge/sources/datasets-source.js';
+import { DocumentsSource } from './knowledge/sources/documents-source.js';
+import { MemorySource } from './knowledge/sources/memory-source.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { highlightSpans, queryMatcher } from './search/highlight.js';
@@ -44,6 +49,7 @@ import type {
   IndexingStatus,
   IndexProgress,
   IndexReport,
+  KnowledgeApi,
   MemoryApi,
   MemoryGrant,
   ModelsApi,
@@ -54,6 +60,7 @@ import type {
   SettingsApi,
   StatusReport,
   TokenInfo,
+  TokenProfile,
 } from './types/index.js';
 
 export interface EngineOptions {
@@ -103,6 +110,8 @@ export class Engine {
   readonly memory: MemoryApi;
   private readonly memoryService: MemoryService;
   private mergeSoon: NodeJS.Timeout | null = null;
+  /** knowledge.search / knowledge.get over every source: collections, datasets, memory. */
+  readonly knowledge: KnowledgeApi;
   /** Bumped whenever the index changes; caches keyed on it stay honest. */
   private generation = 0;
   private closed = false;
@@ -185,6 +194,18 @@ export class Engine {
       changed: () => this.memoryChanged(),
     });
     this.memory = this.memoryService;
+    const documentsSource = new DocumentsSource({
+      collections: this.collections,
+      documents: this.documents,
+      chunks: this.chunks,
+      stats: this.stats,
+      lexical: this.lexical,
+      modes: this.modes,
+      retriever: this.retriever,
+      generation: () => this.generation,
+      searched: () => this.embeddings.searched(),
+    });
+    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource, new DatasetsSource(this.datasets), new MemorySource(this.memory)]));
   }
 
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
@@ -456,9 +477,10 @@ export class Engine {
   /**
    * Returns the secret once; only its hash is stored. `memory` defaults to write for a token that
    * sees every collection and to none for one scoped to some (memory holds notes from every
-   * conversation, which a scoped token's owner did not mean to share).
+   * conversation, which a scoped token's owner did not mean to share). `profile` deep-research:
+   * its clients get exactly search + fetch.
    */
-  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant }): { token: string; info: TokenInfo } {
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile?: TokenProfile }): { token: string; info: TokenInfo } {
     validateName(input.name, 'token');
     if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
@@ -467,8 +489,11 @@ export class Engine {
       throw invalidInput('tools must be a non-empty list of tool names such as search,get');
     }
     const token = newTokenSecret();
+    if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
+      throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
+    }
     const memory = input.memory ?? (collectionIds ? 'none' : 'write');
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory });
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory, profile: input.profile });
     return { token, info: tokenInfo(row) };
   }
 
@@ -539,6 +564,7 @@ function tokenInfo(t: TokenRow): TokenInfo {
     collections: t.collections,
     tools: t.tools,
     memory: t.memory,
+    profile: t.profile,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
   };

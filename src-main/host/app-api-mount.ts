@@ -20,6 +20,7 @@ export function mountAppApi(host: Host, opts: { ui: boolean; rendererDir?: strin
     connect: () => ({ endpoint: host.mcpUrl, token: host.token }),
     port: () => ({ running: host.port, source: host.portSource }),
     requests: host.mcp.requests,
+    sessions: host.mcp.knowledgeSessions,
     modelsMirror: opts.modelsMirror,
   });
   let ui: UiRoutes | null = null;

@@ -3,7 +3,7 @@
 // (app-api-ipc.ts) and over HTTP for the web UI (ui-routes.ts). Nothing here knows which.
 import { checkParams, isApiMethod, type ApiMethod, type ValidApiParams } from '../api/methods.js';
 import type { ApiReply } from '../api/bridge.js';
-import type { ApiEvent, ApiResults, ClientRequest, SettingSource } from '../api/results.js';
+import type { ApiEvent, ApiResults, ClientRequest, ClientSession, SettingSource } from '../api/results.js';
 import { isTroveError, TroveError, type Engine } from '../engine/index.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
@@ -21,6 +21,8 @@ export interface AppApiOptions {
   port?: () => { running: number; source: SettingSource };
   /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */
   requests?: { list(): ClientRequest[]; onRecord(listener: (r: ClientRequest) => void): () => void };
+  /** The MCP endpoint's knowledge sessions (the Connect screen's clients). */
+  sessions?: { list(): ClientSession[] };
   /** Base URL serving <model id>/<file> for `models.pull` (TROVE_MODELS_MIRROR); default each model's own source. */
   modelsMirror?: string;
 }
@@ -140,11 +142,22 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       return writeClientConfig(config);
     },
     'connect.requests': () => opts.requests?.list() ?? [],
+    'connect.sessions': () => opts.sessions?.list() ?? [],
+    'knowledge.sources': () => engine.knowledge.sources(),
+    'knowledge.search': async (p) => engine.settings.redact(await engine.knowledge.search(p)),
+    // the preview shows what assistants get: the same redaction rules as the MCP server
+    'knowledge.get': async (p) => engine.settings.redact(await engine.knowledge.get({ ...p, max_tokens_explicit: p.retrieval?.max_tokens !== undefined })),
     'tokens.list': () => ({ tokens: engine.listTokens(), toolNames: [...TOOL_NAMES] }),
     'tokens.create': (p) => {
       const unknown = p.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new TroveError('INVALID_INPUT', `unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
-      return engine.createToken({ name: p.name, collections: p.collections?.length ? p.collections : undefined, tools: p.tools?.length ? p.tools : undefined, memory: p.memory });
+      return engine.createToken({
+        name: p.name,
+        collections: p.collections?.length ? p.collections : undefined,
+        tools: p.tools?.length ? p.tools : undefined,
+        memory: p.memory,
+        profile: p.profile,
+      });
     },
     'tokens.revoke': (p) => {
       engine.revokeToken(p.name);

@@ -13,6 +13,8 @@ export interface StdioShimOptions {
   profileDir: string;
   /** A named token to use instead of the host's own (a scoped client). */
   token?: string;
+  /** The knowledge tools' base64 JSON config, sent as the `config` query parameter of every request. */
+  config?: string;
   stdin?: Readable;
   stdout?: Writable;
   serveCommand?: { command: string; args: string[] };
@@ -31,6 +33,7 @@ export async function runStdioShim(opts: StdioShimOptions): Promise<void> {
   let legacyVersion: string | undefined;
   let handshake: { initialize?: Message; initialized?: Message } = {};
   const pending = new Set<Promise<void>>();
+  const endpoint = () => (opts.config ? `${host.mcpUrl}?config=${encodeURIComponent(opts.config)}` : host.mcpUrl);
 
   async function post(msg: Message): Promise<Response> {
     const headers: Record<string, string> = {
@@ -49,7 +52,7 @@ export async function runStdioShim(opts: StdioShimOptions): Promise<void> {
       if (sessionId) headers['Mcp-Session-Id'] = sessionId;
       if (legacyVersion) headers['MCP-Protocol-Version'] = legacyVersion;
     }
-    return fetch(host.mcpUrl, { method: 'POST', headers, body: JSON.stringify(msg) });
+    return fetch(endpoint(), { method: 'POST', headers, body: JSON.stringify(msg) });
   }
 
   /** Re-finds (or restarts) the host and, for a 2025 session, replays the handshake silently. */
@@ -132,7 +135,7 @@ export async function runStdioShim(opts: StdioShimOptions): Promise<void> {
   }
   await Promise.allSettled(pending);
   if (sessionId) {
-    await fetch(host.mcpUrl, {
+    await fetch(endpoint(), {
       method: 'DELETE',
       headers: { Authorization: `Bearer ${opts.token ?? host.token}`, 'Mcp-Session-Id': sessionId, ...(legacyVersion ? { 'MCP-Protocol-Version': legacyVersion } : {}) },
     })

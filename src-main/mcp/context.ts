@@ -1,7 +1,8 @@
-// What every tool, resource and prompt handler gets: the engine, the caller's access scope, and
-// a short-lived directory of collection names and context notes (read once a second, not per
-// search result).
+// What every tool, resource and prompt handler gets: the engine, the caller's access scope, a
+// short-lived directory of collection names and context notes (read once a second, not per
+// search result), and who the caller is for the knowledge tools (client, profile, sessions).
 import type { Engine } from '../engine/index.js';
+import type { KnowledgeCaller } from './knowledge/caller.js';
 import type { Access } from './security/access.js';
 import { canSeeCollection } from './security/access.js';
 
@@ -9,6 +10,8 @@ export interface McpContext {
   readonly engine: Engine;
   readonly access: Access;
   readonly directory: CollectionDirectory;
+  /** The knowledge tools' view of this caller: client, profile, sessions. */
+  readonly knowledge: KnowledgeCaller;
 }
 
 interface Entry {

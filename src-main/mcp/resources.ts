@@ -3,14 +3,20 @@
 // segment is URI-encoded; the engine decodes it and refuses anything that would leave the
 // collection. An exact path wins; otherwise a unique suffix match (trove://docs/intro.md finds
 // guide/intro.md). Completions offer the collection names and paths the caller may see.
+// The engine's own sources share the template under names no collection can have:
+// trove://~datasets/<id>/<ref> and trove://~memory/<entry id> are read through the knowledge
+// room, scoped like everything else.
 import { INVALID_PARAMS, ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { isTroveError, TroveError } from '../engine/index.js';
 import type { McpContext } from './context.js';
+import { scopeOf } from './knowledge/caller.js';
 import { canSeeCollection, collectionFilter } from './security/access.js';
 import { displayPath, mimeTypeFor, withContext } from './tools/results.js';
 
 export const DOCUMENT_TEMPLATE = 'trove://{collection}/{+path}';
 const MAX_COMPLETIONS = 100;
+/** A resource read of a dataset or memory item returns at most this much of it. */
+const ITEM_MAX_TOKENS = 50_000;
 
 export function registerDocumentResource(server: McpServer, ctx: McpContext): void {
   server.registerResource(
@@ -27,10 +33,11 @@ export function registerDocumentResource(server: McpServer, ctx: McpContext): vo
       description: 'A document in a Trove collection, line-numbered. Find documents with the search tools; their results carry these URIs.',
       mimeType: 'text/plain',
     },
-    (uri, variables) => {
+    async (uri, variables) => {
       const collection = one(variables.collection);
       const path = one(variables.path).split(/[?#]/)[0]!;
       try {
+        if (collection.startsWith('~')) return await readKnowledgeItem(ctx, uri.href);
         const doc = readDocument(ctx, collection, path);
         const name = displayPath(doc.collection, doc.path);
         const text = withContext(doc.text, ctx.directory.context(doc.collection));
@@ -42,6 +49,13 @@ export function registerDocumentResource(server: McpServer, ctx: McpContext): vo
       }
     },
   );
+}
+
+/** A dataset or memory item, whole (up to the full retrieval mode's page). */
+async function readKnowledgeItem(ctx: McpContext, href: string) {
+  const r = await ctx.engine.knowledge.get({ uri: href, retrieval: { mode: 'full', max_tokens: ITEM_MAX_TOKENS } }, scopeOf(ctx.access));
+  const name = r.meta.dataset ? `${r.meta.dataset}/${r.meta.path}` : r.meta.path;
+  return { contents: [{ uri: href, name, title: r.meta.title || name, mimeType: mimeTypeFor(r.meta.path), text: r.content }] };
 }
 
 function readDocument(ctx: McpContext, collection: string, path: string) {

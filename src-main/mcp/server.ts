@@ -15,7 +15,10 @@ const INSTRUCTIONS = [
   'Start with `search` (keyword) — `vsearch` (semantic) and `query` (hybrid + rerank) need embeddings; `status` lists the collections and says whether embeddings exist.',
   'Read what you find with `get` (file or #docid from a result; `file.md:120` starts at line 120) or `multi_get` (glob or list).',
   'Documents are also resources: trove://{collection}/{path}.',
+  '`knowledge.search` searches every source (documents, datasets, memory) at once with scores comparable across them; read a result with `knowledge.get` in a retrieval mode (snippet, chunk, chunk_with_siblings, full) under a token budget (max_tokens).',
 ].join('\n');
+
+const DEEP_RESEARCH_INSTRUCTIONS = "Trove searches the user's local knowledge. Call `search` with a query, then `fetch` with a result's id for its text.";
 
 const MEMORY_INSTRUCTIONS = {
   read: 'Memory: notes assistants stored, in threads. Find them with `fts_search_context` (keyword), `semantic_search_context`, `hybrid_search_context` or `search_context` (filters); read whole entries with `get_context_by_ids`.',
@@ -40,7 +43,12 @@ export function buildMcpServer(ctx: McpContext, extend?: ServerExtension, onlyTo
     // logging must be declared or logging/setLevel is "method not found"; tools, resources,
     // prompts and completions are declared by their registrations
     capabilities: { logging: {} },
-    instructions: ctx.access.memory === 'none' ? INSTRUCTIONS : `${INSTRUCTIONS}\n${MEMORY_INSTRUCTIONS[ctx.access.memory]}`,
+    instructions:
+      ctx.knowledge.profile === 'deep-research'
+        ? DEEP_RESEARCH_INSTRUCTIONS
+        : ctx.access.memory === 'none'
+          ? INSTRUCTIONS
+          : `${INSTRUCTIONS}\n${MEMORY_INSTRUCTIONS[ctx.access.memory]}`,
   });
   redactRegistrations(server, (v) => ctx.engine.settings.redact(v)); // before any registration: every result is redacted
   registerTools(server, ctx, only);

@@ -54,6 +54,21 @@ describe('connect.requests', () => {
     expect(pushed.map((r) => r.id).sort()).toEqual(log.map((r) => r.id).sort());
   });
 
+  it('records each client by its clientInfo on both protocol generations, with its version, token and protocol', async () => {
+    const { token } = f.engine.createToken({ name: 'laptop' });
+    for (const [era, name] of [
+      ['legacy', 'legacy-agent'],
+      ['modern', 'stateless-agent'],
+    ] as const) {
+      const client = new Client({ name, version: '3.1.4' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+      await client.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.callTool({ name: 'knowledge.search', arguments: { query: 'jitter' } });
+      await client.close();
+      const call = ok<ClientRequest[]>(await mounted.api.call('connect.requests', {})).find((r) => r.tool === 'knowledge.search' && r.client === name);
+      expect(call, era).toMatchObject({ clientVersion: '3.1.4', token: 'laptop', protocol: era === 'modern' ? '2026-07-28' : '2025', status: 'ok' });
+    }
+  });
+
   it('names a request without clientInfo after its token', async () => {
     const res = await fetch(host.mcpUrl, {
       method: 'POST',
@@ -68,7 +83,9 @@ describe('connect.requests', () => {
   it('keeps only the newest entries when the ring is full', async () => {
     const { McpRequestLog } = await import('../../src-main/mcp/transports/request-log.js');
     const ring = new McpRequestLog(3);
-    for (let i = 0; i < 5; i++) ring.add({ time: '', client: 'c', method: `m${i}`, tool: null, preview: null, status: 'ok', httpStatus: 200, durationMs: 1 });
+    for (let i = 0; i < 5; i++) {
+      ring.add({ time: '', client: 'c', clientVersion: null, token: 't', protocol: '2025', method: `m${i}`, tool: null, preview: null, status: 'ok', httpStatus: 200, durationMs: 1 });
+    }
     expect(ring.list().map((r) => r.method)).toEqual(['m4', 'm3', 'm2']);
   });
 });

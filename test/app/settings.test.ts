@@ -167,6 +167,16 @@ describe('redaction through a real MCP client', () => {
       expect(JSON.stringify(resource)).toContain('[redacted]');
       expect(JSON.stringify(resource)).not.toMatch(/exponential backoff/);
 
+      // the knowledge tools: snippets, and knowledge.get's content in every mode, text and structured alike
+      const k = await client.callTool({ name: 'knowledge.search', arguments: { query: 'retry policy jitter' } });
+      expect(JSON.stringify(k)).not.toMatch(/exponential backoff|Jitter/);
+      for (const mode of ['snippet', 'chunk', 'full']) {
+        const g = await client.callTool({ name: 'knowledge.get', arguments: { uri: 'trove://notes/retries.md', retrieval: { mode } } });
+        expect((g.structuredContent as { content: string }).content, mode).toContain('[redacted]');
+        expect(JSON.stringify(g), mode).not.toMatch(/exponential backoff|Jitter/);
+        expect(JSON.parse((g.content as { text: string }[])[0]!.text), mode).toEqual(g.structuredContent);
+      }
+
       // a settings.json broken by hand fails closed: the reason, never unredacted text
       const saved = fs.readFileSync(path.join(f.profileDir, SETTINGS_FILE), 'utf8');
       fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), '{ "redaction": [');

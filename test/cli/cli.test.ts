@@ -249,3 +249,15 @@ describe('status', () => {
     expect(fs.existsSync(path.join(other, 'index.sqlite'))).toBe(true);
   });
 });
+
+describe('token', () => {
+  it('create --profile deep-research; a bad profile is a usage error (2)', async () => {
+    const made = oneJson<{ token: string; name: string; profile: string }>(ok(await trove('token', 'create', '--name', 'chatgpt', '--profile', 'deep-research', '--json')));
+    expect(made).toMatchObject({ name: 'chatgpt', profile: 'deep-research' });
+    expect(made.token).toMatch(/^trove_/);
+    expect(ok(await trove('token', 'list')).stdout).toMatch(/chatgpt .*deep-research profile \(search \+ fetch\)/);
+    const bad = await trove('token', 'create', '--name', 'x', '--profile', 'everything');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--profile must be standard or deep-research/);
+  });
+});

@@ -226,6 +226,30 @@ describe('web UI on trove serve --ui', () => {
     await shot('07-search-preview-pdf-page');
   });
 
+  it('searches every source with knowledge.search and previews knowledge.get in each retrieval mode with its token count', async () => {
+    await page.getByRole('tab', { name: 'All sources (knowledge.search)' }).click();
+    await page.locator('#knowledge-query').fill('how often does the lamp rotate');
+    await page.getByRole('search', { name: 'Search all sources' }).getByRole('button', { name: 'Search' }).click();
+    const first = page.getByTestId('knowledge-result').first();
+    await expect.poll(() => first.textContent(), { timeout: 20_000 }).toContain('Lighthouse visit');
+    await expect(first.locator('.score').textContent()).resolves.toMatch(/^0\.\d{3} hybrid$/);
+    await expect(page.getByTestId('knowledge-summary').textContent()).resolves.toMatch(/hybrid · documents:field-notes: hybrid \(\d+\)/);
+    await first.getByRole('button', { name: 'Lighthouse visit' }).click();
+    const preview = page.getByTestId('knowledge-preview');
+    for (const mode of ['snippet', 'chunk', 'chunk_with_siblings', 'full', 'auto']) {
+      await preview.getByTestId('retrieval-mode').selectOption(mode);
+      const shown = mode === 'auto' ? 'chunk_with_siblings' : mode; // auto with a budget set
+      await expect.poll(() => preview.getByTestId('token-count').textContent()).toMatch(new RegExp(`^\\d+ of 2000 tokens \\(\\d+ characters at 4 a token\\) · ${shown} · `));
+      const [, tokens, chars] = /^(\d+) of 2000 tokens \((\d+) characters at 4 a token\)/.exec((await preview.getByTestId('token-count').textContent())!)!.map(Number);
+      expect(tokens).toBe(Math.ceil(chars! / 4));
+      expect((await preview.getByTestId('knowledge-content').textContent())!.length).toBe(chars);
+      await shot(`06b-knowledge-${mode}`);
+    }
+    await preview.getByTestId('retrieval-mode').selectOption('chunk_with_siblings');
+    await preview.getByTestId('max-tokens').fill('20');
+    await expect.poll(() => preview.getByTestId('token-count').textContent()).toMatch(/^(1?\d|20) of 20 tokens /);
+  });
+
   it('pauses and resumes a collection', async () => {
     await page.getByRole('button', { name: 'Collections' }).click();
     const card = page.getByTestId('collection-field-notes');
@@ -297,9 +321,13 @@ describe('web UI on trove serve --ui', () => {
     const client = new Client({ name: 'e2e-assistant', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(config.mcpServers.trove.url), { requestInit: { headers: config.mcpServers.trove.headers } }));
     await client.callTool({ name: 'search', arguments: { query: 'puffins' } });
+    await client.callTool({ name: 'knowledge.search', arguments: { query: 'puffins' } });
+    // the Connect screen names the client as it introduced itself while its session lives
+    await expect.poll(() => page.getByTestId('clients').textContent()).toMatch(/e2e-assistant 1runtime2025/);
     await client.close();
     const newest = log.getByTestId('request').first();
-    await expect.poll(() => newest.textContent()).toMatch(/e2e-assistant.*tools\/call search.*puffins.*ok.*ms/);
+    await expect.poll(() => newest.textContent()).toMatch(/e2e-assistant 1 \(runtime\).*tools\/call knowledge\.search.*puffins.*ok.*ms/);
+    await expect(log.getByTestId('request').nth(1).textContent()).resolves.toMatch(/e2e-assistant.*tools\/call search.*puffins.*ok.*ms/);
     await expect(log.textContent()).resolves.not.toContain(config.mcpServers.trove.headers.Authorization!.slice(7));
     await shot('08-connect-request-log');
   });

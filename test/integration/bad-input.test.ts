@@ -112,6 +112,27 @@ describe('bad input', () => {
     expectGoodFilesIndexed(engine, report);
   });
 
+  it('documents (PDF, Office, …) may be ten times the size limit of text files, and say so when over it', async () => {
+    const pdf = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/formats/good/report.pdf')); // 36 KB
+    const { engine, report } = await indexWith(
+      { 'report.pdf': pdf, 'big.md': `# Big\n\n${'lorem ipsum '.repeat(800)}`, 'huge.pdf': Buffer.alloc(90 * 1024, 0x20) },
+      undefined,
+      8 * 1024,
+    );
+    expect(report.skipped).toEqual(
+      expect.arrayContaining([
+        { path: 'big.md', reason: expect.stringMatching(/^file is 9\.4 KB, over the 8\.0 KB limit$/) },
+        { path: 'huge.pdf', reason: expect.stringMatching(/^file is 90\.0 KB, over the 80\.0 KB limit for documents$/) },
+      ]),
+    );
+    expect(report.skipped).toHaveLength(2);
+    expect(problem(engine, 'huge.pdf')).toMatchObject({ status: 'skipped' });
+    expect(engine.search({ query: 'lorem' }).results).toEqual([]);
+    expect(engine.status().collections[0]!.kinds.pdf).toBe(1); // report.pdf, four times the text limit, is indexed
+    expect(engine.get('report.pdf').text).toContain('[page 1]');
+    expectGoodFilesIndexed(engine, report);
+  });
+
   it('a size limit that is not a positive whole number is refused before anything opens', () => {
     for (const maxFileBytes of [Number.NaN, 0, -1, 1.5, Infinity]) {
       const err = troveError(() => openEngine({ maxFileBytes }));

@@ -64,6 +64,21 @@ describe('PDF', () => {
     expect(text.match(/Quarterly Field Report/g)).toHaveLength(1); // the heading, not the header's title on each page
   });
 
+  it('reads two columns one after the other, whatever the content order; titles and full-width lines stay in place, tables row by row', () => {
+    // page 1 draws its two columns row by row (left, right, left, …); page 2 draws the right column first
+    const text = engine.get('docs/columns.pdf').text;
+    const order = [
+      '[page 1]', 'River Towns Gazette', 'The river guide explains how the ferry\ncrosses at dawn when the fog lifts from', 'day toward the old market town.',
+      'Meanwhile the bakery on the far bank\nopens its shutters', 'pears from the orchards upstream.', 'The editors thank the ferry company',
+      '[page 2]', 'Harbour Notes', 'Fishing boats return to the harbour', 'Gulls follow the boats', 'The lighthouse keeper logs', 'On stormy nights', 'Both columns end here',
+    ].map((s) => [s, text.indexOf(s)] as const);
+    expect(order.filter(([, at]) => at < 0)).toEqual([]);
+    expect(order.map(([, at]) => at)).toEqual(order.map(([, at]) => at).sort((a, b) => a - b));
+    expect(text).toContain('The old market town hall with its clock tower Closed on Sundays and holidays');
+    expect(first('bakery rye bread')).toMatchObject({ path: 'columns.pdf', page: 1 });
+    expect(first('lighthouse leather ledger')).toMatchObject({ path: 'columns.pdf', page: 2 });
+  });
+
   it('finds a Japanese PDF by Japanese words', () => {
     const hit = first('浅草寺');
     expect(hit.path).toBe('japanese.pdf');
@@ -158,13 +173,13 @@ describe('EPUB, RTF and e-mail', () => {
     expect(doc.text).toContain('Specials from 東京 are on Fridays.');
   });
 
-  it('.eml: headers as metadata, an attached DOCX indexed under its marker', () => {
+  it('.eml: headers as metadata, an attached DOCX a document of its own (mail-attachments.test.ts)', () => {
     const doc = engine.get('docs/minutes.eml');
     expect(doc.title).toBe('Minutes of the harbour meeting');
     expect(doc.metadata).toMatchObject({ from: 'Priya Raman <priya@example.org>', to: 'Team <team@example.org>', subject: 'Minutes of the harbour meeting' });
     expect(String(doc.metadata.date)).toMatch(/^2026-03-03T09:30/);
-    expect(doc.text).toContain('[attachment: handbook.docx]');
-    expect(hits('courtyard bicycles').map((h) => h.path)).toEqual(expect.arrayContaining(['minutes.eml', 'handbook.docx']));
+    expect(doc.text).toContain('Attachment: handbook.docx');
+    expect(hits('courtyard bicycles').map((h) => h.path).sort()).toEqual(['handbook.docx', 'minutes.eml/handbook.docx']);
   });
 
   it('.mbox: one section per message, the message in the locator', () => {
@@ -188,8 +203,8 @@ describe('legacy encodings and UTF-16', () => {
 describe('status, kinds and broken files', () => {
   it('counts documents per kind', () => {
     const s = engine.status();
-    expect(s.totals.kinds).toMatchObject({ pdf: 3, docx: 3, pptx: 1, xlsx: 2, ods: 1, odt: 1, odp: 1, epub: 2, rtf: 1, email: 3, markdown: 1, text: 6 });
-    expect(s.collections[0]!.kinds.pdf).toBe(3);
+    expect(s.totals.kinds).toMatchObject({ pdf: 4, docx: 4, pptx: 1, xlsx: 2, ods: 1, odt: 1, odp: 1, epub: 2, rtf: 1, email: 3, markdown: 1, text: 6 });
+    expect(s.collections[0]!.kinds.pdf).toBe(4);
   });
 
   it('reports every broken file with its reason while the rest of the folder is indexed', () => {
@@ -199,13 +214,15 @@ describe('status, kinds and broken files', () => {
     expect(problem('broken/legacy.doc')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^unsupported format: Word 97-2003/) });
     expect(problem('broken/missing-chapter.epub')).toMatchObject({ status: 'partial', reason: expect.stringMatching(/chapter 2 .* missing/) });
     expect(problem('broken/million-rows.xlsx')).toMatchObject({ status: 'partial', reason: expect.stringMatching(/more than 20,000 rows; only the first 20,000 were indexed/) });
-    expect(problem('broken/broken-part.eml')).toMatchObject({ status: 'partial', reason: expect.stringMatching(/attachment "invoice.pdf" cannot be read/) });
+    expect(problem('broken/broken-part.eml/invoice.pdf')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/cannot read as pdf/) });
+    expect(problem('broken/broken-part.eml')).toBeUndefined(); // the message itself is whole
     expect(problem('broken/scanned.pdf')).toMatchObject({ status: 'partial', reason: expect.stringMatching(/^needs OCR/) });
     // the readable parts of the partial ones are searchable; the scanned PDF by its name
     expect(first('oranges mainland').path).toBe('broken/missing-chapter.epub');
     expect(first('seismograph readings').path).toBe('broken/million-rows.xlsx');
     expect(first('greenhouse glass').path).toBe('broken/broken-part.eml');
     expect(hits('scanned', ['pdf']).map((h) => h.path)).toEqual(['broken/scanned.pdf']);
+    // failures are files that retry; a broken attachment waits for its mail to change (its bytes are the mail's)
     expect(engine.failures().map((f) => f.path).sort()).toEqual(['broken/encrypted.pdf', 'broken/truncated.pdf', 'broken/zip-bomb.docx']);
   });
 

@@ -71,7 +71,7 @@ describe('stdio through `trove mcp`', () => {
     expect(fs.statSync(path.join(f.profileDir, 'runtime.json')).mode & 0o777).toBe(0o600);
     expect(await client.ping()).toEqual({});
     const tools = await client.listTools();
-    expect(tools.tools).toHaveLength(21); // the host's own token: 6 document tools and 15 memory tools
+    expect(tools.tools).toHaveLength(30); // the host's own token: QMD's six, the knowledge toolset, memory.search / memory.get and 15 memory tools
     const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
     expect(JSON.stringify(r.content)).toContain('exponential backoff');
     const doc = await client.readResource({ uri: 'trove://notes/guide/intro.md' });
@@ -105,6 +105,15 @@ describe('stdio through `trove mcp`', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['status']);
     const s = await client.callTool({ name: 'status', arguments: {} });
     expect((s.structuredContent as { collections: { name: string }[] }).collections.map((x) => x.name)).toEqual(['notes']);
+    await client.close();
+  });
+
+  it('passes --config on to the knowledge tools as the request config', async () => {
+    const config = Buffer.from(JSON.stringify({ snippet_length: 70, max_tokens: 999_999 })).toString('base64');
+    const client = new V2Client({ name: 'config-stdio', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new V2Stdio({ command: process.execPath, args: [TROVE_BIN, 'mcp', '--config', config], env: shimEnv(), stderr: 'pipe' }));
+    const s = await client.callTool({ name: 'knowledge.session', arguments: {} });
+    expect((s.structuredContent as { defaults: Record<string, number> }).defaults).toMatchObject({ snippet_length: 70, max_tokens: 100_000 });
     await client.close();
   });
 

@@ -1,7 +1,7 @@
 // Documents over MCP, with the real v2 SDK client over HTTP (both protocol eras) and the stdio
 // relay (`trove mcp`): hits carry the page, get / multi_get / the resource template serve the
 // extracted text with its page and slide markers (line numbers into that text), status counts
-// documents per kind.
+// documents per kind; an e-mail's attachment is a document of its own, at the mail's path plus its name.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   const docs = path.join(dir, 'docs');
   fs.mkdirSync(docs);
   const good = fixtureFiles('good');
-  for (const name of ['report.pdf', 'deck.pptx', 'budget.xlsx']) fs.writeFileSync(path.join(docs, name), good[name]!);
+  for (const name of ['report.pdf', 'deck.pptx', 'budget.xlsx', 'minutes.eml']) fs.writeFileSync(path.join(docs, name), good[name]!);
   fs.writeFileSync(path.join(docs, 'notes.md'), '# Notes\n\nThe moraine is mentioned here too, once.\n');
   engine = Engine.open({ profileDir: path.join(dir, 'profile') });
   engine.addCollection({ root: docs, name: 'docs' });
@@ -81,10 +81,22 @@ describe.each(['legacy', 'modern'] as const)('documents over HTTP (%s)', (era) =
     expect((res.contents[0] as { text: string }).text).toMatch(/^\d+: \[slide 3\]$/m);
   });
 
+  it("an e-mail's attachment is found, got and read as its own document", async () => {
+    const r = await client.callTool({ name: 'search', arguments: { query: 'courtyard bicycles' } });
+    const hit = (r.structuredContent as { results: Hit[] }).results[0]!;
+    expect(hit.file).toBe('docs/minutes.eml/handbook.docx');
+    const got = await client.callTool({ name: 'get', arguments: { file: `${hit.file}:${hit.line}`, maxLines: 3 } });
+    expect((got.structuredContent as { text: string }).text).toMatch(/courtyard/i);
+    const res = await client.readResource({ uri: 'trove://docs/minutes.eml/handbook.docx' });
+    expect((res.contents[0] as { text: string }).text).toMatch(/courtyard/i);
+    const mail = await client.readResource({ uri: 'trove://docs/minutes.eml' });
+    expect((mail.contents[0] as { text: string }).text).toMatch(/^\d+: Attachment: handbook\.docx$/m);
+  });
+
   it('status counts documents per kind', async () => {
     const r = await client.callTool({ name: 'status', arguments: {} });
     const s = r.structuredContent as { collections: { name: string; kinds: Record<string, number> }[] };
-    expect(s.collections[0]!.kinds).toEqual({ pdf: 1, pptx: 1, xlsx: 1, markdown: 1 });
+    expect(s.collections[0]!.kinds).toEqual({ pdf: 1, pptx: 1, xlsx: 1, email: 1, docx: 1, markdown: 1 });
   });
 });
 

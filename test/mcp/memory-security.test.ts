@@ -7,7 +7,8 @@ import { MEMORY_READ_TOOL_NAMES, MEMORY_WRITE_TOOL_NAMES } from '../../src-main/
 import { connectClient, json, memoryFixture, type MemoryFixture, type ToolClient } from './memory-helpers.js';
 
 let f: MemoryFixture;
-const DOCUMENT_TOOLS = ['search', 'vsearch', 'query', 'get', 'multi_get', 'status'];
+// QMD's six and the knowledge toolset (memory.search / memory.get are memory tools: a read grant shows them)
+const DOCUMENT_TOOLS = ['search', 'vsearch', 'query', 'get', 'multi_get', 'status', 'knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get', 'datasets.search', 'datasets.get'];
 beforeAll(async () => {
   f = await memoryFixture();
   f.engine.memory.store({ threadId: 'private', source: 'user', text: 'My bank PIN hint is the dog’s birthday.' });
@@ -105,7 +106,7 @@ describe('memory grants', () => {
         ['hybrid_search', { query: 'deploy key rotate', conversationId: 'keys' }],
       ] as const) {
         const r = await c.callTool(tool, args);
-        expect(r.isError, tool).toBeFalsy();
+        expect(r.isError, `${tool}: ${JSON.stringify(r.content)}`).toBeFalsy();
         const all = JSON.stringify(r);
         expect(all, tool).not.toContain('sk-live-12345abcde');
         expect(all, tool).toContain('[redacted]');

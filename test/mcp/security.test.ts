@@ -91,7 +91,7 @@ describe('refusals', () => {
     expect(payload(r).result.protocolVersion).toBe('2025-11-25');
     const h = { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' };
     expect((await send('POST', h, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
-    expect(payload(await send('POST', h, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).result.tools.length).toBe(21); // 6 document + 15 memory tools
+    expect(payload(await send('POST', h, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).result.tools.length).toBe(30); // 6 document + 7 knowledge + memory.search / memory.get + 15 memory tools
     expect((await send('DELETE', h)).status).toBe(200);
     expect((await send('POST', h, { jsonrpc: '2.0', id: 3, method: 'tools/list' })).status).toBe(404);
     expect(payload(await send('POST', {}, init('2025-06-18'))).result.protocolVersion).toBe('2025-06-18');
@@ -104,7 +104,7 @@ describe('scoped tokens', () => {
   let client: Client;
   beforeAll(async () => {
     scoped = f.engine.createToken({ name: 'notes-only', collections: ['notes'] }).token;
-    searchOnly = f.engine.createToken({ name: 'search-only', tools: ['search'] }).token;
+    searchOnly = f.engine.createToken({ name: 'search-only', tools: ['search', 'knowledge.get'] }).token;
     client = new Client({ name: 'scoped', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${scoped}` } } }));
   });
@@ -139,11 +139,40 @@ describe('scoped tokens', () => {
     expect(paths.completion.values).toEqual([]);
   });
 
+  it('the knowledge tools never reach another collection either: search, sources, get, documents.*, dataset and memory URIs', async () => {
+    const k = await client.callTool({ name: 'knowledge.search', arguments: { query: 'backoff acquisition merger', dedupe: false } });
+    const found = (k.structuredContent as { results: { uri: string }[] }).results.map((r) => r.uri);
+    expect(found.every((u) => u.startsWith('trove://notes/'))).toBe(true);
+    expect(JSON.stringify(k)).not.toMatch(/secret|Merger|acquisition closes/);
+    for (const [tool, args] of [
+      ['knowledge.search', { query: 'backoff', sources: ['documents:secret'] }],
+      ['documents.search', { query: 'backoff', collections: ['secret'] }],
+    ] as const) {
+      const r = await client.callTool({ name: tool, arguments: args });
+      expect(r.isError, tool).toBe(true);
+      expect(firstText(r), tool).toBe('Not found: no source named "documents:secret" (sources: documents:notes)');
+    }
+    const docid = f.engine.get('secret/plans.md').docid;
+    for (const args of [{ uri: 'trove://secret/plans.md' }, { source: 'documents', id: `#${docid}` }, { source: 'documents', id: 'plans.md' }]) {
+      const r = await client.callTool({ name: 'knowledge.get', arguments: { ...args, retrieval: { mode: 'full' } } });
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(firstText(r), JSON.stringify(args)).not.toMatch(/Merger|acquisition|did you mean[^\n]*plans/i);
+    }
+    expect((await client.callTool({ name: 'documents.get', arguments: { uri: 'trove://secret/plans.md' } })).isError).toBe(true);
+    // the engine's own sources are out of a collection-scoped token's reach, by URI as well
+    for (const uri of ['trove://~datasets/any/0', 'trove://~memory/1']) {
+      const r = await client.callTool({ name: 'knowledge.get', arguments: { uri } });
+      expect(r.isError, uri).toBe(true);
+      await expect(client.readResource({ uri }), uri).rejects.toThrow();
+    }
+  });
+
   it('a token limited to tools lists and runs only those', async () => {
     const c = new Client({ name: 'search-only', version: '1' });
     await c.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${searchOnly}` } } }));
-    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['search']);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['search', 'knowledge.get']);
     await expect(c.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } })).rejects.toThrow(/not found/i);
+    await expect(c.callTool({ name: 'knowledge.search', arguments: { query: 'backoff' } })).rejects.toThrow(/not found/i);
     await c.close();
   });
 

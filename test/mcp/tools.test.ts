@@ -35,14 +35,16 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     await client?.close();
   });
 
-  it('lists the six document tools and the fifteen memory tools, with titles, output schemas and honest read-only hints', async () => {
+  it("lists QMD's six tools, the knowledge toolset, memory.search / memory.get and the fifteen memory tools, with titles, output schemas and honest read-only hints", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).slice(0, 6)).toEqual(['search', 'vsearch', 'query', 'get', 'multi_get', 'status']);
-    expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
-    expect(tools).toHaveLength(21);
+    // every name a token can be limited to, but `fetch` (the deep-research profile's alone)
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES.filter((t) => t !== 'fetch').sort());
+    expect(tools).toHaveLength(30);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
-      expect(t.annotations?.readOnlyHint, t.name).toBe(!MEMORY_WRITE_TOOL_NAMES.includes(t.name));
+      // memory writes and knowledge.session (it sets a session's defaults and forgets) are not read-only
+      expect(t.annotations?.readOnlyHint, t.name).toBe(!MEMORY_WRITE_TOOL_NAMES.includes(t.name) && t.name !== 'knowledge.session');
       expect(t.outputSchema, t.name).toBeTruthy();
     }
   });

@@ -184,6 +184,27 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect((await s.stats.counts()).get(c.id)?.kinds).toEqual({ markdown: 5, xlsx: 1 });
   });
 
+  it('keeps a document inside a file (an attachment) with its parent: not a file of its own, as fresh as its file, gone with it', async () => {
+    const s = await open(make);
+    const c = await indexed(s);
+    const mail = (await s.documents.byPath(c.id, 'retry.md'))!;
+    expect(mail.parentId).toBeNull();
+    await s.jobs.recordEvents([job(c, 'retry.md')]);
+    const claim = (await s.jobs.claim(Date.now(), 10))!;
+    const w = write(c, 'retry.md/report.md', '# Report\n\nAttached figures.\n', 'att001') as Extract<IndexWrite, { op: 'index' }>;
+    await claim.complete({ write: { collectionId: c.id, index: 'chunks_fts', at: 6000, writes: [{ ...w, document: { ...w.document, parentId: mail.id } }] }, retire: claim.jobs });
+    const child = (await s.documents.byPath(c.id, 'retry.md/report.md'))!;
+    expect(child.parentId).toBe(mail.id);
+    expect((await s.documents.fingerprints(c.id)).map((f) => f.path)).not.toContain('retry.md/report.md'); // the folder scan never sees it
+    expect((await s.documents.byHashes(c.id, [child.hash!])).get(child.hash!) ?? []).toEqual([]); // nor rename detection
+    const [fresh] = await s.jobs.freshness([child.id]);
+    expect(fresh).toMatchObject({ documentId: child.id, path: 'retry.md', size: mail.size, mtimeMs: mail.mtimeMs, indexedAt: 6000 });
+    await s.jobs.recordEvents([job(c, 'retry.md', { gone: true })]);
+    const gone = (await s.jobs.claim(Date.now(), 10))!;
+    await gone.complete({ write: { collectionId: c.id, index: 'chunks_fts', at: 7000, writes: [{ op: 'remove', documentId: mail.id, path: 'retry.md' }] }, retire: gone.jobs });
+    expect(await s.documents.byPath(c.id, 'retry.md/report.md')).toBeUndefined();
+  });
+
   it('re-indexes a changed document in place: new chunks, the old keyword rows gone', async () => {
     const s = await open(make);
     const c = await indexed(s);

@@ -10,8 +10,9 @@ export function registerMcpCommand(program: Command, ctx: CliContext): void {
     .command('mcp')
     .description('MCP over stdio for clients that spawn a command (relays to the running `trove serve`, starting one if needed)')
     .option('--token <token>', 'use this access token (e.g. a scoped one from `trove token create`; default TROVE_MCP_TOKEN or the host token)')
-    .action(async (o: { token?: string }) => {
+    .option('--config <base64>', "the knowledge tools' request config: base64 JSON of snippet_length, max_tokens, sibling_window, order_by, chars_per_token")
+    .action(async (o: { token?: string; config?: string }) => {
       const env = ctx.environment();
-      await runStdioShim({ profileDir: env.engine.profileDir, token: o.token ?? env.host.mcpToken });
+      await runStdioShim({ profileDir: env.engine.profileDir, token: o.token ?? env.host.mcpToken, config: o.config });
     });
 }

@@ -1,7 +1,7 @@
 // `trove token create|list|revoke`: named bearer tokens for MCP clients, optionally limited to
 // some collections and tools. The secret is printed once; only its hash is kept.
 import { type Command, Option } from 'commander';
-import type { MemoryGrant, TokenInfo } from '../../engine/index.js';
+import type { MemoryGrant, TokenInfo, TokenProfile } from '../../engine/index.js';
 import { TOOL_NAMES } from '../../host/mcp-entry.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
@@ -23,11 +23,14 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
         'write',
       ]),
     )
-    .action((o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant }, cmd: Command) => {
+    .option('--profile <profile>', 'standard (the canonical tools) or deep-research (exactly search + fetch, for ChatGPT connectors)', 'standard')
+    .action((o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const unknown = o.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new UsageError(`unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
-      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools, memory: o.memory });
+      if (o.profile !== 'standard' && o.profile !== 'deep-research') throw new UsageError(`--profile must be standard or deep-research (got "${o.profile}")`);
+      const profile = o.profile as TokenProfile;
+      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools, memory: o.memory, profile });
       ctx.print({ token: secret, ...info }, () => {
         process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
         return secret;
@@ -59,5 +62,5 @@ function describe(t: TokenInfo): string {
   const cols = t.collections === null ? 'all collections' : t.collections.length ? `collections ${t.collections.join(', ')}` : 'no collections';
   const tools = t.tools === null ? 'all tools' : `tools ${t.tools.join(', ')}`;
   const memory = t.memory === 'none' ? 'no memory' : t.memory === 'read' ? 'memory read-only' : 'memory read and write';
-  return `${cols}, ${tools}, ${memory}`;
+  return `${cols}, ${tools}, ${memory}${t.profile === 'deep-research' ? ', deep-research profile (search + fetch)' : ''}`;
 }

@@ -4,7 +4,7 @@
 // nor moves its statistics. Searched by keyword, semantic (its vectors) or hybrid, like a collection.
 import path from 'node:path';
 import { notFound, TroveError } from '../errors.js';
-import type { LexicalSearch } from '../search/lexical.js';
+import type { Bm25Scale, LexicalSearch } from '../search/lexical.js';
 import type { ModeSearch } from '../search/modes.js';
 import type { RankedHit } from '../search/hit.js';
 import { validateSearchRequest } from '../search/request.js';
@@ -80,20 +80,23 @@ export class FolderDataset {
     const generation = this.deps.generation();
     let page: RankedHit[];
     let hasMore: boolean;
+    let bm25Scale: Bm25Scale | null;
     if (mode === 'keyword') {
       const r = this.deps.lexical.search({ ...req, filters }, generation);
       page = r.hits;
       hasMore = r.hasMore;
+      bm25Scale = r.bm25Scale;
     } else {
       const r = await this.deps.modes.run(req, filters, [this.collection.id], generation);
       page = r.hits.slice(req.offset, req.offset + req.limit);
       hasMore = r.hits.length > req.offset + req.limit;
+      bm25Scale = r.bm25Scale;
       notices.push(...r.notices.map((n) => n.replaceAll(this.collection.name, `dataset "${this.id}"`)));
     }
-    return { mode, results: page.map((h) => this.hit(h, mode, opts.snippetLength)), hasMore, notices };
+    return { mode, results: page.map((h) => this.hit(h, mode, opts.snippetLength, bm25Scale)), hasMore, notices };
   }
 
-  private hit(h: RankedHit, mode: DatasetSearchMode, snippetLength: number): DatasetHit {
+  private hit(h: RankedHit, mode: DatasetSearchMode, snippetLength: number, bm25Scale: Bm25Scale | null): DatasetHit {
     return {
       dataset: this.id,
       ref: h.path,
@@ -104,6 +107,7 @@ export class FolderDataset {
       similarity: similarityOf(h, mode),
       chunk: { ordinal: h.chunk.ordinal, lineStart: h.chunk.lineStart, lineEnd: h.chunk.lineEnd, page: h.chunk.page },
       modified: new Date(h.modifiedMs).toISOString(),
+      evidence: { bm25: h.signals?.bm25 ?? null, bm25Scale, cosine: h.signals?.cosine ?? null },
     };
   }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { DocumentRow } from '../store/documents.js';
 import type { PathFilter } from '../watch/path-filter.js';
+import { isBinaryDocument } from './prepare.js';
 import { errorCode, isInside } from './scan.js';
 
 export interface FileStat {
@@ -26,6 +27,7 @@ export type FileRead =
 export interface ReadContext {
   root: string;
   filter: PathFilter;
+  /** The limit for text files; documents get more (see sizeLimitFor). */
   maxFileBytes: number;
   /** The document row for a path as the index knows it now (for the stat fast path). */
   known: (path: string) => Pick<DocumentRow, 'size' | 'mtimeMs' | 'status'> | undefined;
@@ -68,12 +70,13 @@ async function readOne(ctx: ReadContext, rel: string): Promise<FileRead> {
   if (!st.isFile()) return { path: rel, kind: 'missing' }; // a folder or a socket now: not a document
   const stat = { size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
   const fp = ctx.known(rel);
-  if (fp && fp.size === stat.size && fp.mtimeMs === stat.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, ctx.maxFileBytes)) return { path: rel, kind: 'unchanged', stat };
-  if (stat.size > ctx.maxFileBytes) return { path: rel, kind: 'too-large', stat };
+  const limit = sizeLimitFor(rel, ctx.maxFileBytes);
+  if (fp && fp.size === stat.size && fp.mtimeMs === stat.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, limit)) return { path: rel, kind: 'unchanged', stat };
+  if (stat.size > limit) return { path: rel, kind: 'too-large', stat };
   try {
     const buf = await readFile(abs);
     // the file may have grown past the limit since the stat; never hold more than we allow
-    if (buf.length > ctx.maxFileBytes) return { path: rel, kind: 'too-large', stat: { ...stat, size: buf.length } };
+    if (buf.length > limit) return { path: rel, kind: 'too-large', stat: { ...stat, size: buf.length } };
     return { path: rel, kind: 'bytes', stat, buf, hash: createHash('sha256').update(buf).digest('hex') };
   } catch (err) {
     const code = errorCode(err);
@@ -91,7 +94,23 @@ function reasonFor(code: string): string {
   return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read: ${code}`;
 }
 
+/**
+ * How many times the file limit a document (PDF, Office, OpenDocument, EPUB, RTF, e-mail) may be.
+ * A document's bytes are mostly images, fonts and compression, its text a small part of them, and
+ * its parser bounds what it holds (pages, rows, characters, inflated sizes), so the text limit
+ * (10 MB by default) would skip many real PDFs and slide decks; ten times it (100 MB) reads them.
+ * Not past 1 GB, unless the file limit itself is higher: a parse worker's heap is 1 GB (parse-pool.ts).
+ */
+export const DOCUMENT_LIMIT_FACTOR = 10;
+const DOCUMENT_LIMIT_CAP = 1024 ** 3;
+
+/** The largest file indexed at this path: the file limit for text, ten times it (≤ 1 GB) for documents. */
+export function sizeLimitFor(path: string, maxFileBytes: number): number {
+  if (!isBinaryDocument(path)) return maxFileBytes;
+  return Math.max(maxFileBytes, Math.min(maxFileBytes * DOCUMENT_LIMIT_FACTOR, DOCUMENT_LIMIT_CAP));
+}
+
 /** A changed size limit (a saved setting) puts a file on its other side: read it again. */
-export function limitMoved(fp: { status: string; size: number }, maxFileBytes: number): boolean {
-  return (fp.status === 'skipped' && fp.size <= maxFileBytes) || (fp.status === 'indexed' && fp.size > maxFileBytes);
+export function limitMoved(fp: { status: string; size: number }, limit: number): boolean {
+  return (fp.status === 'skipped' && fp.size <= limit) || (fp.status === 'indexed' && fp.size > limit);
 }

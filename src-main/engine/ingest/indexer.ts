@@ -3,7 +3,9 @@
 // documents whose file vanished; `applyFiles` writes a batch of read files (file-read.ts) to the
 // store: new and changed files are parsed and chunked, unchanged bytes only refresh the stat,
 // a new path with the bytes of a vanished document is a rename and keeps its docid, gone files
-// leave the index. Source files are only ever read.
+// leave the index. Documents inside a file (an e-mail's attachments, see prepare.ts) are child rows
+// at `<file path>/<sub-path>` that follow their file: written, replaced, renamed and dropped with it.
+// Source files are only ever read.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,8 +15,8 @@ import type { CollectionRow } from '../store/collections.js';
 import type { Db } from '../store/database.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
-import { limitMoved, type FileRead, type FileStat } from './file-read.js';
-import { isBinaryDocument, prepareDocument, type Prepared } from './prepare.js';
+import { limitMoved, sizeLimitFor, type FileRead, type FileStat } from './file-read.js';
+import { isBinaryDocument, prepareDocument, type Prepared, type PreparedAttachment } from './prepare.js';
 import { errorCode, scanCollection } from './scan.js';
 import type { IndexProgress, IndexReport, PathReason as FileProblem } from '../types/indexing.js';
 
@@ -74,7 +76,7 @@ export function planReconcile(deps: IndexerDeps, collection: CollectionRow, maxF
   for (const file of scan.files) {
     const fp = known.get(file.path);
     known.delete(file.path);
-    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, maxFileBytes);
+    const unchanged = fp && fp.size === file.size && fp.mtime_ms === file.mtimeMs && fp.status !== 'failed' && !limitMoved(fp, sizeLimitFor(file.path, maxFileBytes));
     if (!unchanged) plan.changed.push({ path: file.path, mtimeMs: file.mtimeMs });
   }
   for (const fp of known.keys()) plan.vanished.push(fp);
@@ -98,7 +100,9 @@ export function applyFiles(
   const outcomes = new Map<string, FileOutcome>();
   const moved = new Set<number>();
   const ordered = [...reads].sort((a, b) => Number(isAbsent(a)) - Number(isAbsent(b)));
-  for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts, parsed));
+  const children: FileOutcome[] = [];
+  for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts, parsed, children));
+  for (const o of children) outcomes.set(o.path, o);
   // the old path of a rename was not "deleted before it could be read": it moved
   for (const o of outcomes.values()) if (o.result === 'renamed' && outcomes.get(o.from)?.result === 'ignored') outcomes.set(o.from, { path: o.from, result: 'ignored' });
   return { outcomes, fts };
@@ -114,6 +118,7 @@ function applyOne(
   moved: Set<number>,
   fts: FtsRow[],
   parsed: ParsedDocuments,
+  children: FileOutcome[],
 ): FileOutcome {
   const fp = deps.documents.byPath(collection.id, item.path);
   const now = Date.now();
@@ -122,6 +127,7 @@ function applyOne(
     case 'excluded':
       // never indexed: nothing to drop, but an index run that listed it should say where it went
       if (!fp) return { path: item.path, result: 'ignored', reason: item.kind === 'excluded' ? item.reason : 'deleted before it could be read' };
+      dropChildren(deps, fp.id, children);
       deps.chunks.deleteFor(fp.id);
       deps.documents.delete(fp.id);
       return { path: item.path, result: 'removed', ...(item.kind === 'excluded' ? { reason: item.reason } : {}) };
@@ -131,8 +137,9 @@ function applyOne(
     case 'error': {
       const status = item.kind === 'too-large' ? 'skipped' : 'failed';
       const reason =
-        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(opts.maxFileBytes)} limit` : item.reason;
+        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(sizeLimitFor(item.path, opts.maxFileBytes))} limit${isBinaryDocument(item.path) ? ' for documents' : ''}` : item.reason;
       writeUnindexed(deps, collection, item.path, item.stat, fp?.id, null, status, reason, '', now);
+      if (fp) dropChildren(deps, fp.id, children);
       return { path: item.path, result: status, reason };
     }
     case 'bytes':
@@ -147,6 +154,7 @@ function applyOne(
     const from = renameSource(deps, collection, item.hash, moved);
     if (from) {
       deps.documents.move(from.id, item.path, item.stat.size, item.stat.mtimeMs, now);
+      deps.documents.moveChildren(from.id, from.path, item.path);
       moved.add(from.id);
       return { path: item.path, result: 'renamed', from: from.path, bytes };
     }
@@ -156,6 +164,7 @@ function applyOne(
     : prepareDocument(item.buf, item.path, opts.chunking);
   if (!prepared.ok) {
     writeUnindexed(deps, collection, item.path, item.stat, fp?.id, item.hash, prepared.status, prepared.reason, prepared.kind, now);
+    if (fp) dropChildren(deps, fp.id, children);
     return { path: item.path, result: prepared.status, reason: prepared.reason };
   }
   const id = deps.documents.upsert(
@@ -178,7 +187,77 @@ function applyOne(
   );
   deps.documents.putContent(id, prepared.text);
   for (const row of deps.chunks.replaceFor(id, prepared.chunks, !fp)) fts.push(row);
+  if (fp || prepared.attachments?.length) writeChildren(deps, collection, id, item.path, item.stat, prepared.attachments ?? [], now, fts, children);
   return { path: item.path, result: fp ? 'updated' : 'added', chunks: prepared.chunks.length, bytes };
+}
+
+/**
+ * A file's documents of its own (its e-mail attachments) as child rows: each written at
+ * `<file path>/<sub-path>` (an existing one keeps its docid), one that cannot be read recorded
+ * with its reason, and the children the file no longer has dropped.
+ */
+function writeChildren(
+  deps: IndexerDeps,
+  collection: CollectionRow,
+  parentId: number,
+  parentPath: string,
+  stat: FileStat,
+  attachments: readonly PreparedAttachment[],
+  now: number,
+  fts: FtsRow[],
+  out: FileOutcome[],
+): void {
+  const old = new Map(deps.documents.children(parentId).map((c) => [c.path, c.id]));
+  for (const att of attachments) {
+    const childPath = `${parentPath}/${att.path}`;
+    const existing = old.get(childPath);
+    old.delete(childPath);
+    const p = att.prepared;
+    const id = deps.documents.upsert(
+      {
+        collectionId: collection.id,
+        path: childPath,
+        docid: existing ? '' : newDocid(deps.documents),
+        title: p.ok ? p.title : '',
+        kind: p.kind || 'unknown',
+        size: att.size,
+        mtimeMs: stat.mtimeMs, // the file's: a child changes when its file does
+        hash: att.hash,
+        status: p.ok ? 'indexed' : p.status,
+        error: p.ok ? (p.note ?? null) : p.reason,
+        warning: p.ok ? (p.warning ?? null) : null,
+        tags: p.ok ? p.tags : [],
+        metadata: p.ok ? p.metadata : {},
+        parentId,
+      },
+      now,
+    );
+    if (!p.ok) {
+      if (existing) {
+        deps.chunks.deleteFor(id);
+        deps.documents.deleteContent(id);
+      }
+      out.push({ path: childPath, result: p.status, reason: p.reason });
+      continue;
+    }
+    deps.documents.putContent(id, p.text);
+    for (const row of deps.chunks.replaceFor(id, p.chunks, !existing)) fts.push(row);
+    out.push({ path: childPath, result: existing ? 'updated' : 'added', chunks: p.chunks.length, bytes: 0 });
+  }
+  for (const [childPath, id] of old) {
+    deps.chunks.deleteFor(id);
+    deps.documents.delete(id);
+    out.push({ path: childPath, result: 'removed' });
+  }
+}
+
+/** The file is gone or no longer indexed: so are the documents inside it. */
+function dropChildren(deps: IndexerDeps, parentId: number, out: FileOutcome[]): void {
+  for (const c of deps.documents.children(parentId)) {
+    deps.chunks.deleteFor(c.id);
+    deps.documents.delete(c.id);
+    out.push({ path: c.path, result: 'removed' });
+  }
 }
 
 /** An indexed document with the same bytes whose file is gone: the new path is its new name. */

@@ -1,6 +1,8 @@
 // One file's bytes → what the store needs: parsed text, document fields, chunks in index form.
 // Text formats are prepared where they are indexed (prepareDocument: no worker round trip);
-// documents (PDF, Office, …) by prepareBinaryDocument, which the parse workers run.
+// documents (PDF, Office, …) by prepareBinaryDocument, which the parse workers run; a document's
+// attachments that are documents of their own (an e-mail's PDF) are prepared with it, in the same worker.
+import { createHash } from 'node:crypto';
 import { toIndexText } from '../search/cjk.js';
 import type { ChunkWrite } from '../store/chunks.js';
 import { chunkDocument, type ChunkOptions } from './chunker.js';
@@ -20,8 +22,18 @@ export type Prepared =
       /** Indexed, but not all of it (see ParsedDocument.warnings); status lists it. */
       warning?: string;
       chunks: ChunkWrite[];
+      /** Documents inside this one (an e-mail's attachments), each stored at `<path>/<its path>`. */
+      attachments?: PreparedAttachment[];
     }
   | { ok: false; status: 'skipped' | 'failed'; reason: string; kind: string };
+
+export interface PreparedAttachment {
+  /** Relative to its file: `report.pdf`, `3/report.pdf`. */
+  path: string;
+  size: number;
+  hash: string;
+  prepared: Prepared;
+}
 
 /** True when the file is a document read by a parse worker (PDF, Office, …), not as text. */
 export function isBinaryDocument(path: string): boolean {
@@ -55,7 +67,18 @@ export async function prepareBinaryDocument(bytes: Uint8Array, path: string, chu
     return { ok: false, status: 'failed', reason: `cannot read as ${parser.kind}: ${(err as Error).message}`, kind: parser.kind };
   }
   parsed.text = parsed.text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => (c === '\u000b' || c === '\u000c' ? '\n' : ''));
-  return finish(parsed, chunking, undefined, true);
+  const prepared = finish(parsed, chunking, undefined, true);
+  if (!parsed.attachments?.length || !prepared.ok) return prepared;
+  const attachments: PreparedAttachment[] = [];
+  for (const file of parsed.attachments) {
+    attachments.push({
+      path: file.path,
+      size: file.bytes.length,
+      hash: createHash('sha256').update(file.bytes).digest('hex'),
+      prepared: await prepareBinaryDocument(file.bytes, file.path, chunking, limits),
+    });
+  }
+  return { ...prepared, attachments };
 }
 
 function finish(parsed: ParsedDocument, chunking: ChunkOptions, note: string | undefined, markers: boolean): Prepared {

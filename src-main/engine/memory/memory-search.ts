@@ -48,6 +48,7 @@ export interface RankedPage {
   notices: string[];
   plan: MemorySearchResponse['plan'];
   timings: Omit<MemorySearchResponse['timings'], 'totalMs'>;
+  bm25Scale: MemorySearchResponse['bm25Scale'];
 }
 
 /** Candidates each leg contributes to fusion (and the reranker's pool), as for documents. */
@@ -94,6 +95,7 @@ export class MemorySearch {
       notices: [],
       plan: r.plan,
       timings: { keywordMs: ms(t0), vectorMs: null, embedMs: null },
+      bm25Scale: r.bm25Scale,
     };
   }
 
@@ -103,6 +105,7 @@ export class MemorySearch {
     const timings: RankedPage['timings'] = { keywordMs: null, vectorMs: null, embedMs: null };
     const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
     const depth = req.mode === 'vector' ? needed : Math.max(LEG_DEPTH, needed);
+    let bm25Scale: RankedPage['bm25Scale'] = null;
 
     const vectorLeg = async (s: VectorSpace) => {
       const t0 = performance.now();
@@ -119,7 +122,7 @@ export class MemorySearch {
     if (req.mode === 'vector') {
       const r = await vectorLeg(space as VectorSpace);
       const ranked = r.hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, vector: { rank: i + 1, score: h.score, cosine: h.score } }));
-      return this.paged(req, ranked, r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings);
+      return this.paged(req, ranked, r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings, null);
     }
 
     // hybrid and rerank: the query is embedded in a worker while the keyword leg runs
@@ -131,6 +134,7 @@ export class MemorySearch {
       const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: 40, snippets: false, explain: false, filters }, generation);
       timings.keywordMs = ms(t0);
       keywordHits = lx.hits;
+      bm25Scale = lx.bm25Scale;
       Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
     } catch (err) {
       // a query without a searchable word has no keyword leg; the vector leg can still answer it
@@ -168,7 +172,7 @@ export class MemorySearch {
     const exhausted = keywordHits.length < depth && vectorHits.length < depth;
     const both = ranked.filter((x) => x.keyword && x.vector).length;
     const overlap = { both, keywordOnly: keywordHits.length - both, vectorOnly: vectorHits.length - both };
-    return this.paged(req, ranked, exhausted, { keyword: keywordHits.length, vector: vectorPromise ? vectorHits.length : null }, overlap, model, notices, plan, timings);
+    return this.paged(req, ranked, exhausted, { keyword: keywordHits.length, vector: vectorPromise ? vectorHits.length : null }, overlap, model, notices, plan, timings, bm25Scale);
   }
 
   private paged(
@@ -181,6 +185,7 @@ export class MemorySearch {
     notices: string[],
     plan: RankedPage['plan'],
     timings: RankedPage['timings'],
+    bm25Scale: RankedPage['bm25Scale'],
   ): RankedPage {
     const hasMore = ranked.length > req.offset + req.limit;
     return {
@@ -193,6 +198,7 @@ export class MemorySearch {
       notices,
       plan,
       timings,
+      bm25Scale,
     };
   }
 

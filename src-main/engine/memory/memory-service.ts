@@ -257,6 +257,7 @@ export class MemoryService implements MemoryApi {
       notices: r.notices,
       plan: r.plan,
       timings: { totalMs, ...r.timings },
+      bm25Scale: r.bm25Scale,
     };
   }
 

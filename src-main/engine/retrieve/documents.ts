@@ -61,6 +61,12 @@ export class DocumentRetriever {
     };
   }
 
+  /** The indexed document a locator names among the collections a caller may see (NOT_FOUND with suggestions otherwise). */
+  locate(locatorText: string, collections?: readonly string[]): { doc: DocumentRow; collection: CollectionRow; line?: number } {
+    const locator = parseLocator(locatorText);
+    return { ...this.resolve(locator, locatorText, this.visible(collections)), line: locator.line };
+  }
+
   multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
     const maxBytes = opts.maxBytes !== undefined ? positive(opts.maxBytes, 'maxBytes') : DEFAULT_MULTI_GET_MAX_BYTES;
     const maxLines = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : undefined;

@@ -37,7 +37,7 @@ function fuse(legs: readonly Leg[], part: (rank: number, score: number, weight: 
       if (!f) {
         f = { hit, score: 0, legs: {} };
         byDoc.set(hit.documentId, f);
-      }
+      } else if (hit.signals) f.hit = { ...f.hit, signals: { ...f.hit.signals, ...hit.signals } }; // every leg's evidence, one hit
       f.legs[leg.name] = { rank: i + 1, score: hit.score };
       f.score += part(i + 1, hit.score, leg.weight);
     });

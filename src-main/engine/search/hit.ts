@@ -8,4 +8,10 @@ export interface RankedHit extends HitFields {
   /** The anchor chunk: the document's best-matching chunk. */
   chunkId: number;
   modifiedMs: number;
+  /**
+   * The legs' raw evidence for this document, for callers that compare scores across result
+   * sets (engine/knowledge): its best chunk's BM25 (keyword leg) and cosine similarity (vector
+   * leg). Faces never see it (response.ts picks the public fields).
+   */
+  signals?: { bm25?: number; cosine?: number };
 }

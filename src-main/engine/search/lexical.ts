@@ -45,6 +45,14 @@ export interface LexicalResult {
   nextOffset: number | null;
   totalEstimated: number;
   plan: { strategy: string; expression: string; dropped: string[] };
+  /** How keyword scores compare across indexes (plan.ts bm25Bound, termCoverage); null for FTS expressions (phrase, boolean). */
+  bm25Scale: Bm25Scale | null;
+}
+
+/** A BM25 score over `bound` is how fully a row holds the query's words the index has; `coverage` is the share of the words it has. */
+export interface Bm25Scale {
+  bound: number;
+  coverage: number;
 }
 
 interface CandidateRow {
@@ -86,7 +94,8 @@ export class LexicalSearch {
     const plan: QueryPlan =
       parsed.kind === 'terms'
         ? this.planner.plan(parsed.terms, generation)
-        : { steps: [{ name: 'expression', expression: parsed.expression }], terms: [], dropped: [] };
+        : { steps: [{ name: 'expression', expression: parsed.expression }], terms: [], dropped: [], bm25Bound: 0, termCoverage: 0 };
+    const bm25Scale = parsed.kind === 'terms' ? { bound: plan.bm25Bound, coverage: plan.termCoverage } : null;
     const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
     const docs: DocCandidate[] = [];
     const tierOf = new Map<number, number>();
@@ -106,7 +115,7 @@ export class LexicalSearch {
     }
     const dropped = plan.dropped.map((t) => t.token.text);
     const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped };
-    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo };
+    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Scale };
 
     const raws = docs.map((d) => -d.best.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
@@ -121,6 +130,7 @@ export class LexicalSearch {
       nextOffset: hasMore ? req.offset + req.limit : null,
       totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
       plan: planInfo,
+      bm25Scale,
     };
   }
 
@@ -198,6 +208,7 @@ export class LexicalSearch {
       line: snippet.line,
       page: a.page,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath, page: a.page },
+      signals: { bm25: raw },
     };
     if (req.explain) {
       hit.explain = {

@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import type { VectorStore } from '../store/vectors.js';
 import type { ResolvedFilters } from './filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
-import type { LexicalSearch } from './lexical.js';
+import type { Bm25Scale, LexicalSearch } from './lexical.js';
 import { queryMatcher } from './highlight.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
@@ -21,6 +21,10 @@ export interface ModeResult {
   exhausted: boolean;
   notices: string[];
   plan: { strategy: string; expression: string; dropped: string[] };
+  /** Which legs answered (a leg that was skipped, or failed, says so in notices). */
+  ran: { keyword: boolean; vector: boolean };
+  /** The keyword leg's BM25 scale (see LexicalResult), null when it did not run. */
+  bm25Scale: Bm25Scale | null;
 }
 
 /** Candidates each leg contributes to fusion (and the reranker's pool). */
@@ -108,7 +112,7 @@ export class ModeSearch {
     if (req.mode === 'vector') {
       if (!spaces.length) throw new TroveError('UNAVAILABLE', `vector search is off: ${this.unavailableReason(collectionIds)}`);
       const r = await vectorLeg(needed);
-      return { hits: r.hits, total: r.hits.length, exhausted: r.exhausted, notices, plan };
+      return { hits: r.hits, total: r.hits.length, exhausted: r.exhausted, notices, plan, ran: { keyword: false, vector: true }, bm25Scale: null };
     }
 
     // hybrid and rerank: keyword and vector legs (the vector leg's query embedding runs in a worker meanwhile)
@@ -116,9 +120,13 @@ export class ModeSearch {
     const vectorPromise = spaces.length ? vectorLeg(depth) : null;
     vectorPromise?.catch(() => undefined); // handled below; no unhandled rejection while the keyword leg runs
     let keywordHits: RankedHit[] = [];
+    let bm25Scale: Bm25Scale | null = null;
+    const ran = { keyword: false, vector: false };
     try {
       const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, snippets, explain: req.explain, filters }, generation);
       keywordHits = lx.hits; // lexical hits carry their anchor chunk id: already ranked hits
+      bm25Scale = lx.bm25Scale;
+      ran.keyword = true;
       Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
     } catch (err) {
       // a query of stop words has no keyword leg; the vector leg can still answer it
@@ -130,6 +138,7 @@ export class ModeSearch {
     else {
       try {
         vectorHits = (await vectorPromise).hits;
+        ran.vector = true;
       } catch (err) {
         if (!(err instanceof TroveError)) throw err;
         notices.push(`vector leg skipped (keyword results only): ${err.message}`);
@@ -154,6 +163,8 @@ export class ModeSearch {
       exhausted: keywordHits.length < depth && vectorHits.length < depth,
       notices,
       plan,
+      ran,
+      bm25Scale,
     };
   }
 

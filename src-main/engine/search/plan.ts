@@ -34,6 +34,24 @@ export interface QueryPlan {
   terms: PlannedTerm[];
   /** Terms that the final OR leaves out (absent from the index, or too frequent to be worth it). */
   dropped: PlannedTerm[];
+  /**
+   * The most BM25 any row could score for the terms the index has: each one's IDF times
+   * (k1 + 1), the limit of its saturating term-frequency part (FTS5's bm25: k1 1.2). A row's
+   * BM25 over it is an IDF-weighted average of how fully the row holds each word, comparable
+   * across indexes and queries (engine/knowledge/calibrate.ts). 0 when the index has none.
+   */
+  bm25Bound: number;
+  /** The share of the query's terms the index has at all (a corpus without some of them cannot match the query fully). */
+  termCoverage: number;
+}
+
+/** FTS5 bm25()'s k1. */
+const BM25_K1 = 1.2;
+
+/** FTS5 bm25()'s IDF of a term found in `hits` of `rows` rows (never below 1e-6). */
+export function bm25Idf(rows: number, hits: number): number {
+  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return idf > 0 ? idf : 1e-6;
 }
 
 /** Above this share of all chunks a term is too common to drive an OR. */
@@ -100,7 +118,9 @@ export class QueryPlanner {
 export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
   const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
   const absent = planned.filter((t) => t.df === 0);
-  if (!present.length) return { steps: [], terms: planned, dropped: absent };
+  const bm25Bound = present.reduce((sum, t) => sum + bm25Idf(rows, Math.min(t.df, rows)) * (BM25_K1 + 1), 0);
+  const termCoverage = planned.length ? present.length / planned.length : 0;
+  if (!present.length) return { steps: [], terms: planned, dropped: absent, bm25Bound, termCoverage };
 
   const steps: PlanStep[] = [];
   // AND steps: all present terms, then drop the most frequent one at a time (down to two)
@@ -121,7 +141,7 @@ export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
   }
   const or = informative.map(termExpression).join(' OR ');
   if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits), terms: informative });
-  return { steps, terms: planned, dropped };
+  return { steps, terms: planned, dropped, bm25Bound, termCoverage };
 }
 
 /** A prefix's summed count overstates the rows it matches (a row with two of its terms counts twice). */

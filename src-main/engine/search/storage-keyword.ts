@@ -70,7 +70,8 @@ export class StorageKeywordSearch {
       if (docs.length >= needed) break;
     }
     const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped: plan.dropped.map((t) => t.token.text) };
-    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo };
+    const bm25Scale = { bound: plan.bm25Bound, coverage: plan.termCoverage };
+    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Scale };
 
     const raws = docs.map((d) => -d.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
@@ -85,6 +86,7 @@ export class StorageKeywordSearch {
       nextOffset: hasMore ? req.offset + req.limit : null,
       totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
       plan: planInfo,
+      bm25Scale,
     };
   }
 
@@ -145,6 +147,7 @@ export class StorageKeywordSearch {
       line: snippet.line,
       page: chunk.page,
       chunk: { ordinal: chunk.ordinal, lineStart: chunk.lineStart, lineEnd: chunk.lineEnd, headingPath: chunk.headingPath, page: chunk.page },
+      signals: { bm25: raw },
     };
     if (req.explain) {
       hit.explain = {

@@ -148,6 +148,7 @@ export class VectorSearch {
       line: snippet.line,
       page: a.page,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath, page: a.page },
+      signals: { cosine: 1 - d.distance },
       ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
     };
   }

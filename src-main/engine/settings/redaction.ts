@@ -1,10 +1,10 @@
 // Redaction: the user's saved rules (settings.json `redaction`, regex sources) replace their
 // matches with [redacted] in document text a face returns — search snippets, get, multi_get and
-// their structured content, resource reads, the app's preview — and in memory entries' text
-// (the context server's text_content and highlighted, the persistence server's content, preview
-// and highlights). Locators (uri, file, docid, path) stay usable, and highlight spans beside a
-// redacted text move with it (a span inside a redacted stretch is dropped: nothing may be marked
-// that is not shown). The index itself is unchanged.
+// their structured content, knowledge.get's content, resource reads, the app's preview — and in
+// memory entries' text (the context server's text_content and highlighted, the persistence
+// server's content, preview and highlights). Locators (uri, file, docid, path) stay usable, and
+// highlight spans beside a redacted text move with it (a span inside a redacted stretch is
+// dropped: nothing may be marked that is not shown). The index itself is unchanged.
 import type { Span } from '../types/search.js';
 
 export const REDACTED = '[redacted]';
@@ -57,8 +57,10 @@ export function redactResult<T>(value: T, rules: readonly RegExp[]): T {
     if (v && typeof v === 'object') {
       const entries = Object.entries(v);
       const record = v as Record<string, unknown>;
-      // highlights belong to the text beside them (a hit's snippet, a document's text): they move together
-      const marked = Array.isArray(record.highlights) ? (['snippet', 'text'] as const).find((k) => typeof record[k] === 'string') : undefined;
+      // highlight spans belong to the text beside them (a hit's snippet, a document's text, knowledge.get's
+      // content): they move together. Highlights that are text (the persistence server's fragments) are text.
+      const spans = Array.isArray(record.highlights) && record.highlights.every(isSpan);
+      const marked = spans ? (['snippet', 'text', 'content'] as const).find((k) => typeof record[k] === 'string') : undefined;
       const moved = marked ? redactTextWithSpans(record[marked] as string, rules, record.highlights as Span[]) : null;
       return Object.fromEntries(
         entries.map(([k, x]) => [k, moved && k === marked ? moved.text : moved && k === 'highlights' ? moved.spans : walk(x, k)]),
@@ -85,6 +87,10 @@ export class RuleCompiler {
     }
     return out;
   }
+}
+
+function isSpan(x: unknown): boolean {
+  return Array.isArray(x) && x.length === 2 && typeof x[0] === 'number' && typeof x[1] === 'number';
 }
 
 function compileRule(source: string): RegExp | null {

@@ -20,6 +20,8 @@ export interface DocumentRow {
   warning: string | null;
   tags: string[];
   metadata: Record<string, unknown>;
+  /** The file's row when this document lives inside a file (an e-mail's attachment), else null. */
+  parentId: number | null;
 }
 
 interface RawDocument {
@@ -38,6 +40,7 @@ interface RawDocument {
   warning: string | null;
   tags: string;
   metadata: string;
+  parent_id: number | null;
 }
 
 export function documentFromRaw(r: RawDocument): DocumentRow {
@@ -57,6 +60,7 @@ export function documentFromRaw(r: RawDocument): DocumentRow {
     warning: r.warning ?? null,
     tags: JSON.parse(r.tags) as string[],
     metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+    parentId: r.parent_id ?? null,
   };
 }
 
@@ -85,6 +89,8 @@ export interface DocumentWrite {
   warning?: string | null;
   tags: string[];
   metadata: Record<string, unknown>;
+  /** The file this document lives inside (see DocumentRow.parentId); none by default. */
+  parentId?: number | null;
 }
 
 export class DocumentStore {
@@ -106,10 +112,13 @@ export class DocumentStore {
   private readonly byHashStmt;
   private readonly insertStmt;
   private readonly describeStmt;
+  private readonly childrenStmt;
+  private readonly moveChildrenStmt;
 
   constructor(db: Db) {
     this.fingerprintsStmt = db.prepare<[number], DocumentFingerprint>(
-      'SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ?',
+      // files only: a document inside a file has no file of its own to compare with
+      'SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ? AND parent_id IS NULL',
     );
     this.byPathStmt = db.prepare<[number, string], RawDocument>(
       'SELECT * FROM documents WHERE collection_id = ? AND path = ?',
@@ -117,12 +126,12 @@ export class DocumentStore {
     this.byDocidStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE docid = ?');
     this.byIdStmt = db.prepare<[number], RawDocument>('SELECT * FROM documents WHERE id = ?');
     this.upsertStmt = db.prepare<DocumentWriteParams, { id: number }>(
-      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata)
-       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata)
+      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
+       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata, @parentId)
        ON CONFLICT (collection_id, path) DO UPDATE SET
          title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms,
          hash = excluded.hash, indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error,
-         warning = excluded.warning, tags = excluded.tags, metadata = excluded.metadata
+         warning = excluded.warning, tags = excluded.tags, metadata = excluded.metadata, parent_id = excluded.parent_id
        RETURNING id`,
     );
     this.touchStmt = db.prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE id = ?');
@@ -148,8 +157,21 @@ export class DocumentStore {
     );
     this.describeStmt = db.prepare('UPDATE documents SET title = ?, size = ?, mtime_ms = ?, indexed_at = ?, tags = ?, metadata = ? WHERE id = ?');
     this.byHashStmt = db.prepare<[number, string], DocumentFingerprint>(
-      "SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ? AND hash = ? AND status = 'indexed'",
+      "SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ? AND hash = ? AND status = 'indexed' AND parent_id IS NULL",
     );
+    this.childrenStmt = db.prepare<[number], { id: number; path: string }>('SELECT id, path FROM documents WHERE parent_id = ?');
+    // `path` of every child starts with the parent's old path and a slash: swap that prefix
+    this.moveChildrenStmt = db.prepare<[string, number, number]>('UPDATE documents SET path = ? || substr(path, ?) WHERE parent_id = ?');
+  }
+
+  /** The documents inside a file (its e-mail attachments): id and path. */
+  children(parentId: number): { id: number; path: string }[] {
+    return this.childrenStmt.all(parentId);
+  }
+
+  /** A file was renamed from `oldPath` to `newPath`: its children's paths follow. */
+  moveChildren(parentId: number, oldPath: string, newPath: string): void {
+    this.moveChildrenStmt.run(newPath, oldPath.length + 1, parentId);
   }
 
   /** Indexed documents of a collection with these bytes (rename candidates). */
@@ -198,6 +220,7 @@ export class DocumentStore {
     return this.upsertStmt.get({
       ...d,
       warning: d.warning ?? null,
+      parentId: d.parentId ?? null,
       indexedAt,
       tags: JSON.stringify(d.tags),
       metadata: JSON.stringify(d.metadata),
@@ -241,7 +264,8 @@ export class DocumentStore {
   }
 }
 
-type DocumentWriteParams = Omit<DocumentWrite, 'tags' | 'metadata'> & {
+type DocumentWriteParams = Omit<DocumentWrite, 'tags' | 'metadata' | 'parentId'> & {
+  parentId: number | null;
   indexedAt: number;
   tags: string;
   metadata: string;

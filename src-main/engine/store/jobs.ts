@@ -159,11 +159,13 @@ export class JobStore {
     this.pauseStmt = db.prepare('INSERT OR IGNORE INTO job_pauses (collection_id) VALUES (?)');
     this.resumeStmt = db.prepare('DELETE FROM job_pauses WHERE collection_id = ?');
     this.freshnessStmt = db.prepare<[string], Omit<DocumentFreshness, 'pending'> & { pending: number }>(
-      `SELECT d.id AS documentId, d.collection_id AS collectionId, c.root, d.path, d.size, d.mtime_ms AS mtimeMs,
+      // a document inside a file (an e-mail's attachment) is as fresh as its file: f is the file's row
+      `SELECT d.id AS documentId, d.collection_id AS collectionId, c.root, f.path, f.size, f.mtime_ms AS mtimeMs,
               d.indexed_at AS indexedAt,
               EXISTS (SELECT 1 FROM jobs j WHERE j.collection_id = d.collection_id AND j.kind = 'file'
-                         AND j.path = d.path AND j.next_run_at IS NOT NULL) AS pending
-         FROM json_each(?) ids JOIN documents d ON d.id = ids.value JOIN collections c ON c.id = d.collection_id`,
+                         AND j.path = f.path AND j.next_run_at IS NOT NULL) AS pending
+         FROM json_each(?) ids JOIN documents d ON d.id = ids.value JOIN collections c ON c.id = d.collection_id
+         JOIN documents f ON f.id = coalesce(d.parent_id, d.id)`,
     );
   }
 

@@ -223,4 +223,16 @@ export const migrations: readonly string[] = [
   ALTER TABLE access_tokens ADD COLUMN memory TEXT NOT NULL DEFAULT 'none' CHECK (memory IN ('none', 'read', 'write'));
   UPDATE access_tokens SET memory = 'write' WHERE scoped = 0;
   `,
+  /* a token's tool profile: standard (the canonical tools) or deep-research (exactly search + fetch,
+     for ChatGPT-style connectors; set on the Connect screen) */ `
+  ALTER TABLE access_tokens ADD COLUMN profile TEXT NOT NULL DEFAULT 'standard';
+  `,
+  /* documents inside a file (an e-mail's attachments) are rows of their own, at `<file path>/<sub-path>`,
+     whose parent is the file's row: they come and go with it (ingest/indexer.ts), the folder scan and
+     rename detection skip them, and their freshness is the file's */ `
+  ALTER TABLE documents ADD COLUMN parent_id INTEGER REFERENCES documents(id) ON DELETE CASCADE;
+  CREATE INDEX documents_parent ON documents(parent_id) WHERE parent_id IS NOT NULL;
+  -- mail read before this carried its attachments inline: the next reconcile reads it again
+  UPDATE documents SET hash = NULL, mtime_ms = -1 WHERE kind = 'email' AND status = 'indexed';
+  `,
 ];

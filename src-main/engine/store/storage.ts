@@ -14,6 +14,7 @@ import type { KeywordIndex } from './keyword-index.js';
 import type { CollectionCounts, FailureRow } from './stats.js';
 import type { TokenRow } from './tokens.js';
 import type { MemoryGrant } from '../types/memory.js';
+import type { TokenProfile } from '../types/access.js';
 import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from './vectors.js';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -162,7 +163,7 @@ export interface KeywordIndexRepository {
 }
 
 export interface TokenRepository {
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant }): Promise<TokenRow>;
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile }): Promise<TokenRow>;
   bySecret(secret: string): Promise<TokenRow | undefined>;
   byName(name: string): Promise<TokenRow | undefined>;
   list(): Promise<TokenRow[]>;

@@ -3,6 +3,7 @@
 // secret is kept; the secret is shown once.
 import { createHash, randomBytes } from 'node:crypto';
 import type { MemoryGrant } from '../types/memory.js';
+import type { TokenProfile } from '../types/access.js';
 import type { Db } from './database.js';
 
 export interface TokenRow {
@@ -14,6 +15,7 @@ export interface TokenRow {
   /** null: every tool. */
   tools: string[] | null;
   memory: MemoryGrant;
+  profile: TokenProfile;
   createdAt: number;
   lastUsedAt: number | null;
 }
@@ -25,6 +27,7 @@ interface RawToken {
   scoped: number;
   tools: string | null;
   memory: MemoryGrant;
+  profile: string;
   created_at: number;
   last_used_at: number | null;
 }
@@ -53,8 +56,8 @@ export class TokenStore {
   private readonly lastTouched = new Map<number, number>();
 
   constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare<[string, string, string, number, string | null, MemoryGrant, number], { id: number }>(
-      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
+    this.insertStmt = db.prepare<[string, string, string, number, string | null, MemoryGrant, string, number], { id: number }>(
+      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, profile, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
     );
     this.linkStmt = db.prepare('INSERT INTO access_token_collections (token_id, collection_id) VALUES (?, ?)');
     this.byHashStmt = db.prepare<[string], RawToken>('SELECT * FROM access_tokens WHERE hash = ?');
@@ -68,7 +71,7 @@ export class TokenStore {
     this.touchStmt = db.prepare('UPDATE access_tokens SET last_used_at = ? WHERE id = ?');
   }
 
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant }): TokenRow {
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile }): TokenRow {
     const id = this.db.transaction(() => {
       const row = this.insertStmt.get(
         t.name,
@@ -77,6 +80,7 @@ export class TokenStore {
         t.collectionIds ? 1 : 0,
         t.tools ? JSON.stringify(t.tools) : null,
         t.memory,
+        t.profile ?? 'standard',
         Date.now(),
       )!;
       for (const cid of t.collectionIds ?? []) this.linkStmt.run(row.id, cid);
@@ -119,6 +123,7 @@ export class TokenStore {
       collections: r.scoped ? this.collectionsStmt.all(r.id).map((c) => c.name) : null,
       tools: r.tools ? (JSON.parse(r.tools) as string[]) : null,
       memory: r.memory,
+      profile: r.profile === 'deep-research' ? 'deep-research' : 'standard',
       createdAt: r.created_at,
       lastUsedAt: r.last_used_at,
     };

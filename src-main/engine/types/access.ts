@@ -12,6 +12,10 @@ export interface TokenInfo {
   tools: string[] | null;
   /** What it may do with the agent memory store (within its tool allow-list). */
   memory: MemoryGrant;
+  /** standard: the canonical MCP tools; deep-research: exactly search + fetch (ChatGPT-style connectors). */
+  profile: TokenProfile;
   createdAt: string;
   lastUsedAt: string | null;
 }
+
+export type TokenProfile = 'standard' | 'deep-research';

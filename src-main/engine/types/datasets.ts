@@ -60,6 +60,13 @@ export interface DatasetHit {
   chunk: { ordinal: number; lineStart: number; lineEnd: number; page: number | null } | null;
   /** ISO; folder datasets: the file's mtime. */
   modified: string | null;
+  /**
+   * Folder datasets: the raw evidence the legs had for it — its best chunk's BM25 and how BM25
+   * compares across indexes for this query (search/plan.ts: the bound, the share of the query's
+   * words the index has), the cosine — so callers merging several result lists can put it on a
+   * common scale (engine/knowledge/calibrate.ts). FAISS: absent (`similarity` is its cosine).
+   */
+  evidence?: { bm25: number | null; bm25Scale: { bound: number; coverage: number } | null; cosine: number | null };
 }
 
 export type DatasetSearchMode = 'keyword' | 'semantic' | 'hybrid';

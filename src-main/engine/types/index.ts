@@ -11,3 +11,4 @@ export type * from './models.js';
 export type * from './search.js';
 export type * from './settings.js';
 export type * from './status.js';
+export type * from './knowledge.js';

@@ -180,6 +180,12 @@ export interface MemorySearchResponse {
   notices: string[];
   plan: { strategy: string; expression: string; dropped: string[] };
   timings: { totalMs: number; keywordMs: number | null; vectorMs: number | null; embedMs: number | null };
+  /**
+   * How the keyword leg's BM25 compares across indexes (the most any row could score for the
+   * query's words, and the share of them the index has); null when the keyword leg did not run or
+   * took an FTS expression. The knowledge toolset calibrates memory hits' `keyword.bm25` with it.
+   */
+  bm25Scale: { bound: number; coverage: number } | null;
 }
 
 export interface MemoryWriteResult {

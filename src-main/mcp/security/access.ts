@@ -16,12 +16,14 @@ export interface Access {
   /** null: every tool. */
   readonly tools: readonly string[] | null;
   readonly memory: MemoryGrant;
+  /** deep-research: the token's clients get exactly search + fetch (set on the Connect screen). */
+  readonly profile?: 'standard' | 'deep-research';
 }
 
 export const FULL_ACCESS: Access = Object.freeze({ key: 'runtime', name: 'runtime', collections: null, tools: null, memory: 'write' });
 
 export function accessFromToken(t: TokenInfo): Access {
-  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools, memory: t.memory });
+  return Object.freeze({ key: `token:${t.name.toLowerCase()}`, name: t.name, collections: t.collections, tools: t.tools, memory: t.memory, profile: t.profile });
 }
 
 /** A memory tool the caller may use: its grant covers the tool's kind and its tool list (if any) names it. */

@@ -11,12 +11,15 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest, isJsonContentType, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Engine } from '../../engine/index.js';
 import { CollectionDirectory, type McpContext } from '../context.js';
+import { clientIdentity, profileFor, type KnowledgeCaller, type RequestFacts } from '../knowledge/caller.js';
+import { parseKnowledgeConfig, type KnowledgeDefaults } from '../knowledge/request-config.js';
+import { KnowledgeSessions, type ClientIdentity, type SessionLimits } from '../knowledge/session-store.js';
 import { FULL_ACCESS, type Access } from '../security/access.js';
 import type { Authenticator } from '../security/auth.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../security/rate-limit.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
 import { InMemoryEventStore } from './event-store.js';
-import { clientNameOf, McpRequestLog } from './request-log.js';
+import { clientInfoOf, McpRequestLog } from './request-log.js';
 
 export interface McpHttpOptions {
   engine: Engine;
@@ -29,6 +32,8 @@ export interface McpHttpOptions {
   extend?: ServerExtension;
   /** How many client requests the live log keeps (default 200). */
   requestLogSize?: number;
+  /** Knowledge sessions' TTL and capacity (see knowledge/session-store.ts). */
+  knowledgeSessions?: Partial<SessionLimits>;
 }
 
 /** The endpoint as an HTTP route: true when it answered the request (the host's RouteHandler). */
@@ -40,6 +45,8 @@ export interface McpHttpEndpoint {
   sessionCount(): number;
   /** The live log of client requests (the Connect screen's). */
   requests: McpRequestLog;
+  /** The knowledge tools' sessions (2025 protocol sessions and 2026 handles), for the Connect screen. */
+  knowledgeSessions: KnowledgeSessions;
   close(): Promise<void>;
 }
 
@@ -49,8 +56,8 @@ interface Session {
   transport: NodeStreamableHTTPServerTransport;
   access: Access;
   lastSeen: number;
-  /** From initialize's clientInfo, for the request log. */
-  clientName: string | null;
+  /** From initialize's clientInfo, for the request log and the knowledge tools. */
+  client: ClientIdentity | null;
 }
 
 export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
@@ -60,11 +67,25 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   const maxSessions = opts.maxSessions ?? 256;
   const limiter = new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT);
   const directory = new CollectionDirectory(opts.engine);
-  const contextFor = (access: Access): McpContext => ({ engine: opts.engine, access, directory });
+  const knowledgeSessions = new KnowledgeSessions(opts.knowledgeSessions);
+  const contextFor = (access: Access, knowledge: Omit<KnowledgeCaller, 'sessions' | 'profile'>): McpContext => ({
+    engine: opts.engine,
+    access,
+    directory,
+    knowledge: { ...knowledge, sessions: knowledgeSessions, profile: profileFor(access, knowledge.client) },
+  });
   const sessions = new Map<string, Session>();
   const requests = new McpRequestLog(opts.requestLogSize);
+  const dropSession = (id: string) => {
+    const s = sessions.get(id);
+    sessions.delete(id);
+    if (s) knowledgeSessions.end(`mcp:${id}`, s.access.key);
+  };
 
-  const modern = createMcpHandler((ctx) => buildMcpServer(contextFor(accessOf(ctx.authInfo)), opts.extend, calledTool(ctx.requestInfo)), {
+  const modern = createMcpHandler((ctx) => {
+    const facts = factsOf(ctx.authInfo);
+    return buildMcpServer(contextFor(facts.access, { client: facts.client, protocol: '2026-07-28', initDefaults: {} }), opts.extend, calledTool(ctx.requestInfo));
+  }, {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
     onerror: (err) => process.stderr.write(`[trove mcp] ${err.message}\n`),
   });
@@ -72,6 +93,12 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
 
   async function handleLegacy(req: IncomingMessage, res: ServerResponse, access: Access, body: unknown): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
+    if (sessionId && req.method === 'DELETE' && KnowledgeSessions.isHandle(sessionId)) {
+      // a stateless client's knowledge session ends the way a 2025 session does
+      if (!knowledgeSessions.end(sessionId, access.key)) return jsonRpcError(res, 404, -32001, 'Session not found');
+      res.writeHead(200).end();
+      return;
+    }
     if (sessionId) {
       const s = sessions.get(sessionId);
       // another token's session is answered like an unknown one
@@ -81,17 +108,20 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
       if (sessions.size >= maxSessions) closeIdlest();
+      const params = (body as { params?: { clientInfo?: unknown; config?: unknown } }).params;
+      const client = clientIdentity(params?.clientInfo);
+      const initDefaults: KnowledgeDefaults = parseKnowledgeConfig(params?.config); // the same keys as ?config, as this session's defaults
       const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: new InMemoryEventStore(),
         retryInterval: 1000,
-        onsessioninitialized: (id) => void sessions.set(id, { transport, access, lastSeen: Date.now(), clientName: clientNameOf(body) }),
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessioninitialized: (id) => void sessions.set(id, { transport, access, lastSeen: Date.now(), client }),
+        onsessionclosed: (id) => dropSession(id),
       });
       transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+        if (transport.sessionId) dropSession(transport.sessionId);
       };
-      await buildMcpServer(contextFor(access), opts.extend).connect(transport);
+      await buildMcpServer(contextFor(access, { client, protocol: '2025', initDefaults }), opts.extend).connect(transport);
       return transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST') return jsonRpcError(res, 400, -32000, 'Bad request: send initialize first, or Mcp-Session-Id');
@@ -101,7 +131,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   function closeIdlest(): void {
     const idlest = [...sessions.entries()].sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
     if (idlest) {
-      sessions.delete(idlest[0]);
+      dropSession(idlest[0]);
       void idlest[1].transport.close();
     }
   }
@@ -111,7 +141,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     const cutoff = Date.now() - idleMs;
     for (const [id, s] of sessions) {
       if (s.lastSeen < cutoff) {
-        sessions.delete(id);
+        dropSession(id);
         void s.transport.close();
       }
     }
@@ -133,7 +163,8 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
         return true;
       }
     }
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(access);
+    const requestConfig = parseKnowledgeConfig(url.searchParams.get('config') ?? undefined);
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor({ access, requestConfig, client: null });
     if (req.method === 'GET' || req.method === 'DELETE') {
       await handleLegacy(req, res, access, undefined);
       return true;
@@ -159,8 +190,11 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       return true;
     }
     const session = sessions.get(header(req, 'mcp-session-id') ?? '');
-    requests.watch(res, body, (session?.access.key === access.key ? session.clientName : null) ?? access.name);
-    if (isLegacyPost(req, body)) await handleLegacy(req, res, access, body);
+    const legacy = isLegacyPost(req, body);
+    const client = legacy ? (session?.access.key === access.key ? session.client : null) : clientIdentity(clientInfoOf(body));
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor({ access, requestConfig, client });
+    requests.watch(res, body, { client, token: access.name, protocol: legacy ? '2025' : '2026-07-28' });
+    if (legacy) await handleLegacy(req, res, access, body);
     else await modernNode(req, res, body);
     return true;
   };
@@ -169,8 +203,10 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     route,
     sessionCount: () => sessions.size,
     requests,
+    knowledgeSessions,
     async close() {
       clearInterval(sweep);
+      knowledgeSessions.close();
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map((s) => s.transport.close()));
@@ -185,16 +221,20 @@ function calledTool(req: Request | undefined): string | undefined {
   return req.headers.get('mcp-name') ?? undefined;
 }
 
-/** The scope travels to the per-request server factory inside AuthInfo; the secret does not. */
-function authInfoFor(access: Access): AuthInfo {
-  return { token: '[redacted]', clientId: access.name, scopes: [], extra: { access } };
+/** The scope, the request's config and the client travel to the server factory and the tools inside AuthInfo; the secret does not. */
+function authInfoFor(facts: RequestFacts): AuthInfo {
+  return { token: '[redacted]', clientId: facts.access.name, scopes: [], extra: { ...facts } };
 }
 
-function accessOf(info: AuthInfo | undefined): Access {
-  const access = info?.extra?.access as Access | undefined;
+function factsOf(info: AuthInfo | undefined): RequestFacts {
+  const facts = info?.extra as Partial<RequestFacts> | undefined;
   // every request is authenticated before it reaches the handler; no scope here is a bug, and
   // failing closed (no collections, no tools) is the safe answer to it
-  return access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [], memory: 'none' };
+  return {
+    access: facts?.access ?? { key: 'none', name: 'unauthenticated', collections: [], tools: [], memory: 'none' },
+    requestConfig: facts?.requestConfig ?? {},
+    client: facts?.client ?? null,
+  };
 }
 
 /**

@@ -2,6 +2,7 @@
 // what was asked (method, tool, a short preview of the arguments), by whom, how it ended and how
 // long it took. It never keeps tokens, nor arguments beyond the preview; nothing is written to disk.
 import type { ServerResponse } from 'node:http';
+import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
 
 export interface McpRequestRecord {
   /** Increasing per process, so a listener can tell entries apart. */
@@ -9,6 +10,12 @@ export interface McpRequestRecord {
   time: string;
   /** The client's own name (initialize clientInfo or the request's _meta), else the token's name. */
   client: string;
+  /** The client's version as it gave it (clientInfo), when it did. */
+  clientVersion: string | null;
+  /** The token's name (never the secret). */
+  token: string;
+  /** 2025: a 2025-06-18 / 2025-11-25 session; 2026-07-28: the stateless revision. */
+  protocol: '2025' | '2026-07-28';
   method: string;
   /** For tools/call: the tool's name. */
   tool: string | null;
@@ -51,7 +58,7 @@ export class McpRequestLog {
    * error or a tool result with isError, so the response is scanned for those markers as it is
    * written (they only appear unescaped as structure, never inside a quoted text).
    */
-  watch(res: ServerResponse, body: unknown, clientName: string): void {
+  watch(res: ServerResponse, body: unknown, who: { client: { name: string; version: string | null } | null; token: string; protocol: '2025' | '2026-07-28' }): void {
     const requests = (Array.isArray(body) ? body : [body]).filter(isRequest);
     if (!requests.length) return;
     const started = performance.now();
@@ -80,9 +87,15 @@ export class McpRequestLog {
       for (const m of requests) {
         const params = (m.params ?? {}) as Record<string, unknown>;
         const tool = m.method === 'tools/call' && typeof params.name === 'string' ? params.name : null;
+        const info = clientInfoOf(m) as { name?: unknown; version?: unknown } | null;
+        const name = typeof info?.name === 'string' && info.name.trim() ? info.name.trim().slice(0, 80) : (who.client?.name ?? null);
+        const version = typeof info?.version === 'string' ? info.version.slice(0, 40) : name === who.client?.name ? (who.client?.version ?? null) : null;
         this.add({
           time,
-          client: clientNameOf(m) ?? clientName,
+          client: name ?? who.token,
+          clientVersion: name ? version : null,
+          token: who.token,
+          protocol: who.protocol,
           method: m.method,
           tool,
           preview: previewOf(tool ? params.arguments : m.method === 'initialize' ? undefined : withoutMeta(params)),
@@ -105,12 +118,11 @@ function isRequest(m: unknown): m is JsonRpcRequest {
   return typeof m === 'object' && m !== null && typeof (m as JsonRpcRequest).method === 'string' && 'id' in m;
 }
 
-/** initialize's clientInfo (2025 sessions) or the per-request _meta envelope (2026 clients). */
-export function clientNameOf(m: unknown): string | null {
+/** The clientInfo a request carries: initialize's (2025 sessions) or the per-request _meta envelope's (2026-07-28). */
+export function clientInfoOf(m: unknown): unknown {
   if (!isRequest(m)) return null;
-  const params = (m.params ?? {}) as { clientInfo?: { name?: unknown }; _meta?: Record<string, { name?: unknown } | undefined> };
-  const name = params.clientInfo?.name ?? params._meta?.['io.modelcontextprotocol/clientInfo']?.name;
-  return typeof name === 'string' && name.trim() ? name.trim().slice(0, 80) : null;
+  const params = (m.params ?? {}) as { clientInfo?: unknown; _meta?: Record<string, unknown> };
+  return params.clientInfo ?? params._meta?.[CLIENT_INFO_META_KEY] ?? null;
 }
 
 function withoutMeta(params: Record<string, unknown>): Record<string, unknown> | undefined {

@@ -52,7 +52,11 @@ export function RequestLogPanel() {
             {requests.map((r) => (
               <tr key={r.id} data-testid="request">
                 <td>{new Date(r.time).toLocaleTimeString()}</td>
-                <td>{r.client}</td>
+                <td title={`token ${r.token} · protocol ${r.protocol}`}>
+                  {r.client}
+                  {r.clientVersion ? <span className="muted"> {r.clientVersion}</span> : null}
+                  {r.client !== r.token ? <span className="muted"> ({r.token})</span> : null}
+                </td>
                 <td>
                   <code>{r.tool ? `${r.method} ${r.tool}` : r.method}</code>
                   {r.preview && <span className="muted"> {r.preview}</span>}

@@ -100,8 +100,8 @@ export function SavedSettingsCard({ info, onSaved }: { info: SettingsInfo; onSav
       <FieldError id="max-error" message={errors.maxFileBytes} />
       <p id="max-help" className="muted" data-testid="max-source">
         In force: {+(info.maxFileBytes / MB).toFixed(3)} MB ({sourceText[info.maxFileBytesSource]}
-        {info.maxFileBytesSource === 'env' ? ': TROVE_MAX_FILE_BYTES wins over the saved value' : ''}). Applies from the next index run; bigger files are
-        skipped with the reason. Chunk size is fixed (read-only).
+        {info.maxFileBytesSource === 'env' ? ': TROVE_MAX_FILE_BYTES wins over the saved value' : ''}). Documents (PDF, Office, EPUB, e-mail) may be ten times
+        this. Applies from the next index run; bigger files are skipped with the reason. Chunk size is fixed (read-only).
       </p>
       <fieldset>
         <legend>Redaction rules</legend>

@@ -12,6 +12,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
   const [name, setName] = useState('');
   const [scopeCollections, setScopeCollections] = useState<string[]>([]);
   const [tools, setTools] = useState<string[]>([]);
+  const [profile, setProfile] = useState<'standard' | 'deep-research'>('standard');
   const [memory, setMemory] = useState<'' | 'none' | 'read' | 'write'>('');
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
@@ -32,12 +33,14 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
         name: name.trim(),
         ...(scopeCollections.length ? { collections: scopeCollections } : {}),
         ...(tools.length ? { tools } : {}),
+        ...(profile !== 'standard' ? { profile } : {}),
         ...(memory ? { memory } : {}),
       });
       setCreated({ name: r.info.name, token: r.token });
       setName('');
       setScopeCollections([]);
       setTools([]);
+      setProfile('standard');
       setMemory('');
       await load();
     } catch (err) {
@@ -86,6 +89,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
               <th>Starts with</th>
               <th>Collections</th>
               <th>Tools</th>
+              <th>Profile</th>
               <th>Memory</th>
               <th>Last used</th>
               <th />
@@ -100,6 +104,7 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
                 </td>
                 <td>{t.collections?.join(', ') ?? 'all'}</td>
                 <td>{t.tools?.join(', ') ?? 'all'}</td>
+                <td>{t.profile === 'deep-research' ? 'deep research (search + fetch)' : 'standard'}</td>
                 <td>{t.memory === 'write' ? 'read and write' : t.memory === 'read' ? 'read only' : 'none'}</td>
                 <td>{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'}</td>
                 <td>
@@ -143,6 +148,13 @@ export function TokensPanel(props: { onCopy(what: string, text: string): void })
             ))}
           </fieldset>
         )}
+        <label>
+          Tool profile
+          <select value={profile} onChange={(e) => setProfile(e.target.value as 'standard' | 'deep-research')} data-testid="token-profile">
+            <option value="standard">Standard: QMD&apos;s tools and the knowledge toolset</option>
+            <option value="deep-research">Deep research (ChatGPT connectors): exactly search and fetch</option>
+          </select>
+        </label>
         {list && (
           <fieldset className="row">
             <legend>Only these tools (none checked: all)</legend>

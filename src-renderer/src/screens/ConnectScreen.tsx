@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ConnectClient, ConnectInfo, WrittenConfig } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
+import { ClientsPanel } from '../components/ClientsPanel';
 import { RequestLogPanel } from '../components/RequestLogPanel';
 import { TokensPanel } from '../components/TokensPanel';
 
@@ -104,6 +105,7 @@ export function ConnectScreen() {
               {c.json && <pre className="config">{info.token && !showToken ? c.json.replaceAll(info.token, '•'.repeat(12)) : c.json}</pre>}
             </div>
           ))}
+          <ClientsPanel />
           <RequestLogPanel />
         </>
       )}

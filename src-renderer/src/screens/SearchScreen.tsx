@@ -1,8 +1,11 @@
-// The search playground: a query with mode, syntax and filters, ranked results with scores,
-// the engine's explanation, highlighted snippets, and a preview of what `get` returns.
-import type { FormEvent } from 'react';
+// The search playground, two ways: "Collections" — a query with mode, syntax and filters, ranked
+// results with scores, the engine's explanation, highlighted snippets and a preview of what `get`
+// returns; "All sources" — knowledge.search's merged results over every source, previewed the
+// way knowledge.get returns them in each retrieval mode (components/KnowledgeSearchPanel.tsx).
+import { useState, type FormEvent } from 'react';
 import type { SearchHit } from '../../../src-main/api/results';
 import { highlight } from '../components/highlight';
+import { KnowledgeSearchPanel } from '../components/KnowledgeSearchPanel';
 import { PreviewPanel } from '../components/PreviewPanel';
 import { KINDS, pageLabel } from '../components/kinds';
 import { useApp, type SearchForm } from '../store';
@@ -15,6 +18,24 @@ const MODES: { id: SearchForm['mode']; label: string }[] = [
 ];
 
 export function SearchScreen() {
+  const [kind, setKind] = useState<'collections' | 'knowledge'>('collections');
+  return (
+    <section aria-labelledby="search-title">
+      <h1 id="search-title">Search</h1>
+      <div className="row tabs" role="tablist" aria-label="What to search">
+        <button role="tab" aria-selected={kind === 'collections'} className={kind === 'collections' ? 'primary' : ''} onClick={() => setKind('collections')}>
+          Collections
+        </button>
+        <button role="tab" aria-selected={kind === 'knowledge'} className={kind === 'knowledge' ? 'primary' : ''} onClick={() => setKind('knowledge')}>
+          All sources (knowledge.search)
+        </button>
+      </div>
+      {kind === 'collections' ? <CollectionSearch /> : <KnowledgeSearchPanel />}
+    </section>
+  );
+}
+
+function CollectionSearch() {
   const { search, collections, setSearchForm, runSearch, selectResult } = useApp();
   const { form, response, error, busy, selected } = search;
   const selectedHit = response?.results.find((r) => r.uri === selected) ?? null;
@@ -25,9 +46,8 @@ export function SearchScreen() {
   };
 
   return (
-    <section aria-labelledby="search-title" className={selectedHit ? 'split' : ''}>
+    <div className={selectedHit ? 'split' : ''}>
       <div>
-        <h1 id="search-title">Search</h1>
         <form className="card" onSubmit={submit} role="search">
           <div className="row">
             <label className="grow">
@@ -132,7 +152,7 @@ export function SearchScreen() {
       {selectedHit && response && (
         <PreviewPanel hit={selectedHit} highlight={{ query: response.query, syntax: response.syntax as SearchForm['syntax'] }} onClose={() => selectResult(null)} />
       )}
-    </section>
+    </div>
   );
 }
 

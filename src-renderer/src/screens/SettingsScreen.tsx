@@ -52,7 +52,7 @@ export function SettingsScreen() {
               <dd className="path">{info.databasePath}</dd>
               <dt>Largest file indexed</dt>
               <dd>
-                {+(info.maxFileBytes / 1024 / 1024).toFixed(3)} MB ({info.maxFileBytesSource === 'env' ? 'TROVE_MAX_FILE_BYTES' : info.maxFileBytesSource})
+                {+(info.maxFileBytes / 1024 / 1024).toFixed(3)} MB ({info.maxFileBytesSource === 'env' ? 'TROVE_MAX_FILE_BYTES' : info.maxFileBytesSource}); documents ten times it
               </dd>
               {info.chunking && (
                 <>

@@ -1,18 +1,25 @@
 // E-mail: `.eml` (one message) and `.mbox` (many; one section per message, `[message N: subject]`
 // in the text and the message number in each chunk's locator), parsed with postal-mime. From, to,
 // date and subject are the document's metadata (an .eml's subject is its title) and head each
-// message's text; the body is the plain-text part, else the HTML part's text. Attachments in a
-// format Trove reads (PDF, Office, OpenDocument, EPUB, RTF, text) are parsed by their own parser
-// and follow their message under `[attachment: name]`; one that cannot be read is a warning.
+// message's text; the body is the plain-text part, else the HTML part's text. An attachment in a
+// document format (PDF, Office, OpenDocument, EPUB, RTF) is a document of its own, at
+// `<mail>/<name>` (an .eml) or `<mail>/<message N>/<name>` (an .mbox): the message lists it, the
+// indexer keeps it in step with the mail (ParsedDocument.attachments). Text attachments and
+// forwarded messages follow their message under `[attachment: name]`; one that cannot be read is a warning.
 import PostalMime, { type Address, type Email } from 'postal-mime';
 import { decodeText } from '../decode.js';
 import { DocBuilder } from './doc-builder.js';
 import { htmlParser } from './html.js';
 import { documentParserFor, parserFor } from './index.js';
-import { baseTitle, type DocumentParser, type ParseLimits, type ParsedDocument } from './types.js';
+import { baseTitle, type DocumentParser, type EmbeddedFile, type ParseLimits, type ParsedDocument } from './types.js';
 
 const MAX_MESSAGES = 50_000;
 const MAX_ATTACHMENT_DEPTH = 2;
+/** Attachments indexed as their own documents per mail file; past this they are left out with a warning. */
+const MAX_OWN_DOCUMENTS = 1000;
+
+/** Where a mail file's attachments that are documents of their own are collected while it is read. */
+type Collector = { files: EmbeddedFile[]; message: number | null; names: Set<string>; full: boolean };
 
 export const emailParser: DocumentParser = {
   kind: 'email',
@@ -25,11 +32,14 @@ export const emailParser: DocumentParser = {
 async function parseMail(bytes: Uint8Array, fileName: string, limits: ParseLimits, depth: number): Promise<ParsedDocument> {
   const out = new DocBuilder(limits.maxTextChars);
   const mbox = fileName.toLowerCase().endsWith('.mbox') || startsWithFromLine(bytes);
+  // only the mail file itself has documents of its own; a forwarded message's attachments stay in its text
+  const own: Collector | null = depth === 0 ? { files: [], message: null, names: new Set(), full: false } : null;
+  const done = (doc: ParsedDocument): ParsedDocument => (own?.files.length ? { ...doc, attachments: own.files } : doc);
   if (!mbox) {
     const mail = await readMessage(bytes);
-    await writeMessage(out, mail, limits, depth);
+    await writeMessage(out, mail, limits, depth, own);
     const meta = headerFields(mail);
-    return out.build(mail.subject?.trim() || baseTitle(fileName), 'email', meta);
+    return done(out.build(mail.subject?.trim() || baseTitle(fileName), 'email', meta));
   }
   const messages = splitMbox(bytes);
   if (!messages.length) throw new Error('no messages in this mailbox (no "From " separator lines)');
@@ -48,9 +58,10 @@ async function parseMail(bytes: Uint8Array, fileName: string, limits: ParseLimit
       continue;
     }
     out.page('message', i + 1, mail.subject?.trim());
-    await writeMessage(out, mail, limits, depth);
+    if (own) Object.assign(own, { message: i + 1, names: new Set() });
+    await writeMessage(out, mail, limits, depth, own);
   }
-  return out.build(baseTitle(fileName), 'email', { messages: messages.length });
+  return done(out.build(baseTitle(fileName), 'email', { messages: messages.length }));
 }
 
 async function readMessage(bytes: Uint8Array): Promise<Email> {
@@ -61,7 +72,7 @@ async function readMessage(bytes: Uint8Array): Promise<Email> {
   }
 }
 
-async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, depth: number): Promise<void> {
+async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, depth: number, own: Collector | null): Promise<void> {
   const fields = headerFields(mail);
   out.heading(1, mail.subject?.trim() || '(no subject)');
   out.lines(Object.entries(fields).filter(([k]) => k !== 'subject').map(([k, v]) => `${k[0]!.toUpperCase()}${k.slice(1)}: ${v}`));
@@ -71,6 +82,17 @@ async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, d
     if (out.isFull) return;
     const name = att.filename || `attachment-${n + 1}`;
     if (att.related || att.mimeType.startsWith('image/')) continue; // inline pictures: nothing to read
+    if (own && documentParserFor(name) && documentParserFor(name)!.kind !== 'email') {
+      if (own.files.length >= MAX_OWN_DOCUMENTS) {
+        if (!own.full) out.warn(`more than ${MAX_OWN_DOCUMENTS} attachments; "${name}" and the ones after it were not indexed`);
+        own.full = true;
+        continue;
+      }
+      const file = uniqueName(safeName(name), own.names);
+      own.files.push({ path: own.message === null ? file : `${own.message}/${file}`, bytes: toBytes(att.content) });
+      out.lines([`Attachment: ${file}`]);
+      continue;
+    }
     const text = await attachmentText(name, att.mimeType, toBytes(att.content), limits, depth);
     if (text === null) continue;
     if (!text.ok) {
@@ -103,6 +125,22 @@ async function attachmentText(name: string, mimeType: string, bytes: Uint8Array,
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
+}
+
+/** An attachment's name as one path segment: no slashes, control characters or dot-only names. */
+function safeName(name: string): string {
+  const s = name.replace(/[\\/\u0000-\u001f]/g, '_').trim().slice(0, 200);
+  return /^\.*$/.test(s) ? `_${s}` : s;
+}
+
+/** The name, or `name (2).ext` when the message already has an attachment of that name. */
+function uniqueName(name: string, taken: Set<string>): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  let out = name;
+  for (let n = 2; taken.has(out); n++) out = `${stem} (${n})${ext}`;
+  taken.add(out);
+  return out;
 }
 
 function headerFields(mail: Email): Record<string, string> {

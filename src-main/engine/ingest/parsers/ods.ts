@@ -1,10 +1,12 @@
 // ODS (OpenDocument spreadsheets): one section per table (sheet), `[sheet N: name]` in the text
 // and the sheet number in each chunk's locator, each row one line of cell values. Read with a
 // streaming XML parser, bounded rows per sheet; repeated rows and cells (ODF's run-length form,
-// often a million empty rows) are never expanded beyond the bound.
+// often a million empty rows) are never expanded beyond the bound. Date and time cells are written
+// from their ISO value, not the text a program chose to show (sheet-dates.ts).
 import { Parser as XmlStream } from 'htmlparser2';
 import { DocBuilder } from './doc-builder.js';
 import { readMeta } from './opendocument.js';
+import { odfDate, odfTime } from './sheet-dates.js';
 import { SheetWriter, xmlChunks } from './sheet-writer.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
 import { ZipArchive } from './zip.js';
@@ -24,6 +26,8 @@ export const odsParser: DocumentParser = {
     let row: string[] = [];
     let rowRepeat = 1;
     let cell = '';
+    /** A date or time cell's value as ISO text (written instead of its shown text). */
+    let cellValue: string | null = null;
     let cellRepeat = 1;
     let inCell = 0;
     let inAnnotation = 0;
@@ -43,6 +47,7 @@ export const odsParser: DocumentParser = {
           } else if (name === 'table:table-cell' || name === 'table:covered-table-cell') {
             inCell++;
             cell = '';
+            cellValue = cellIso(attrs);
             paragraphs = 0;
             cellRepeat = Math.min(Number(attrs['table:number-columns-repeated'] ?? 1) || 1, MAX_REPEAT);
           } else if (name === 'office:annotation') inAnnotation++;
@@ -56,7 +61,7 @@ export const odsParser: DocumentParser = {
           if (name === 'office:annotation') inAnnotation--;
           else if ((name === 'table:table-cell' || name === 'table:covered-table-cell') && inCell) {
             inCell--;
-            const text = cell.replace(/\s+/g, ' ').trim();
+            const text = cellValue ?? cell.replace(/\s+/g, ' ').trim();
             for (let i = 0; i < cellRepeat; i++) row.push(text);
           } else if (name === 'table:table-row' && writer) {
             // a run of empty rows writes nothing; a repeated row with text is written that many times
@@ -81,3 +86,12 @@ export const odsParser: DocumentParser = {
     return out.build(title || baseTitle(fileName), 'ods', { ...metadata, sheets });
   },
 };
+
+function cellIso(attrs: Record<string, string>): string | null {
+  const type = attrs['office:value-type'];
+  const date = attrs['office:date-value'];
+  const time = attrs['office:time-value'];
+  if (type === 'date' && date) return odfDate(date);
+  if (type === 'time' && time) return odfTime(time);
+  return null;
+}

@@ -1,6 +1,6 @@
 // PDF with pdf.js (pdfjs-dist, legacy build for Node 20): text per page, `[page N]` in the text and
-// the page number in each chunk's locator. Lines are rebuilt from the text items' positions (a
-// gap between items is a space, a jump in baseline a new line, a larger gap a new paragraph);
+// the page number in each chunk's locator. Lines are rebuilt from the text items' positions in
+// reading order, columns read one after the other (pdf-layout.ts);
 // lines repeated at the top or bottom of most pages (running headers, footers, page numbers) are
 // dropped; lines set clearly larger than the body become headings. The title comes from the
 // document info unless it is a placeholder, else from the first heading. Encrypted (password),
@@ -10,23 +10,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { DocBuilder } from './doc-builder.js';
+import { toLines, type Line, type TextItemLike } from './pdf-layout.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
-
-interface TextItemLike {
-  str: string;
-  transform: number[];
-  width: number;
-  height: number;
-  hasEOL: boolean;
-}
-
-interface Line {
-  text: string;
-  y: number;
-  size: number;
-  /** A paragraph starts here (a vertical gap above it). */
-  gapBefore: boolean;
-}
 
 type PdfJs = typeof PdfJsModule;
 let pdfjs: Promise<PdfJs> | null = null;
@@ -136,42 +121,6 @@ function build(
   if (ctx.failed.length) out.warn(`page${ctx.failed.length === 1 ? '' : 's'} ${ctx.failed.join(', ')} could not be read`);
   if (ctx.total > pages.length) out.warn(`the PDF has ${ctx.total} pages; only the first ${pages.length} were indexed`);
   return out.build(title || firstHeading || baseTitle(ctx.fileName), 'pdf', metadata);
-}
-
-/** Text items (in content order) → lines: same baseline joins, a jump starts a new line. */
-export function toLines(items: readonly TextItemLike[]): Line[] {
-  const lines: Line[] = [];
-  let cur: (Line & { xEnd: number; height: number }) | null = null;
-  let prevBottom: number | null = null;
-  const end = () => {
-    if (cur && cur.text.trim()) {
-      const text = cur.text.replace(/\s+/g, ' ').trim();
-      const gap = prevBottom !== null && prevBottom - cur.y > cur.height * 1.9;
-      lines.push({ text, y: cur.y, size: cur.size, gapBefore: gap || lines.length === 0 });
-      prevBottom = cur.y;
-    }
-    cur = null;
-  };
-  for (const item of items) {
-    const size = Math.hypot(item.transform[2] ?? 0, item.transform[3] ?? 0) || item.height || 10;
-    const x = item.transform[4] ?? 0;
-    const y = item.transform[5] ?? 0;
-    if (item.str) {
-      if (cur && Math.abs(y - cur.y) <= Math.max(cur.height, size) * 0.5) {
-        const gap = x - cur.xEnd;
-        if (gap > size * 0.15 && !cur.text.endsWith(' ') && !item.str.startsWith(' ')) cur.text += ' ';
-        cur.text += item.str;
-        cur.xEnd = x + item.width;
-        cur.size = Math.max(cur.size, size);
-      } else {
-        end();
-        cur = { text: item.str, y, size, gapBefore: false, xEnd: x + item.width, height: size };
-      }
-    }
-    if (item.hasEOL) end();
-  }
-  end();
-  return lines;
 }
 
 /** Drops lines that repeat at the top or bottom of at least half the pages (three or more). */

@@ -33,6 +33,17 @@ export interface ParsedDocument {
   pages?: PageStart[];
   /** Indexed, but not all of it (rows cut, a chapter missing, no text layer): status lists these. */
   warnings?: string[];
+  /**
+   * Files inside this one that are documents of their own (an e-mail's PDF attachment): `path` is
+   * relative to this file (`report.pdf`, `3/report.pdf`), the indexer stores each as a child
+   * document at `<file path>/<path>` (see ingest/prepare.ts).
+   */
+  attachments?: EmbeddedFile[];
+}
+
+export interface EmbeddedFile {
+  path: string;
+  bytes: Uint8Array;
 }
 
 export interface PageStart {

@@ -2,8 +2,10 @@
 // the sheet number in each chunk's locator; each row is one line of cell values joined by " | ".
 // Sheets are read with a streaming XML parser that stops after the row bound, so a sheet of a
 // million rows costs its first rows, not a million-row tree; the cut is reported as a warning.
+// Numbers whose cell style is a date format are written as ISO dates (sheet-dates.ts).
 import { Parser as XmlStream } from 'htmlparser2';
 import { DocBuilder } from './doc-builder.js';
+import { odfDate, readDateStyles, serialToIso, usesDate1904, type DateStyle } from './sheet-dates.js';
 import { SheetWriter, xmlChunks } from './sheet-writer.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
 import { findAll, parseXml, readCoreProperties, readRelationships, relationshipId } from './xml.js';
@@ -18,6 +20,7 @@ export const xlsxParser: DocumentParser = {
     if (workbook === undefined) throw new Error('not an Excel workbook (no xl/workbook.xml)');
     const rels = readRelationships(zip.text('xl/_rels/workbook.xml.rels'));
     const shared = readSharedStrings(zip.text('xl/sharedStrings.xml'));
+    const dates: SheetDates = { styles: readDateStyles(zip.text(stylesPart(rels))), date1904: usesDate1904(workbook) };
     const out = new DocBuilder(limits.maxTextChars);
     const sheets = findAll(parseXml(workbook), 'sheet');
     for (const [i, sheet] of sheets.entries()) {
@@ -32,13 +35,25 @@ export const xlsxParser: DocumentParser = {
         out.warn(`sheet "${name}" is missing from the file`);
         continue;
       }
-      readSheet(xml, shared, new SheetWriter(out, name, limits.maxRowsPerSheet));
+      readSheet(xml, shared, dates, new SheetWriter(out, name, limits.maxRowsPerSheet));
     }
     const core = readCoreProperties(zip.text('docProps/core.xml'));
     const { title, keywords: _k, ...metadata } = core;
     return out.build(title || baseTitle(fileName), 'xlsx', { ...metadata, sheets: sheets.map((s) => s.attribs.name ?? '') });
   },
 };
+
+interface SheetDates {
+  /** Per cell style: the date format it shows, or null. */
+  styles: readonly (DateStyle | null)[];
+  date1904: boolean;
+}
+
+/** The workbook's styles part (where number formats are), by its relationship; xl/styles.xml by convention. */
+function stylesPart(rels: ReturnType<typeof readRelationships>): string {
+  for (const rel of rels.values()) if (!rel.external && rel.type.endsWith('/styles')) return resolvePart('xl/workbook.xml', rel.target);
+  return 'xl/styles.xml';
+}
 
 /** The shared strings, read with the streaming parser (a big workbook's table is no tree in memory). */
 function readSharedStrings(xml: string | undefined): string[] {
@@ -73,8 +88,9 @@ function readSharedStrings(xml: string | undefined): string[] {
 }
 
 /** Streams one sheet's XML into the writer; stops reading once the writer is full. */
-function readSheet(xml: string, shared: readonly string[], writer: SheetWriter): void {
+function readSheet(xml: string, shared: readonly string[], dates: SheetDates, writer: SheetWriter): void {
   let cellType = '';
+  let cellStyle: DateStyle | null = null;
   let inValue = false;
   let inInline = false;
   let value = '';
@@ -88,6 +104,7 @@ function readSheet(xml: string, shared: readonly string[], writer: SheetWriter):
           column = 0;
         } else if (name === 'c') {
           cellType = attrs.t ?? 'n';
+          cellStyle = attrs.s ? (dates.styles[Number(attrs.s)] ?? null) : null;
           value = '';
           const ref = attrs.r;
           column = ref ? columnIndex(ref) : column + 1;
@@ -101,7 +118,7 @@ function readSheet(xml: string, shared: readonly string[], writer: SheetWriter):
         if (name === 'v') inValue = false;
         else if (name === 'is') inInline = false;
         else if (name === 'c') {
-          const text = cellText(cellType, value, shared);
+          const text = cellText(cellType, value, shared, cellStyle, dates.date1904);
           if (text) {
             while (row.length < column - 1) row.push('');
             row[column - 1] = text;
@@ -119,7 +136,7 @@ function readSheet(xml: string, shared: readonly string[], writer: SheetWriter):
   writer.finish();
 }
 
-function cellText(type: string, raw: string, shared: readonly string[]): string {
+function cellText(type: string, raw: string, shared: readonly string[], date: DateStyle | null, date1904: boolean): string {
   const v = raw.trim();
   if (!v) return '';
   switch (type) {
@@ -127,6 +144,10 @@ function cellText(type: string, raw: string, shared: readonly string[]): string 
       return (shared[Number(v)] ?? '').replace(/\s+/g, ' ').trim();
     case 'b':
       return v === '1' ? 'TRUE' : 'FALSE';
+    case 'n':
+      return date ? serialToIso(v, date, date1904) : v;
+    case 'd': // an ISO 8601 date cell (strict OOXML)
+      return odfDate(v);
     default:
       return raw.replace(/\s+/g, ' ').trim();
   }

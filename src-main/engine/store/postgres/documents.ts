@@ -21,6 +21,7 @@ interface RawDocument {
   warning: string | null;
   tags: string[];
   metadata: Record<string, unknown>;
+  parent_id: number | null;
 }
 
 const fromRaw = (r: RawDocument): DocumentRow => ({
@@ -39,6 +40,7 @@ const fromRaw = (r: RawDocument): DocumentRow => ({
   warning: r.warning,
   tags: r.tags,
   metadata: r.metadata,
+  parentId: r.parent_id ?? null,
 });
 
 const FINGERPRINT = 'id, path, size, mtime_ms, hash, status';
@@ -47,7 +49,7 @@ export class PostgresDocuments implements DocumentRepository {
   constructor(private readonly db: PostgresDatabase) {}
 
   fingerprints(collectionId: number): Promise<DocumentFingerprint[]> {
-    return this.db.query<DocumentFingerprint>(`SELECT ${FINGERPRINT} FROM documents WHERE collection_id = $1`, [collectionId]);
+    return this.db.query<DocumentFingerprint>(`SELECT ${FINGERPRINT} FROM documents WHERE collection_id = $1 AND parent_id IS NULL`, [collectionId]);
   }
 
   async byPath(collectionId: number, path: string): Promise<DocumentRow | undefined> {
@@ -65,7 +67,7 @@ export class PostgresDocuments implements DocumentRepository {
     const out = new Map<string, DocumentFingerprint[]>();
     if (!hashes.length) return out;
     const rows = await this.db.query<DocumentFingerprint>(
-      `SELECT ${FINGERPRINT} FROM documents WHERE collection_id = $1 AND hash = ANY($2::text[]) AND status = 'indexed' ORDER BY id`,
+      `SELECT ${FINGERPRINT} FROM documents WHERE collection_id = $1 AND hash = ANY($2::text[]) AND status = 'indexed' AND parent_id IS NULL ORDER BY id`,
       [collectionId, hashes],
     );
     for (const r of rows) out.set(r.hash!, [...(out.get(r.hash!) ?? []), r]);

@@ -60,14 +60,14 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
 
 async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: number): Promise<number> {
   const r = await client.query<{ id: number }>(
-    `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+    `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (collection_id, path) DO UPDATE SET
        title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms, hash = excluded.hash,
        indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error, warning = excluded.warning,
-       tags = excluded.tags, metadata = excluded.metadata
+       tags = excluded.tags, metadata = excluded.metadata, parent_id = excluded.parent_id
      RETURNING id`,
-    [d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.hash, at, d.status, d.error, d.warning ?? null, JSON.stringify(d.tags), JSON.stringify(d.metadata)],
+    [d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.hash, at, d.status, d.error, d.warning ?? null, JSON.stringify(d.tags), JSON.stringify(d.metadata), d.parentId ?? null],
   );
   return r.rows[0]!.id;
 }

@@ -249,9 +249,11 @@ export class PostgresJobQueue implements JobQueue {
   async freshness(documentIds: readonly number[]): Promise<DocumentFreshness[]> {
     if (!documentIds.length) return [];
     return this.db.query<DocumentFreshness>(
-      `SELECT d.id AS "documentId", d.collection_id AS "collectionId", c.root, d.path, d.size, d.mtime_ms AS "mtimeMs", d.indexed_at AS "indexedAt",
-              EXISTS (SELECT 1 FROM jobs j WHERE j.collection_id = d.collection_id AND j.kind = 'file' AND j.path = d.path AND j.next_run_at IS NOT NULL) AS pending
-         FROM unnest($1::bigint[]) ids(id) JOIN documents d ON d.id = ids.id JOIN collections c ON c.id = d.collection_id`,
+      // a document inside a file (an e-mail's attachment) is as fresh as its file: f is the file's row
+      `SELECT d.id AS "documentId", d.collection_id AS "collectionId", c.root, f.path, f.size, f.mtime_ms AS "mtimeMs", d.indexed_at AS "indexedAt",
+              EXISTS (SELECT 1 FROM jobs j WHERE j.collection_id = d.collection_id AND j.kind = 'file' AND j.path = f.path AND j.next_run_at IS NOT NULL) AS pending
+         FROM unnest($1::bigint[]) ids(id) JOIN documents d ON d.id = ids.id JOIN collections c ON c.id = d.collection_id
+         JOIN documents f ON f.id = coalesce(d.parent_id, d.id)`,
       [documentIds],
     );
   }

@@ -184,4 +184,13 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   ALTER TABLE access_tokens ADD COLUMN memory text NOT NULL DEFAULT 'none' CHECK (memory IN ('none', 'read', 'write'));
   `,
   },
+  {
+    name: "a token's tool profile; documents inside a file (an e-mail's attachments) with their file as parent",
+    // store/migrations.ts's two entries of the same name, one for one
+    sql: `
+  ALTER TABLE access_tokens ADD COLUMN profile text NOT NULL DEFAULT 'standard';
+  ALTER TABLE documents ADD COLUMN parent_id bigint REFERENCES documents(id) ON DELETE CASCADE;
+  CREATE INDEX documents_parent ON documents (parent_id) WHERE parent_id IS NOT NULL;
+  `,
+  },
 ];

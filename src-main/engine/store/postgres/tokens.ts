@@ -3,6 +3,7 @@
 import { hashTokenSecret, type TokenRow } from '../tokens.js';
 import type { TokenRepository } from '../storage.js';
 import type { MemoryGrant } from '../../types/memory.js';
+import type { TokenProfile } from '../../types/access.js';
 import type { PostgresDatabase } from './connection.js';
 
 interface RawToken {
@@ -12,6 +13,7 @@ interface RawToken {
   scoped: boolean;
   tools: string[] | null;
   memory: MemoryGrant;
+  profile: TokenProfile;
   created_at: number;
   last_used_at: number | null;
   collections: string[] | null;
@@ -29,6 +31,7 @@ const fromRaw = (r: RawToken): TokenRow => ({
   collections: r.scoped ? (r.collections ?? []) : null,
   tools: r.tools,
   memory: r.memory,
+  profile: r.profile,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
 });
@@ -38,11 +41,11 @@ export class PostgresTokens implements TokenRepository {
 
   constructor(private readonly db: PostgresDatabase) {}
 
-  async insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant }): Promise<TokenRow> {
+  async insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile }): Promise<TokenRow> {
     await this.db.transaction(async (c) => {
       const r = await c.query<{ id: number }>(
-        'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
-        [t.name, hashTokenSecret(t.secret), t.secret.slice(0, 10), t.collectionIds !== null, t.tools ? JSON.stringify(t.tools) : null, t.memory, Date.now()],
+        'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, profile, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id',
+        [t.name, hashTokenSecret(t.secret), t.secret.slice(0, 10), t.collectionIds !== null, t.tools ? JSON.stringify(t.tools) : null, t.memory, t.profile ?? 'standard', Date.now()],
       );
       if (t.collectionIds?.length) {
         await c.query('INSERT INTO access_token_collections (token_id, collection_id) SELECT $1, unnest($2::bigint[])', [r.rows[0]!.id, t.collectionIds]);

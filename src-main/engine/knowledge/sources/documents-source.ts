@@ -1,0 +1,173 @@
+// The documents source: the user's collections, searched together in one engine search (they
+// share one keyword index, so BM25 statistics are the corpus's, not each folder's), in the
+// mode asked for or — by default — hybrid where any chosen collection has vectors, else keyword.
+// Hits come back with their raw evidence (search/hit.ts signals) and are calibrated here.
+import { TroveError } from '../../errors.js';
+import { documentUri, type DocumentRetriever } from '../../retrieve/documents.js';
+import type { ResolvedFilters } from '../../search/filters.js';
+import type { RankedHit } from '../../search/hit.js';
+import type { LexicalSearch } from '../../search/lexical.js';
+import type { ModeSearch } from '../../search/modes.js';
+import { parseDateFilter, validateSearchRequest } from '../../search/request.js';
+import type { ChunkStore } from '../../store/chunks.js';
+import type { CollectionStore } from '../../store/collections.js';
+import type { DocumentStore } from '../../store/documents.js';
+import type { StatsStore } from '../../store/stats.js';
+import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
+import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
+import type { ItemChunk } from '../retrieval.js';
+import { matcherFor } from '../anchor.js';
+import { plainSnippet, spansIn } from '../snippets.js';
+import type { TermMatcher } from '../../search/snippet.js';
+import type { ItemRef } from '../uri.js';
+import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult, SourceTarget } from './source.js';
+
+export interface DocumentsSourceDeps {
+  collections: CollectionStore;
+  documents: DocumentStore;
+  chunks: ChunkStore;
+  stats: StatsStore;
+  lexical: LexicalSearch;
+  modes: ModeSearch;
+  retriever: DocumentRetriever;
+  /** The index generation (caches keyed on it). */
+  generation(): number;
+  /** Tells background embedding a search is running (it gives way, as for the engine's own searches). */
+  searched(): void;
+}
+
+export class DocumentsSource implements KnowledgeSource {
+  readonly kind = 'documents' as const;
+
+  constructor(private readonly deps: DocumentsSourceDeps) {}
+
+  targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): SourceTarget[] {
+    const allow = scope.collections ? new Set(scope.collections.map((n) => n.toLowerCase())) : null;
+    const counts = opts.detail ? this.deps.stats.counts() : null;
+    return this.deps.collections
+      .list()
+      .filter((c) => !allow || allow.has(c.name.toLowerCase()))
+      .map((c) => {
+        const vectors = !!opts.detail && this.deps.modes.unavailableReason([c.id]) === null;
+        return {
+          source: `documents:${c.name}`,
+          kind: 'documents',
+          name: c.name,
+          key: c.id,
+          items: counts ? (counts.get(c.id)?.documents ?? 0) : null,
+          defaultMode: vectors ? 'hybrid' : 'keyword',
+          modes: vectors ? ['keyword', 'semantic', 'hybrid'] : ['keyword'],
+          unavailable: null,
+        };
+      });
+  }
+
+  async search(targets: readonly SourceTarget[], q: SourceQuery): Promise<SourceResult[]> {
+    const started = performance.now();
+    this.deps.searched();
+    const ids = targets.map((t) => t.key as number);
+    const source = targets.length === 1 ? targets[0]!.source : 'documents';
+    const filters: ResolvedFilters = {
+      collectionIds: ids,
+      pathGlob: q.filters.path,
+      kinds: q.filters.kinds,
+      modifiedAfterMs: parseDateFilter(q.filters.date_from, 'filters.date_from'),
+      modifiedBeforeMs: parseDateFilter(q.filters.date_to, 'filters.date_to'),
+      tags: q.filters.tags,
+    };
+    const noVectors = q.mode === 'keyword' ? null : this.deps.modes.unavailableReason(ids);
+    const mode: KnowledgeMode = q.mode ?? (noVectors ? 'keyword' : 'hybrid');
+    const notices: string[] = [];
+    const result = (m: KnowledgeMode | null, candidates: Candidate[], exhausted: boolean, total: number | null): SourceResult[] => [
+      { source, kind: 'documents', mode: m, candidates, exhausted, total, notices, tookMs: round2(performance.now() - started) },
+    ];
+    if (mode === 'semantic' && noVectors) throw new TroveError('UNAVAILABLE', `semantic search is off for ${source}: ${noVectors}`);
+    const generation = this.deps.generation();
+    if (mode === 'keyword') {
+      const lx = this.deps.lexical.search(
+        { query: q.query, syntax: 'match', limit: q.depth, offset: 0, snippetChars: q.snippetLength, explain: false, filters },
+        generation,
+      );
+      const run: LegsRun = { keyword: true, vector: false, bm25Scale: lx.bm25Scale };
+      return result('keyword', this.candidates(lx.hits, run, q.snippetLength, matcherFor(q.query)), !lx.hasMore, lx.totalEstimated);
+    }
+    const req = validateSearchRequest({ query: q.query, mode: mode === 'semantic' ? 'vector' : 'hybrid', limit: q.depth, snippetChars: q.snippetLength, minScore: mode === 'semantic' ? 0 : undefined, freshness: false });
+    const r = await this.deps.modes.run(req, filters, ids, generation);
+    notices.push(...r.notices);
+    const run: LegsRun = { keyword: r.ran.keyword, vector: r.ran.vector, bm25Scale: r.bm25Scale };
+    const ran: KnowledgeMode = run.keyword && run.vector ? 'hybrid' : run.vector ? 'semantic' : 'keyword';
+    const hits = r.hits.slice(0, q.depth);
+    return result(ran, this.candidates(hits, run, q.snippetLength, matcherFor(q.query)), r.exhausted && hits.length === r.hits.length, r.total);
+  }
+
+  private candidates(hits: readonly RankedHit[], run: LegsRun, snippetLength: number, matcher: TermMatcher | null): Candidate[] {
+    const scores = calibrate(hits.map((h) => evidenceOf(h.signals, run)));
+    const scoreType = scoreTypeOf(run);
+    return hits.map((h, rank) => {
+      const snippet = plainSnippet(h.snippet, snippetLength);
+      const item: KnowledgeItem = {
+        ...itemOf(h.docid, h.collection, h.path, h.title, h.kind, h.tags, h.modifiedMs),
+        snippet,
+        highlights: spansIn(snippet, matcher),
+        score: roundScore(scores[rank]!),
+        score_type: scoreType,
+        loc: {
+          chunk_index: h.chunk.ordinal,
+          line_start: h.chunk.lineStart,
+          line_end: h.chunk.lineEnd,
+          ...pageOf(h.chunk),
+          ...(h.chunk.headingPath.length ? { heading_path: h.chunk.headingPath } : {}),
+        },
+      };
+      return { item, score: scores[rank]!, modifiedMs: h.modifiedMs, rank };
+    });
+  }
+
+  async open(ref: ItemRef, scope: KnowledgeScope): Promise<SourceItem> {
+    if (ref.source !== 'documents') throw new TroveError('INTERNAL', `documents cannot open a ${ref.source} item`);
+    const { doc, collection } = this.deps.retriever.locate(ref.locator, scope.collections ?? undefined);
+    const text = this.deps.documents.content(doc.id) ?? '';
+    const chunks: ItemChunk[] = this.deps.chunks.forDocument(doc.id).map((c) => ({
+      index: c.ordinal,
+      charStart: c.charStart,
+      charEnd: c.charEnd,
+      lineStart: c.lineStart,
+      lineEnd: c.lineEnd,
+      ...pageOf(c),
+      ...(c.headingPath.length ? { headingPath: c.headingPath } : {}),
+    }));
+    return Promise.resolve({
+      meta: { ...itemOf(doc.docid, collection.name, doc.path, doc.title, doc.kind, doc.tags, doc.mtimeMs), snippet: null, highlights: [], score: null, score_type: null, loc: null },
+      text,
+      chunks,
+      version: `${doc.hash ?? doc.size}:${doc.indexedAt}`,
+      attachments: Object.keys(doc.metadata).length ? [{ type: 'metadata', metadata: doc.metadata }] : null,
+    });
+  }
+}
+
+function itemOf(docid: string, collection: string, path: string, title: string, kind: string, tags: string[], modifiedMs: number) {
+  return {
+    id: `#${docid}`,
+    source: 'documents',
+    collection,
+    title: title || path.split('/').pop() || path,
+    uri: documentUri(collection, path),
+    path,
+    created_at: null,
+    last_modified: new Date(modifiedMs).toISOString(),
+    version: null,
+    tags,
+    kind,
+  } satisfies Omit<KnowledgeItem, 'snippet' | 'highlights' | 'score' | 'score_type' | 'loc'>;
+}
+
+/** A chunk's page, where the format gives one (paged formats add it to chunk locations). */
+export function pageOf(chunk: object): { page?: number } {
+  const page = (chunk as { page?: unknown }).page;
+  return typeof page === 'number' ? { page } : {};
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
