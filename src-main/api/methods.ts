@@ -30,6 +30,8 @@ export const apiMethods = {
   'collections.remove': z.object({ name }).strict(),
   'collections.rename': z.object({ name, newName: name }).strict(),
   'collections.setContext': z.object({ name, context: z.string().max(4000) }).strict(),
+  /** Secret redaction for one collection: true/false overrides the Settings switch, null follows it. */
+  'collections.setRedaction': z.object({ name, redactSecrets: z.boolean().nullable() }).strict(),
   'collections.reindex': z.object({ name }).strict(),
   /** Pause / resume background indexing of one collection, or of everything without a name. */
   'collections.pause': z.object({ name: name.optional() }).strict(),
@@ -124,12 +126,13 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
-  /** Saves some settings (port, maxFileBytes, redaction, backgroundEmbedding; null: back to the default); the host checks the values. */
+  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch, backgroundEmbedding; null: back to the default); the host checks the values. */
   'settings.update': z
     .object({
       port: z.number().nullable().optional(),
       maxFileBytes: z.number().nullable().optional(),
       redaction: z.array(z.string()).optional(),
+      redactSecrets: z.boolean().optional(),
       backgroundEmbedding: z.boolean().nullable().optional(),
     })
     .strict(),

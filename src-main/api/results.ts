@@ -204,6 +204,7 @@ export interface ApiResults {
   'collections.remove': { removed: string };
   'collections.rename': CollectionInfo;
   'collections.setContext': CollectionInfo;
+  'collections.setRedaction': CollectionInfo;
   'collections.reindex': IndexActivity;
   'collections.pause': { paused: string };
   'collections.resume': { resumed: string };

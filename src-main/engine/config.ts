@@ -19,6 +19,8 @@ export interface HostEnvironment {
   modelsMirror?: string;
   /** TROVE_MCP_TOKEN: the token `trove mcp` sends (a scoped client). */
   mcpToken?: string;
+  /** TROVE_IDLE_EXIT_MINUTES: how long a host `trove mcp` started waits without clients or work before it stops. */
+  idleExitMinutes?: number;
 }
 
 export interface TroveEnvironment {
@@ -47,6 +49,7 @@ export const ENVIRONMENT_VARIABLES = {
   TROVE_TOKEN: "the host's full-access token",
   TROVE_MODELS_MIRROR: 'base URL to download models from instead of their own sources',
   TROVE_MCP_TOKEN: 'the token `trove mcp` sends',
+  TROVE_IDLE_EXIT_MINUTES: 'minutes a host started by `trove mcp` waits without clients or indexing work before it stops (default 5)',
   TROVE_DEBUG: '1 prints stack traces of unexpected errors',
   TROVE_DATABASE_URL: 'the index in PostgreSQL (postgresql://user@host/db; today keyword `trove search` only)',
 } as const;
@@ -77,6 +80,7 @@ export function readEnvironment(env: Env, platform: NodeJS.Platform = process.pl
     ...optional('token', v.secret('TROVE_TOKEN', 16)),
     ...optional('modelsMirror', v.url('TROVE_MODELS_MIRROR')),
     ...optional('mcpToken', v.string('TROVE_MCP_TOKEN')),
+    ...optional('idleExitMinutes', v.number('TROVE_IDLE_EXIT_MINUTES', 0.01, 7 * 24 * 60)),
   };
   return { engine, host, debug: v.boolean('TROVE_DEBUG') ?? false, ...optional('database', v.postgresUrl('TROVE_DATABASE_URL')) };
 }

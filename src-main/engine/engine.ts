@@ -15,7 +15,7 @@ import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
 import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
-import { databasePath } from './profile.js';
+import { databasePath, secureProfile } from './profile.js';
 import { EngineKnowledge } from './knowledge/knowledge-api.js';
 import { KnowledgeService } from './knowledge/knowledge-service.js';
 import { DatasetsSource } from './knowledge/sources/datasets-source.js';
@@ -32,8 +32,8 @@ import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
 import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.js';
-import { CollectionStore, type CollectionRow } from './store/collections.js';
-import { openDatabase, type Db } from './store/database.js';
+import { ALL_KINDS, CollectionStore, type CollectionRow } from './store/collections.js';
+import { openDatabase, storageError, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
@@ -124,6 +124,7 @@ export class Engine {
     if (!opts.profileDir) throw invalidInput('a profile folder is required (TROVE_HOME, or the OS app-data folder)');
     this.profileDir = path.resolve(opts.profileDir);
     this.databaseFile = databasePath(this.profileDir);
+    secureProfile(this.profileDir);
     this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
     registerFilterFunctions(this.db);
     this.collections = new CollectionStore(this.db);
@@ -135,7 +136,11 @@ export class Engine {
     this.retriever = new DocumentRetriever(this.collections, this.documents);
     this.chunking = { ...DEFAULT_CHUNKING, ...opts.chunking };
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    const settings = new EngineSettings(this.profileDir, { maxFileBytes: opts.maxFileBytes, chunking: this.chunking });
+    const settings = new EngineSettings(this.profileDir, {
+      maxFileBytes: opts.maxFileBytes,
+      chunking: this.chunking,
+      collectionRedaction: () => new Map(this.collections.list(ALL_KINDS).map((c) => [c.name.toLowerCase(), c.redactSecrets])),
+    });
     this.settings = settings;
     this.indexing = new IndexingService(
       { db: this.db, documents: this.documents, chunks: this.chunks },
@@ -234,7 +239,7 @@ export class Engine {
     const models = this.embeddings.close();
     const parsers = this.indexing.close();
     this.db.close();
-    return Promise.all([models, datasets, parsers]).then(() => undefined);
+    return Promise.all([models, datasets, parsers, this.settings.close()]).then(() => undefined);
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -291,6 +296,13 @@ export class Engine {
     return this.info(this.collections.get(c.name)!);
   }
 
+  /** Secret redaction for one collection: true or false overrides the Settings switch, null follows it. */
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): CollectionInfo {
+    const c = this.requireCollection(name);
+    this.collections.setRedactSecrets(c.id, redactSecrets);
+    return this.info(this.collections.get(c.name)!);
+  }
+
   // ---- indexing ------------------------------------------------------------------------
 
   /** One collection, one folder dataset (`dataset`: its id), or every collection and folder dataset. */
@@ -302,6 +314,8 @@ export class Engine {
         : [...this.collections.list(), ...this.registry.datasetCollections()];
     try {
       return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
+    } catch (err) {
+      throw storageError(err) ?? err;
     } finally {
       this.generation++;
       this.registry.indexed(); // folder datasets waiting for their first index become Ready
@@ -322,7 +336,9 @@ export class Engine {
     const targets = opts.collection
       ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
       : [...this.collections.list(), ...this.registry.datasetCollections(), ...(memory ? [memory] : [])];
-    return this.embeddings.embedNow(targets, opts.onProgress);
+    return this.embeddings.embedNow(targets, opts.onProgress).catch((err: unknown) => {
+      throw storageError(err) ?? err;
+    });
   }
 
   /** Chooses a collection's embedding model (null: automatic). Vectors are rebuilt in the background and swapped in when complete. */
@@ -366,6 +382,11 @@ export class Engine {
   }
 
   /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
+  /** Background work is in hand: an indexing run not yet idle, or the embedding stage running (a host's idle check). */
+  busy(): boolean {
+    return this.indexing.busy() || this.embeddings.busy();
+  }
+
   onProgress(listener: ProgressListener): () => void {
     return this.indexing.onProgress(listener);
   }
@@ -480,7 +501,10 @@ export class Engine {
    * conversation, which a scoped token's owner did not mean to share). `profile` deep-research:
    * its clients get exactly search + fetch.
    */
-  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile?: TokenProfile }): { token: string; info: TokenInfo } {
+  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile?: TokenProfile; expiresInDays?: number }): {
+    token: string;
+    info: TokenInfo;
+  } {
     validateName(input.name, 'token');
     if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
     if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
@@ -488,12 +512,15 @@ export class Engine {
     if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
       throw invalidInput('tools must be a non-empty list of tool names such as search,get');
     }
+    const days = input.expiresInDays;
+    if (days !== undefined && !(Number.isFinite(days) && days > 0 && days <= 3650)) throw invalidInput('a token expires after 0 to 3650 days');
     const token = newTokenSecret();
     if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
       throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
     }
+    const expiresAt = days === undefined ? null : Date.now() + Math.round(days * 86_400_000);
     const memory = input.memory ?? (collectionIds ? 'none' : 'write');
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory, profile: input.profile });
+    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory, profile: input.profile, expiresAt });
     return { token, info: tokenInfo(row) };
   }
 
@@ -511,7 +538,7 @@ export class Engine {
   verifyToken(secret: string): TokenInfo | null {
     if (!secret.startsWith('trove_') || secret.length > 200) return null;
     const row = this.tokens.bySecret(secret);
-    if (!row) return null;
+    if (!row || (row.expiresAt !== null && row.expiresAt <= Date.now())) return null;
     this.tokens.touch(row.id);
     return tokenInfo(row);
   }
@@ -547,6 +574,7 @@ export class Engine {
       kinds: n?.kinds ?? {},
       createdAt: new Date(c.createdAt).toISOString(),
       lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
+      redactSecrets: c.redactSecrets,
     };
   }
 }
@@ -567,5 +595,6 @@ function tokenInfo(t: TokenRow): TokenInfo {
     profile: t.profile,
     createdAt: new Date(t.createdAt).toISOString(),
     lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
+    expiresAt: t.expiresAt ? new Date(t.expiresAt).toISOString() : null,
   };
 }

@@ -8,6 +8,7 @@ export { describeActivity } from './jobs/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
 export { budgetChars, clampKnob, estimateTokens, KNOWLEDGE_BOUNDS, KNOWLEDGE_DEFAULTS, type KnowledgeNumericKnob } from './knowledge/options.js';
 export { sourceOfUri } from './knowledge/uri.js';
+export { ensurePrivateDir } from './profile.js';
 export type { GetOptions, MultiGetOptions } from './retrieve/documents.js';
 export type { MigrationCount, MigrationProgress, MigrationReport } from './store/migrate/to-postgres.js';
 import type { MigrateProfileOptions, MigrationReport } from './store/migrate/to-postgres.js';

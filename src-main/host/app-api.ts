@@ -106,6 +106,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       return changed(engine.renameCollection(p.name, p.newName));
     },
     'collections.setContext': (p) => changed(engine.setCollectionContext(p.name, p.context)),
+    'collections.setRedaction': (p) => changed(engine.setCollectionRedaction(p.name, p.redactSecrets)),
     'collections.reindex': (p) => {
       // fail now, not later in the queue, when the name is wrong
       if (!engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
@@ -132,8 +133,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'models.pull': (p) => pulls.start(p.id),
     'index.activity': () => indexing.snapshot(),
     status: () => engine.status(),
-    search: (p) => engine.search(p),
-    // the preview shows what assistants get: the same redaction rules as the MCP server (highlights move with the text)
+    // the UI shows what assistants get: secrets and the user's rules redacted as the MCP server does (highlights move with the text)
+    search: async (p) => engine.settings.redact(await engine.search(p)),
     get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers, highlight: p.highlight })),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
@@ -164,13 +165,15 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       return { revoked: p.name };
     },
     'memory.threads': () => engine.memory.threads(),
-    'memory.entries': (p) => engine.memory.list({ threadId: p.thread, limit: p.limit, offset: p.offset }),
+    // memory text is redacted like document text (the memory screen shows what assistants get)
+    'memory.entries': (p) => engine.settings.redact(engine.memory.list({ threadId: p.thread, limit: p.limit, offset: p.offset })),
     'memory.get': (p) => {
       const [entry] = engine.memory.get([p.id], { includeImages: true });
       if (!entry) throw new TroveError('NOT_FOUND', `memory entry ${p.id} not found`);
       return engine.settings.redact(entry);
     },
-    'memory.search': (p) => engine.memory.search({ query: p.query, mode: p.mode, syntax: p.syntax, threadId: p.thread, limit: p.limit, offset: p.offset }),
+    'memory.search': async (p) =>
+      engine.settings.redact(await engine.memory.search({ query: p.query, mode: p.mode, syntax: p.syntax, threadId: p.thread, limit: p.limit, offset: p.offset })),
     'memory.delete': (p) => engine.memory.delete(p.ids ? { ids: p.ids } : { threadIds: [p.thread!] }),
     'memory.statistics': () => engine.memory.statistics(),
     'settings.get': () => settingsInfo(opts),

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TroveError } from '../engine/index.js';
+import { ensurePrivateDir, TroveError } from '../engine/index.js';
 import { processAlive, readRuntimeFile, type RuntimeInfo } from './runtime-file.js';
 
 export interface EnsureHostOptions {
@@ -27,7 +27,7 @@ export async function ensureHost(opts: EnsureHostOptions): Promise<RuntimeInfo> 
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   const lock = path.join(opts.profileDir, 'host-start.lock');
-  fs.mkdirSync(opts.profileDir, { recursive: true });
+  ensurePrivateDir(opts.profileDir);
   const mine = takeLock(lock, timeoutMs);
   try {
     if (mine) {
@@ -68,7 +68,8 @@ function takeLock(lock: string, staleMs: number): boolean {
 }
 
 function startDetached(opts: EnsureHostOptions): void {
-  const cmd = opts.serveCommand ?? { command: process.execPath, args: [...process.execArgv, process.argv[1]!, 'serve'] };
+  // a host started for a client stops by itself once no client has used it for a while (TROVE_IDLE_EXIT_MINUTES)
+  const cmd = opts.serveCommand ?? { command: process.execPath, args: [...process.execArgv, process.argv[1]!, 'serve', '--exit-when-idle'] };
   const log = fs.openSync(path.join(opts.profileDir, 'host.log'), 'a', 0o600);
   try {
     const child = spawn(cmd.command, cmd.args, {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '../engine/index.js';
 
 export function hostTokenPath(profileDir: string): string {
   return path.join(profileDir, 'host-token');
@@ -17,7 +18,7 @@ export function loadHostToken(profileDir: string, given?: string): string {
   } catch {
     /* first start */
   }
-  fs.mkdirSync(profileDir, { recursive: true });
+  ensurePrivateDir(profileDir);
   const token = `trove_${randomBytes(32).toString('base64url')}`;
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);

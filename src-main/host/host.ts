@@ -4,9 +4,11 @@
 import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
 import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
+import { RefusalLog } from '../mcp/security/refusals.js';
 import type { ServerExtension } from '../mcp/server.js';
 import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
 import { healthRoute } from './health.js';
+import { watchLifecycle } from './lifecycle.js';
 import { statusRoute } from './status-route.js';
 import { loadHostToken } from './host-token.js';
 import { startLoopbackServer } from './http-server.js';
@@ -44,6 +46,13 @@ export interface HostOptions {
   maxBodyBytes?: number;
   /** Extra MCP registrations (tests: the conformance suite's named fixtures). */
   mcpExtension?: ServerExtension;
+  /** Stop after this long with no clients and no indexing work (hosts the stdio shim starts); default never. */
+  idleExitMs?: number;
+  /** How often the lifecycle checks run (default 2 s); tests make it shorter. */
+  lifecycleCheckMs?: number;
+  /** Slow-drip limits (defaults 10 s for the headers, 60 s for the whole request); tests make them shorter. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface Host {
@@ -55,9 +64,13 @@ export interface Host {
   readonly mcpUrl: string;
   readonly token: string;
   readonly mcp: McpHttpEndpoint;
+  /** Requests refused at the door, by reason (also logged on stderr). */
+  readonly refusals: RefusalLog;
   addRoute(route: RouteHandler): void;
   /** Records the web UI's address in runtime.json. */
   setUiUrl(uiUrl: string): void;
+  /** Settles with the reason when the host should shut down by itself (profile folder gone, idle past idleExitMs). */
+  readonly stopRequested: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -70,8 +83,10 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
   try {
     if (writesRuntime) refuseIfRunning(profileDir);
     const token = opts.token ?? loadHostToken(profileDir, opts.env?.token);
+    const refusals = new RefusalLog();
     const authenticate = createAuthenticator(engine, token);
     const mcp = createMcpHttpEndpoint({
+      refusals,
       engine,
       authenticate,
       rateLimit: opts.rateLimit,
@@ -79,7 +94,13 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       extend: opts.mcpExtension,
     });
     const preferred = preferredPort(opts.port, opts.env?.port, engine.settings.savedOrDefaults().port);
-    const server = await startLoopbackServer({ port: preferred.port, allowedOrigins: opts.allowedOrigins });
+    const server = await startLoopbackServer({
+      port: preferred.port,
+      allowedOrigins: opts.allowedOrigins,
+      refusals,
+      headersTimeoutMs: opts.headersTimeoutMs,
+      requestTimeoutMs: opts.requestTimeoutMs,
+    });
     server.addRoute(healthRoute);
     server.addRoute(statusRoute(engine, authenticate));
     server.addRoute(mcp.route);
@@ -88,6 +109,22 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
     const url = `http://127.0.0.1:${server.port}`;
     const info: RuntimeInfo = { port: server.port, pid: process.pid, token, mcpUrl: `${url}/mcp`, startedAt: new Date().toISOString() };
     if (writesRuntime) writeRuntimeFile(profileDir, info);
+    let requestStop: (reason: string) => void = () => undefined;
+    const stopRequested = new Promise<string>((resolve) => (requestStop = resolve));
+    const lifecycle = watchLifecycle({
+      profileDir,
+      idleExitMs: opts.idleExitMs,
+      checkEveryMs: opts.lifecycleCheckMs,
+      busy: () => {
+        const a = mcp.activity();
+        return a.open > 0 || a.sessions > 0 || engine.busy();
+      },
+      lastActivityAt: () => mcp.activity().lastActivityAt,
+      onStop: (reason) => {
+        process.stderr.write(`trove host: shutting down: ${reason}\n`);
+        requestStop(reason);
+      },
+    });
     let closed = false;
     return {
       engine,
@@ -97,14 +134,17 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       mcpUrl: info.mcpUrl,
       token,
       mcp,
+      refusals,
       addRoute: (r) => server.addRoute(r),
       setUiUrl(uiUrl) {
         info.uiUrl = uiUrl;
         if (writesRuntime) writeRuntimeFile(profileDir, info);
       },
+      stopRequested,
       async close() {
         if (closed) return;
         closed = true;
+        lifecycle.stop();
         if (writesRuntime) removeRuntimeFile(profileDir);
         await mcp.close();
         await server.close();

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       })());
     serveAppApiOverPort(mounted.api, port, () => void stop(0));
     process.on('SIGTERM', () => void stop(0));
+    void host.stopRequested.then(() => stop(0)); // the profile folder is gone
     port.postMessage({ kind: 'ready', endpoint: host.mcpUrl, uiUrl: mounted.signInUrl() });
     process.stderr.write(`trove host: engine ready, MCP at ${host.mcpUrl}\n`);
   } catch (err) {

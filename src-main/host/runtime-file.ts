@@ -3,6 +3,7 @@
 // atomically, removed on clean exit (only by the process that wrote it).
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '../engine/index.js';
 import { z } from 'zod';
 
 export const runtimeInfoSchema = z.object({
@@ -23,7 +24,7 @@ export function runtimeFilePath(profileDir: string): string {
 }
 
 export function writeRuntimeFile(profileDir: string, info: RuntimeInfo): void {
-  fs.mkdirSync(profileDir, { recursive: true });
+  ensurePrivateDir(profileDir);
   const file = runtimeFilePath(profileDir);
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });

@@ -125,6 +125,11 @@ export async function runStdioShim(opts: StdioShimOptions): Promise<void> {
       write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a line on stdin is not JSON' } });
       continue;
     }
+    if (msg === null || typeof msg !== 'object') {
+      // null, a number, a string: not a message (found by the fuzzer: `null` crashed the shim)
+      write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a line on stdin must be a JSON-RPC message (an object)' } });
+      continue;
+    }
     // the handshake and notifications keep their order; requests run side by side
     const task = forward(msg).catch((err: unknown) => answerError(msg, -32603, `Trove shim failed: ${(err as Error).message}`));
     if (msg.method === 'initialize' || msg.id === undefined) await task;

@@ -1,12 +1,13 @@
 // Every tool and resource result this MCP server returns goes through the engine's redaction
-// policy (Engine.settings.redact: the user's saved rules over document text). Applied in one
+// policy (Engine.settings.redact: secret-looking text, on by default, and the user's saved rules
+// over document text). Applied in one
 // place: the server's registerTool/registerResource are wrapped here, before any registration,
 // so no result builder has to remember.
 import type { McpServer } from '@modelcontextprotocol/server';
 
 type Callback = (...args: unknown[]) => unknown;
 
-export function redactRegistrations(server: McpServer, redact: <T>(value: T) => T): void {
+export function redactRegistrations(server: McpServer, redact: <T>(value: T) => Promise<T>): void {
   const wrapLast = (args: unknown[]): unknown[] => {
     const cb = args[args.length - 1];
     if (typeof cb !== 'function') return args;

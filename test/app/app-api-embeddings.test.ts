@@ -4,13 +4,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { testModelsDir } from '../helpers/test-models.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, ModelEntry, StatusReport } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/index.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 import { ok } from '../helpers/app-api.js';
 
-const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/models');
+const MODELS = testModelsDir();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-appapi-embed-'));
 const docs = path.join(tmp, 'kitchen');
 let engine: Engine;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { testModelsDir } from '../helpers/test-models.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent, ModelEntry } from '../../src-main/api/results.js';
 import { Engine } from '../../src-main/engine/index.js';
@@ -11,7 +12,7 @@ import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 import { startModelMirror, TINY_MODEL, type ModelMirror } from '../helpers/model-mirror.js';
 import { ok } from '../helpers/app-api.js';
 
-const SHARED = process.env.TROVE_MODELS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/models');
+const SHARED = testModelsDir();
 const { id: ID, files: FILES } = TINY_MODEL;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-model-pull-'));
 const emptyModels = path.join(tmp, 'models-empty');

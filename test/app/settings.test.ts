@@ -29,10 +29,10 @@ function freePort(): Promise<number> {
 describe('settings store', () => {
   it('round-trips through settings.json and keeps what a partial update leaves out', () => {
     const dir = tempDir();
-    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], backgroundEmbedding: null });
+    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null });
     updateSettings(dir, { port: 8123, redaction: ['secret-\\d+'] });
     updateSettings(dir, { maxFileBytes: 4096, backgroundEmbedding: false });
-    const saved = { port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], backgroundEmbedding: false };
+    const saved = { port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true, backgroundEmbedding: false };
     expect(readSettings(dir)).toEqual(saved);
     expect(JSON.parse(fs.readFileSync(path.join(dir, SETTINGS_FILE), 'utf8'))).toEqual(saved);
     expect(fs.readdirSync(dir)).toEqual([SETTINGS_FILE]); // no temp file left behind
@@ -51,13 +51,15 @@ describe('settings store', () => {
       [{ maxFileBytes: 2 * 1024 ** 3 }, /at most 1 GB/],
       [{ redaction: ['(unclosed'] }, /redaction\.0: not a valid regular expression/],
       [{ redaction: ['ok', 'a*'] }, /redaction\.1: the rule matches empty text/],
+      [{ redaction: ['^(\\w+\\s?)+!'] }, /redaction\.0: the rule nests repetition/],
+      [{ redactSecrets: 'yes' }, /redactSecrets/],
       [{ redaction: ['x'.repeat(501)] }, /at most 500 characters/],
       [{ redaction: Array.from({ length: 51 }, (_, i) => `rule${i}`) }, /at most 50 redaction rules/],
       [{ colour: 'blue' }, /unrecognized key|colour/i],
       [{ backgroundEmbedding: 'yes' }, /backgroundEmbedding: background embedding is on \(true\), off \(false\) or the default \(null\)/],
     ];
     for (const [patch, message] of bad) expect(() => updateSettings(dir, patch), JSON.stringify(patch).slice(0, 60)).toThrow(message);
-    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], backgroundEmbedding: null });
+    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null });
   });
 
   it('a hand-broken settings.json is reported, not silently ignored', () => {

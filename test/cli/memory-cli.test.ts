@@ -59,6 +59,7 @@ describe('trove memory', () => {
     const dir = tempDir('trove-cli-export-');
     const file = path.join(dir, 'memory.jsonl');
     expect((await runTrove(['memory', 'export', '--thread', 'deploy', '--output', file], { home })).stderr).toMatch(/Exported 2 entries/);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600); // every conversation's notes: the owner's only
     expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
     expect((await runTrove(['memory', 'export', '--output', file], { home })).code).toBe(1); // never overwrites
     fs.writeFileSync(file, exported.stdout);
@@ -101,5 +102,15 @@ describe('trove memory', () => {
     const bad = await runTrove(['token', 'create', '--name', 'x', '--memory', 'admin'], { home });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Allowed choices are none, read, write/);
+  });
+
+  it('token create with --memory and --expires-in together: both kept, both shown', async () => {
+    const r = oneJson<{ memory: string; expiresAt: string }>(await runTrove(['token', 'create', '--name', 'temp', '--memory', 'none', '--expires-in', '2', '--json'], { home }));
+    expect(r.memory).toBe('none');
+    expect(Date.parse(r.expiresAt) - Date.now()).toBeGreaterThan(86_400_000);
+    expect((await runTrove(['token', 'list'], { home })).stdout).toMatch(/temp .*no memory, expires \d{4}-/);
+    const bad = await runTrove(['token', 'create', '--name', 'never', '--expires-in', '0'], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/expires after 0 to 3650 days/);
   });
 });

@@ -12,11 +12,13 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumForTests } from '../helpers/chromium.js';
 import { startModelMirror, TINY_MODEL } from '../helpers/model-mirror.js';
+import { testModelsDir } from '../helpers/test-models.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
-const CHROMIUM = process.env.TROVE_CHROMIUM ?? '/usr/bin/chromium';
+const MODELS = testModelsDir();
+const CHROMIUM = chromiumForTests();
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-'));
 const docs = path.join(tmp, 'field-notes');

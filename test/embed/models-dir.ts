@@ -1,8 +1,5 @@
-// The real models for tests: TROVE_MODELS_DIR, else ../shared/models beside the repository.
-import fs from 'node:fs';
-import path from 'node:path';
+// The real models for tests: TROVE_MODELS_DIR, else the user cache `npm test`'s pretest step fills
+// (test/helpers/test-models.ts); an error saying how to get them when neither has them.
+import { testModelsDir } from '../helpers/test-models.js';
 
-export const modelsDir = process.env.TROVE_MODELS_DIR || path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'models');
-if (!fs.existsSync(path.join(modelsDir, 'all-MiniLM-L6-v2'))) {
-  throw new Error(`the embedding tests need the real models: set TROVE_MODELS_DIR (looked in ${modelsDir})`);
-}
+export const modelsDir = testModelsDir();

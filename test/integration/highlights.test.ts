@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type SearchResult, type Span } from '../../src-main/engine/index.js';
-import { redactTextWithSpans } from '../../src-main/engine/settings/redaction.js';
+import { redactTextWithSpans } from '../../src-main/engine/redaction/spans.js';
 import { stem } from '../../src-main/engine/search/terms.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { modelsDir } from '../embed/models-dir.js';
@@ -92,10 +92,10 @@ describe('highlights', () => {
     expect(redactTextWithSpans('secret word', [/secret/gu], [[0, 6], [7, 11]]).spans).toEqual([[11, 15]]);
   });
 
-  it('redacted search results keep their spans on the right words', () => {
+  it('redacted search results keep their spans on the right words', async () => {
     engine.settings.update({ redaction: ['\\blocal\\b'] });
     try {
-      const r = engine.settings.redact(engine.search({ query: QUESTION }));
+      const r = await engine.settings.redact(engine.search({ query: QUESTION }));
       expect(r.results.map((h) => h.snippet).join('\n')).toContain('[redacted]');
       for (const h of r.results) expect(h.snippet).not.toMatch(/\blocal\b/);
       checkQuestion(r.results); // a span off by the length change would mark other text

@@ -7,28 +7,17 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { writeNotes } from '../reliability/lib/generated-corpus.js';
 import { runChild, snapshot, type IndexSnapshot } from './crash-helpers.js';
 
-const CORPUS = '/work/shared/bench/corpora/cpp-docs/docs';
 const FILES = 120;
 const BATCH = 8;
 const ITERATIONS = 10; // per scenario: 20 kills in all
 
-/** A fixed sample of real documents, copied (never indexed in place). */
+/** A corpus of ordinary notes, written at run time (a fresh clone has nothing beside it). */
 function corpusCopy(): string {
   const root = tempDir('trove-crash-root-');
-  const picked = fs
-    .readdirSync(CORPUS, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.md'))
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort()
-    .filter((_, i) => i % 40 === 0)
-    .slice(0, FILES);
-  for (const abs of picked) {
-    const dest = path.join(root, path.relative(CORPUS, abs));
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    fs.copyFileSync(abs, dest);
-  }
+  writeNotes(root, FILES);
   return root;
 }
 

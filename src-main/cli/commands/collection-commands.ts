@@ -1,6 +1,7 @@
 // `trove collection add|list|rename|remove|context`.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { UsageError } from '../options.js';
 import { formatCollections, formatIndexReport } from '../format.js';
 import { collect } from '../options.js';
 import { runIndex } from './index-command.js';
@@ -48,6 +49,16 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
       ctx.setJson(cmd);
       ctx.engine().removeCollection(name);
       ctx.print({ removed: name }, () => `Removed collection "${name}" from the index; its files are untouched`);
+    });
+  collection
+    .command('redaction <name> <on|off|default>')
+    .description("secret redaction in what assistants and the UI get from this collection: on, off, or as in Settings (default)")
+    .action((name: string, value: string, _o: unknown, cmd: Command) => {
+      ctx.setJson(cmd);
+      const map: Record<string, boolean | null> = { on: true, off: false, default: null };
+      if (!Object.hasOwn(map, value)) throw new UsageError(`redaction is on, off or default (got "${value}")`);
+      const info = ctx.engine().setCollectionRedaction(name, map[value]!);
+      ctx.print({ collection: info }, () => `Secret redaction for "${name}": ${value === 'default' ? 'as in Settings' : value}`);
     });
   collection
     .command('context <name> <text>')

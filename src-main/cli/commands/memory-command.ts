@@ -69,7 +69,8 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .option('--thread <id>', 'only this thread')
     .option('--output <file>', 'write to this file instead of stdout')
     .action(async (o: { thread?: string; output?: string }) => {
-      const out: NodeJS.WritableStream = o.output ? fs.createWriteStream(o.output, { flags: 'wx' }) : process.stdout;
+      // the file holds every conversation's notes: readable by its owner only, like the index
+      const out: NodeJS.WritableStream = o.output ? fs.createWriteStream(o.output, { flags: 'wx', mode: 0o600 }) : process.stdout;
       let n = 0;
       for (const line of ctx.engine().memory.export({ threadId: o.thread })) {
         if (!out.write(`${JSON.stringify(line)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));

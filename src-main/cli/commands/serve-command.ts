@@ -7,6 +7,9 @@ import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
 import type { CliContext } from '../context.js';
 import { integer } from '../options.js';
 
+/** How long a host the stdio shim started waits without clients or work before it stops. */
+export const DEFAULT_IDLE_EXIT_MINUTES = 5;
+
 export function registerServeCommand(program: Command, ctx: CliContext): void {
   program
     .command('serve')
@@ -14,18 +17,20 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'preferred port (default TROVE_PORT, else the port saved in Settings, else 7077; the next free one when busy)', integer('--port'))
     .option('--ui', 'also serve the web UI and app API')
     .option('--no-embed', 'do not embed new and changed chunks in the background (vector and hybrid search then wait for `trove embed`)')
-    .action(async (o: { port?: number; ui?: boolean; embed: boolean }, cmd: Command) => {
+    .option('--exit-when-idle', 'stop after TROVE_IDLE_EXIT_MINUTES (default 5) with no clients and no indexing work (how `trove mcp` starts a host)')
+    .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
       const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
-      const host = await startHost({ engine, port: o.port, env: env.host });
+      const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
+      const host = await startHost({ engine, port: o.port, env: env.host, idleExitMs });
       await host.engine.startWatching(); // live folders: the index follows the folders while serving
       const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror }) : undefined;
       const signIn = stopUi?.signInUrl;
       process.stderr.write(`trove: serving MCP at ${host.mcpUrl} (pid ${process.pid}; token in ${path.join(host.engine.profileDir, 'runtime.json')})\n`);
       if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
       ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, ...(signIn ? { uiUrl: signIn } : {}) }, () => host.mcpUrl);
-      await untilSignalled();
+      await Promise.race([untilSignalled(), host.stopRequested]); // the host's own reason is logged by the host
       process.stderr.write('trove: shutting down\n');
       await stopUi?.close(); // stops a running index before the engine closes
       await host.engine.stopWatching();

@@ -24,13 +24,16 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
       ]),
     )
     .option('--profile <profile>', 'standard (the canonical tools) or deep-research (exactly search + fetch, for ChatGPT connectors)', 'standard')
-    .action((o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile: string }, cmd: Command) => {
+    .option('--expires-in <days>', 'refuse the token after this many days (default: never)', Number)
+    .action((o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile: string; expiresIn?: number }, cmd: Command) => {
       ctx.setJson(cmd);
       const unknown = o.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new UsageError(`unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
       if (o.profile !== 'standard' && o.profile !== 'deep-research') throw new UsageError(`--profile must be standard or deep-research (got "${o.profile}")`);
       const profile = o.profile as TokenProfile;
-      const { token: secret, info } = ctx.engine().createToken({ name: o.name, collections: o.collections, tools: o.tools, memory: o.memory, profile });
+      const { token: secret, info } = ctx
+        .engine()
+        .createToken({ name: o.name, collections: o.collections, tools: o.tools, memory: o.memory, profile, expiresInDays: o.expiresIn });
       ctx.print({ token: secret, ...info }, () => {
         process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
         return secret;
@@ -62,5 +65,5 @@ function describe(t: TokenInfo): string {
   const cols = t.collections === null ? 'all collections' : t.collections.length ? `collections ${t.collections.join(', ')}` : 'no collections';
   const tools = t.tools === null ? 'all tools' : `tools ${t.tools.join(', ')}`;
   const memory = t.memory === 'none' ? 'no memory' : t.memory === 'read' ? 'memory read-only' : 'memory read and write';
-  return `${cols}, ${tools}, ${memory}${t.profile === 'deep-research' ? ', deep-research profile (search + fetch)' : ''}`;
+  return `${cols}, ${tools}, ${memory}${t.profile === 'deep-research' ? ', deep-research profile (search + fetch)' : ''}${t.expiresAt ? `, expires ${t.expiresAt}` : ''}`;
 }

@@ -184,6 +184,11 @@ export class EmbeddingService {
     return this.problems.get(collection) ?? null;
   }
 
+  /** The stage is embedding, or about to (a change was just seen). */
+  busy(): boolean {
+    return this.stage.busy() || this.timer !== null;
+  }
+
   /** Called on every index change (and pause, resume, a setting change): the background stage looks for work. */
   changed(): void {
     this.counts.invalidate();

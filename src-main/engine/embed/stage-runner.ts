@@ -50,6 +50,11 @@ export class StageRunner {
     return done;
   }
 
+  /** A run is under way (a host's idle check). */
+  busy(): boolean {
+    return this.running !== null;
+  }
+
   /** The collection the background stage is filling now (null: none). */
   get fillingInBackground(): number | null {
     return this.backgroundFill;

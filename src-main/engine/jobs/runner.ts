@@ -10,6 +10,7 @@ import { applyFiles, needsParsing, planReconcile, type FileOutcome, type Indexer
 import type { ParsePool } from '../ingest/parse-pool.js';
 import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
+import { storageError } from '../store/database.js';
 import { FtsMerges } from '../store/fts-merge.js';
 import { GLOBAL_PAUSE, type JobRow, type JobStore } from '../store/jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../store/keyword-index.js';
@@ -149,7 +150,7 @@ export class JobRunner {
         if (!worked && !paused && !this.stopped) worked = await this.exclusive(async () => !this.closed && this.merge.step());
       } catch (err) {
         if (this.closed) return;
-        process.stderr.write(`trove: indexing batch failed: ${(err as Error).message}\n`);
+        process.stderr.write(`trove: indexing batch failed: ${(storageError(err) ?? (err as Error)).message}\n`);
         await this.sleep(1000);
         continue;
       }

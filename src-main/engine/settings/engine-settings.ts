@@ -6,7 +6,8 @@ import path from 'node:path';
 import { TroveError } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import type { RedactionSuggestion, SavedSettings, SettingsApi } from '../types/settings.js';
-import { redactResult, RuleCompiler } from './redaction.js';
+import { redactValue } from '../redaction/policy.js';
+import { UserRuleRunner } from '../redaction/user-rules.js';
 import {
   DEFAULT_MAX_FILE_BYTES,
   EMPTY_SETTINGS,
@@ -20,7 +21,7 @@ import {
 
 export class EngineSettings implements SettingsApi {
   private cached: { mtimeMs: number; size: number; value: SavedSettings } | null = null;
-  private readonly rules = new RuleCompiler();
+  private readonly rules: UserRuleRunner;
   /** Said once: a broken file is reported, not repeated on every indexing batch. */
   private warned: string | null = null;
   private readonly savedListeners = new Set<(settings: SavedSettings) => void>();
@@ -31,8 +32,14 @@ export class EngineSettings implements SettingsApi {
       /** The limit given to the engine (TROVE_MAX_FILE_BYTES); it beats the saved one. */
       maxFileBytes?: number;
       chunking: ChunkOptions;
+      /** Each collection's secret-redaction override (lower-case name → null | boolean). */
+      collectionRedaction: () => ReadonlyMap<string, boolean | null>;
+      /** Time budget of one user rule on one text (default 250 ms). */
+      ruleBudgetMs?: number;
     },
-  ) {}
+  ) {
+    this.rules = new UserRuleRunner(opts.ruleBudgetMs);
+  }
 
   saved(): SavedSettings {
     const file = path.join(this.profileDir, SETTINGS_FILE);
@@ -96,17 +103,22 @@ export class EngineSettings implements SettingsApi {
   }
 
   /**
-   * A copy of a result with the saved rules applied to its document text. Fails closed: when the
-   * file is broken (hand-edited), nothing is returned unredacted — the call fails with the reason
-   * until the file is fixed.
+   * A copy of a result with secret-looking text and the saved rules' matches redacted in its
+   * document text. Fails closed: when the file is broken (hand-edited) or a rule runs over its time
+   * budget, nothing is returned unredacted — the call fails with the reason until it is fixed.
    */
-  redact<T>(value: T): T {
-    let sources: readonly string[];
+  async redact<T>(value: T): Promise<T> {
+    let saved: SavedSettings;
     try {
-      sources = this.saved().redaction;
+      saved = this.saved();
     } catch (err) {
       throw new TroveError('UNAVAILABLE', `redaction rules cannot be read, so no document text is returned: ${(err as Error).message}`);
     }
-    return redactResult(value, this.rules.compile(sources));
+    this.rules.forgetExcept(saved.redaction);
+    return redactValue(value, { secrets: saved.redactSecrets, collections: this.opts.collectionRedaction(), rules: saved.redaction }, this.rules);
+  }
+
+  close(): Promise<void> {
+    return this.rules.close();
   }
 }

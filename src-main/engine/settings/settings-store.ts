@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { TroveError } from '../errors.js';
+import { ensurePrivateDir, tightenFile } from '../profile.js';
+import { ruleProblem } from '../redaction/user-rules.js';
 import type { RedactionSuggestion, SavedSettings } from '../types/settings.js';
 
 export const SETTINGS_FILE = 'settings.json';
@@ -18,14 +20,8 @@ const rule = z
   .min(1, 'a rule cannot be empty')
   .max(MAX_RULE_LENGTH, `a rule is at most ${MAX_RULE_LENGTH} characters`)
   .superRefine((source, ctx) => {
-    let re: RegExp;
-    try {
-      re = new RegExp(source, 'gu');
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
-      return;
-    }
-    if (re.test('')) ctx.addIssue({ code: 'custom', message: 'the rule matches empty text; it must match at least one character' });
+    const problem = ruleProblem(source);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
 export const settingsSchema = z
@@ -38,6 +34,7 @@ export const settingsSchema = z
       .max(1024 * 1024 * 1024, 'max file size must be at most 1 GB')
       .nullable(),
     redaction: z.array(rule).max(MAX_REDACTION_RULES, `at most ${MAX_REDACTION_RULES} redaction rules`),
+    redactSecrets: z.boolean(),
     backgroundEmbedding: z.boolean({ error: 'background embedding is on (true), off (false) or the default (null)' }).nullable(),
   })
   .strict();
@@ -49,9 +46,9 @@ void sameShape;
 export const settingsPatchSchema = settingsSchema.partial();
 export type SettingsPatch = z.input<typeof settingsPatchSchema>;
 
-export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], backgroundEmbedding: null };
+export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null };
 
-/** Ready-made rules the Settings screen offers; none is on until the user adds it. */
+/** Ready-made rules the Settings screen offers; none is on until the user adds it (secrets are redacted by default without them). */
 export const REDACTION_SUGGESTIONS: readonly RedactionSuggestion[] = [
   { label: 'E-mail addresses', source: '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}' },
   { label: 'AWS access key IDs', source: '\\bAKIA[0-9A-Z]{16}\\b' },
@@ -105,9 +102,10 @@ export function updateSettings(profileDir: string, patch: unknown): Settings {
   if (!parsed.success) throw invalid(parsed.error);
   const next: Settings = { ...readSettings(profileDir), ...parsed.data };
   const file = path.join(profileDir, SETTINGS_FILE);
-  fs.mkdirSync(profileDir, { recursive: true });
+  ensurePrivateDir(profileDir);
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  tightenFile(tmp); // a leftover temp file of an earlier crash keeps its old mode through writeFileSync
   fs.renameSync(tmp, file); // atomic: a crash mid-write leaves the old file
   return next;
 }

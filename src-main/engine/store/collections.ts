@@ -10,6 +10,7 @@ import type { Db } from './database.js';
 export type CollectionKind = 'folder' | 'dataset' | 'memory';
 
 const FOLDERS: readonly CollectionKind[] = ['folder'];
+export const ALL_KINDS: readonly CollectionKind[] = ['folder', 'dataset', 'memory'];
 
 /** Kinds backed by a folder on disk, which the job runner scans and watches (memory is not). */
 export const FILE_BACKED: readonly CollectionKind[] = ['folder', 'dataset'];
@@ -25,6 +26,8 @@ export interface CollectionRow {
   createdAt: number;
   updatedAt: number;
   lastIndexedAt: number | null;
+  /** Secret redaction for this collection: null follows the Settings switch. */
+  redactSecrets: boolean | null;
 }
 
 interface RawCollection {
@@ -38,6 +41,7 @@ interface RawCollection {
   created_at: number;
   updated_at: number;
   last_indexed_at: number | null;
+  redact_secrets: number | null;
 }
 
 function fromRaw(r: RawCollection): CollectionRow {
@@ -52,6 +56,7 @@ function fromRaw(r: RawCollection): CollectionRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     lastIndexedAt: r.last_indexed_at,
+    redactSecrets: r.redact_secrets === null ? null : r.redact_secrets === 1,
   };
 }
 
@@ -64,6 +69,7 @@ export class CollectionStore {
   private readonly contextStmt;
   private readonly deleteStmt;
   private readonly indexedStmt;
+  private readonly redactionStmt;
 
   constructor(db: Db) {
     this.byName = db.prepare<[string], RawCollection>('SELECT * FROM collections WHERE name = ?');
@@ -77,6 +83,7 @@ export class CollectionStore {
     this.contextStmt = db.prepare('UPDATE collections SET context = ?, updated_at = ? WHERE id = ?');
     this.deleteStmt = db.prepare('DELETE FROM collections WHERE id = ?');
     this.indexedStmt = db.prepare('UPDATE collections SET last_indexed_at = ? WHERE id = ?');
+    this.redactionStmt = db.prepare('UPDATE collections SET redact_secrets = ?, updated_at = ? WHERE id = ?');
   }
 
   /** The collection of one of these kinds (default: folders) with this name. */
@@ -120,6 +127,10 @@ export class CollectionStore {
 
   setContext(id: number, context: string): void {
     this.contextStmt.run(context, Date.now(), id);
+  }
+
+  setRedactSecrets(id: number, value: boolean | null): void {
+    this.redactionStmt.run(value === null ? null : value ? 1 : 0, Date.now(), id);
   }
 
   markIndexed(id: number, at: number): void {

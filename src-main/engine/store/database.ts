@@ -1,15 +1,21 @@
 // Opens the profile's SQLite database and brings its schema up to date.
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
+import { createPrivateFile, ensurePrivateDir, tightenFile } from '../profile.js';
 import { migrations } from './migrations.js';
 import { loadRankExtension, type RankExtensionOptions } from './rank-extension.js';
 
 export type Db = Database.Database;
 
 export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // the index holds every document's text: owner-only at rest, the WAL and shm files included
+    // (SQLite creates them with the database file's mode; older profiles are tightened here)
+    ensurePrivateDir(path.dirname(file));
+    createPrivateFile(file);
+    for (const extra of ['-wal', '-shm']) tightenFile(file + extra);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: durable across app crashes, fast commits
@@ -36,4 +42,19 @@ function migrate(db: Db): void {
       db.pragma(`user_version = ${v + 1}`);
     })();
   }
+}
+
+/**
+ * A write that failed because the disk holding the index is full (or the file-size limit or the
+ * device failed) as a clear IO error; null for any other error. Transactions roll back, so the
+ * index stays as it was before the batch and the work stays queued.
+ */
+export function storageError(err: unknown): TroveError | null {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const message = err instanceof Error ? err.message : String(err);
+  if (!/^(SQLITE_FULL|SQLITE_IOERR|ENOSPC|EFBIG|EDQUOT)/.test(code) && !/database or disk is full|disk I\/O error/i.test(message)) return null;
+  return new TroveError(
+    'IO',
+    `the disk holding the index is full or failing (${message}); indexing stopped and nothing indexed so far is lost — free some space and run it again, it resumes where it stopped`,
+  );
 }

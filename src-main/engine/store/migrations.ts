@@ -235,4 +235,9 @@ export const migrations: readonly string[] = [
   -- mail read before this carried its attachments inline: the next reconcile reads it again
   UPDATE documents SET hash = NULL, mtime_ms = -1 WHERE kind = 'email' AND status = 'indexed';
   `,
+  /* secret redaction per collection (NULL: follow the Settings switch, which is on by default) and
+     token expiry (NULL: never). See redaction/policy.ts and store/tokens.ts. */ `
+  ALTER TABLE collections ADD COLUMN redact_secrets INTEGER; -- NULL | 0 | 1
+  ALTER TABLE access_tokens ADD COLUMN expires_at INTEGER;  -- ms since the epoch; NULL: never
+  `,
 ];

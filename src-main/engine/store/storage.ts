@@ -163,7 +163,7 @@ export interface KeywordIndexRepository {
 }
 
 export interface TokenRepository {
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile }): Promise<TokenRow>;
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile; expiresAt?: number | null }): Promise<TokenRow>;
   bySecret(secret: string): Promise<TokenRow | undefined>;
   byName(name: string): Promise<TokenRow | undefined>;
   list(): Promise<TokenRow[]>;

@@ -18,6 +18,8 @@ export interface TokenRow {
   profile: TokenProfile;
   createdAt: number;
   lastUsedAt: number | null;
+  /** null: never expires. */
+  expiresAt: number | null;
 }
 
 interface RawToken {
@@ -30,6 +32,7 @@ interface RawToken {
   profile: string;
   created_at: number;
   last_used_at: number | null;
+  expires_at: number | null;
 }
 
 /** Tokens look like `trove_` + 43 base64url characters (256 random bits). */
@@ -56,8 +59,8 @@ export class TokenStore {
   private readonly lastTouched = new Map<number, number>();
 
   constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare<[string, string, string, number, string | null, MemoryGrant, string, number], { id: number }>(
-      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, profile, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+    this.insertStmt = db.prepare<[string, string, string, number, string | null, MemoryGrant, string, number, number | null], { id: number }>(
+      'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, profile, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
     );
     this.linkStmt = db.prepare('INSERT INTO access_token_collections (token_id, collection_id) VALUES (?, ?)');
     this.byHashStmt = db.prepare<[string], RawToken>('SELECT * FROM access_tokens WHERE hash = ?');
@@ -71,7 +74,7 @@ export class TokenStore {
     this.touchStmt = db.prepare('UPDATE access_tokens SET last_used_at = ? WHERE id = ?');
   }
 
-  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile }): TokenRow {
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile; expiresAt?: number | null }): TokenRow {
     const id = this.db.transaction(() => {
       const row = this.insertStmt.get(
         t.name,
@@ -82,6 +85,7 @@ export class TokenStore {
         t.memory,
         t.profile ?? 'standard',
         Date.now(),
+        t.expiresAt ?? null,
       )!;
       for (const cid of t.collectionIds ?? []) this.linkStmt.run(row.id, cid);
       return row.id;
@@ -126,6 +130,7 @@ export class TokenStore {
       profile: r.profile === 'deep-research' ? 'deep-research' : 'standard',
       createdAt: r.created_at,
       lastUsedAt: r.last_used_at,
+      expiresAt: r.expires_at,
     };
   }
 

@@ -16,6 +16,8 @@ export interface TokenInfo {
   profile: TokenProfile;
   createdAt: string;
   lastUsedAt: string | null;
+  /** ISO time after which the token is refused; null: never. */
+  expiresAt: string | null;
 }
 
 export type TokenProfile = 'standard' | 'deep-research';

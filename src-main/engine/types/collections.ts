@@ -23,6 +23,8 @@ export interface CollectionInfo {
   kinds: Record<string, number>;
   createdAt: string;
   lastIndexedAt: string | null;
+  /** Secret redaction in what the MCP server and the UI return: null follows the Settings switch. */
+  redactSecrets: boolean | null;
 }
 
 /** A file that was not indexed, or indexed only in part ('partial': rows cut, a chapter missing, needs OCR), and why. */

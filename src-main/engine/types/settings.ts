@@ -6,6 +6,8 @@ export interface SavedSettings {
   port: number | null;
   maxFileBytes: number | null;
   redaction: string[];
+  /** Secret-looking text (API keys, tokens, private keys, passwords) redacted in what MCP and the UI return; on by default. */
+  redactSecrets: boolean;
   /** Embed new and changed chunks in the background (null: the default, on). Hosts only; `--no-embed` wins. */
   backgroundEmbedding: boolean | null;
 }
@@ -33,6 +35,8 @@ export interface SettingsApi {
   /** Ready-made redaction rules a person can add (none is on by default). */
   redactionSuggestions(): RedactionSuggestion[];
   chunking(): { targetChars: number; overlapChars: number };
-  /** A copy of a result with the saved redaction rules applied to its document text; fails closed when the rules cannot be read. */
-  redact<T>(value: T): T;
+  /** A copy of a result with secrets and the saved rules' matches redacted in its document text; fails closed when the rules cannot be read or run. */
+  redact<T>(value: T): Promise<T>;
+  /** Stops the rule worker (the engine's close calls it). */
+  close(): Promise<void>;
 }

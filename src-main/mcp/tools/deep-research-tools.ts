@@ -43,7 +43,7 @@ export function registerDeepResearchTools(server: McpServer, ctx: McpContext, al
       (args) =>
         guarded('search', async () => {
           const r = await ctx.engine.knowledge.search({ query: args.query, limit: SEARCH_RESULTS }, scopeOf(ctx.access));
-          const structured = ctx.engine.settings.redact({ results: r.results.map((x) => ({ id: x.uri, title: x.title, url: x.uri })) });
+          const structured = await ctx.engine.settings.redact({ results: r.results.map((x) => ({ id: x.uri, title: x.title, url: x.uri })) });
           return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
         }),
     );
@@ -67,7 +67,7 @@ export function registerDeepResearchTools(server: McpServer, ctx: McpContext, al
             scopeOf(ctx.access),
           );
           const m = r.meta;
-          const structured = ctx.engine.settings.redact({
+          const structured = await ctx.engine.settings.redact({
             id,
             title: m.title,
             text: r.content,

@@ -289,7 +289,7 @@ interface SessionArgs {
   end?: boolean;
 }
 
-function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): CallToolResult {
+function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): Promise<CallToolResult> {
   const state: CallState = callState(ctx.knowledge, ctx.access, extra, args.session);
   const { session } = state;
   const sessions = ctx.knowledge.sessions;
@@ -324,7 +324,7 @@ function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): C
  * says — redacting the JSON text as a string would leave its highlight spans where they were (the
  * server's wrapper redacts both again, which finds nothing more).
  */
-function json(ctx: McpContext, structured: Record<string, unknown>): CallToolResult {
-  const redacted = ctx.engine.settings.redact(structured);
+async function json(ctx: McpContext, structured: Record<string, unknown>): Promise<CallToolResult> {
+  const redacted = await ctx.engine.settings.redact(structured);
   return { content: [{ type: 'text', text: JSON.stringify(redacted) }], structuredContent: redacted };
 }

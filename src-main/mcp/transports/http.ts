@@ -17,6 +17,7 @@ import { KnowledgeSessions, type ClientIdentity, type SessionLimits } from '../k
 import { FULL_ACCESS, type Access } from '../security/access.js';
 import type { Authenticator } from '../security/auth.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../security/rate-limit.js';
+import { RefusalLog } from '../security/refusals.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
 import { InMemoryEventStore } from './event-store.js';
 import { clientInfoOf, McpRequestLog } from './request-log.js';
@@ -34,6 +35,8 @@ export interface McpHttpOptions {
   requestLogSize?: number;
   /** Knowledge sessions' TTL and capacity (see knowledge/session-store.ts). */
   knowledgeSessions?: Partial<SessionLimits>;
+  /** Where refused requests are logged (the host's log; default stderr). */
+  refusals?: RefusalLog;
 }
 
 /** The endpoint as an HTTP route: true when it answered the request (the host's RouteHandler). */
@@ -47,6 +50,8 @@ export interface McpHttpEndpoint {
   requests: McpRequestLog;
   /** The knowledge tools' sessions (2025 protocol sessions and 2026 handles), for the Connect screen. */
   knowledgeSessions: KnowledgeSessions;
+  /** Requests (and SSE streams) open now, live sessions, and when the last request started or ended (a host's idle check). */
+  activity(): { open: number; sessions: number; lastActivityAt: number };
   close(): Promise<void>;
 }
 
@@ -81,6 +86,9 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     sessions.delete(id);
     if (s) knowledgeSessions.end(`mcp:${id}`, s.access.key);
   };
+  const refusals = opts.refusals ?? new RefusalLog();
+  let open = 0;
+  let lastActivityAt = Date.now();
 
   const modern = createMcpHandler((ctx) => {
     const facts = factsOf(ctx.authInfo);
@@ -149,8 +157,15 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
 
   const route: McpRoute = async (req, res, url) => {
     if (url.pathname !== path) return false;
+    open++;
+    lastActivityAt = Date.now();
+    res.once('close', () => {
+      open--;
+      lastActivityAt = Date.now();
+    });
     const access = opts.authenticate(req);
     if (!access) {
+      refusals.refused(req, 401, req.headers.authorization ? 'unknown, revoked or expired token' : 'no token');
       jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see $TROVE_HOME/runtime.json or `trove token create`)', {
         'WWW-Authenticate': 'Bearer realm="trove"',
       });
@@ -159,6 +174,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     if (access !== FULL_ACCESS) {
       const wait = limiter.take(access.key);
       if (wait > 0) {
+        refusals.refused(req, 429, `rate limit of token "${access.name}"`);
         jsonRpcError(res, 429, -32000, `Too many requests for token "${access.name}"; retry in ${wait} s`, { 'Retry-After': String(wait) });
         return true;
       }
@@ -170,15 +186,18 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       return true;
     }
     if (req.method !== 'POST') {
+      refusals.refused(req, 405, 'method not allowed');
       jsonRpcError(res, 405, -32000, 'Method not allowed: use POST, GET or DELETE', { Allow: 'GET, POST, DELETE' });
       return true;
     }
     if (!isJsonContentType(req.headers['content-type'])) {
+      refusals.refused(req, 415, 'not JSON');
       jsonRpcError(res, 415, -32000, 'Unsupported media type: Content-Type must be application/json');
       return true;
     }
     const text = await readBody(req, maxBody);
     if (text === null) {
+      refusals.refused(req, 413, 'body too large');
       jsonRpcError(res, 413, -32000, `Payload too large: the limit is ${maxBody} bytes`, { Connection: 'close' });
       return true;
     }
@@ -186,6 +205,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     try {
       body = JSON.parse(text);
     } catch {
+      refusals.refused(req, 400, 'body is not JSON');
       jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
       return true;
     }
@@ -204,6 +224,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     sessionCount: () => sessions.size,
     requests,
     knowledgeSessions,
+    activity: () => ({ open, sessions: sessions.size, lastActivityAt }),
     async close() {
       clearInterval(sweep);
       knowledgeSessions.close();

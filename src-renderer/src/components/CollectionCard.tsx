@@ -113,6 +113,21 @@ export function CollectionCard(props: {
           <button type="button" onClick={() => setContext(null)}>Cancel</button>
         </div>
       )}
+      <label className="row">
+        <span className="muted">Secret redaction: </span>
+        <select
+          aria-label={`Secret redaction for ${c.name}`}
+          value={c.redactSecrets === null ? 'default' : c.redactSecrets ? 'on' : 'off'}
+          onChange={(e) => {
+            const v = e.target.value;
+            void act(() => trove.call('collections.setRedaction', { name: c.name, redactSecrets: v === 'default' ? null : v === 'on' }));
+          }}
+        >
+          <option value="default">as in Settings</option>
+          <option value="on">on for this collection</option>
+          <option value="off">off for this collection</option>
+        </select>
+      </label>
       {problems.length > 0 && (
         <details>
           <summary>

@@ -27,6 +27,7 @@ export function SavedSettingsCard({ info, onSaved }: { info: SettingsInfo; onSav
   const [port, setPort] = useState(info.saved.port === null ? '' : String(info.saved.port));
   const [maxMb, setMaxMb] = useState(info.saved.maxFileBytes === null ? '' : String(+(info.saved.maxFileBytes / MB).toFixed(3)));
   const [rules, setRules] = useState<string[]>(info.saved.redaction);
+  const [redactSecrets, setRedactSecrets] = useState(info.saved.redactSecrets);
   const [newRule, setNewRule] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [status, setStatus] = useState<string | null>(null);
@@ -50,7 +51,7 @@ export function SavedSettingsCard({ info, onSaved }: { info: SettingsInfo; onSav
     setBusy(true);
     try {
       const maxFileBytes = mbValue === null ? null : Math.round(mbValue * MB);
-      const r = await trove.call('settings.update', { port: portValue, maxFileBytes, redaction: rules });
+      const r = await trove.call('settings.update', { port: portValue, maxFileBytes, redaction: rules, redactSecrets });
       setErrors(r.errors ?? {});
       if (!r.errors) {
         onSaved(r.settings);
@@ -104,6 +105,18 @@ export function SavedSettingsCard({ info, onSaved }: { info: SettingsInfo; onSav
         this. Applies from the next index run; bigger files are skipped with the reason. Chunk size is fixed (read-only).
       </p>
       <fieldset>
+        <legend>Secrets</legend>
+        <label>
+          <input type="checkbox" name="redactSecrets" checked={redactSecrets} onChange={(e) => setRedactSecrets(e.target.checked)} />
+          Redact secret-looking text
+        </label>
+        <p className="muted" data-testid="secrets-help">
+          API keys and tokens (GitHub, OpenAI, Anthropic, AWS, Slack, Stripe, Google and more), private keys, JWTs, passwords in URLs and random-looking
+          values assigned to names like *_KEY, *_TOKEN or password become [redacted secret] in everything assistants get and in this app. On by
+          default; a collection can override it. The index is unchanged.
+        </p>
+      </fieldset>
+      <fieldset>
         <legend>Redaction rules</legend>
         <p className="muted">
           Regular expressions (JavaScript syntax). Their matches are replaced by [redacted] in everything assistants get over MCP (search snippets, get,
@@ -120,7 +133,7 @@ export function SavedSettingsCard({ info, onSaved }: { info: SettingsInfo; onSav
             </li>
           ))}
         </ul>
-        {rules.length === 0 && <p className="muted">No rules: assistants get the text as indexed.</p>}
+        {rules.length === 0 && <p className="muted">No rules of your own.</p>}
         <label>
           New rule
           <input name="newRule" value={newRule} onChange={(e) => setNewRule(e.target.value)} placeholder="e.g. \bsk-[A-Za-z0-9]{20,}" />

@@ -18,6 +18,7 @@ interface RawCollection {
   created_at: number;
   updated_at: number;
   last_indexed_at: number | null;
+  redact_secrets: boolean | null;
 }
 
 const fromRaw = (r: RawCollection): CollectionRow => ({
@@ -31,6 +32,7 @@ const fromRaw = (r: RawCollection): CollectionRow => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   lastIndexedAt: r.last_indexed_at,
+  redactSecrets: r.redact_secrets ?? null,
 });
 
 export class PostgresCollections implements CollectionRepository {

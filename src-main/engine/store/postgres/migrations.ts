@@ -193,4 +193,12 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   CREATE INDEX documents_parent ON documents (parent_id) WHERE parent_id IS NOT NULL;
   `,
   },
+  {
+    name: 'secret redaction per collection; token expiry',
+    // store/migrations.ts's entry of the same name: NULL follows the Settings switch / never expires
+    sql: `
+  ALTER TABLE collections ADD COLUMN redact_secrets boolean;
+  ALTER TABLE access_tokens ADD COLUMN expires_at bigint;
+  `,
+  },
 ];

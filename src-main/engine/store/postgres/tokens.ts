@@ -16,6 +16,7 @@ interface RawToken {
   profile: TokenProfile;
   created_at: number;
   last_used_at: number | null;
+  expires_at: number | null;
   collections: string[] | null;
 }
 
@@ -34,6 +35,7 @@ const fromRaw = (r: RawToken): TokenRow => ({
   profile: r.profile,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
+  expiresAt: r.expires_at ?? null,
 });
 
 export class PostgresTokens implements TokenRepository {
@@ -41,11 +43,11 @@ export class PostgresTokens implements TokenRepository {
 
   constructor(private readonly db: PostgresDatabase) {}
 
-  async insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile }): Promise<TokenRow> {
+  async insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile; expiresAt?: number | null }): Promise<TokenRow> {
     await this.db.transaction(async (c) => {
       const r = await c.query<{ id: number }>(
-        'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, profile, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id',
-        [t.name, hashTokenSecret(t.secret), t.secret.slice(0, 10), t.collectionIds !== null, t.tools ? JSON.stringify(t.tools) : null, t.memory, t.profile ?? 'standard', Date.now()],
+        'INSERT INTO access_tokens (name, hash, hint, scoped, tools, memory, profile, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id',
+        [t.name, hashTokenSecret(t.secret), t.secret.slice(0, 10), t.collectionIds !== null, t.tools ? JSON.stringify(t.tools) : null, t.memory, t.profile ?? 'standard', Date.now(), t.expiresAt ?? null],
       );
       if (t.collectionIds?.length) {
         await c.query('INSERT INTO access_token_collections (token_id, collection_id) SELECT $1, unnest($2::bigint[])', [r.rows[0]!.id, t.collectionIds]);

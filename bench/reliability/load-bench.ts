@@ -1,0 +1,103 @@
+// reliability:load [--seconds 300] [--clients 32] [--notes 5000] [--small]: a real `trove serve`
+// (its own process, so its RSS is its own) over a stable collection, a large one it indexes at
+// start-up while the load runs, and a watched folder that keeps changing; 32 MCP clients — v1 and
+// v2 SDKs (2025 sessions and 2026-07-28), over HTTP and through `trove mcp` on stdio — calling
+// search, query, get and multi_get for the whole time. Prints calls, errors, p50/p99 per tool, the
+// host's RSS over time (and its growth over the last half), and one JSON line. Needs the built CLI.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { readRuntimeFile } from '../../src-main/host/runtime-file.js';
+import { writeNotes } from '../../test/reliability/lib/generated-corpus.js';
+import { runLoad, type ClientKind } from '../../test/reliability/lib/load.js';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false } },
+});
+const seconds = Number(values.seconds ?? (values.small ? 20 : 300));
+const clientCount = Number(values.clients ?? (values.small ? 8 : 32));
+const notes = Number(values.notes ?? (values.small ? 300 : 5000));
+const BIN = path.resolve(import.meta.dirname, '../../bin/trove.js');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-load-'));
+const profile = path.join(dir, 'profile');
+const env = { ...process.env, TROVE_HOME: profile, TROVE_PORT: '0' };
+const trove = (...args: string[]) => execFileSync(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+
+const stable = writeNotes(path.join(dir, 'stable'), 200).map((p) => `stable/${p}`);
+writeNotes(path.join(dir, 'big'), notes, 3);
+fs.mkdirSync(path.join(dir, 'live'));
+trove('collection', 'add', path.join(dir, 'stable'), '--name', 'stable');
+trove('collection', 'add', path.join(dir, 'big'), '--name', 'big', '--no-index'); // the host indexes it at start-up, under load
+trove('collection', 'add', path.join(dir, 'live'), '--name', 'live');
+
+const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const mcpUrl = await new Promise<string>((resolve, reject) => {
+  let out = '';
+  serve.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    const line = out.split('\n').find((l) => l.includes('"mcpUrl"'));
+    if (line) resolve((JSON.parse(line) as { mcpUrl: string }).mcpUrl);
+  });
+  serve.once('exit', (code) => reject(new Error(`trove serve exited with ${code}`)));
+});
+const token = readRuntimeFile(profile)!.token;
+
+const rss: { t: number; mb: number }[] = [];
+const t0 = performance.now();
+const sample = () => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${serve.pid}/status`, 'utf8'));
+  if (m) rss.push({ t: (performance.now() - t0) / 1000, mb: Number(m[1]) / 1024 });
+};
+sample();
+const sampler = setInterval(sample, 1000);
+let n = 0;
+const churn = setInterval(() => fs.writeFileSync(path.join(dir, 'live', `file-${n++ % 50}.md`), `# Live ${n}\n\nkeeper lantern harbour ${n}\n`), 50);
+
+const quarter = Math.max(1, Math.round(clientCount / 8));
+const clients: Record<ClientKind, number> = { 'v1-http': clientCount / 2 - quarter, 'v2-http': clientCount / 2 - quarter, 'v1-stdio': quarter, 'v2-stdio': quarter };
+try {
+  const out = await runLoad({
+    mcpUrl,
+    token,
+    profileDir: profile,
+    clients,
+    durationMs: seconds * 1000,
+    paths: stable,
+    glob: 'stable/notes-0/note-000*.md',
+    queries: ['keeper wind swell', 'retries jitter herd', 'lantern harbour', 'gannets puffins cliff', 'compass glacier summit', 'copper signal orchard'],
+  });
+  clearInterval(churn);
+  clearInterval(sampler);
+  sample();
+  const status = JSON.parse(execFileSync(process.execPath, [BIN, 'status', '--json'], { env, encoding: 'utf8' })) as { collections: { name: string; documents: number }[] };
+  const bigIndexed = status.collections.find((c) => c.name === 'big')?.documents ?? 0;
+  const half = rss.filter((s) => s.t >= rss[rss.length - 1]!.t / 2);
+  const slope = regression(half.map((s) => [s.t, s.mb]));
+  const growth = half.length ? half[half.length - 1]!.mb - half[0]!.mb : 0;
+  console.log(`${clientCount} clients (${JSON.stringify(clients)}) for ${seconds} s: ${out.calls} calls (${(out.calls / (out.wallMs / 1000)).toFixed(0)}/s), ${out.errors.length} errors`);
+  for (const e of out.errors.slice(0, 10)) console.log(`  error: ${e}`);
+  for (const [tool, s] of Object.entries(out.perTool)) console.log(`  ${tool.padEnd(10)} n=${String(s.n).padStart(6)}  p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.max.toFixed(0)} ms`);
+  console.log(`big collection indexed under load: ${bigIndexed} of ${notes} notes`);
+  console.log(`host RSS: start ${rss[0]!.mb.toFixed(0)} MB, max ${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB, end ${rss[rss.length - 1]!.mb.toFixed(0)} MB; last half: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB (${(slope * 60).toFixed(2)} MB/min)`);
+  console.log(`RSS over time (MB, every ~${Math.max(1, Math.round(rss.length / 20))} s): ${rss.filter((_, i) => i % Math.max(1, Math.round(rss.length / 20)) === 0).map((s) => s.mb.toFixed(0)).join(' ')}`);
+  console.log(JSON.stringify({ bench: 'reliability:load', seconds, clients: clientCount, calls: out.calls, errors: out.errors.length, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10 }));
+  process.exitCode = out.errors.length ? 1 : 0;
+} finally {
+  clearInterval(churn);
+  clearInterval(sampler);
+  serve.kill('SIGTERM');
+  await new Promise((r) => serve.once('exit', r));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Least-squares slope of y over x. */
+function regression(points: number[][]): number {
+  if (points.length < 2) return 0;
+  const mx = points.reduce((a, p) => a + p[0]!, 0) / points.length;
+  const my = points.reduce((a, p) => a + p[1]!, 0) / points.length;
+  const num = points.reduce((a, p) => a + (p[0]! - mx) * (p[1]! - my), 0);
+  const den = points.reduce((a, p) => a + (p[0]! - mx) ** 2, 0);
+  return den ? num / den : 0;
+}
