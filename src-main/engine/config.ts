@@ -1,6 +1,6 @@
-// The environment, read once at the edges (the CLI, `trove serve`, the desktop host) into one
+// The environment, which the edges (the CLI, `trove serve`, the desktop host) pass in once, into one
 // validated object: the options the engine is opened with and the host's own. Nothing below the
-// faces reads process.env; a bad value is a usage error (INVALID_INPUT) naming the variable, the
+// faces reads the environment itself; a bad value is a usage error (INVALID_INPUT) naming the variable, the
 // same message from every command.
 import { invalidInput } from './errors.js';
 import type { EngineOptions } from './engine.js';

@@ -2,9 +2,11 @@
 // database handle it opens and closes it; there is no module-level state.
 import fs from 'node:fs';
 import path from 'node:path';
+import { AccessTokens, type CreateTokenInput } from './access-tokens.js';
 import { assertFolder, validateGlobs, validateName } from './collection-input.js';
 import { datasetsApi } from './datasets/datasets-api.js';
-import { DatasetRegistry } from './datasets/registry.js';
+import { openDatasetRegistry } from './datasets/open-registry.js';
+import type { DatasetRegistry } from './datasets/registry.js';
 import type { EmbeddingOptions } from './embed/embeddings.js';
 import { EmbeddingService } from './embed/embeddings.js';
 import { EngineModels } from './embed/models-api.js';
@@ -31,13 +33,13 @@ import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { ChunkStore } from './store/chunks.js';
-import { DatasetCheckStore, DatasetFolderStore } from './store/dataset-folders.js';
 import { ALL_KINDS, CollectionStore, type CollectionRow } from './store/collections.js';
 import { openDatabase, storageError, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
-import { newTokenSecret, TokenStore, type TokenRow } from './store/tokens.js';
+import { StatusReporter } from './status-report.js';
+import { TokenStore } from './store/tokens.js';
 import type {
   AddCollectionInput,
   DatasetsApi,
@@ -46,12 +48,10 @@ import type {
   CollectionInfo,
   EmbeddingProgress,
   FailureInfo,
-  IndexingStatus,
   IndexProgress,
   IndexReport,
   KnowledgeApi,
   MemoryApi,
-  MemoryGrant,
   ModelsApi,
   MultiGetResult,
   RetrievedDocument,
@@ -60,7 +60,6 @@ import type {
   SettingsApi,
   StatusReport,
   TokenInfo,
-  TokenProfile,
 } from './types/index.js';
 
 export interface EngineOptions {
@@ -91,7 +90,8 @@ export class Engine {
   private readonly documents: DocumentStore;
   private readonly chunks: ChunkStore;
   private readonly stats: StatsStore;
-  private readonly tokens: TokenStore;
+  private readonly reports: StatusReporter;
+  private readonly accessTokens: AccessTokens;
   private readonly lexical: LexicalSearch;
   private readonly retriever: DocumentRetriever;
   private readonly chunking: ChunkOptions;
@@ -131,7 +131,17 @@ export class Engine {
     this.documents = new DocumentStore(this.db);
     this.chunks = new ChunkStore(this.db);
     this.stats = new StatsStore(this.db);
-    this.tokens = new TokenStore(this.db);
+    this.reports = new StatusReporter({
+      profileDir: this.profileDir,
+      databaseFile: this.databaseFile,
+      collections: this.collections,
+      stats: this.stats,
+      indexing: () => this.indexing.status(),
+      embeddings: (visible) => this.embeddings.statusReport(visible),
+      datasets: () => this.registry.list(),
+      memory: () => this.memory.summary(),
+    });
+    this.accessTokens = new AccessTokens(new TokenStore(this.db), (name) => this.requireCollection(name).id);
     this.lexical = new LexicalSearch(this.db);
     this.retriever = new DocumentRetriever(this.collections, this.documents);
     this.chunking = { ...DEFAULT_CHUNKING, ...opts.chunking };
@@ -160,26 +170,18 @@ export class Engine {
     this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
-    // registered datasets: folder datasets get their own keyword index; the vectors are shared
-    const datasetLexical = new LexicalSearch(this.db, this.lexical.anchors, 'dataset_fts');
-    const datasetChunks = this.chunks.forIndex('dataset_fts');
     const live = opts.indexing?.live;
-    this.registry = new DatasetRegistry({
+    this.registry = openDatasetRegistry({
       db: this.db,
       profileDir: this.profileDir,
       collections: this.collections,
-      chunks: datasetChunks,
-      folders: new DatasetFolderStore(this.db),
-      checks: new DatasetCheckStore(this.db),
+      documents: this.documents,
+      chunks: this.chunks,
+      lexical: this.lexical,
       indexing: this.indexing,
       embeddings: this.embeddings,
-      search: {
-        documents: this.documents,
-        chunks: datasetChunks,
-        lexical: datasetLexical,
-        modes: new ModeSearch(this.db, this.embeddings, datasetLexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' }),
-        generation: () => this.generation,
-      },
+      fusion: opts.search?.fusion ?? 'rrf',
+      generation: () => this.generation,
       changed: () => {
         this.generation++;
         this.embeddings.changed();
@@ -445,47 +447,9 @@ export class Engine {
     return this.retriever.multiGet(pattern, opts);
   }
 
-  /**
-   * `collections`: an allow-list (a scoped token); other collections are left out entirely.
-   * `memory`: include the memory store's summary (default: when no allow-list is given).
-   */
+  /** The index's status; `collections` limits it to a scoped caller's (see status-report.ts). */
   status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
-    const counts = this.stats.counts();
-    const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
-    const visible = this.collections.list().filter((c) => !allow || allow.has(c.name.toLowerCase()));
-    const collections = visible.map((c) => ({ ...this.info(c, counts), problems: this.stats.failures(c.id, 50) }));
-    const sum = (k: 'documents' | 'chunks' | 'skipped' | 'failed') => collections.reduce((n, c) => n + c[k], 0);
-    let bytes = 0;
-    for (const suffix of ['', '-wal']) {
-      try {
-        bytes += fs.statSync(this.databaseFile + suffix).size;
-      } catch {
-        /* no WAL yet */
-      }
-    }
-    return {
-      profileDir: this.profileDir,
-      database: { path: this.databaseFile, bytes },
-      totals: {
-        collections: collections.length,
-        documents: sum('documents'),
-        chunks: sum('chunks'),
-        skipped: sum('skipped'),
-        failed: sum('failed'),
-        kinds: sumKinds(collections.map((c) => c.kinds)),
-      },
-      collections,
-      indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
-      ...this.embeddings.statusReport(visible),
-      // datasets are not collections: a token scoped to some collections sees none of them
-      datasets: allow ? [] : this.registry.list(),
-      ...((opts.memory ?? !opts.collections) ? { memory: this.memory.summary() } : {}),
-    };
-  }
-
-  private indexingStatus(visible: Set<string>): IndexingStatus {
-    const s = this.indexing.status();
-    return { ...s, watchers: s.watchers.filter((w) => visible.has(w.collection)), collections: s.collections.filter((c) => visible.has(c.collection)) };
+    return this.reports.status(opts);
   }
 
   /** Paths of the indexed documents of a collection, sorted (completions, suffix lookups). */
@@ -495,52 +459,22 @@ export class Engine {
 
   // ---- access tokens -------------------------------------------------------------------
 
-  /**
-   * Returns the secret once; only its hash is stored. `memory` defaults to write for a token that
-   * sees every collection and to none for one scoped to some (memory holds notes from every
-   * conversation, which a scoped token's owner did not mean to share). `profile` deep-research:
-   * its clients get exactly search + fetch.
-   */
-  createToken(input: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile?: TokenProfile; expiresInDays?: number }): {
-    token: string;
-    info: TokenInfo;
-  } {
-    validateName(input.name, 'token');
-    if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
-    if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
-    const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.requireCollection(n).id))] : null;
-    if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
-      throw invalidInput('tools must be a non-empty list of tool names such as search,get');
-    }
-    const days = input.expiresInDays;
-    if (days !== undefined && !(Number.isFinite(days) && days > 0 && days <= 3650)) throw invalidInput('a token expires after 0 to 3650 days');
-    const token = newTokenSecret();
-    if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
-      throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
-    }
-    const expiresAt = days === undefined ? null : Date.now() + Math.round(days * 86_400_000);
-    const memory = input.memory ?? (collectionIds ? 'none' : 'write');
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools: input.tools ? [...new Set(input.tools)] : null, memory, profile: input.profile, expiresAt });
-    return { token, info: tokenInfo(row) };
+  /** Returns the secret once; only its hash is stored (see access-tokens.ts for the defaults). */
+  createToken(input: CreateTokenInput): { token: string; info: TokenInfo } {
+    return this.accessTokens.create(input);
   }
 
   listTokens(): TokenInfo[] {
-    return this.tokens.list().map(tokenInfo);
+    return this.accessTokens.list();
   }
 
   revokeToken(name: string): void {
-    const row = this.tokens.byName(name);
-    if (!row) throw notFound(`no token named "${name}"`);
-    this.tokens.delete(row.id);
+    this.accessTokens.revoke(name);
   }
 
   /** The token a secret belongs to, or null; records its use. */
   verifyToken(secret: string): TokenInfo | null {
-    if (!secret.startsWith('trove_') || secret.length > 200) return null;
-    const row = this.tokens.bySecret(secret);
-    if (!row || (row.expiresAt !== null && row.expiresAt <= Date.now())) return null;
-    this.tokens.touch(row.id);
-    return tokenInfo(row);
+    return this.accessTokens.verify(secret);
   }
 
   private requireFolderDataset(id: string): CollectionRow {
@@ -559,42 +493,7 @@ export class Engine {
     return c;
   }
 
-  private info(c: CollectionRow, counts = this.stats.counts()): CollectionInfo {
-    const n = counts.get(c.id);
-    return {
-      name: c.name,
-      root: c.root,
-      include: c.include,
-      exclude: c.exclude,
-      context: c.context,
-      documents: n?.documents ?? 0,
-      chunks: n?.chunks ?? 0,
-      skipped: n?.skipped ?? 0,
-      failed: n?.failed ?? 0,
-      kinds: n?.kinds ?? {},
-      createdAt: new Date(c.createdAt).toISOString(),
-      lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
-      redactSecrets: c.redactSecrets,
-    };
+  private info(c: CollectionRow, counts?: ReturnType<StatsStore['counts']>): CollectionInfo {
+    return this.reports.info(c, counts);
   }
-}
-
-function sumKinds(all: Record<string, number>[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const kinds of all) for (const [k, n] of Object.entries(kinds)) out[k] = (out[k] ?? 0) + n;
-  return out;
-}
-
-function tokenInfo(t: TokenRow): TokenInfo {
-  return {
-    name: t.name,
-    hint: t.hint,
-    collections: t.collections,
-    tools: t.tools,
-    memory: t.memory,
-    profile: t.profile,
-    createdAt: new Date(t.createdAt).toISOString(),
-    lastUsedAt: t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : null,
-    expiresAt: t.expiresAt ? new Date(t.expiresAt).toISOString() : null,
-  };
 }
