@@ -2,11 +2,14 @@
 // corpus (default ../shared/bench/corpora/cpp-docs), with natural-language questions built
 // deterministically from the corpus's own headings (so they have answers, and are phrased like a
 // person would ask). Prints p50/p95/p99, the plan mix, and how many queries found nothing.
+// --database postgresql://…: the profile is migrated there (`trove migrate`; a finished copy is
+// reused) and the same queries run on PostgreSQL (SharedIndex); prints "backend": "postgres" and
+// how many queries returned other documents than SQLite's (the ranking parity check).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { Engine, migrateProfile, openSharedIndex, readEnvironment, type SearchResponse, type SharedIndex } from '../src-main/engine/index.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -15,6 +18,7 @@ const { values, positionals } = parseArgs({
     limit: { type: 'string', default: '10' },
     home: { type: 'string' },
     reindex: { type: 'boolean', default: false },
+    database: { type: 'string' },
   },
 });
 const root = path.resolve(import.meta.dirname, '..');
@@ -63,21 +67,33 @@ const queries = Array.from({ length: Number(values.queries) }, () => {
 });
 
 const limit = Number(values.limit);
-for (const q of queries.slice(0, 50)) engine.search({ query: q, limit }); // warm caches
+let shared: SharedIndex | null = null;
+if (values.database) {
+  const migrated = performance.now();
+  await migrateProfile({ profileDir: home, url: values.database });
+  console.error(`profile copied to PostgreSQL (or found there) in ${(performance.now() - migrated).toFixed(0)} ms`);
+  shared = await openSharedIndex(values.database);
+}
+const search = async (query: string): Promise<SearchResponse> => (shared ? shared.search({ query, limit }) : engine.search({ query, limit }));
+for (const q of queries.slice(0, 50)) await search(q); // warm caches
 const times: number[] = [];
 const strategies = new Map<string, number>();
 let empty = 0;
+let differ = 0;
 for (const q of queries) {
   const t0 = performance.now();
-  const r = engine.search({ query: q, limit });
+  const r = await search(q);
   times.push(performance.now() - t0);
   strategies.set(r.plan.strategy, (strategies.get(r.plan.strategy) ?? 0) + 1);
   if (!r.results.length) empty++;
+  if (shared && engine.search({ query: q, limit }).results.map((x) => x.docid).join() !== r.results.map((x) => x.docid).join()) differ++;
 }
+await shared?.close();
 await engine.close();
 times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
 const result = {
+  backend: shared ? 'postgres' : 'sqlite',
   corpus: path.basename(dir),
   documents: status.totals.documents,
   chunks: status.totals.chunks,
@@ -89,6 +105,7 @@ const result = {
   without_results: empty,
   plans: Object.fromEntries(strategies),
   merge_ms: Math.round(mergeMs),
+  ...(shared ? { differ_from_sqlite: differ } : {}),
 };
 console.error(`p50 ${result.p50_ms} ms  p95 ${result.p95_ms} ms  p99 ${result.p99_ms} ms  (${empty} of ${queries.length} found nothing)`);
 console.log(JSON.stringify(result));

@@ -1,11 +1,13 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, readEnvironment, type EngineOptions, type TroveEnvironment } from '../engine/index.js';
+import { Engine, openSharedIndex, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type TroveEnvironment } from '../engine/index.js';
+import { UsageError } from './options.js';
 
 export class CliContext {
   json: boolean;
   private opened: Engine | null = null;
+  private shared: SharedIndex | null = null;
   private env: TroveEnvironment | null = null;
 
   constructor(argv: readonly string[]) {
@@ -19,7 +21,17 @@ export class CliContext {
 
   /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
   engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
+    if (!this.opened && this.environment().database) {
+      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove search --mode keyword` does (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
+    }
     return (this.opened ??= Engine.open(adjust(this.environment().engine)));
+  }
+
+  /** The index in PostgreSQL (`--database`, else TROVE_DATABASE_URL), or null for the profile's SQLite index. */
+  async sharedIndex(option?: string): Promise<SharedIndex | null> {
+    const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
+    if (!url) return null;
+    return (this.shared ??= await openSharedIndex(url));
   }
 
   setJson(cmd: Command): void {
@@ -32,9 +44,11 @@ export class CliContext {
   }
 
   /** Settles when the engine's model workers have exited. */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     const engine = this.opened;
-    this.opened = null;
-    return engine ? engine.close() : Promise.resolve();
+    const shared = this.shared;
+    this.opened = this.shared = null;
+    await shared?.close();
+    if (engine) await engine.close();
   }
 }

@@ -47,6 +47,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   models: async () => (await import('./commands/models-command.js')).registerModelsCommand,
   embed: async () => (await import('./commands/models-command.js')).registerModelsCommand,
   memory: async () => (await import('./commands/memory-command.js')).registerMemoryCommand,
+  migrate: async () => (await import('./commands/migrate-command.js')).registerMigrateCommand,
 };
 
 /** The named command's module only; every module for help or an unknown command. */

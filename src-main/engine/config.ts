@@ -5,6 +5,7 @@
 import { invalidInput } from './errors.js';
 import type { EngineOptions } from './engine.js';
 import { defaultProfileDir } from './profile.js';
+import { validatePostgresUrl } from './store/postgres/url.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -27,6 +28,8 @@ export interface TroveEnvironment {
   host: HostEnvironment;
   /** TROVE_DEBUG: stack traces of unexpected errors on stderr. */
   debug: boolean;
+  /** TROVE_DATABASE_URL: the index in PostgreSQL instead of the profile's SQLite file (what runs there: docs/scale-out.md). */
+  database?: string;
 }
 
 /** Every variable Trove reads, with what it means (the README and `--help` list the same). */
@@ -48,6 +51,7 @@ export const ENVIRONMENT_VARIABLES = {
   TROVE_MCP_TOKEN: 'the token `trove mcp` sends',
   TROVE_IDLE_EXIT_MINUTES: 'minutes a host started by `trove mcp` waits without clients or indexing work before it stops (default 5)',
   TROVE_DEBUG: '1 prints stack traces of unexpected errors',
+  TROVE_DATABASE_URL: 'the index in PostgreSQL (postgresql://user@host/db; today keyword `trove search` only)',
 } as const;
 
 /** Reads and checks every TROVE_* variable; throws INVALID_INPUT naming the first bad one. */
@@ -78,7 +82,7 @@ export function readEnvironment(env: Env, platform: NodeJS.Platform = process.pl
     ...optional('mcpToken', v.string('TROVE_MCP_TOKEN')),
     ...optional('idleExitMinutes', v.number('TROVE_IDLE_EXIT_MINUTES', 0.01, 7 * 24 * 60)),
   };
-  return { engine, host, debug: v.boolean('TROVE_DEBUG') ?? false };
+  return { engine, host, debug: v.boolean('TROVE_DEBUG') ?? false, ...optional('database', v.postgresUrl('TROVE_DATABASE_URL')) };
 }
 
 function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
@@ -100,6 +104,16 @@ class EnvReader {
 
   string(name: string): string | undefined {
     return this.raw(name);
+  }
+
+  postgresUrl(name: string): string | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    try {
+      return validatePostgresUrl(raw, name);
+    } catch (err) {
+      throw invalidInput((err as Error).message);
+    }
   }
 
   secret(name: string, minLength: number): string | undefined {

@@ -3,7 +3,7 @@
 // `trove serve` runs (engine + MCP over loopback HTTP, so assistants reach Trove while the
 // window is closed) and serves the app API to the main process over the process's message port.
 import type { FromHost } from '../api/host-protocol.js';
-import { readEnvironment } from '../engine/index.js';
+import { invalidInput, readEnvironment } from '../engine/index.js';
 import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
 import { mountAppApi } from './app-api-mount.js';
 import { hostEngineOptions, startHost } from './host.js';
@@ -22,6 +22,8 @@ async function main(): Promise<void> {
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
     const env = readEnvironment(process.env); // the one place this process reads its environment
+    // the app does not run on PostgreSQL yet: say so rather than quietly opening the SQLite index
+    if (env.database) throw invalidInput('TROVE_DATABASE_URL is set, but the desktop app does not run on PostgreSQL yet (docs/scale-out.md); unset it');
     // background embedding on: the Settings switch turns it off (applied without a restart)
     const host = await startHost({ engineOptions: hostEngineOptions(env.engine, { embed: true }), env: env.host });
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs

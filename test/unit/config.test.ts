@@ -39,6 +39,7 @@ describe('readEnvironment', () => {
       TROVE_MCP_TOKEN: 'trove_scoped',
       TROVE_IDLE_EXIT_MINUTES: '0.5',
       TROVE_DEBUG: '1',
+      TROVE_DATABASE_URL: 'postgresql://trove@/index?host=/run/postgresql',
     });
     expect(env).toEqual({
       engine: {
@@ -51,12 +52,13 @@ describe('readEnvironment', () => {
       },
       host: { port: 7099, token: 'a-token-of-sixteen-chars', modelsMirror: 'http://127.0.0.1:9/models', mcpToken: 'trove_scoped', idleExitMinutes: 0.5 },
       debug: true,
+      database: 'postgresql://trove@/index?host=/run/postgresql',
     });
     // every variable the README lists is one this test sets
     expect(Object.keys(ENVIRONMENT_VARIABLES).sort()).toEqual(
       ['TROVE_HOME', 'TROVE_MAX_FILE_BYTES', 'TROVE_MODELS_DIR', 'TROVE_RERANK_MODEL', 'TROVE_FUSION', 'TROVE_NATIVE_RANK', 'TROVE_NATIVE_DIR',
         'TROVE_ONNX_SIGNED_WEIGHTS', 'TROVE_WATCH_POLLING', 'TROVE_WATCH_POLL_MS', 'TROVE_RECONCILE_MINUTES', 'TROVE_PORT', 'TROVE_TOKEN',
-        'TROVE_MODELS_MIRROR', 'TROVE_MCP_TOKEN', 'TROVE_IDLE_EXIT_MINUTES', 'TROVE_DEBUG'].sort(),
+        'TROVE_MODELS_MIRROR', 'TROVE_MCP_TOKEN', 'TROVE_IDLE_EXIT_MINUTES', 'TROVE_DEBUG', 'TROVE_DATABASE_URL'].sort(),
     );
   });
 
@@ -76,6 +78,8 @@ describe('readEnvironment', () => {
     ['TROVE_MAX_FILE_BYTES', '1.5', /TROVE_MAX_FILE_BYTES must be a positive whole number/],
     ['TROVE_PORT', '70000', /TROVE_PORT must be a whole number from 0 to 65535 \(got "70000"\)/],
     ['TROVE_FUSION', 'max', /TROVE_FUSION must be one of rrf, weighted \(got "max"\)/],
+    ['TROVE_DATABASE_URL', 'sqlite:///tmp/x.db', /TROVE_DATABASE_URL must start with postgresql:\/\/ or postgres:\/\//],
+    ['TROVE_DATABASE_URL', 'postgresql://localhost', /TROVE_DATABASE_URL names no database/],
     ['TROVE_NATIVE_RANK', 'maybe', /TROVE_NATIVE_RANK must be 1 or 0 \(got "maybe"\)/],
     ['TROVE_WATCH_POLL_MS', '10', /TROVE_WATCH_POLL_MS must be a whole number from 50/],
     ['TROVE_RECONCILE_MINUTES', '0', /TROVE_RECONCILE_MINUTES must be a number from/],

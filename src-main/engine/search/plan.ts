@@ -24,6 +24,8 @@ export interface PlanStep {
    * prefix): ranking takes them instead of counting them again (store/rank-extension.ts).
    */
   hits?: (number | null)[];
+  /** The terms it combines (AND for all-terms and most-terms, OR for any-term); absent for an expression. */
+  terms?: PlannedTerm[];
 }
 
 export interface QueryPlan {
@@ -92,33 +94,7 @@ export class QueryPlanner {
       this.rows = this.countStmt.get()!.n;
     }
     const rows = this.rows;
-    const planned = terms.map((t) => ({ ...t, df: this.documentFrequency(t) }));
-    const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
-    const absent = planned.filter((t) => t.df === 0);
-    const bm25Bound = present.reduce((sum, t) => sum + bm25Idf(rows, Math.min(t.df, rows)) * (BM25_K1 + 1), 0);
-    const termCoverage = planned.length ? present.length / planned.length : 0;
-    if (!present.length) return { steps: [], terms: planned, dropped: absent, bm25Bound, termCoverage };
-
-    const steps: PlanStep[] = [];
-    // AND steps: all present terms, then drop the most frequent one at a time (down to two)
-    for (let n = present.length; n >= 2 && steps.length < MAX_AND_STEPS; n--) {
-      const terms = present.slice(0, n);
-      steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: terms.map(termExpression).join(' AND '), hits: terms.map(exactHits) });
-    }
-    const informative: PlannedTerm[] = [];
-    const dropped: PlannedTerm[] = [...absent];
-    let postings = 0;
-    for (const t of present) {
-      const common = t.df > rows * COMMON_SHARE;
-      if (informative.length && (common || postings + t.df > OR_POSTINGS_BUDGET)) dropped.push(t);
-      else {
-        informative.push(t);
-        postings += t.df;
-      }
-    }
-    const or = informative.map(termExpression).join(' OR ');
-    if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits) });
-    return { steps, terms: planned, dropped, bm25Bound, termCoverage };
+    return planSteps(terms.map((t) => ({ ...t, df: this.documentFrequency(t) })), rows);
   }
 
   /** Chunks containing the term (fts5vocab's row count); for a prefix, the sum over its terms. */
@@ -133,6 +109,39 @@ export class QueryPlanner {
     this.df.set(key, { df, rows: this.rows });
     return df;
   }
+}
+
+/**
+ * The plan for terms with their counts over an index of `rows` chunks (pure: the SQLite planner
+ * above and the storage-backed keyword search, search/storage-keyword.ts, both plan with it).
+ */
+export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
+  const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
+  const absent = planned.filter((t) => t.df === 0);
+  const bm25Bound = present.reduce((sum, t) => sum + bm25Idf(rows, Math.min(t.df, rows)) * (BM25_K1 + 1), 0);
+  const termCoverage = planned.length ? present.length / planned.length : 0;
+  if (!present.length) return { steps: [], terms: planned, dropped: absent, bm25Bound, termCoverage };
+
+  const steps: PlanStep[] = [];
+  // AND steps: all present terms, then drop the most frequent one at a time (down to two)
+  for (let n = present.length; n >= 2 && steps.length < MAX_AND_STEPS; n--) {
+    const terms = present.slice(0, n);
+    steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: terms.map(termExpression).join(' AND '), hits: terms.map(exactHits), terms });
+  }
+  const informative: PlannedTerm[] = [];
+  const dropped: PlannedTerm[] = [...absent];
+  let postings = 0;
+  for (const t of present) {
+    const common = t.df > rows * COMMON_SHARE;
+    if (informative.length && (common || postings + t.df > OR_POSTINGS_BUDGET)) dropped.push(t);
+    else {
+      informative.push(t);
+      postings += t.df;
+    }
+  }
+  const or = informative.map(termExpression).join(' OR ');
+  if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits), terms: informative });
+  return { steps, terms: planned, dropped, bm25Bound, termCoverage };
 }
 
 /** A prefix's summed count overstates the rows it matches (a row with two of its terms counts twice). */

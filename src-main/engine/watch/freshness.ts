@@ -29,7 +29,7 @@ export function freshnessOf(
 }
 
 /** One stat per result: cheap, and it catches changes no watcher reported (e.g. not watching). */
-function changedOnDisk(abs: string, size: number, mtimeMs: number): boolean {
+export function changedOnDisk(abs: string, size: number, mtimeMs: number): boolean {
   try {
     const st = fs.statSync(abs);
     return st.size !== size || Math.trunc(st.mtimeMs) !== mtimeMs;

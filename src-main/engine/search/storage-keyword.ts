@@ -1,0 +1,176 @@
+// Keyword search over the storage interface (store/storage.ts): the same plan (plan.ts's tiers),
+// the same collapse to documents, tiered 0..1 scores, pagination and snippets as lexical.ts, with
+// every read an awaited repository call, so it runs on PostgreSQL. The SQLite engine keeps
+// lexical.ts (synchronous, native rank, cached statements); this is the path the engine moves onto
+// with the storage refactor. Today: the match and prefix syntaxes (ranked terms); the phrase and
+// boolean syntaxes need the query parser to produce an expression tree first (docs/scale-out.md).
+import { TroveError } from '../errors.js';
+import type { KeywordIndex } from '../store/keyword-index.js';
+import type { KeywordCounts, KeywordStep, PlannedKeywordTerm, Storage } from '../store/storage.js';
+import type { ResolvedFilters } from './filters.js';
+import { normalise, tiered, type LexicalHit, type LexicalRequest, type LexicalResult } from './lexical.js';
+import { planSteps, type PlannedTerm, type PlanStep } from './plan.js';
+import { parseQuery, type QueryTerm } from './query.js';
+import { snippetAround, TermMatcher } from './snippet.js';
+import { indexTerm } from './terms.js';
+
+interface DocCandidate {
+  documentId: number;
+  chunkId: number;
+  rank: number;
+  chunks: number;
+}
+
+const MAX_CHUNK_FETCH = 20_000;
+const DF_CACHE_SIZE = 5_000;
+
+export class StorageKeywordSearch {
+  /** The index's row count and average length, and term counts, until the index changes (changed()). */
+  private counts: Promise<KeywordCounts> | null = null;
+  private readonly df = new Map<string, Promise<number>>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly index: KeywordIndex = 'chunks_fts',
+  ) {}
+
+  /** The index changed (this host wrote, or another host's NOTIFY): counts are taken again. */
+  changed(): void {
+    this.counts = null;
+    this.df.clear();
+  }
+
+  async search(req: LexicalRequest): Promise<LexicalResult> {
+    if (req.syntax === 'phrase' || req.syntax === 'boolean') {
+      throw new TroveError('UNAVAILABLE', `the ${req.syntax} syntax does not run on PostgreSQL yet; use match or prefix`);
+    }
+    const parsed = parseQuery(req.query, req.syntax);
+    if (parsed.kind !== 'terms') throw new TroveError('UNAVAILABLE', `the ${req.syntax} syntax does not run on PostgreSQL yet; use match or prefix`);
+    const repo = this.storage.keyword(this.index);
+    const counts = await (this.counts ??= repo.counts().catch((err: unknown) => {
+      this.counts = null;
+      throw err;
+    }));
+    const planned: PlannedTerm[] = await Promise.all(parsed.terms.map(async (t) => ({ ...t, df: await this.documentFrequency(t) })));
+    const plan = planSteps(planned, counts.rows);
+    const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
+    const docs: DocCandidate[] = [];
+    const tierOf = new Map<number, number>();
+    let exhausted = true;
+    let last: PlanStep | undefined;
+    for (const [tier, step] of plan.steps.entries()) {
+      last = step;
+      const found = await this.collect(step, req.filters, needed, counts);
+      exhausted = found.exhausted;
+      for (const d of found.docs) {
+        if (tierOf.has(d.documentId)) continue;
+        tierOf.set(d.documentId, tier);
+        docs.push(d);
+      }
+      if (docs.length >= needed) break;
+    }
+    const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped: plan.dropped.map((t) => t.token.text) };
+    const bm25Scale = { bound: plan.bm25Bound, coverage: plan.termCoverage };
+    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Scale };
+
+    const raws = docs.map((d) => -d.rank);
+    const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
+    const matcher = new TermMatcher(parsed.highlight);
+    const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
+    const page = ranked.slice(req.offset, req.offset + req.limit);
+    const hits = await Promise.all(page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo)));
+    const hasMore = ranked.length > req.offset + req.limit;
+    return {
+      hits,
+      hasMore,
+      nextOffset: hasMore ? req.offset + req.limit : null,
+      totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
+      plan: planInfo,
+      bm25Scale,
+    };
+  }
+
+  private documentFrequency(t: QueryTerm): Promise<number> {
+    const term = keywordTerm(t);
+    const key = `${term.prefix ? '*' : ''}${term.term}`;
+    let df = this.df.get(key);
+    if (!df) {
+      if (this.df.size >= DF_CACHE_SIZE) this.df.clear();
+      df = this.storage.keyword(this.index).documentFrequency(term);
+      df.catch(() => this.df.delete(key));
+      this.df.set(key, df);
+    }
+    return df;
+  }
+
+  /** Ranked chunks of one step until `needed` distinct documents are found (or nothing more matches). */
+  private async collect(step: PlanStep, filters: ResolvedFilters, needed: number, counts: KeywordCounts): Promise<{ docs: DocCandidate[]; exhausted: boolean }> {
+    const terms: PlannedKeywordTerm[] = (step.terms ?? []).map((t) => ({ ...keywordTerm(t), df: t.df }));
+    const match: KeywordStep = { op: step.name === 'any-term' ? 'or' : 'and', terms };
+    const repo = this.storage.keyword(this.index);
+    for (let limit = needed * 4 + 16; ; limit *= 4) {
+      const rows = await repo.candidates(match, filters, limit, counts);
+      const byDoc = new Map<number, DocCandidate>();
+      for (const row of rows) {
+        const d = byDoc.get(row.documentId);
+        if (d) d.chunks++;
+        else byDoc.set(row.documentId, { documentId: row.documentId, chunkId: row.chunkId, rank: row.rank, chunks: 1 });
+      }
+      const exhausted = rows.length < limit;
+      if (exhausted || byDoc.size >= needed || limit >= MAX_CHUNK_FETCH) return { docs: [...byDoc.values()], exhausted };
+    }
+  }
+
+  private async hit(d: DocCandidate, score: number, raw: number, matcher: TermMatcher, req: LexicalRequest, plan: LexicalResult['plan']): Promise<LexicalHit> {
+    const [chunk, doc] = await Promise.all([this.storage.chunks.byId(d.chunkId), this.storage.documents.byId(d.documentId)]);
+    if (!chunk || !doc) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
+    const [collection, text] = await Promise.all([this.storage.collections.byId(doc.collectionId), this.storage.documents.content(doc.id)]);
+    const body = text ?? '';
+    const snippet =
+      req.snippets === false
+        ? { text: '', line: chunk.lineStart, highlights: [] }
+        : snippetAround(body, chunk.charStart, chunk.charEnd, chunk.lineStart, matcher, req.snippetChars);
+    const hit: LexicalHit = {
+      documentId: doc.id,
+      chunkId: chunk.id,
+      docid: doc.docid,
+      collection: collection?.name ?? '',
+      path: doc.path,
+      title: doc.title,
+      kind: doc.kind,
+      tags: doc.tags,
+      modifiedMs: doc.mtimeMs,
+      score: round(score),
+      bm25: round(raw),
+      snippet: snippet.text,
+      highlights: snippet.highlights,
+      line: snippet.line,
+      page: chunk.page,
+      chunk: { ordinal: chunk.ordinal, lineStart: chunk.lineStart, lineEnd: chunk.lineEnd, headingPath: chunk.headingPath, page: chunk.page },
+      signals: { bm25: raw },
+    };
+    if (req.explain) {
+      hit.explain = {
+        bm25: round(raw),
+        strategy: plan.strategy,
+        expression: plan.expression,
+        fields: {
+          title: matcher.termsIn(doc.title),
+          headings: matcher.termsIn(chunk.headingPath.join('\n')),
+          body: matcher.termsIn(body.slice(chunk.charStart, chunk.charEnd)),
+        },
+        matchedChunks: d.chunks,
+      };
+    }
+    return hit;
+  }
+}
+
+/** A query term as the index holds it: stemmed (a CJK bigram as it is), a prefix as typed. */
+function keywordTerm(t: QueryTerm) {
+  return { text: t.token.text, term: t.prefix ? t.token.text : indexTerm(t.token), prefix: t.prefix };
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}

@@ -1,0 +1,92 @@
+// A Trove index in PostgreSQL, searched through the storage interface (store/storage.ts): what
+// runs on PostgreSQL today for the faces — keyword search (match and prefix syntaxes, every
+// filter, the planner's tiers, snippets, freshness) over folder collections. Selected by
+// TROVE_DATABASE_URL (engine/config.ts) or `trove search --database`. The rest of the engine
+// (indexing, watching, vectors, get, memory, the MCP host) still runs on SQLite only; it moves
+// onto the same interface with the storage refactor (docs/scale-out.md says what runs where).
+import path from 'node:path';
+import { invalidInput, notFound, TroveError } from '../errors.js';
+import { KNOWN_KINDS } from '../ingest/parsers/index.js';
+import type { ResolvedFilters } from '../search/filters.js';
+import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../search/request.js';
+import { keywordResponse } from '../search/response.js';
+import { StorageKeywordSearch } from '../search/storage-keyword.js';
+import { PostgresStorage } from '../store/postgres/postgres-storage.js';
+import type { Storage } from '../store/storage.js';
+import type { Freshness, SearchResponse } from '../types/search.js';
+import { changedOnDisk } from '../watch/freshness.js';
+
+export class SharedIndex {
+  private readonly keyword: StorageKeywordSearch;
+
+  private constructor(private readonly storage: Storage) {
+    this.keyword = new StorageKeywordSearch(storage);
+    // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
+    storage.changes.onRemoteChange(() => this.keyword.changed());
+  }
+
+  /** Connects (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE), brings the schema up to date, and listens for changes. */
+  static async open(url: string): Promise<SharedIndex> {
+    const storage = await PostgresStorage.open(url);
+    const index = new SharedIndex(storage);
+    await storage.changes.ready(); // listening before anything is cached: no change falls in between
+    return index;
+  }
+
+  /** The URL with its password hidden. */
+  get location(): string {
+    return this.storage.location;
+  }
+
+  /** Keyword search, answering as Engine.search does for the same index. */
+  async search(input: SearchRequest): Promise<SearchResponse> {
+    const started = performance.now();
+    const req = validateSearchRequest(input);
+    if (req.mode !== 'keyword') throw new TroveError('UNAVAILABLE', `${req.mode} search does not run on PostgreSQL yet; use --mode keyword`);
+    const filters = await this.resolveFilters(req);
+    const r = await this.keyword.search({ ...req, filters });
+    const fresh = req.freshness ? await this.freshness(r.hits.map((h) => h.documentId)) : null;
+    return keywordResponse(req, r, fresh, started);
+  }
+
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+
+  private async resolveFilters(req: ReturnType<typeof validateSearchRequest>): Promise<ResolvedFilters> {
+    for (const k of req.kinds ?? []) {
+      if (!KNOWN_KINDS.includes(k) && !(await this.storage.stats.kindExists(k))) throw invalidInput(`unknown kind "${k}" (kinds: ${KNOWN_KINDS.join(', ')})`);
+    }
+    const collectionIds = req.collections ? await Promise.all(req.collections.map(async (n) => (await this.requireCollection(n)).id)) : undefined;
+    return {
+      collectionIds,
+      pathGlob: req.path,
+      kinds: req.kinds,
+      modifiedAfterMs: parseDateFilter(req.modifiedAfter, 'modifiedAfter'),
+      modifiedBeforeMs: parseDateFilter(req.modifiedBefore, 'modifiedBefore'),
+      tags: req.tags,
+    };
+  }
+
+  private async requireCollection(name: string) {
+    const c = await this.storage.collections.get(name);
+    if (c) return c;
+    const known = (await this.storage.collections.list()).map((k) => k.name);
+    throw notFound(`no collection named "${name}"${known.length ? ` (collections: ${known.join(', ')})` : ''}`);
+  }
+
+  /** watch/freshness.ts's rules: stale when a job is queued for the file or it changed on disk since it was indexed. */
+  private async freshness(documentIds: readonly number[]): Promise<Map<number, Freshness>> {
+    const [rows, waiting] = await Promise.all([this.storage.jobs.freshness(documentIds), this.storage.vectors.documentsPending(documentIds)]);
+    return new Map(
+      rows.map((f) => [
+        f.documentId,
+        {
+          indexed_at: new Date(f.indexedAt).toISOString(),
+          stale: f.pending || changedOnDisk(path.join(f.root, ...f.path.split('/')), f.size, f.mtimeMs),
+          pendingEmbedding: waiting.has(f.documentId),
+        },
+      ]),
+    );
+  }
+}

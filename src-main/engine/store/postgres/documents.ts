@@ -1,0 +1,153 @@
+// The documents, contents and chunks tables on PostgreSQL, read side (store/documents.ts and
+// store/chunks.ts's rows). Writes come in whole batches: postgres/index-writer.ts.
+import type { ChunkRow } from '../chunks.js';
+import type { DocumentFingerprint, DocumentRow, DocumentStatus } from '../documents.js';
+import type { ChunkRepository, DocumentRepository } from '../storage.js';
+import type { PostgresDatabase } from './connection.js';
+
+interface RawDocument {
+  id: number;
+  collection_id: number;
+  path: string;
+  docid: string;
+  title: string;
+  kind: string;
+  size: number;
+  mtime_ms: number;
+  hash: string | null;
+  indexed_at: number;
+  status: DocumentStatus;
+  error: string | null;
+  warning: string | null;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  parent_id: number | null;
+}
+
+const fromRaw = (r: RawDocument): DocumentRow => ({
+  id: r.id,
+  collectionId: r.collection_id,
+  path: r.path,
+  docid: r.docid,
+  title: r.title,
+  kind: r.kind,
+  size: r.size,
+  mtimeMs: r.mtime_ms,
+  hash: r.hash,
+  indexedAt: r.indexed_at,
+  status: r.status,
+  error: r.error,
+  warning: r.warning,
+  tags: r.tags,
+  metadata: r.metadata,
+  parentId: r.parent_id ?? null,
+});
+
+const FINGERPRINT = 'id, path, size, mtime_ms, hash, status';
+
+export class PostgresDocuments implements DocumentRepository {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  fingerprints(collectionId: number): Promise<DocumentFingerprint[]> {
+    return this.db.query<DocumentFingerprint>(`SELECT ${FINGERPRINT} FROM documents WHERE collection_id = $1 AND parent_id IS NULL`, [collectionId]);
+  }
+
+  async byPath(collectionId: number, path: string): Promise<DocumentRow | undefined> {
+    const r = await this.db.one<RawDocument>('SELECT * FROM documents WHERE collection_id = $1 AND path = $2', [collectionId, path]);
+    return r && fromRaw(r);
+  }
+
+  async byPaths(collectionId: number, paths: readonly string[]): Promise<Map<string, DocumentRow>> {
+    if (!paths.length) return new Map();
+    const rows = await this.db.query<RawDocument>('SELECT * FROM documents WHERE collection_id = $1 AND path = ANY($2::text[])', [collectionId, paths]);
+    return new Map(rows.map((r) => [r.path, fromRaw(r)]));
+  }
+
+  async byHashes(collectionId: number, hashes: readonly string[]): Promise<Map<string, DocumentFingerprint[]>> {
+    const out = new Map<string, DocumentFingerprint[]>();
+    if (!hashes.length) return out;
+    const rows = await this.db.query<DocumentFingerprint>(
+      `SELECT ${FINGERPRINT} FROM documents WHERE collection_id = $1 AND hash = ANY($2::text[]) AND status = 'indexed' AND parent_id IS NULL ORDER BY id`,
+      [collectionId, hashes],
+    );
+    for (const r of rows) out.set(r.hash!, [...(out.get(r.hash!) ?? []), r]);
+    return out;
+  }
+
+  async byDocid(docid: string): Promise<DocumentRow | undefined> {
+    const r = await this.db.one<RawDocument>('SELECT * FROM documents WHERE docid = $1', [docid]);
+    return r && fromRaw(r);
+  }
+
+  async byId(id: number): Promise<DocumentRow | undefined> {
+    const r = await this.db.one<RawDocument>('SELECT * FROM documents WHERE id = $1', [id]);
+    return r && fromRaw(r);
+  }
+
+  async indexedCount(collectionId: number): Promise<number> {
+    return (await this.db.one<{ n: number }>("SELECT count(*) AS n FROM documents WHERE collection_id = $1 AND status = 'indexed'", [collectionId]))?.n ?? 0;
+  }
+
+  async indexedPaths(collectionId: number): Promise<string[]> {
+    const rows = await this.db.query<{ path: string }>(
+      `SELECT path FROM documents WHERE collection_id = $1 AND status = 'indexed' ORDER BY path COLLATE "C"`,
+      [collectionId],
+    );
+    return rows.map((r) => r.path);
+  }
+
+  async indexedDocuments(collectionId: number): Promise<DocumentRow[]> {
+    const rows = await this.db.query<RawDocument>(
+      `SELECT * FROM documents WHERE collection_id = $1 AND status = 'indexed' ORDER BY path COLLATE "C"`,
+      [collectionId],
+    );
+    return rows.map(fromRaw);
+  }
+
+  async docidsTaken(candidates: readonly string[]): Promise<Set<string>> {
+    if (!candidates.length) return new Set();
+    const rows = await this.db.query<{ docid: string }>('SELECT docid FROM documents WHERE docid = ANY($1::text[])', [candidates]);
+    return new Set(rows.map((r) => r.docid));
+  }
+
+  async content(id: number): Promise<string | undefined> {
+    return (await this.db.one<{ text: string }>('SELECT text FROM contents WHERE document_id = $1', [id]))?.text;
+  }
+}
+
+interface RawChunk {
+  id: number;
+  document_id: number;
+  ordinal: number;
+  char_start: number;
+  char_end: number;
+  line_start: number;
+  line_end: number;
+  heading_path: string;
+  page: number | null;
+}
+
+const chunkFromRaw = (r: RawChunk): ChunkRow => ({
+  id: r.id,
+  documentId: r.document_id,
+  ordinal: r.ordinal,
+  charStart: r.char_start,
+  charEnd: r.char_end,
+  lineStart: r.line_start,
+  lineEnd: r.line_end,
+  headingPath: r.heading_path ? (JSON.parse(r.heading_path) as string[]) : [],
+  page: r.page,
+});
+
+export class PostgresChunks implements ChunkRepository {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  async byId(id: number): Promise<ChunkRow | undefined> {
+    const r = await this.db.one<RawChunk>('SELECT * FROM chunks WHERE id = $1', [id]);
+    return r && chunkFromRaw(r);
+  }
+
+  async forDocument(documentId: number): Promise<ChunkRow[]> {
+    return (await this.db.query<RawChunk>('SELECT * FROM chunks WHERE document_id = $1 ORDER BY ordinal', [documentId])).map(chunkFromRaw);
+  }
+}

@@ -1,0 +1,95 @@
+// Writes one index batch on PostgreSQL inside the caller's transaction (a claimed batch's): the
+// documents, contents and chunks of every write, then the keyword rows of the batch at once.
+// Moves and removals are conditional on the row still being where the engine saw it, so a host
+// that lost a race to another changes nothing and says so (the job stays queued).
+import type pg from 'pg';
+import type { ChunkWrite, FtsRow } from '../chunks.js';
+import type { DocumentWrite } from '../documents.js';
+import type { IndexBatch } from '../storage.js';
+import type { PostgresKeywordIndex } from './keyword-index.js';
+
+export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKeywordIndex, batch: IndexBatch): Promise<boolean[]> {
+  const applied: boolean[] = [];
+  const fts: FtsRow[] = [];
+  for (const w of batch.writes) {
+    switch (w.op) {
+      case 'remove': {
+        const r = await client.query('DELETE FROM documents WHERE id = $1 AND path = $2 AND collection_id = $3', [w.documentId, w.path, batch.collectionId]);
+        applied.push((r.rowCount ?? 0) > 0);
+        break;
+      }
+      case 'touch': {
+        const r = await client.query('UPDATE documents SET size = $1, mtime_ms = $2 WHERE id = $3', [w.size, w.mtimeMs, w.documentId]);
+        applied.push((r.rowCount ?? 0) > 0);
+        break;
+      }
+      case 'move': {
+        const r = await client.query('UPDATE documents SET path = $1, size = $2, mtime_ms = $3, indexed_at = $4 WHERE id = $5 AND path = $6', [
+          w.to,
+          w.size,
+          w.mtimeMs,
+          batch.at,
+          w.documentId,
+          w.from,
+        ]);
+        applied.push((r.rowCount ?? 0) > 0);
+        break;
+      }
+      case 'unindexed': {
+        const id = await upsertDocument(client, w.document, batch.at);
+        if (w.existingId !== undefined) {
+          await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+          await client.query('DELETE FROM contents WHERE document_id = $1', [id]);
+        }
+        applied.push(true);
+        break;
+      }
+      case 'index': {
+        const id = await upsertDocument(client, w.document, batch.at);
+        await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, w.text]);
+        if (w.existingId !== undefined) await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+        fts.push(...(await insertChunks(client, id, w.chunks)));
+        applied.push(true);
+        break;
+      }
+    }
+  }
+  await keyword.write(fts, client);
+  return applied;
+}
+
+async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: number): Promise<number> {
+  const r = await client.query<{ id: number }>(
+    `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (collection_id, path) DO UPDATE SET
+       title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms, hash = excluded.hash,
+       indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error, warning = excluded.warning,
+       tags = excluded.tags, metadata = excluded.metadata, parent_id = excluded.parent_id
+     RETURNING id`,
+    [d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.hash, at, d.status, d.error, d.warning ?? null, JSON.stringify(d.tags), JSON.stringify(d.metadata), d.parentId ?? null],
+  );
+  return r.rows[0]!.id;
+}
+
+/** One statement per document; returns the keyword rows to write with the batch's. */
+async function insertChunks(client: pg.PoolClient, documentId: number, chunks: readonly ChunkWrite[]): Promise<FtsRow[]> {
+  if (!chunks.length) return [];
+  const r = await client.query<{ id: number; ordinal: number }>(
+    `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
+     SELECT $1, * FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[]) RETURNING id, ordinal`,
+    [
+      documentId,
+      chunks.map((c) => c.ordinal),
+      chunks.map((c) => c.charStart),
+      chunks.map((c) => c.charEnd),
+      chunks.map((c) => c.lineStart),
+      chunks.map((c) => c.lineEnd),
+      chunks.map((c) => (c.headingPath.length ? JSON.stringify(c.headingPath) : '')),
+      chunks.map((c) => c.page ?? null),
+      chunks.map((c) => c.tokens),
+    ],
+  );
+  const idOf = new Map(r.rows.map((row) => [row.ordinal, row.id]));
+  return chunks.map((c) => ({ id: idOf.get(c.ordinal)!, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }));
+}

@@ -1,0 +1,127 @@
+// One keyword index on PostgreSQL (one per collection kind, store/keyword-index.ts): the tsvector
+// table with its GIN index says which chunks match an expression; the postings table (term,
+// chunk, weighted frequency, length) gives document frequencies and BM25 — FTS5's bm25() with
+// column weights 4/2/1, k1 1.2, b 0.75, so both backends rank alike (docs/scale-out.md has the
+// measurements that chose postings over scoring from tsvectors). The planner above the seam
+// (search/plan.ts) decides the steps; this module runs one step.
+import type { ResolvedFilters } from '../../search/filters.js';
+import type { FtsRow } from '../chunks.js';
+import type { KeywordIndex } from '../keyword-index.js';
+import type { PostgresDatabase, Queryable } from './connection.js';
+import { pgFilterSql } from './filters.js';
+import { keywordDocument, tsqueryOf } from './keyword-text.js';
+import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';
+
+const K1 = 1.2;
+const B = 0.75;
+/** The largest code point: every term with a prefix sorts below prefix + this (the terms are COLLATE "C"). */
+const AFTER_PREFIX = String.fromCodePoint(0x10ffff);
+
+
+/** BM25's inverse document frequency as FTS5 computes it (never below 1e-6). */
+export function idf(rows: number, df: number): number {
+  const v = Math.log((rows - df + 0.5) / (df + 0.5));
+  return v > 0 ? v : 1e-6;
+}
+
+export class PostgresKeywordIndex implements KeywordIndexRepository {
+  private readonly terms: string;
+
+  constructor(
+    private readonly db: PostgresDatabase,
+    readonly index: KeywordIndex,
+  ) {
+    this.terms = `${index}_terms`;
+  }
+
+  /** Writes chunks' keyword rows (in the caller's transaction: the batch's). */
+  async write(rows: readonly FtsRow[], on: Queryable): Promise<void> {
+    if (!rows.length) return;
+    const ids: number[] = [];
+    const tsvs: string[] = [];
+    const lens: number[] = [];
+    const pTerms: string[] = [];
+    const pIds: number[] = [];
+    const pF: number[] = [];
+    const pLens: number[] = [];
+    for (const r of rows) {
+      const doc = keywordDocument(r.title, r.headings, r.body);
+      ids.push(r.id);
+      tsvs.push(doc.tsvector);
+      lens.push(doc.length);
+      for (const [term, f] of doc.terms) {
+        pTerms.push(term);
+        pIds.push(r.id);
+        pF.push(f);
+        pLens.push(doc.length);
+      }
+    }
+    await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [ids, tsvs, lens]);
+    if (pTerms.length) {
+      await on.query(`INSERT INTO ${this.terms} (term, chunk_id, f, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::real[], $4::int[])`, [
+        pTerms,
+        pIds,
+        pF,
+        pLens,
+      ]);
+    }
+  }
+
+  /** Rows and their average length (the caller caches them per index generation). */
+  async counts(on: Queryable = this.db.pool): Promise<KeywordCounts> {
+    const r = await this.db.one<{ n: number; a: number | null }>(`SELECT count(*) AS n, avg(len)::float8 AS a FROM ${this.index}`, [], on);
+    return { rows: r?.n ?? 0, avgLength: r?.a ?? 0 };
+  }
+
+  /** Chunks holding the term (for a prefix: holding any term that starts with it). */
+  async documentFrequency(t: KeywordTerm, on: Queryable = this.db.pool): Promise<number> {
+    const r = t.prefix
+      ? await this.db.one<{ n: number }>(`SELECT count(DISTINCT chunk_id) AS n FROM ${this.terms} WHERE term >= $1 AND term < $2`, [t.term, t.term + AFTER_PREFIX], on)
+      : await this.db.one<{ n: number }>(`SELECT count(*) AS n FROM ${this.terms} WHERE term = $1`, [t.term], on);
+    return r?.n ?? 0;
+  }
+
+  /**
+   * The best `limit` chunks of one step, filters pushed down, by BM25 (ties by chunk id). The
+   * terms' counts and the index's come from the planner's caches, as FTS5's native ranking takes
+   * them as parameters.
+   */
+  async candidates(match: KeywordStep, filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable = this.db.pool): Promise<KeywordCandidate[]> {
+    if (!match.terms.length) return [];
+    const idfs = match.terms.map((t) => idf(stats.rows, t.df));
+    const params: unknown[] = [];
+    const p = (v: unknown) => (params.push(v), `$${params.length}`);
+    const avgdl = p(stats.avgLength || 1);
+    // one postings scan per term: an exact term is one key of the primary key, a prefix one range of it
+    const legs = match.terms.map((t, i) => {
+      const cond = t.prefix ? `term >= ${p(t.term)} AND term < ${p(t.term + AFTER_PREFIX)}` : `term = ${p(t.term)}`;
+      return `SELECT chunk_id, ${i} AS i, ${p(idfs[i]!)}::float8 AS idf, sum(f)::float8 AS f, min(len) AS len FROM ${this.terms} WHERE ${cond} GROUP BY chunk_id`;
+    });
+    const score = `sum(h.idf * h.f * ${K1 + 1} / (h.f + ${K1} * (${1 - B} + ${B} * h.len / ${avgdl}::float8)))`;
+    const f = pgFilterSql(filters, params.length + 1);
+    params.push(...f.params);
+    const matched =
+      match.op === 'expression'
+        ? `JOIN (SELECT chunk_id FROM ${this.index} WHERE tsv @@ ${p(tsqueryOf(match.expression))}::tsquery) m ON m.chunk_id = h.chunk_id`
+        : '';
+    const having = match.op === 'and' ? `HAVING count(*) = ${p(match.terms.length)}` : '';
+    const sql = `
+      WITH h AS (${legs.join(' UNION ALL ')})
+      SELECT h.chunk_id AS "chunkId", c.document_id AS "documentId", -${score} AS rank
+        FROM h ${matched} JOIN chunks c ON c.id = h.chunk_id ${f.where ? `JOIN documents d ON d.id = c.document_id WHERE ${f.where}` : ''}
+       GROUP BY h.chunk_id, c.document_id ${having}
+       ORDER BY rank, h.chunk_id LIMIT ${p(limit)}`;
+    return this.db.query<KeywordCandidate>(sql, params, on);
+  }
+
+  /** Documents with a chunk matching this expression (a boolean query's top-level NOT drops them). */
+  async documentsMatching(expression: KeywordExpression, on: Queryable = this.db.pool): Promise<Set<number>> {
+    const rows = await this.db.query<{ id: number }>(
+      `SELECT DISTINCT c.document_id AS id FROM ${this.index} f JOIN chunks c ON c.id = f.chunk_id WHERE f.tsv @@ $1::tsquery`,
+      [tsqueryOf(expression)],
+      on,
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+}
+

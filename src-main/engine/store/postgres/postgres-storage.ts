@@ -1,0 +1,60 @@
+// The PostgreSQL backend as one Storage (store/storage.ts): the repositories of postgres/ over
+// one connection pool, the job queue writing claimed batches through postgres/index-writer.ts,
+// and the change feed that tells other hosts what this one wrote.
+import type { KeywordIndex } from '../keyword-index.js';
+import { KEYWORD_INDEXES } from '../keyword-index.js';
+import type { Storage } from '../storage.js';
+import { PostgresChanges } from './changes.js';
+import { PostgresCollections } from './collections.js';
+import { PostgresDatabase, redactPostgresUrl, type PostgresOptions } from './connection.js';
+import { PostgresDatasetTables } from './datasets.js';
+import { PostgresChunks, PostgresDocuments } from './documents.js';
+import { applyIndexBatch } from './index-writer.js';
+import { PostgresJobQueue } from './jobs.js';
+import { PostgresKeywordIndex } from './keyword-index.js';
+import { PostgresStats } from './stats.js';
+import { PostgresTokens } from './tokens.js';
+import { PostgresVectors } from './vectors.js';
+
+export class PostgresStorage implements Storage {
+  readonly backend = 'postgres' as const;
+  readonly location: string;
+  readonly collections: PostgresCollections;
+  readonly documents: PostgresDocuments;
+  readonly chunks: PostgresChunks;
+  readonly jobs: PostgresJobQueue;
+  readonly tokens: PostgresTokens;
+  readonly stats: PostgresStats;
+  readonly vectors: PostgresVectors;
+  readonly datasets: PostgresDatasetTables;
+  readonly changes: PostgresChanges;
+  private readonly keywords: Map<KeywordIndex, PostgresKeywordIndex>;
+
+  private constructor(readonly db: PostgresDatabase) {
+    this.location = redactPostgresUrl(db.url);
+    this.changes = new PostgresChanges(db);
+    const notify = (id: number | null) => this.changes.notify(id);
+    this.keywords = new Map(KEYWORD_INDEXES.map((i) => [i, new PostgresKeywordIndex(db, i)]));
+    this.collections = new PostgresCollections(db, notify);
+    this.documents = new PostgresDocuments(db);
+    this.chunks = new PostgresChunks(db);
+    this.jobs = new PostgresJobQueue(db, (client, batch) => applyIndexBatch(client, this.keyword(batch.index), batch), notify);
+    this.tokens = new PostgresTokens(db);
+    this.stats = new PostgresStats(db);
+    this.vectors = new PostgresVectors(db);
+    this.datasets = new PostgresDatasetTables(db);
+  }
+
+  static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStorage> {
+    return new PostgresStorage(await PostgresDatabase.open(url, opts));
+  }
+
+  keyword(index: KeywordIndex): PostgresKeywordIndex {
+    return this.keywords.get(index)!;
+  }
+
+  async close(): Promise<void> {
+    await this.changes.close();
+    await this.db.close();
+  }
+}

@@ -1,0 +1,109 @@
+// The durable queue on SQLite behind the storage interface: store/jobs.ts's statements, and
+// claims that need no locks (one host works a profile's file). A claim's completion is the one
+// IMMEDIATE transaction the runner has always used: the batch's index rows, the jobs retired,
+// the retries recorded, what a scan found.
+import type { ChunkStore } from '../chunks.js';
+import type { Db } from '../database.js';
+import type { DocumentStore } from '../documents.js';
+import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow, JobStore } from '../jobs.js';
+import type { ClaimedJobs, JobQueue } from '../storage.js';
+import { applyIndexBatch } from './index-writer.js';
+
+type Outcome = Parameters<ClaimedJobs['complete']>[0];
+
+export class SqliteJobQueue implements JobQueue {
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: JobStore,
+    private readonly documents: DocumentStore,
+    private readonly chunks: ChunkStore,
+  ) {}
+
+  async recordEvents(jobs: readonly JobEnqueue[]): Promise<void> {
+    this.jobs.recordEvents(jobs);
+  }
+
+  async addIfAbsent(jobs: readonly JobEnqueue[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const j of jobs) this.jobs.addIfAbsent(j);
+    })();
+  }
+
+  async claim(now: number, limit: number, opts: { only?: number; collections?: readonly number[] } = {}): Promise<ClaimedJobs | null> {
+    const batch = this.jobs.nextBatch(now, limit, opts.only);
+    if (!batch.length || (opts.collections && !opts.collections.includes(batch[0]!.collectionId))) return null;
+    return new SqliteClaim(this, batch);
+  }
+
+  /** One transaction: a scan's findings, retries, retirements, then the index writes (keyword rows last). */
+  completeNow(outcome: Outcome): boolean[] {
+    let applied: boolean[] = [];
+    this.db
+      .transaction(() => {
+        if (outcome.revive !== undefined) this.jobs.reviveGivenUp(outcome.revive, Date.now());
+        for (const j of outcome.found ?? []) this.jobs.addIfAbsent(j);
+        for (const r of outcome.retry ?? []) this.jobs.retry(r.job, r.attempts, r.nextRunAt, r.error);
+        for (const j of outcome.retire) this.jobs.retire(j);
+        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, outcome.write);
+      })
+      .immediate();
+    return applied;
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    return this.jobs.nextDueAt();
+  }
+
+  async dueCount(collectionId: number, now: number): Promise<number> {
+    return this.jobs.dueCount(collectionId, now);
+  }
+
+  async counts(): Promise<Map<number, JobCounts>> {
+    return this.jobs.counts();
+  }
+
+  async failures(collectionId: number | undefined, limit: number): Promise<JobRow[]> {
+    return this.jobs.failures(collectionId, limit);
+  }
+
+  async hasPendingFile(collectionId: number, path: string): Promise<boolean> {
+    return this.jobs.hasPendingFile(collectionId, path);
+  }
+
+  async makeDue(collectionId: number, now: number): Promise<void> {
+    this.jobs.makeDue(collectionId, now);
+  }
+
+  async postpone(collectionId: number, now: number, until: number): Promise<void> {
+    this.jobs.postpone(collectionId, now, until);
+  }
+
+  async deleteForCollection(collectionId: number): Promise<void> {
+    this.jobs.deleteForCollection(collectionId);
+  }
+
+  async freshness(documentIds: readonly number[]): Promise<DocumentFreshness[]> {
+    return this.jobs.freshness(documentIds);
+  }
+
+  async pauses(): Promise<Set<number>> {
+    return this.jobs.pauses();
+  }
+
+  async setPaused(collectionId: number, paused: boolean): Promise<void> {
+    this.jobs.setPaused(collectionId, paused);
+  }
+}
+
+class SqliteClaim implements ClaimedJobs {
+  constructor(
+    private readonly queue: SqliteJobQueue,
+    readonly jobs: readonly JobRow[],
+  ) {}
+
+  async complete(outcome: Outcome): Promise<boolean[]> {
+    return this.queue.completeNow(outcome);
+  }
+
+  async release(): Promise<void> {}
+}

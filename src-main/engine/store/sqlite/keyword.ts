@@ -1,0 +1,98 @@
+// One FTS5 keyword index behind the storage interface (store/storage.ts): term counts from its
+// fts5vocab table, plan steps rendered as FTS5 MATCH expressions and ranked by the same SQL as
+// search/lexical.ts (bm25() with column weights 4/2/1, or the native trove_bm25() with the
+// planner's phrase counts), filters pushed down with search/filters.ts.
+import type { Statement } from 'better-sqlite3';
+import { filterSql, type ResolvedFilters } from '../../search/filters.js';
+import { hasRankFunction, rankParams, rankSql } from '../../search/rank.js';
+import { quote } from '../../search/terms.js';
+import type { Db } from '../database.js';
+import { vocabularyOf, type KeywordIndex } from '../keyword-index.js';
+import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';
+
+/** A term as FTS5 MATCH syntax: quoted (no input can be FTS5 syntax), `*` for a prefix. */
+export function fts5Term(t: KeywordTerm): string {
+  return t.prefix ? `${quote(t.text)}*` : quote(t.text);
+}
+
+export function fts5Expression(e: KeywordExpression): string {
+  switch (e.t) {
+    case 'term':
+      return fts5Term(e.term);
+    case 'phrase': {
+      const p = quote(e.terms.map((t) => t.text).join(' '));
+      return e.prefixLast ? `${p}*` : p;
+    }
+    case 'or':
+      return `(${e.items.map(fts5Expression).join(' OR ')})`;
+    case 'and': {
+      const pos = `(${e.items.map(fts5Expression).join(' AND ')})`;
+      return e.not?.length ? `(${pos} NOT (${e.not.map(fts5Expression).join(' OR ')}))` : pos;
+    }
+  }
+}
+
+export class SqliteKeywordIndex implements KeywordIndexRepository {
+  private readonly statements = new Map<string, Statement<unknown[], KeywordCandidate>>();
+  private readonly nativeRank: boolean;
+  private readonly dfStmt;
+  private readonly prefixDfStmt;
+  private readonly countStmt;
+  private readonly matchingStmt;
+
+  constructor(
+    private readonly db: Db,
+    readonly index: KeywordIndex,
+  ) {
+    const vocab = vocabularyOf(index);
+    this.nativeRank = hasRankFunction(db);
+    this.dfStmt = db.prepare<[string], { doc: number }>(`SELECT doc FROM ${vocab} WHERE term = ?`);
+    this.prefixDfStmt = db.prepare<[string, string], { doc: number | null }>(`SELECT sum(doc) AS doc FROM ${vocab} WHERE term >= ? AND term < ?`);
+    this.countStmt = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${index}_docsize`);
+    this.matchingStmt = db.prepare<[string], { id: number }>(`SELECT DISTINCT c.document_id AS id FROM ${index} f JOIN chunks c ON c.id = f.rowid WHERE ${index} MATCH ?`);
+  }
+
+  /** Rows of the index; FTS5 keeps the average length itself. */
+  async counts(): Promise<KeywordCounts> {
+    return { rows: this.countStmt.get()!.n, avgLength: 0 };
+  }
+
+  /** fts5vocab's row count; for a prefix the sum over its terms (what the planner has always used). */
+  async documentFrequency(t: KeywordTerm): Promise<number> {
+    return t.prefix ? (this.prefixDfStmt.get(t.text, t.text + '\uffff')?.doc ?? 0) : (this.dfStmt.get(t.term)?.doc ?? 0);
+  }
+
+  async candidates(step: KeywordStep, filters: ResolvedFilters, limit: number): Promise<KeywordCandidate[]> {
+    if (!step.terms.length && step.op !== 'expression') return [];
+    const expression = step.op === 'expression' ? fts5Expression(step.expression) : step.terms.map(fts5Term).join(step.op === 'and' ? ' AND ' : ' OR ');
+    // the native rank takes each phrase's row count; a prefix's summed count is not exact
+    const hits = this.nativeRank && step.op !== 'expression' ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
+    const f = filterSql(filters);
+    const stmt = this.statement(f.where, f.key, hits.length);
+    return stmt.all(...rankParams(this.nativeRank, limit, hits), expression, ...f.params, limit);
+  }
+
+  async documentsMatching(expression: KeywordExpression): Promise<Set<number>> {
+    return new Set(this.matchingStmt.all(fts5Expression(expression)).map((r) => r.id));
+  }
+
+  private statement(where: string, key: string, phrases: number): Statement<unknown[], KeywordCandidate> {
+    const cacheKey = `${key}|${phrases}`;
+    let stmt = this.statements.get(cacheKey);
+    if (stmt) return stmt;
+    const rank = rankSql(this.nativeRank, phrases, this.index);
+    const fts = this.index;
+    stmt = this.db.prepare<unknown[], KeywordCandidate>(
+      where
+        ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${rank} AS rank
+             FROM ${fts} f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
+            WHERE ${fts} MATCH ? AND ${where} ORDER BY rank, f.rowid LIMIT ?`
+        : `SELECT m.chunkId, c.document_id AS documentId, m.rank
+             FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank, rowid LIMIT ?) m
+             JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank, m.chunkId`,
+    );
+    if (this.statements.size > 64) this.statements.clear();
+    this.statements.set(cacheKey, stmt);
+    return stmt;
+  }
+}

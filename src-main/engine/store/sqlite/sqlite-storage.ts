@@ -1,0 +1,291 @@
+// The SQLite backend as one Storage (store/storage.ts): the store modules as they have always
+// been — statements prepared once, multi-row writes in one transaction, FTS rows last, vectors
+// dropped by ChunkStore's delete hooks — answered through resolved promises. One profile file,
+// one host: there are no other hosts' changes to hear about.
+import { registerFilterFunctions, type ResolvedFilters } from '../../search/filters.js';
+import { filterSql } from '../../search/filters.js';
+import { ChunkStore, type ChunkRow } from '../chunks.js';
+import { CollectionStore, type CollectionKind, type CollectionRow } from '../collections.js';
+import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
+import { openDatabase, type Db } from '../database.js';
+import { DocumentStore, type DocumentFingerprint, type DocumentRow } from '../documents.js';
+import { JobStore } from '../jobs.js';
+import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
+import type { RankExtensionOptions } from '../rank-extension.js';
+import { StatsStore, type CollectionCounts, type FailureRow } from '../stats.js';
+import type {
+  ChangeFeed,
+  ChunkRepository,
+  CollectionRepository,
+  DatasetTables,
+  DocumentRepository,
+  Storage,
+  StatsRepository,
+  TokenRepository,
+  VectorRepository,
+} from '../storage.js';
+import { TokenStore, type TokenRow } from '../tokens.js';
+import { VectorStore, type CollectionVectors, type PendingChunk, type VectorMatch, type VectorSpace } from '../vectors.js';
+import { SqliteJobQueue } from './jobs.js';
+import { SqliteKeywordIndex } from './keyword.js';
+
+class Collections implements CollectionRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly store: CollectionStore,
+    private readonly chunks: ChunkStore,
+    private readonly jobs: JobStore,
+  ) {}
+  async get(name: string, kinds?: readonly CollectionKind[]): Promise<CollectionRow | undefined> {
+    return this.store.get(name, kinds);
+  }
+  async nameTaken(name: string): Promise<boolean> {
+    return this.store.nameTaken(name);
+  }
+  async byId(id: number): Promise<CollectionRow | undefined> {
+    return this.store.byId(id);
+  }
+  async list(kinds?: readonly CollectionKind[]): Promise<CollectionRow[]> {
+    return this.store.list(kinds);
+  }
+  async insert(c: Parameters<CollectionStore['insert']>[0]): Promise<CollectionRow> {
+    return this.store.insert(c);
+  }
+  async rename(id: number, name: string): Promise<void> {
+    this.store.rename(id, name);
+  }
+  async setContext(id: number, context: string): Promise<void> {
+    this.store.setContext(id, context);
+  }
+  async markIndexed(id: number, at: number): Promise<void> {
+    this.store.markIndexed(id, at);
+  }
+  async remove(id: number): Promise<void> {
+    const kind = this.store.byId(id)?.kind ?? 'folder';
+    this.db.transaction(() => {
+      this.jobs.deleteForCollection(id);
+      // keyword rows and vectors first (no triggers: see store/chunks.ts), then the cascade
+      this.chunks.forIndex(keywordIndexOf(kind)).deleteForCollection(id);
+      this.store.delete(id);
+    })();
+  }
+}
+
+class Documents implements DocumentRepository {
+  constructor(private readonly store: DocumentStore) {}
+  async fingerprints(collectionId: number): Promise<DocumentFingerprint[]> {
+    return this.store.fingerprints(collectionId);
+  }
+  async byPath(collectionId: number, path: string): Promise<DocumentRow | undefined> {
+    return this.store.byPath(collectionId, path);
+  }
+  async byPaths(collectionId: number, paths: readonly string[]): Promise<Map<string, DocumentRow>> {
+    const out = new Map<string, DocumentRow>();
+    for (const p of paths) {
+      const d = this.store.byPath(collectionId, p);
+      if (d) out.set(p, d);
+    }
+    return out;
+  }
+  async byHashes(collectionId: number, hashes: readonly string[]): Promise<Map<string, DocumentFingerprint[]>> {
+    const out = new Map<string, DocumentFingerprint[]>();
+    for (const h of new Set(hashes)) {
+      const found = this.store.byHash(collectionId, h);
+      if (found.length) out.set(h, found);
+    }
+    return out;
+  }
+  async byDocid(docid: string): Promise<DocumentRow | undefined> {
+    return this.store.byDocid(docid);
+  }
+  async byId(id: number): Promise<DocumentRow | undefined> {
+    return this.store.byId(id);
+  }
+  async indexedCount(collectionId: number): Promise<number> {
+    return this.store.indexedCount(collectionId);
+  }
+  async indexedPaths(collectionId: number): Promise<string[]> {
+    return this.store.indexedPaths(collectionId);
+  }
+  async indexedDocuments(collectionId: number): Promise<DocumentRow[]> {
+    return this.store.indexedDocuments(collectionId);
+  }
+  async docidsTaken(candidates: readonly string[]): Promise<Set<string>> {
+    return new Set(candidates.filter((c) => this.store.docidTaken(c)));
+  }
+  async content(id: number): Promise<string | undefined> {
+    return this.store.content(id);
+  }
+}
+
+class Chunks implements ChunkRepository {
+  constructor(private readonly store: ChunkStore) {}
+  async byId(id: number): Promise<ChunkRow | undefined> {
+    return this.store.byId(id);
+  }
+  async forDocument(documentId: number): Promise<ChunkRow[]> {
+    return this.store.forDocument(documentId);
+  }
+}
+
+class Tokens implements TokenRepository {
+  constructor(private readonly store: TokenStore) {}
+  async insert(t: Parameters<TokenStore['insert']>[0]): Promise<TokenRow> {
+    return this.store.insert(t);
+  }
+  async bySecret(secret: string): Promise<TokenRow | undefined> {
+    return this.store.bySecret(secret);
+  }
+  async byName(name: string): Promise<TokenRow | undefined> {
+    return this.store.byName(name);
+  }
+  async list(): Promise<TokenRow[]> {
+    return this.store.list();
+  }
+  async delete(id: number): Promise<void> {
+    this.store.delete(id);
+  }
+  async touch(id: number, now?: number): Promise<void> {
+    this.store.touch(id, now);
+  }
+}
+
+class Stats implements StatsRepository {
+  constructor(private readonly store: StatsStore) {}
+  async counts(): Promise<Map<number, CollectionCounts>> {
+    return this.store.counts();
+  }
+  async kindExists(kind: string): Promise<boolean> {
+    return this.store.kindExists(kind);
+  }
+  async failures(collectionId: number, limit: number): Promise<FailureRow[]> {
+    return this.store.failures(collectionId, limit);
+  }
+}
+
+class Vectors implements VectorRepository {
+  constructor(readonly store: VectorStore) {}
+  async space(id: number): Promise<VectorSpace | undefined> {
+    return this.store.space(id);
+  }
+  async ensureSpace(modelId: string, weightsSha256: string, dims: number): Promise<VectorSpace> {
+    return this.store.ensureSpace(modelId, weightsSha256, dims);
+  }
+  async dropUnusedSpaces(): Promise<void> {
+    this.store.dropUnusedSpaces();
+  }
+  async collection(collectionId: number): Promise<CollectionVectors> {
+    return this.store.collection(collectionId);
+  }
+  async setModelChoice(collectionId: number, modelId: string | null): Promise<void> {
+    this.store.setModelChoice(collectionId, modelId);
+  }
+  async setActive(collectionId: number, spaceId: number | null): Promise<void> {
+    this.store.setActive(collectionId, spaceId);
+  }
+  async setBuilding(collectionId: number, spaceId: number | null): Promise<void> {
+    this.store.setBuilding(collectionId, spaceId);
+  }
+  async swap(collectionId: number): Promise<void> {
+    this.store.swap(collectionId);
+  }
+  async pending(spaceId: number, collectionId: number, limit: number, after?: number): Promise<PendingChunk[]> {
+    return this.store.pending(spaceId, collectionId, limit, after);
+  }
+  async pendingCount(spaceId: number, collectionId: number): Promise<number> {
+    return this.store.pendingCount(spaceId, collectionId);
+  }
+  async size(spaceId: number): Promise<number> {
+    return this.store.size(spaceId);
+  }
+  async vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined> {
+    return this.store.vectorOf(spaceId, chunkId);
+  }
+  async documentsPending(documentIds: readonly number[]): Promise<Set<number>> {
+    return this.store.documentsPending(documentIds);
+  }
+  async insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): Promise<number> {
+    return this.store.insert(spaceId, collectionId, rows);
+  }
+  async nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]> {
+    const f = filters ? filterSql({ ...filters, collectionIds: undefined }) : undefined;
+    return this.store.nearest(spaceId, query, collectionIds, k, f?.where ? f : undefined);
+  }
+}
+
+class Datasets implements DatasetTables {
+  constructor(
+    private readonly folderStore: DatasetFolderStore,
+    private readonly checks: DatasetCheckStore,
+  ) {}
+  async folders(): Promise<string[]> {
+    return this.folderStore.list();
+  }
+  async addFolder(folder: string): Promise<boolean> {
+    return this.folderStore.add(folder);
+  }
+  async removeFolder(folder: string): Promise<boolean> {
+    return this.folderStore.remove(folder);
+  }
+  async check(key: string): Promise<number | undefined> {
+    return this.checks.get(key);
+  }
+  async putCheck(key: string, bestCosine: number): Promise<void> {
+    this.checks.put(key, bestCosine);
+  }
+}
+
+const NO_REMOTE_CHANGES: ChangeFeed = { onRemoteChange: () => () => undefined };
+
+export class SqliteStorage implements Storage {
+  readonly backend = 'sqlite' as const;
+  readonly collections: CollectionRepository;
+  readonly documents: DocumentRepository;
+  readonly chunks: ChunkRepository;
+  readonly jobs: SqliteJobQueue;
+  readonly tokens: TokenRepository;
+  readonly stats: StatsRepository;
+  readonly vectors: Vectors;
+  readonly datasets: DatasetTables;
+  readonly changes = NO_REMOTE_CHANGES;
+  private readonly keywords = new Map<KeywordIndex, SqliteKeywordIndex>();
+  private closed = false;
+
+  constructor(
+    readonly db: Db,
+    readonly location: string,
+  ) {
+    registerFilterFunctions(db);
+    const chunkStore = new ChunkStore(db);
+    const documentStore = new DocumentStore(db);
+    const jobStore = new JobStore(db);
+    const vectorStore = new VectorStore(db);
+    // vectors go with their chunks (no trigger: ChunkStore's hooks)
+    chunkStore.addDeleteHook({ forDocument: (id) => vectorStore.deleteForDocument(id), forCollection: (id) => vectorStore.deleteForCollection(id) });
+    this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
+    this.documents = new Documents(documentStore);
+    this.chunks = new Chunks(chunkStore);
+    this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore);
+    this.tokens = new Tokens(new TokenStore(db));
+    this.stats = new Stats(new StatsStore(db));
+    this.vectors = new Vectors(vectorStore);
+    this.datasets = new Datasets(new DatasetFolderStore(db), new DatasetCheckStore(db));
+  }
+
+  /** The profile's file (or ':memory:'), schema brought up to date. */
+  static open(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): SqliteStorage {
+    return new SqliteStorage(openDatabase(file, opts), file);
+  }
+
+  keyword(index: KeywordIndex): SqliteKeywordIndex {
+    let k = this.keywords.get(index);
+    if (!k) this.keywords.set(index, (k = new SqliteKeywordIndex(this.db, index)));
+    return k;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

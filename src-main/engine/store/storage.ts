@@ -1,0 +1,229 @@
+// The storage interface the engine depends on (docs/scale-out.md): one repository per table
+// family, drawn from what the SQLite store modules do, implemented by SQLite (store/sqlite/, the
+// embedded default, its statements and transactions unchanged) and PostgreSQL (store/postgres/).
+// Every method is async and coarse — one step of an engine operation, not one SQL statement — so
+// PostgreSQL pays a round trip per step and SQLite a resolved promise. Transactions stay inside
+// the backends: an atomic write is one method taking plain data (IndexBatch, a claimed batch's
+// completion), never a callback. Rows are the SQLite stores' row types.
+import type { ResolvedFilters } from '../search/filters.js';
+import type { ChunkRow, ChunkWrite } from './chunks.js';
+import type { CollectionKind, CollectionRow } from './collections.js';
+import type { DocumentFingerprint, DocumentRow, DocumentWrite } from './documents.js';
+import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow } from './jobs.js';
+import type { KeywordIndex } from './keyword-index.js';
+import type { CollectionCounts, FailureRow } from './stats.js';
+import type { TokenRow } from './tokens.js';
+import type { MemoryGrant } from '../types/memory.js';
+import type { TokenProfile } from '../types/access.js';
+import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from './vectors.js';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export interface CollectionRepository {
+  /** The collection of one of these kinds (default: folders) with this name (case-insensitive). */
+  get(name: string, kinds?: readonly CollectionKind[]): Promise<CollectionRow | undefined>;
+  nameTaken(name: string): Promise<boolean>;
+  byId(id: number): Promise<CollectionRow | undefined>;
+  /** Every collection of these kinds (default: folders), by name. */
+  list(kinds?: readonly CollectionKind[]): Promise<CollectionRow[]>;
+  insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string }): Promise<CollectionRow>;
+  rename(id: number, name: string): Promise<void>;
+  setContext(id: number, context: string): Promise<void>;
+  markIndexed(id: number, at: number): Promise<void>;
+  /** The collection and everything of it: documents, chunks, keyword rows, vectors, jobs. */
+  remove(id: number): Promise<void>;
+}
+
+export interface DocumentRepository {
+  fingerprints(collectionId: number): Promise<DocumentFingerprint[]>;
+  byPath(collectionId: number, path: string): Promise<DocumentRow | undefined>;
+  /** A batch's known documents in one query (keyed by path). */
+  byPaths(collectionId: number, paths: readonly string[]): Promise<Map<string, DocumentRow>>;
+  /** Indexed documents with these bytes (rename candidates), keyed by hash. */
+  byHashes(collectionId: number, hashes: readonly string[]): Promise<Map<string, DocumentFingerprint[]>>;
+  byDocid(docid: string): Promise<DocumentRow | undefined>;
+  byId(id: number): Promise<DocumentRow | undefined>;
+  indexedCount(collectionId: number): Promise<number>;
+  indexedPaths(collectionId: number): Promise<string[]>;
+  indexedDocuments(collectionId: number): Promise<DocumentRow[]>;
+  /** Which of these candidate docids are taken already. */
+  docidsTaken(candidates: readonly string[]): Promise<Set<string>>;
+  content(id: number): Promise<string | undefined>;
+}
+
+export interface ChunkRepository {
+  byId(id: number): Promise<ChunkRow | undefined>;
+  forDocument(documentId: number): Promise<ChunkRow[]>;
+}
+
+/**
+ * One write of an index batch, decided by the engine from what it read (ingest/indexer.ts).
+ * Conditional where another host may have moved on: a move or removal of a row that is no longer
+ * at its path changes nothing and is reported as not applied (the job stays queued).
+ */
+export type IndexWrite =
+  | { op: 'remove'; documentId: number; path: string }
+  | { op: 'touch'; documentId: number; size: number; mtimeMs: number }
+  | { op: 'move'; documentId: number; from: string; to: string; size: number; mtimeMs: number }
+  | { op: 'unindexed'; document: DocumentWrite; existingId?: number }
+  | { op: 'index'; document: DocumentWrite; existingId?: number; text: string; chunks: readonly ChunkWrite[] };
+
+export interface IndexBatch {
+  collectionId: number;
+  /** The keyword index the collection's kind writes. */
+  index: KeywordIndex;
+  at: number;
+  writes: readonly IndexWrite[];
+}
+
+export interface JobRetry {
+  job: JobRow;
+  attempts: number;
+  nextRunAt: number | null;
+  error: string;
+}
+
+/** Jobs one host holds until it completes (one transaction with the batch's index writes) or releases them. */
+export interface ClaimedJobs {
+  readonly jobs: readonly JobRow[];
+  /** Writes the batch, retires what is done (unless a newer event came) and records retries, atomically. Returns, per write, whether it applied. */
+  complete(outcome: { write?: IndexBatch; retire: readonly JobRow[]; retry?: readonly JobRetry[]; found?: readonly JobEnqueue[]; revive?: number }): Promise<boolean[]>;
+  /** Gives the jobs back untouched. */
+  release(): Promise<void>;
+}
+
+export interface JobQueue {
+  /** Watcher events: a fresh event resets a job's retries and bumps its version. */
+  recordEvents(jobs: readonly JobEnqueue[]): Promise<void>;
+  /** Adds jobs unless one is queued for the same path. */
+  addIfAbsent(jobs: readonly JobEnqueue[]): Promise<void>;
+  /** The next batch nobody else holds: one collection's most urgent due jobs (`only`: that collection's, pauses or not). */
+  claim(now: number, limit: number, opts?: { only?: number; collections?: readonly number[] }): Promise<ClaimedJobs | null>;
+  nextDueAt(): Promise<number | null>;
+  dueCount(collectionId: number, now: number): Promise<number>;
+  counts(): Promise<Map<number, JobCounts>>;
+  failures(collectionId: number | undefined, limit: number): Promise<JobRow[]>;
+  hasPendingFile(collectionId: number, path: string): Promise<boolean>;
+  makeDue(collectionId: number, now: number): Promise<void>;
+  postpone(collectionId: number, now: number, until: number): Promise<void>;
+  deleteForCollection(collectionId: number): Promise<void>;
+  freshness(documentIds: readonly number[]): Promise<DocumentFreshness[]>;
+  pauses(): Promise<Set<number>>;
+  setPaused(collectionId: number, paused: boolean): Promise<void>;
+}
+
+/** One query term: as typed (lower case, accents folded) and in index form (stemmed; a CJK bigram; a prefix as typed). */
+export interface KeywordTerm {
+  /** What FTS5 is given (it stems by itself). */
+  text: string;
+  /** What the index holds (PostgreSQL's terms are made by Trove: store/postgres/keyword-text.ts). */
+  term: string;
+  prefix: boolean;
+}
+
+/** A term as the planner counted it (documentFrequency): BM25's IDF on PostgreSQL, the native rank's phrase counts on SQLite. */
+export interface PlannedKeywordTerm extends KeywordTerm {
+  df: number;
+}
+
+/** A plan step as data: every term, any term, or an expression tree (phrase and boolean syntaxes). */
+export type KeywordStep =
+  | { op: 'and' | 'or'; terms: readonly PlannedKeywordTerm[] }
+  | { op: 'expression'; expression: KeywordExpression; terms: readonly PlannedKeywordTerm[] };
+
+/** The phrase and boolean syntaxes' tree; each backend renders it (FTS5 MATCH, tsquery). */
+export type KeywordExpression =
+  | { t: 'term'; term: KeywordTerm }
+  | { t: 'phrase'; terms: readonly KeywordTerm[]; prefixLast?: boolean }
+  | { t: 'and'; items: readonly KeywordExpression[]; not?: readonly KeywordExpression[] }
+  | { t: 'or'; items: readonly KeywordExpression[] };
+
+export interface KeywordCandidate {
+  chunkId: number;
+  documentId: number;
+  /** Minus BM25: lower ranks first (FTS5's convention). */
+  rank: number;
+}
+
+/** What BM25 needs besides the terms: rows in the index and their average length (FTS5 keeps its own). */
+export interface KeywordCounts {
+  rows: number;
+  avgLength: number;
+}
+
+export interface KeywordIndexRepository {
+  readonly index: KeywordIndex;
+  /** Cached by the caller per index generation, as the planner caches term counts. */
+  counts(): Promise<KeywordCounts>;
+  /** Chunks holding the term; for a prefix, holding any term starting with it. */
+  documentFrequency(term: KeywordTerm): Promise<number>;
+  /** The best `limit` chunks of one step under these filters, by BM25 (ties by chunk id). */
+  candidates(step: KeywordStep, filters: ResolvedFilters, limit: number, counts: KeywordCounts): Promise<KeywordCandidate[]>;
+  documentsMatching(expression: KeywordExpression): Promise<Set<number>>;
+}
+
+export interface TokenRepository {
+  insert(t: { name: string; secret: string; collectionIds: number[] | null; tools: string[] | null; memory: MemoryGrant; profile?: TokenProfile; expiresAt?: number | null }): Promise<TokenRow>;
+  bySecret(secret: string): Promise<TokenRow | undefined>;
+  byName(name: string): Promise<TokenRow | undefined>;
+  list(): Promise<TokenRow[]>;
+  delete(id: number): Promise<void>;
+  /** Records use, at most once a minute per token. */
+  touch(id: number, now?: number): Promise<void>;
+}
+
+export interface StatsRepository {
+  counts(): Promise<Map<number, CollectionCounts>>;
+  /** Some document (of any collection kind) is of this kind. */
+  kindExists(kind: string): Promise<boolean>;
+  failures(collectionId: number, limit: number): Promise<FailureRow[]>;
+}
+
+export interface VectorRepository {
+  space(id: number): Promise<VectorSpace | undefined>;
+  ensureSpace(modelId: string, weightsSha256: string, dims: number): Promise<VectorSpace>;
+  dropUnusedSpaces(): Promise<void>;
+  collection(collectionId: number): Promise<CollectionVectors>;
+  setModelChoice(collectionId: number, modelId: string | null): Promise<void>;
+  setActive(collectionId: number, spaceId: number | null): Promise<void>;
+  setBuilding(collectionId: number, spaceId: number | null): Promise<void>;
+  swap(collectionId: number): Promise<void>;
+  pending(spaceId: number, collectionId: number, limit: number, after?: number): Promise<PendingChunk[]>;
+  pendingCount(spaceId: number, collectionId: number): Promise<number>;
+  size(spaceId: number): Promise<number>;
+  vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined>;
+  documentsPending(documentIds: readonly number[]): Promise<Set<number>>;
+  insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): Promise<number>;
+  nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]>;
+}
+
+export interface DatasetTables {
+  folders(): Promise<string[]>;
+  addFolder(folder: string): Promise<boolean>;
+  removeFolder(folder: string): Promise<boolean>;
+  check(key: string): Promise<number | undefined>;
+  putCheck(key: string, bestCosine: number): Promise<void>;
+}
+
+/** The index generation and other hosts' changes (PostgreSQL: LISTEN/NOTIFY; SQLite: this process only). */
+export interface ChangeFeed {
+  /** Called when another host changed the index (never for this host's own writes). */
+  onRemoteChange(listener: (collectionId: number | null) => void): () => void;
+}
+
+export interface Storage {
+  readonly backend: Backend;
+  /** The file, or the URL with its password hidden. */
+  readonly location: string;
+  readonly collections: CollectionRepository;
+  readonly documents: DocumentRepository;
+  readonly chunks: ChunkRepository;
+  keyword(index: KeywordIndex): KeywordIndexRepository;
+  readonly jobs: JobQueue;
+  readonly tokens: TokenRepository;
+  readonly stats: StatsRepository;
+  readonly vectors: VectorRepository;
+  readonly datasets: DatasetTables;
+  readonly changes: ChangeFeed;
+  close(): Promise<void>;
+}

@@ -1,0 +1,147 @@
+// Keyword search on PostgreSQL, end to end: a profile indexed by the engine on SQLite is migrated
+// (`trove migrate`), and the same searches through SharedIndex (the storage interface on
+// PostgreSQL) answer exactly as Engine.search does on SQLite: the same documents in the same order,
+// scores, snippets, highlights, plans, pages and freshness, with every filter. Then the CLI:
+// TROVE_DATABASE_URL / --database make `trove search` read PostgreSQL; a bad URL is a usage error
+// naming the variable, an unreachable server a failure that says so, and a command that does not
+// run on PostgreSQL yet says that instead of quietly using SQLite.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, openSharedIndex, type SearchRequest, type SearchResponse, type SharedIndex, type TroveError } from '../../src-main/engine/index.js';
+import { databasePath } from '../../src-main/engine/profile.js';
+import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
+import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
+import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
+import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
+import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
+import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+
+const FILES: Record<string, string> = {
+  'docs/resilience.md': '---\ntags: [ops, http]\n---\n# Resilience\n\n## Retries\n\nThe HTTP client retries failed requests three times with exponential backoff.\n\n## Timeouts\n\nA request times out after thirty seconds; retries start after a timeout too.\n',
+  'docs/client.md': '# HTTP client\n\nThe client sends requests over keep-alive connections. Failed requests are logged.\n',
+  'docs/backoff.md': '# Backoff\n\nExponential backoff doubles the wait between attempts, with jitter.\n',
+  'notes/cells.md': '---\ntags: [biology]\n---\n# Biology\n\nThe mitochondria is the powerhouse of the cell and makes ATP. Cells divide by mitosis.\n',
+  'notes/tokyo.md': '# 東京\n\n東京の天気は晴れです。全文検索の例。東京タワーは赤い。\n',
+  'notes/kyoto.md': '# 京都\n\n京都の天気は雨です。東京から新幹線で二時間。\n',
+  'src/retry.ts': '// retry with exponential backoff\nexport async function retry(fn: () => Promise<void>, attempts = 3) {\n  for (let i = 0; i < attempts; i++) {\n    try { return await fn(); } catch { await sleep(2 ** i * 100); }\n  }\n}\n',
+};
+
+let profile: string;
+let url: string;
+let engine: Engine;
+let shared: SharedIndex;
+
+beforeAll(async () => {
+  const root = tempDir('trove-shared-root-');
+  writeTree(root, FILES);
+  profile = tempDir('trove-shared-profile-');
+  const indexer = Engine.open({ profileDir: profile });
+  indexer.addCollection({ root, name: 'notes' });
+  await indexer.index();
+  await indexer.close();
+  url = await freshDatabase('shared');
+  await migrateToPostgres({ sqliteFile: databasePath(profile), url });
+  engine = Engine.open({ profileDir: profile });
+  shared = await openSharedIndex(url);
+});
+
+afterAll(async () => {
+  await shared?.close();
+  await engine?.close();
+  removeTempDirs();
+});
+
+/** The response without its timing. */
+function comparable(r: SearchResponse): Omit<SearchResponse, 'took_ms'> {
+  const { took_ms: _took, ...rest } = r;
+  return rest;
+}
+
+const CASES: SearchRequest[] = [
+  { query: 'retries exponential backoff' }, // AND, then looser steps ranked below
+  { query: 'http requests failed timeouts nonexistentword' }, // a term nowhere: dropped, partial matches ranked
+  { query: 'the client' }, // a stop word and a common word
+  { query: '東京の天気' }, // CJK bigrams
+  { query: 'retr', syntax: 'prefix' },
+  { query: 'backoff', limit: 1 },
+  { query: 'backoff', limit: 1, offset: 1 },
+  { query: 'backoff retries', explain: true },
+  { query: 'backoff', path: 'docs/**' },
+  { query: 'backoff', kinds: ['code'] },
+  { query: 'requests', tags: ['ops'] },
+  { query: 'cell mitochondria', collections: ['NOTES'], minScore: 0.5 },
+  { query: 'requests', modifiedAfter: '2000-01-01', snippetChars: 60 },
+  { query: 'nothing-matches-this' },
+];
+
+describe('keyword search on PostgreSQL (SharedIndex)', () => {
+  it('answers as the engine does on SQLite, query by query', async () => {
+    for (const req of CASES) {
+      const lite = engine.search({ ...req, mode: 'keyword' });
+      const pg = await shared.search(req);
+      expect(comparable(pg), JSON.stringify(req)).toEqual(comparable(lite));
+    }
+    // the cases are not vacuous: tiers, drops, CJK and pages all show up
+    const partial = engine.search({ query: 'http requests failed timeouts nonexistentword' });
+    expect(partial.plan?.dropped).toContain('nonexistentword');
+    expect(partial.plan?.strategy).toBe('any-term'); // no document has every word: the looser steps still rank some
+    expect(partial.results.length).toBeGreaterThan(0);
+    expect(engine.search({ query: 'retries exponential backoff' }).results.length).toBeGreaterThan(1);
+    expect(engine.search({ query: '東京の天気' }).results[0]?.path).toBe('notes/tokyo.md');
+    expect(engine.search({ query: 'backoff', limit: 1 }).has_more).toBe(true);
+  });
+
+  it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
+    expect((await shared.search({ query: 'zeppelin' })).results).toEqual([]); // counted (as absent) and cached
+    const other = await PostgresStorage.open(url);
+    try {
+      const notes = (await other.collections.get('notes'))!;
+      await other.jobs.recordEvents([{ collectionId: notes.id, kind: 'file', path: 'notes/airships.md', priority: 0, changedAt: 1, gone: false, runAt: 0 }]);
+      const claim = (await other.jobs.claim(Date.now(), 10, { only: notes.id }))!;
+      const text = '# Airships\n\nA zeppelin is a rigid airship.\n';
+      const p = prepareDocument(Buffer.from(text), 'notes/airships.md', DEFAULT_CHUNKING);
+      if (!p.ok) throw new Error(p.reason);
+      const document = { collectionId: notes.id, path: 'notes/airships.md', docid: 'a1b2c3', title: p.title, kind: p.kind, size: text.length, mtimeMs: 1, hash: 'h', status: 'indexed' as const, error: null, tags: [], metadata: {} };
+      const job = claim.jobs.find((j) => j.path === 'notes/airships.md')!;
+      await claim.complete({ write: { collectionId: notes.id, index: 'chunks_fts', at: Date.now(), writes: [{ op: 'index', document, text: p.text, chunks: p.chunks }] }, retire: [job] });
+      await expect.poll(async () => (await shared.search({ query: 'zeppelin' })).results.map((r) => r.path), { timeout: 20_000 }).toEqual(['notes/airships.md']);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('says what does not run there yet, and rejects bad input as the engine does', async () => {
+    const fails = async (req: SearchRequest) => (await shared.search(req).catch((e: unknown) => e)) as TroveError;
+    expect(await fails({ query: 'backoff', syntax: 'phrase' })).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/phrase syntax does not run on PostgreSQL yet/) });
+    expect(await fails({ query: 'backoff', mode: 'vector' })).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/vector search does not run on PostgreSQL yet/) });
+    expect(await fails({ query: 'backoff', collections: ['nope'] })).toMatchObject({ code: 'NOT_FOUND', message: 'no collection named "nope" (collections: notes)' });
+    expect(await fails({ query: 'backoff', kinds: ['spreadsheet-ish'] })).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await fails({ query: '   ' })).toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('runs as `trove search` with TROVE_DATABASE_URL or --database; bad and unreachable URLs say so', async () => {
+    ensureBuilt();
+    const args = ['search', 'retries', 'exponential', 'backoff', '--json'];
+    const lite = oneJson<SearchResponse>(await runTrove(args, { home: profile }));
+    const viaEnv = await runTrove(args, { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    expect(comparable(oneJson<SearchResponse>(viaEnv))).toEqual(comparable(lite));
+    const viaFlag = await runTrove([...args, '--database', url], { home: tempDir('trove-shared-empty-') });
+    expect(viaFlag.code, viaFlag.stderr).toBe(0);
+    expect(oneJson<SearchResponse>(viaFlag).results.map((r) => r.docid)).toEqual(lite.results.map((r) => r.docid));
+
+    const bad = await runTrove(['search', 'x'], { home: profile, env: { TROVE_DATABASE_URL: 'mysql://u@h/db' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^trove: TROVE_DATABASE_URL must start with postgresql:\/\//);
+    const badFlag = await runTrove(['search', 'x', '--database', 'postgresql://host-without-db'], { home: profile });
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/--database names no database/);
+    const down = await runTrove(['search', 'x'], { home: profile, env: { TROVE_DATABASE_URL: 'postgresql://trove:secret@127.0.0.1:1/none' } });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/cannot reach PostgreSQL at postgresql:\/\/trove:\*\*\*@127\.0\.0\.1:1\/none/);
+    expect(down.stderr).not.toMatch(/secret/);
+    const status = await runTrove(['status'], { home: profile, env: { TROVE_DATABASE_URL: url } });
+    expect(status.code).toBe(2);
+    expect(status.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);
+  });
+});
