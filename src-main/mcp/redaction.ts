@@ -7,11 +7,25 @@ import type { McpServer } from '@modelcontextprotocol/server';
 
 type Callback = (...args: unknown[]) => unknown;
 
+/**
+ * Results a tool redacted itself, through the same policy, before making a text block from its
+ * structured content (knowledge tools): the wrapper passes them on instead of redacting twice.
+ */
+const redactedByTool = new WeakSet<object>();
+
+export function markRedacted<T extends object>(result: T): T {
+  redactedByTool.add(result);
+  return result;
+}
+
 export function redactRegistrations(server: McpServer, redact: <T>(value: T) => Promise<T>): void {
   const wrapLast = (args: unknown[]): unknown[] => {
     const cb = args[args.length - 1];
     if (typeof cb !== 'function') return args;
-    const wrapped: Callback = async (...a) => redact(await (cb as Callback)(...a));
+    const wrapped: Callback = async (...a) => {
+      const result = await (cb as Callback)(...a);
+      return result && typeof result === 'object' && redactedByTool.has(result) ? result : redact(result);
+    };
     return [...args.slice(0, -1), wrapped];
   };
   const s = server as unknown as { registerTool: Callback; registerResource: Callback };

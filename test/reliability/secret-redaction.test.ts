@@ -62,6 +62,23 @@ describe('secret redaction (on by default)', () => {
     expect(all).toContain('The lighthouse keeper logs the wind.'); // the rest of the text is intact
   });
 
+  it('the knowledge toolset: knowledge.search and knowledge.get in every mode return no token, in structured content and text alike', async () => {
+    const search = await client.callTool({ name: 'knowledge.search', arguments: { query: 'lighthouse keeper token', mode: 'keyword', sources: ['documents'] } });
+    const results = (search.structuredContent as { results: { uri: string }[] }).results;
+    const setup = results.find((r) => r.uri.includes('setup.md'));
+    expect(setup, JSON.stringify(search)).toBeDefined();
+    const gets = await Promise.all(
+      (['snippet', 'chunk', 'chunk_with_siblings', 'full'] as const).map((mode) => client.callTool({ name: 'knowledge.get', arguments: { uri: setup!.uri, retrieval: { mode } } })),
+    );
+    for (const [i, r] of [search, ...gets].entries()) {
+      expect(r.isError, `answer ${i}`).toBeFalsy();
+      const text = JSON.stringify(r);
+      expect(text, `answer ${i}`).not.toContain(TOKEN);
+      expect((r.content as { text: string }[])[0]!.text, `answer ${i}: the text block is the structured content`).toBe(JSON.stringify(r.structuredContent));
+    }
+    expect(JSON.stringify(gets[3])).toContain('[redacted secret]');
+  });
+
   it("agent memory: a token an agent stored is returned by no memory tool and not on the memory screen", async () => {
     const { id } = engine.memory.store({ threadId: 'setup', source: 'agent', text: `The deploy used ${TOKEN}; the lighthouse keeper rotates it.`, metadata: { title: `token ${TOKEN}` } });
     const calls = await Promise.all([

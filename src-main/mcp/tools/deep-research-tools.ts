@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { sourceOfUri } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { scopeOf } from '../knowledge/caller.js';
+import { markRedacted } from '../redaction.js';
 import { guarded } from './results.js';
 import { convertedOnce } from './schema-cache.js';
 
@@ -44,7 +45,7 @@ export function registerDeepResearchTools(server: McpServer, ctx: McpContext, al
         guarded('search', async () => {
           const r = await ctx.engine.knowledge.search({ query: args.query, limit: SEARCH_RESULTS }, scopeOf(ctx.access));
           const structured = await ctx.engine.settings.redact({ results: r.results.map((x) => ({ id: x.uri, title: x.title, url: x.uri })) });
-          return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+          return markRedacted({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured });
         }),
     );
   }
@@ -84,7 +85,7 @@ export function registerDeepResearchTools(server: McpServer, ctx: McpContext, al
               ...(r.retrieval.next_cursor ? { truncated: true, total_chars: r.retrieval.total_chars } : {}),
             },
           }); // redacted before the text is made from it: the text block is the JSON of structuredContent
-          return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+          return markRedacted({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured });
         }),
     );
   }

@@ -10,6 +10,7 @@ import { clampKnob, KNOWLEDGE_DEFAULTS } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { callState, scopeOf, type CallState } from '../knowledge/caller.js';
 import { CONFIG_KEYS, pick, type KnowledgeDefaults } from '../knowledge/request-config.js';
+import { markRedacted } from '../redaction.js';
 import { guarded } from './results.js';
 import {
   datasetGetInput,
@@ -322,9 +323,9 @@ function runSession(ctx: McpContext, extra: ServerContext, args: SessionArgs): P
  * The result as structuredContent and as the same JSON in a text block (for clients that read
  * text). Redacted here, before the text is made, so the text is the JSON of what structuredContent
  * says — redacting the JSON text as a string would leave its highlight spans where they were (the
- * server's wrapper redacts both again, which finds nothing more).
+ * server's wrapper then passes it on: see markRedacted).
  */
 async function json(ctx: McpContext, structured: Record<string, unknown>): Promise<CallToolResult> {
   const redacted = await ctx.engine.settings.redact(structured);
-  return { content: [{ type: 'text', text: JSON.stringify(redacted) }], structuredContent: redacted };
+  return markRedacted({ content: [{ type: 'text', text: JSON.stringify(redacted) }], structuredContent: redacted });
 }
