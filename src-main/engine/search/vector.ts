@@ -63,16 +63,33 @@ export class VectorSearch {
     let exhausted = true;
     for (const sq of spaces) {
       for (let k = Math.min(MAX_K, req.top * 4 + 16); ; k = Math.min(MAX_K, k * 4)) {
-        const rows = (!f.where && this.approximate(sq, k)) || this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k, f.where ? f : undefined);
+        let rows: VectorMatch[];
+        let full: boolean;
+        let last: VectorMatch | undefined;
+        if (f.where) {
+          // a filter: the nearest k, filtered; once k reaches its cap with too few kept (a filter that
+          // keeps little of the space), the exact scan over what the filter keeps
+          const near = this.vectors.nearestThenFilter(sq.space.id, sq.vector, sq.collectionIds, k, f);
+          rows = near.rows;
+          full = near.scanned < k;
+          last = rows[rows.length - 1];
+          if (!full && k >= MAX_K && distinctDocuments(rows) < req.top) {
+            rows = this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k, f);
+            full = rows.length < k;
+            last = rows[rows.length - 1];
+          }
+        } else {
+          rows = this.approximate(sq, k) || this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k);
+          full = rows.length < k;
+          last = rows[rows.length - 1];
+        }
         const docs = new Map<number, { chunkId: number; distance: number; chunks: number }>();
         for (const r of rows) {
           const d = docs.get(r.documentId);
           if (d) d.chunks++;
           else docs.set(r.documentId, { chunkId: r.chunkId, distance: r.distance, chunks: 1 });
         }
-        const full = rows.length < k;
         // enough documents, or the rest are already below minScore, or nothing more to fetch
-        const last = rows[rows.length - 1];
         const belowMin = last !== undefined && 1 - last.distance < req.minScore;
         if (full || docs.size >= req.top || belowMin || k >= MAX_K) {
           if (!full && !belowMin) exhausted = false;
@@ -152,6 +169,10 @@ export class VectorSearch {
       ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
     };
   }
+}
+
+function distinctDocuments(rows: readonly VectorMatch[]): number {
+  return new Set(rows.map((r) => r.documentId)).size;
 }
 
 function clamp01(x: number): number {

@@ -312,6 +312,31 @@ export class VectorStore {
     return docFilter?.where ? stmt.all(blob(query), ...ids, ...docFilter.params, k) : stmt.all(blob(query), k, ...ids);
   }
 
+  /**
+   * The k nearest chunks of these collections (sqlite-vec's kNN), then the document filter on
+   * those only: `scanned` is how many the kNN gave before filtering (fewer than k: there are no
+   * more). Far cheaper than the exact filtered scan when the filter keeps much of the space, which
+   * the caller tries first, growing k, before falling back to `nearest` with the filter.
+   */
+  nearestThenFilter(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, docFilter: { where: string; params: unknown[] }): { rows: VectorMatch[]; scanned: number } {
+    if (!collectionIds.length) return { rows: [], scanned: 0 };
+    const s = this.statements(spaceId);
+    const key = `post|${collectionIds.length}|${docFilter.where}`;
+    let stmt = s.searches.get(key) as Statement<unknown[], VectorMatch & { keep: number }> | undefined;
+    if (!stmt) {
+      const inList = collectionIds.map(() => '?').join(',');
+      stmt = this.db.prepare<unknown[], VectorMatch & { keep: number }>(
+        `SELECT m.chunk_id AS chunkId, c.document_id AS documentId, m.distance, CASE WHEN ${docFilter.where} THEN 1 ELSE 0 END AS keep FROM
+           (SELECT chunk_id, distance FROM ${s.table} WHERE embedding MATCH ? AND k = ? AND collection_id IN (${inList})) m
+           JOIN chunks c ON c.id = m.chunk_id JOIN documents d ON d.id = c.document_id ORDER BY m.distance`,
+      );
+      if (s.searches.size > 64) s.searches.clear();
+      s.searches.set(key, stmt as unknown as Statement<unknown[], VectorMatch>);
+    }
+    const all = stmt.all(...docFilter.params, blob(query), k, ...collectionIds.map((c) => BigInt(c)));
+    return { rows: all.filter((r) => r.keep === 1).map(({ chunkId, documentId, distance }) => ({ chunkId, documentId, distance })), scanned: all.length };
+  }
+
   private searchStatement(spaceId: number, collections: number, where: string | null): Statement<unknown[], VectorMatch> {
     const s = this.statements(spaceId);
     const key = `${collections}|${where ?? ''}`;
