@@ -126,6 +126,9 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
 
 export async function throughShim(profileDir: string, lines: string[]): Promise<{ answers: number; failures: string[] }> {
   const child = spawn(process.execPath, [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', TROVE_HOME: profileDir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  // listened for from the start: a shim that dies mid-stream must end the run, not leave it waiting for a drain
+  const exited = new Promise<number | null>((r) => child.once('exit', r));
+  child.stdin.on('error', () => undefined); // writing to a shim that died: reported below by its exit code
   const failures: string[] = [];
   let answers = 0;
   let stderr = '';
@@ -141,11 +144,14 @@ export async function throughShim(profileDir: string, lines: string[]): Promise<
       }
     }
   })();
+  let gone = false;
+  void exited.then(() => (gone = true));
   for (const l of lines) {
-    if (!child.stdin.write(`${l}\n`)) await new Promise((r) => child.stdin.once('drain', r));
+    if (gone) break;
+    if (!child.stdin.write(`${l}\n`)) await Promise.race([new Promise((r) => child.stdin.once('drain', r)), exited]);
   }
   child.stdin.end();
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  const code = await exited;
   await reading;
   if (code !== 0) failures.push(`stdio: trove mcp exited with ${code}: ${stderr.slice(-500)}`);
   return { answers, failures };
