@@ -7,7 +7,12 @@ export class InMemoryEventStore implements EventStore {
   private readonly events = new Map<string, { streamId: string; message: JSONRPCMessage }>();
   private seq = 0;
 
-  constructor(private readonly max = 1000) {}
+  /**
+   * `max` events per session: a client resumes a stream it lost a moment ago, so a short tail is
+   * all a replay needs. (1,000 full tool results per session held ~25 MB each under load: 32
+   * clients' host grew to ~860 MB before the buffers were full.)
+   */
+  constructor(private readonly max = 100) {}
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}_${String(++this.seq).padStart(12, '0')}`;
