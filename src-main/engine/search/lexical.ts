@@ -5,7 +5,7 @@ import type { Db } from '../store/database.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import { hasRankFunction, rankParams, rankSql } from './rank.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
-import { QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
+import { rankedPage, QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
 import { parseQuery, type QuerySyntax } from './query.js';
 import { Anchors } from './anchors.js';
 import type { RankedHit } from './hit.js';
@@ -120,15 +120,11 @@ export class LexicalSearch {
     const raws = docs.map((d) => -d.best.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
     const matcher = new TermMatcher(parsed.highlight); // what a snippet centres on and marks (search/highlight.ts)
-    const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
-    const page = ranked.slice(req.offset, req.offset + req.limit);
+    const { page, ...rest } = rankedPage(docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })), req, exhausted, needed);
     const hits = page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo, generation));
-    const hasMore = ranked.length > req.offset + req.limit;
     return {
       hits,
-      hasMore,
-      nextOffset: hasMore ? req.offset + req.limit : null,
-      totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
+      ...rest,
       plan: planInfo,
       bm25Scale,
     };

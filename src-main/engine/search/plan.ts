@@ -148,3 +148,23 @@ export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
 function exactHits(t: PlannedTerm): number | null {
   return t.prefix ? null : t.df;
 }
+
+/**
+ * The requested page of ranked documents (those under minScore dropped) and what the caller says
+ * about the rest; shared by the SQLite and storage-backed keyword searches.
+ */
+export function rankedPage<T>(
+  ranked: readonly (T & { score: number })[],
+  req: { offset: number; limit: number; minScore?: number },
+  exhausted: boolean,
+  needed: number,
+): { page: (T & { score: number })[]; hasMore: boolean; nextOffset: number | null; totalEstimated: number } {
+  const kept = ranked.filter((r) => req.minScore === undefined || r.score >= req.minScore);
+  const hasMore = kept.length > req.offset + req.limit;
+  return {
+    page: kept.slice(req.offset, req.offset + req.limit),
+    hasMore,
+    nextOffset: hasMore ? req.offset + req.limit : null,
+    totalEstimated: exhausted ? kept.length : Math.max(kept.length, needed),
+  };
+}

@@ -9,7 +9,7 @@ import type { KeywordIndex } from '../store/keyword-index.js';
 import type { KeywordCounts, KeywordStep, PlannedKeywordTerm, Storage } from '../store/storage.js';
 import type { ResolvedFilters } from './filters.js';
 import { normalise, tiered, type LexicalHit, type LexicalRequest, type LexicalResult } from './lexical.js';
-import { planSteps, type PlannedTerm, type PlanStep } from './plan.js';
+import { rankedPage, planSteps, type PlannedTerm, type PlanStep } from './plan.js';
 import { parseQuery, type QueryTerm } from './query.js';
 import { snippetAround, TermMatcher } from './snippet.js';
 import { indexTerm } from './terms.js';
@@ -76,15 +76,11 @@ export class StorageKeywordSearch {
     const raws = docs.map((d) => -d.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
     const matcher = new TermMatcher(parsed.highlight);
-    const ranked = docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })).filter((r) => req.minScore === undefined || r.score >= req.minScore);
-    const page = ranked.slice(req.offset, req.offset + req.limit);
+    const { page, ...rest } = rankedPage(docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })), req, exhausted, needed);
     const hits = await Promise.all(page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo)));
-    const hasMore = ranked.length > req.offset + req.limit;
     return {
       hits,
-      hasMore,
-      nextOffset: hasMore ? req.offset + req.limit : null,
-      totalEstimated: exhausted ? ranked.length : Math.max(ranked.length, needed),
+      ...rest,
       plan: planInfo,
       bm25Scale,
     };
