@@ -184,6 +184,24 @@ describe('web UI on trove serve --ui', () => {
     await expect(first.locator('pre.explain').textContent()).resolves.toContain('bm25');
   });
 
+  it('pages through many results with Next and Previous', async () => {
+    await page.getByLabel('Explain scores').uncheck();
+    await page.getByLabel('Query').fill('tide tables');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    const summary = page.getByTestId('search-summary');
+    await expect.poll(() => summary.textContent()).toMatch(/^1–20 of about 6\d/);
+    await expect(page.getByRole('button', { name: 'Previous' }).count()).resolves.toBe(0);
+    const firstPage = await page.getByTestId('result').locator('.path').allTextContents();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => summary.textContent()).toMatch(/^21–40 /);
+    const secondPage = await page.getByTestId('result').locator('.path').allTextContents();
+    expect(secondPage).toHaveLength(20);
+    expect(secondPage.filter((p) => firstPage.includes(p))).toEqual([]);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => summary.textContent()).toMatch(/^1–20 /);
+    await expect(page.getByTestId('result').locator('.path').allTextContents()).resolves.toEqual(firstPage);
+  });
+
   it('semantic search arrives by itself: the server embeds in the background, with progress, and semantic and hybrid answer', async () => {
     await page.getByRole('button', { name: 'Collections' }).click();
     const card = page.getByTestId('collection-field-notes');

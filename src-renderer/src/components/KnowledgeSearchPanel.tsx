@@ -6,6 +6,7 @@ import type { KnowledgeItem } from '../../../src-main/api/results';
 import { useKnowledge, type KnowledgeForm } from '../knowledge-store';
 import { highlight } from './highlight';
 import { KnowledgePreview } from './KnowledgePreview';
+import { ModeChoice, Pager, QueryRow } from './SearchControls';
 
 const MODES: { id: KnowledgeForm['mode']; label: string }[] = [
   { id: 'auto', label: 'Default (hybrid where there are vectors)' },
@@ -30,24 +31,8 @@ export function KnowledgeSearchPanel() {
     <div className={selected ? 'split' : ''}>
       <div>
         <form className="card" onSubmit={submit} role="search" aria-label="Search all sources">
-          <div className="row">
-            <label className="grow">
-              Query
-              <input id="knowledge-query" value={form.query} onChange={(e) => setForm({ query: e.target.value })} placeholder="Search every source" autoFocus />
-            </label>
-            <button className="primary" type="submit" disabled={busy}>
-              {busy ? 'Searching…' : 'Search'}
-            </button>
-          </div>
-          <fieldset className="row">
-            <legend>Mode</legend>
-            {MODES.map((m) => (
-              <label key={m.id} className="inline">
-                <input type="radio" name="knowledge-mode" value={m.id} checked={form.mode === m.id} onChange={() => setForm({ mode: m.id })} />
-                {m.label}
-              </label>
-            ))}
-          </fieldset>
+          <QueryRow id="knowledge-query" label="Query" value={form.query} onChange={(query) => setForm({ query })} placeholder="Search every source" busy={busy} autoFocus />
+          <ModeChoice name="knowledge-mode" modes={MODES} value={form.mode} onChange={(mode) => setForm({ mode })} />
           {sources && sources.length > 0 && (
             <fieldset className="row">
               <legend>Sources (none ticked: all)</legend>
@@ -93,10 +78,7 @@ export function KnowledgeSearchPanel() {
                 <Result key={item.uri} item={item} selected={item.uri === selected?.uri} onOpen={() => select(item)} />
               ))}
             </ol>
-            <div className="row">
-              {response.offset > 0 && <button onClick={() => void run(Math.max(0, response.offset - response.limit))}>Previous</button>}
-              {response.has_more && response.next_offset !== null && <button onClick={() => void run(response.next_offset!)}>Next</button>}
-            </div>
+            <Pager offset={response.offset} pageSize={response.limit} nextOffset={response.has_more ? response.next_offset : null} onPage={(o) => void run(o)} />
           </>
         )}
       </div>

@@ -7,6 +7,7 @@ import type { MemoryEntry, Span } from '../../../src-main/api/results';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { highlight } from '../components/highlight';
 import { MemoryEntryPanel } from '../components/MemoryEntryPanel';
+import { ModeChoice, Pager, QueryRow } from '../components/SearchControls';
 import { useMemory, type MemoryMode } from '../memory-store';
 
 const MODES: { id: MemoryMode; label: string }[] = [
@@ -60,29 +61,14 @@ export function MemoryScreen() {
         </p>
       )}
       <form className="card" role="search" aria-label="Memory search" onSubmit={submit}>
-        <div className="row">
-          <label className="grow">
-            Search memory{m.thread ? ` (thread ${m.thread})` : ''}
-            <input id="memory-query" value={m.search.query} onChange={(e) => m.setQuery(e.target.value)} placeholder="What did an assistant note about…" />
-          </label>
-          <button className="primary" type="submit" disabled={m.search.busy}>
-            {m.search.busy ? 'Searching…' : 'Search'}
-          </button>
+        <QueryRow id="memory-query" label={`Search memory${m.thread ? ` (thread ${m.thread})` : ''}`} value={m.search.query} onChange={m.setQuery} placeholder="What did an assistant note about…" busy={m.search.busy}>
           {response && (
             <button type="button" onClick={m.clearSearch}>
               Clear
             </button>
           )}
-        </div>
-        <fieldset className="row">
-          <legend>Mode</legend>
-          {MODES.map((mode) => (
-            <label key={mode.id} className="inline">
-              <input type="radio" name="memory-mode" value={mode.id} checked={m.search.mode === mode.id} onChange={() => m.setMode(mode.id)} />
-              {mode.label}
-            </label>
-          ))}
-        </fieldset>
+        </QueryRow>
+        <ModeChoice name="memory-mode" modes={MODES} value={m.search.mode} onChange={m.setMode} />
       </form>
       <div className={`memory ${m.selected ? 'with-detail' : ''}`}>
         <nav className="card threads" aria-label="Threads">
@@ -125,10 +111,7 @@ export function MemoryScreen() {
                   <EntryCard key={h.entry.id} entry={h.entry} text={h.snippet} score={h.score} spans={h.highlights} selected={m.selected?.id === h.entry.id} onOpen={() => void m.select(h.entry.id)} onDelete={() => setDeleting({ kind: 'entry', entry: h.entry })} />
                 ))}
               </ol>
-              <div className="row">
-                {m.search.offset > 0 && <button onClick={() => void m.runSearch(Math.max(0, m.search.offset - 20))}>Previous</button>}
-                {response.nextOffset !== null && <button onClick={() => void m.runSearch(response.nextOffset!)}>Next</button>}
-              </div>
+              <Pager offset={m.search.offset} pageSize={20} nextOffset={response.nextOffset} onPage={(o) => void m.runSearch(o)} />
             </>
           ) : (
             m.entries && (

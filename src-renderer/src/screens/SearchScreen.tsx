@@ -7,6 +7,7 @@ import type { SearchHit } from '../../../src-main/api/results';
 import { highlight } from '../components/highlight';
 import { KnowledgeSearchPanel } from '../components/KnowledgeSearchPanel';
 import { PreviewPanel } from '../components/PreviewPanel';
+import { ModeChoice, Pager, QueryRow } from '../components/SearchControls';
 import { KINDS, pageLabel } from '../components/kinds';
 import { useApp, type SearchForm } from '../store';
 
@@ -49,24 +50,8 @@ function CollectionSearch() {
     <div className={selectedHit ? 'split' : ''}>
       <div>
         <form className="card" onSubmit={submit} role="search">
-          <div className="row">
-            <label className="grow">
-              Query
-              <input id="search-query" value={form.query} onChange={(e) => setSearchForm({ query: e.target.value })} placeholder="Search your collections (Ctrl+K)" autoFocus />
-            </label>
-            <button className="primary" type="submit" disabled={busy}>
-              {busy ? 'Searching…' : 'Search'}
-            </button>
-          </div>
-          <fieldset className="row">
-            <legend>Mode</legend>
-            {MODES.map((m) => (
-              <label key={m.id} className="inline">
-                <input type="radio" name="mode" value={m.id} checked={form.mode === m.id} onChange={() => setSearchForm({ mode: m.id })} />
-                {m.label}
-              </label>
-            ))}
-          </fieldset>
+          <QueryRow id="search-query" label="Query" value={form.query} onChange={(query) => setSearchForm({ query })} placeholder="Search your collections (Ctrl+K)" busy={busy} autoFocus />
+          <ModeChoice name="mode" modes={MODES} value={form.mode} onChange={(mode) => setSearchForm({ mode })} />
           <details>
             <summary>Syntax and filters</summary>
             <div className="row">
@@ -142,10 +127,7 @@ function CollectionSearch() {
                 <Result key={hit.uri} hit={hit} selected={hit.uri === selected} onOpen={() => selectResult(hit.uri)} />
               ))}
             </ol>
-            <div className="row">
-              {response.offset > 0 && <button onClick={() => void runSearch(Math.max(0, response.offset - response.limit))}>Previous</button>}
-              {response.has_more && response.next_offset !== null && <button onClick={() => void runSearch(response.next_offset!)}>Next</button>}
-            </div>
+            <Pager offset={response.offset} pageSize={response.limit} nextOffset={response.has_more ? response.next_offset : null} onPage={(o) => void runSearch(o)} />
           </>
         )}
       </div>
