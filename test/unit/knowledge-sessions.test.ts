@@ -55,6 +55,23 @@ describe('KnowledgeSessions', () => {
     for (const x of [a, c, d]) expect(s.byHandle(x.handle!, 'runtime')).toBe(x);
   });
 
+  it('a sweep drops every idle session, whatever order they were made and used in, and keeps the live ones', () => {
+    const clock = { t: 0 };
+    const s = store({ ttlMs: 1000 }, clock);
+    const [a, b, c] = [s.mint(owner, null), s.mint(owner, null), s.mint(owner, null)];
+    clock.t = 500;
+    s.byHandle(a.handle!, 'runtime'); // the oldest made, now the most recently used
+    const d = s.mint(owner, null);
+    clock.t = 1200; // b and c idle past the TTL; a and d not
+    s.sweep();
+    expect(s.size).toBe(2);
+    for (const x of [a, d]) expect(s.byHandle(x.handle!, 'runtime')).toBe(x);
+    clock.t = 2300; // a and d touched at 1200: idle past the TTL now
+    s.mint(owner, null); // a new session sweeps first
+    expect(s.size).toBe(1);
+    for (const x of [a, b, c, d]) expect(s.byHandle(x.handle!, 'runtime')).toBeNull();
+  });
+
   it('remembers a bounded, most-recent set of URIs and queries', () => {
     const s = store({ maxSeen: 3, maxQueries: 2 }, { t: 0 });
     const a = s.mint(owner, null);

@@ -3,7 +3,7 @@
 // manifest's model is known, present and makes vectors of the index's dimension, and a few stored
 // vectors are compared with the model's own embedding of their text (another model of the same
 // size would otherwise give garbage results). Queries are embedded with that model through the
-// engine's worker pool and searched exactly (vector-scan.ts); a document's several vectors
+// engine's worker pool and searched exactly (simd-dots.ts, else vector-scan.ts); a document's several vectors
 // collapse to its best, like every Trove search.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { parseFaissIndex, type FaissIndex } from './faiss-format.js';
 import { parseMetadata, type MetadataEntry } from './faiss-metadata.js';
 import { plainSnippet } from './plain-snippet.js';
 import { searchGraph, VisitMarks } from './hnsw-search.js';
+import { dotKernel, type DotKernel } from './simd-dots.js';
 import { innerProducts, squaredNorms, topGroups, type GroupHit } from './vector-scan.js';
 
 export const FAISS_FILE = 'index.faiss';
@@ -59,6 +60,8 @@ export class FaissDataset {
     readonly warnings: string[],
     /** Walk the HNSW graph instead of scanning (a large IndexHNSWFlat). */
     private readonly useGraph: boolean,
+    /** The scan's SIMD inner products over its own copy of the vectors (index.vectors is that copy); null: the JavaScript loop. */
+    private readonly kernel: DotKernel | null,
   ) {}
 
   private marks: VisitMarks | null = null;
@@ -83,7 +86,10 @@ export class FaissDataset {
   ): Promise<FaissDataset> {
     const spec = embeddingModel(embeddings.manifest, input.model);
     const file = await readIndexFile(input.indexPath);
-    const index = parseFaissIndex(file.buf);
+    const parsed = parseFaissIndex(file.buf);
+    // the kernel holds the vectors in its own memory: rows are read from there, and the file's buffer is let go
+    const kernel = dotKernel(parsed.vectors, parsed.d, parsed.ntotal);
+    const index: FaissIndex = kernel ? { ...parsed, vectors: kernel.vectors } : parsed;
     if (index.d !== spec.dims) {
       throw new TroveError(
         'UNAVAILABLE',
@@ -106,7 +112,7 @@ export class FaissDataset {
     const model = await embeddings.resolve(spec.id); // the model's files are here and intact, or the reason why not
     const scoring = describeScoring(index, normalized, minNorm, maxNorm);
     const useGraph = index.hnsw !== null && index.ntotal >= (input.hnswGraphFrom ?? HNSW_GRAPH_FROM);
-    const ds = new FaissDataset(input.id, index, entries, spec.id, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings, useGraph);
+    const ds = new FaissDataset(input.id, index, entries, spec.id, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings, useGraph, kernel);
     const key = [`${spec.id}@${model.weightsSha256}`, file.stamp, await stampOf(input.metadataPath)].join('|');
     await ds.checkModel(embeddings, checks, key);
     return ds;
@@ -165,7 +171,8 @@ export class FaissDataset {
   private scanHits(q: Float32Array, count: number): GroupHit[] {
     const { d, ntotal, vectors, metric } = this.index;
     const keys = new Float32Array(ntotal);
-    innerProducts(vectors, d, ntotal, q, keys);
+    if (this.kernel) this.kernel.innerProducts(q, keys);
+    else innerProducts(vectors, d, ntotal, q, keys);
     if (metric === 'l2') for (let r = 0; r < ntotal; r++) keys[r] = 2 * keys[r]! - this.norms2[r]!; // −d² + 1, same order
     return topGroups(keys, this.groupOf, this.groups, count).hits;
   }
