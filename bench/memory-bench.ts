@@ -1,5 +1,5 @@
 // bench:memory [--entries 5000] [--scale 100000] [--embed] [--queries 200] [--no-peer] [--no-stdio] [--no-scale] [--no-quality]
-//   [--quality-docs N] [--quality-queries N]: Trove's memory tools side by side with the peer
+//   [--quality-docs N] [--quality-queries N] [--server-cpu-prof DIR]: Trove's memory tools side by side with the peer
 // (mcp-context-server 2.2.2, installed from PyPI by ../shared/bench/peers/context-server.sh) on
 // the same workload, in one run:
 // 1. the peer's own run (`context-server.sh run N`: stdio, its official client) — one JSON line;
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     'no-quality': { type: 'boolean', default: false },
     'quality-docs': { type: 'string' },
     'quality-queries': { type: 'string' },
+    'server-cpu-prof': { type: 'string' },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -288,7 +289,9 @@ async function startServer(profile: string): Promise<Server> {
   const runtime = path.join(profile, 'runtime.json');
   fs.rmSync(runtime, { force: true });
   // --no-embed: the peer runs with embedding off; here the model runs in process between server runs
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // --server-cpu-prof DIR: each `trove serve` writes a V8 CPU profile there when it stops
+  const prof = values['server-cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['server-cpu-prof'])}`] : [];
+  const child = spawn(process.execPath, [...prof, BIN, 'serve', '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
   const info = await waitFor(() => (fs.existsSync(runtime) ? (JSON.parse(fs.readFileSync(runtime, 'utf8')) as { mcpUrl: string; token: string }) : null));
   await waitQuiet(child.pid!);
   return {

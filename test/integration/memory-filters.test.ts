@@ -171,3 +171,21 @@ describe('filters pushed into search', () => {
     expect(keyword({ query: 'backoff', threadId: 'beta', tags: ['question'] }).hits).toEqual([]);
   });
 });
+
+describe('snippets', () => {
+  it('a search cuts snippets with highlights by default, and none when asked not to (same hits, same scores)', () => {
+    const withSnippets = keyword({ query: 'backoff cap', limit: 10 });
+    expect(withSnippets.hits.length).toBeGreaterThan(0);
+    for (const h of withSnippets.hits) {
+      expect(h.snippet.length).toBeGreaterThan(0);
+      expect(h.highlights.length).toBeGreaterThan(0);
+    }
+    const bare = keyword({ query: 'backoff cap', limit: 10, snippets: false, highlight: true });
+    expect(bare.hits.map((h) => [h.entry.id, h.score])).toEqual(withSnippets.hits.map((h) => [h.entry.id, h.score]));
+    for (const h of bare.hits) {
+      expect(h.snippet).toBe('');
+      expect(h.highlights).toEqual([]);
+      expect(h.highlighted).toMatch(/<mark>backoff<\/mark>/i); // highlight is its own option
+    }
+  });
+});

@@ -117,6 +117,32 @@ describe('memory grants', () => {
     }
   });
 
+  it('a secret in memory text is redacted in structuredContent, and the text block is the JSON of what structuredContent says', async () => {
+    const secret = `ghp_${'Q7x2Lm9Pz4Rk8Tv3Wn6Ys1Ub5Hd0Jf2Gc7Ea'}`; // made up: ghp_ and 36 characters
+    const c = await connectClient('v2 http 2026-07-28', f);
+    try {
+    const stored = await c.callTool('store_context', { thread_id: 'secrets', source: 'agent', text: `CI reads the token ${secret} from the vault`, metadata: { title: 'vault token' } });
+    // a write's answer holds no stored text: it goes out as built
+    expect(stored.isError).toBeFalsy();
+    expect((stored.content as { text: string }[])[0]!.text).toBe(JSON.stringify(stored.structuredContent));
+    for (const [tool, args] of [
+      ['fts_search_context', { query: 'vault token', highlight: true }],
+      ['search_context', { thread_id: 'secrets' }],
+      ['get_context_by_ids', { context_ids: [(stored.structuredContent as { context_id: number }).context_id] }],
+    ] as const) {
+      const r = await c.callTool(tool, args);
+      expect(r.isError, `${tool}: ${JSON.stringify(r.content)}`).toBeFalsy();
+      expect(JSON.stringify(r), tool).not.toContain(secret);
+      expect(JSON.stringify(r.structuredContent), tool).toContain('[redacted secret]');
+      const text = (r.content as { text: string }[])[0]!.text;
+      // get_context_by_ids' text is its list of entries; the others' text is the whole answer
+      expect(JSON.parse(text), tool).toEqual(tool === 'get_context_by_ids' ? (r.structuredContent as { result: unknown }).result : r.structuredContent);
+    }
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses a grant that is not none, read or write', () => {
     expect(() => f.engine.createToken({ name: 'odd', memory: 'admin' as 'read' })).toThrow(/memory must be none, read or write/);
   });

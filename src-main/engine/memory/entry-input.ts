@@ -28,6 +28,8 @@ export interface EntryWrite {
   source: MemorySource;
   text: string;
   metadata: Record<string, unknown>;
+  /** `metadata` as JSON, as it is stored (made once, while checking its size). */
+  metadataJson: string;
   tags: string[];
   images: DecodedImage[];
 }
@@ -43,11 +45,16 @@ export interface UpdateWrite {
 
 export function checkEntry(input: MemoryEntryInput, at = 'entry'): EntryWrite {
   if (typeof input !== 'object' || input === null) throw invalidInput(`${at}: an entry is an object with thread_id, source and text`);
+  const threadId = checkThreadId(input.threadId, `${at}.thread_id`);
+  const source = checkSource(input.source, `${at}.source`);
+  const text = checkText(input.text, `${at}.text`);
+  const metadata = input.metadata == null ? { value: {}, json: '{}' } : checkMetadataJson(input.metadata, `${at}.metadata`);
   return {
-    threadId: checkThreadId(input.threadId, `${at}.thread_id`),
-    source: checkSource(input.source, `${at}.source`),
-    text: checkText(input.text, `${at}.text`),
-    metadata: input.metadata == null ? {} : checkMetadata(input.metadata, `${at}.metadata`),
+    threadId,
+    source,
+    text,
+    metadata: metadata.value,
+    metadataJson: metadata.json,
     tags: input.tags == null ? [] : checkTags(input.tags, `${at}.tags`),
     images: input.images == null ? [] : checkImages(input.images, `${at}.images`),
   };
@@ -93,6 +100,10 @@ function checkText(v: unknown, at: string): string {
 }
 
 function checkMetadata(v: unknown, at: string): Record<string, unknown> {
+  return checkMetadataJson(v, at).value;
+}
+
+function checkMetadataJson(v: unknown, at: string): { value: Record<string, unknown>; json: string } {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidInput(`${at} must be a JSON object`);
   let json: string;
   try {
@@ -101,7 +112,7 @@ function checkMetadata(v: unknown, at: string): Record<string, unknown> {
     throw invalidInput(`${at} is not JSON: ${(err as Error).message}`);
   }
   if (Buffer.byteLength(json) > MEMORY_LIMITS.metadataBytes) throw invalidInput(`${at} is larger than ${MEMORY_LIMITS.metadataBytes} bytes as JSON`);
-  return JSON.parse(json) as Record<string, unknown>; // a plain copy: what is stored is what is returned
+  return { value: JSON.parse(json) as Record<string, unknown>, json }; // a plain copy: what is stored is what is returned
 }
 
 export function checkTags(v: unknown, at: string): string[] {

@@ -48,6 +48,8 @@ import { checkSearch, type CheckedSearch } from './search-request.js';
 import { exportLines, importLines } from './transfer.js';
 
 export const MEMORY_COLLECTION = '~memory';
+/** A hit's snippet when the caller asked for none. */
+const NO_PREVIEW: { text: string; highlights: [] } = { text: '', highlights: [] };
 const DAY_MS = 86_400_000;
 
 export interface MemoryDeps {
@@ -225,16 +227,16 @@ export class MemoryService implements MemoryApi {
     const rows = new Map(this.entries.byDocuments(r.page.map((p) => p.documentId)).map((row) => [row.document_id, row]));
     const present = r.page.filter((p) => rows.has(p.documentId)); // an entry deleted meanwhile drops out
     const entries = this.view(present.map((p) => rows.get(p.documentId)!), req.includeImages, false);
-    const matcher = queryMatcher(req.query, req.syntax);
+    const matcher = req.snippets || req.highlight ? queryMatcher(req.query, req.syntax) : null;
     const hits = present.map((p, i): MemoryHit => {
       const entry = entries[i]!;
-      const preview = previewOf(entry.text, matcher, req.snippetChars);
+      const preview = req.snippets ? previewOf(entry.text, matcher!, req.snippetChars) : NO_PREVIEW;
       return {
         entry,
         score: p.score,
         snippet: preview.text,
         highlights: preview.highlights,
-        ...(req.highlight ? { highlighted: highlighted(entry.text, matcher) } : {}),
+        ...(req.highlight ? { highlighted: highlighted(entry.text, matcher!) } : {}),
         ...(p.keyword ? { keyword: p.keyword } : {}),
         ...(p.vector ? { vector: p.vector } : {}),
         ...(p.fused !== undefined ? { fused: p.fused } : {}),

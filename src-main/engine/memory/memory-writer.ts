@@ -55,7 +55,7 @@ export class MemoryWriter {
           size: Buffer.byteLength(w.text),
           mtimeMs: t.updatedAt,
           tags: JSON.stringify(w.tags),
-          metadata: JSON.stringify(w.metadata),
+          metadata: w.metadataJson,
         });
         documents.putContent(documentId, w.text);
         for (const row of chunks.replaceFor(documentId, entryChunks(w.text, title, chunking), true)) fts.push(row);

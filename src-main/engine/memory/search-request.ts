@@ -23,13 +23,14 @@ const schema = z.object({
   includeImages: z.boolean().default(false),
   highlight: z.boolean().default(false),
   snippetChars: z.number().int().min(40).max(2000).default(200),
+  snippets: z.boolean().default(true),
 });
 
-export type CheckedSearch = ValidMemorySearch & { includeImages: boolean; highlight: boolean; snippetChars: number };
+export type CheckedSearch = ValidMemorySearch & { includeImages: boolean; highlight: boolean; snippetChars: number; snippets: boolean };
 
 export function checkSearch(input: MemorySearchRequest): CheckedSearch {
-  const { query, mode, syntax, limit, offset, minSimilarity, fusion, includeImages, highlight, snippetChars } = input;
-  const parsed = schema.safeParse({ query, mode, syntax, limit, offset, minSimilarity, fusion, includeImages, highlight, snippetChars });
+  const { query, mode, syntax, limit, offset, minSimilarity, fusion, includeImages, highlight, snippetChars, snippets } = input;
+  const parsed = schema.safeParse({ query, mode, syntax, limit, offset, minSimilarity, fusion, includeImages, highlight, snippetChars, snippets });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw invalidInput(`invalid memory search: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);

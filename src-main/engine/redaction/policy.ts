@@ -31,7 +31,7 @@ interface Leaf {
 
 type Visit = (text: string, collection: string | undefined, spans: Span[] | undefined) => { text: string; spans?: Span[] } | void;
 
-/** A copy of a result with the policy applied to its document text. */
+/** A copy of a result with the policy applied to its document text; the value itself when nothing in it needed redacting. */
 export async function redactValue<T>(value: T, policy: RedactionPolicy, runner: UserRuleRunner): Promise<T> {
   const anySecrets = policy.secrets || [...policy.collections.values()].some((v) => v === true);
   if (!anySecrets && !policy.rules.length) return value;
@@ -52,6 +52,7 @@ export async function redactValue<T>(value: T, policy: RedactionPolicy, runner: 
     const out = await runner.apply(afterSecrets.map((l) => l.text), policy.rules);
     done = afterSecrets.map((l, i) => ({ text: out.texts[i]!, spans: l.spans && out.passes[i]!.reduce((spans, pass) => moveSpans(spans, pass), l.spans) }));
   }
+  if (done.every((d, i) => d.text === leaves[i]!.text)) return value; // nothing to redact: no copy
   let i = 0;
   return walk(value, null, undefined, () => done[i++]!) as T;
 }

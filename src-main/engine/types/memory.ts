@@ -134,6 +134,8 @@ export interface MemorySearchRequest extends MemoryFilters {
   highlight?: boolean;
   /** Characters of snippet around the best match (default 200). */
   snippetChars?: number;
+  /** false: no snippet ('' and no highlights) for a caller that does not show one, which saves cutting it (default true). */
+  snippets?: boolean;
 }
 
 /** Where one leg ranked an entry and how it scored it. */

@@ -130,7 +130,7 @@ export function registerMemorySearchTools(server: McpServer, ctx: McpContext, al
     const t = TOOLS.fts_search_context;
     server.registerTool('fts_search_context', { title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: readOnly }, (a) =>
       guarded('fts_search_context', () => {
-        const r = m.search({ ...toFilters(a), query: a.query, mode: 'keyword', syntax: a.mode, limit: a.limit, offset: a.offset, includeImages: a.include_images, highlight: a.highlight }) as MemorySearchResponse;
+        const r = m.search({ ...toFilters(a), query: a.query, mode: 'keyword', syntax: a.mode, limit: a.limit, offset: a.offset, includeImages: a.include_images, highlight: a.highlight, snippets: false }) as MemorySearchResponse;
         const results = r.hits.map((h) => ({
           ...entryOf(h, a.include_images),
           scores: { fts_score: h.keyword?.bm25 ?? null, fts_rank: null, rerank_score: null },
@@ -144,7 +144,7 @@ export function registerMemorySearchTools(server: McpServer, ctx: McpContext, al
     const t = TOOLS.semantic_search_context;
     server.registerTool('semantic_search_context', { title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: readOnly }, (a) =>
       guarded('semantic_search_context', async () => {
-        const r = await m.search({ ...toFilters(a), query: a.query, mode: 'vector', limit: a.limit, offset: a.offset, includeImages: a.include_images });
+        const r = await m.search({ ...toFilters(a), query: a.query, mode: 'vector', limit: a.limit, offset: a.offset, includeImages: a.include_images, snippets: false });
         const results = r.hits.map((h) => ({ ...entryOf(h, a.include_images), scores: { semantic_distance: h.vector ? l2(h.vector.cosine) : null, semantic_rank: null, rerank_score: null } }));
         return jsonResult({ query: r.query, model: r.model ?? '', results, ...page(r), ...(a.explain_query ? { stats: statsOf(r, a) } : {}) });
       }),
@@ -156,7 +156,7 @@ export function registerMemorySearchTools(server: McpServer, ctx: McpContext, al
       guarded('hybrid_search_context', async () => {
         const w = a.weights ?? { fts: 0.4, semantic: 0.6 };
         const fusion = a.fusion_method === 'weighted' ? { method: 'weighted' as const, keyword: w.fts, semantic: w.semantic } : { method: 'rrf' as const, k: a.rrf_k };
-        const r = await m.search({ ...toFilters(a), query: a.query, mode: a.rerank ? 'rerank' : 'hybrid', fusion, limit: a.limit, offset: a.offset, includeImages: a.include_images });
+        const r = await m.search({ ...toFilters(a), query: a.query, mode: a.rerank ? 'rerank' : 'hybrid', fusion, limit: a.limit, offset: a.offset, includeImages: a.include_images, snippets: false });
         const results = r.hits.map((h) => ({
           ...entryOf(h, a.include_images),
           scores: {

@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { MemoryEntry, MemoryFilters, MetadataOperator } from '../../engine/index.js';
+import { jsonBacked } from '../redaction.js';
 
 export const OPERATORS = [
   'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'exists', 'not_exists',
@@ -113,10 +114,11 @@ export function contextEntry(e: MemoryEntry, opts: { truncate: boolean; images: 
 
 /** The answer as JSON text (what the context server's clients parse) and as structuredContent. */
 export function jsonResult(value: Record<string, unknown>, text: unknown = value, notes: string[] = []): CallToolResult {
-  return {
+  const result: CallToolResult = {
     content: [{ type: 'text', text: JSON.stringify(text) }, ...notes.map((n) => ({ type: 'text' as const, text: n }))],
     structuredContent: value,
   };
+  return jsonBacked(result, { structured: value, text, notes }); // redacted as objects, once (mcp/redaction.ts)
 }
 
 /** Images as the MCP input schemas take them. */
