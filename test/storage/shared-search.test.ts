@@ -13,6 +13,7 @@ import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
 import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
 import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
+import { modelsDir } from '../embed/models-dir.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -30,19 +31,21 @@ let profile: string;
 let url: string;
 let engine: Engine;
 let shared: SharedIndex;
+const embeddings = { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 };
 
 beforeAll(async () => {
   const root = tempDir('trove-shared-root-');
   writeTree(root, FILES);
   profile = tempDir('trove-shared-profile-');
-  const indexer = Engine.open({ profileDir: profile });
+  const indexer = Engine.open({ profileDir: profile, embeddings });
   indexer.addCollection({ root, name: 'notes' });
   await indexer.index();
+  await indexer.embed(); // vectors copied by migrate: the semantic modes search them there
   await indexer.close();
   url = await freshDatabase('shared');
   await migrateToPostgres({ sqliteFile: databasePath(profile), url });
-  engine = Engine.open({ profileDir: profile });
-  shared = await openSharedIndex(url);
+  engine = Engine.open({ profileDir: profile, embeddings });
+  shared = await openSharedIndex(url, { profileDir: profile, embeddings });
 });
 
 afterAll(async () => {
@@ -91,6 +94,62 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(engine.search({ query: 'backoff', limit: 1 }).has_more).toBe(true);
   });
 
+  it('runs the phrase and boolean syntaxes: the same documents as SQLite (a phrase is ranked by its words there)', async () => {
+    const cases: SearchRequest[] = [
+      { query: 'exponential backoff', syntax: 'phrase' },
+      { query: 'exponential retries', syntax: 'phrase' }, // the words, but never in this order
+      { query: 'exponential backoff', syntax: 'phrase', path: 'docs/**' },
+      { query: '東京', syntax: 'phrase' },
+      { query: 'retries -timeout', syntax: 'boolean' }, // a top-level NOT drops the whole document
+      { query: '(cell OR client) AND NOT keep-alive', syntax: 'boolean' },
+      { query: '"http client" OR mitochondria', syntax: 'boolean' },
+      { query: 'retr* NOT jitter', syntax: 'boolean', tags: ['ops'] },
+    ];
+    const docs = (r: SearchResponse) => r.results.map((h) => h.path).sort();
+    for (const req of cases) {
+      const lite = engine.search({ ...req, mode: 'keyword' });
+      const pg = await shared.search(req);
+      expect(docs(pg), JSON.stringify(req)).toEqual(docs(lite));
+      expect(pg.plan, JSON.stringify(req)).toEqual(lite.plan);
+    }
+    // not vacuous: phrases match in order only, and negations drop documents
+    expect(docs(await shared.search(cases[0]!))).toEqual(['docs/backoff.md', 'docs/resilience.md', 'src/retry.ts']);
+    expect(docs(await shared.search(cases[1]!))).toEqual([]);
+    expect(docs(await shared.search(cases[4]!))).toEqual(['src/retry.ts']);
+    expect(docs(await shared.search(cases[5]!))).toEqual(['docs/resilience.md', 'notes/cells.md']);
+    expect(docs(await shared.search(cases[3]!))).toEqual(['notes/kyoto.md', 'notes/tokyo.md']);
+  });
+
+  it('runs vector, hybrid and rerank search over pgvector: the same pages as SQLite (cosines within float rounding)', async () => {
+    const cases: SearchRequest[] = [
+      { query: 'how do cells make energy', mode: 'vector' },
+      { query: 'waiting longer between attempts', mode: 'vector', path: 'docs/**' }, // filters pushed into the scan
+      { query: 'waiting longer between attempts', mode: 'vector', tags: ['ops'], explain: true },
+      { query: 'waiting longer between attempts', mode: 'vector', limit: 1, offset: 1 },
+      { query: 'retries exponential backoff', mode: 'hybrid' },
+      { query: 'retries exponential backoff', mode: 'hybrid', explain: true, snippetChars: 80 },
+      { query: 'retries -timeout', syntax: 'boolean', mode: 'hybrid' },
+      { query: '?!', mode: 'hybrid' }, // no words: no keyword leg, the vector leg answers
+      { query: 'powerhouse of the cell', mode: 'rerank' },
+    ];
+    const scoreless = (r: SearchResponse) => ({ ...comparable(r), results: r.results.map(({ score: _s, explain, ...rest }) => ({ ...rest, explained: explain !== undefined })) });
+    for (const req of cases) {
+      const lite = await engine.search(req);
+      const pg = await shared.search(req);
+      expect(scoreless(pg), JSON.stringify(req)).toEqual(scoreless(lite));
+      pg.results.forEach((h, i) => expect(h.score, JSON.stringify(req)).toBeCloseTo(lite.results[i]!.score, 3));
+    }
+    // not vacuous: the semantic match is found without shared words, filters and legs show up
+    const cells = await shared.search(cases[0]!);
+    expect(cells.results[0]?.path).toBe('notes/cells.md');
+    expect((await shared.search(cases[1]!)).results.every((h) => h.path.startsWith('docs/'))).toBe(true);
+    expect((await shared.search(cases[4]!)).plan?.strategy).toBe('hybrid:rrf');
+    expect((await shared.search(cases[7]!)).notices?.[0]).toMatch(/keyword leg skipped/);
+    const reranked = await shared.search({ ...cases[8]!, explain: true });
+    expect(reranked.notices).toBeUndefined();
+    expect(reranked.results[0]?.explain).toHaveProperty('rerank');
+  });
+
   it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
     expect((await shared.search({ query: 'zeppelin' })).results).toEqual([]); // counted (as absent) and cached
     const other = await PostgresStorage.open(url);
@@ -112,8 +171,8 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
 
   it('says what does not run there yet, and rejects bad input as the engine does', async () => {
     const fails = async (req: SearchRequest) => (await shared.search(req).catch((e: unknown) => e)) as TroveError;
-    expect(await fails({ query: 'backoff', syntax: 'phrase' })).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/phrase syntax does not run on PostgreSQL yet/) });
-    expect(await fails({ query: 'backoff', mode: 'vector' })).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/vector search does not run on PostgreSQL yet/) });
+    expect(await fails({ query: 'NOT backoff', syntax: 'boolean' })).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/at least one term that is not negated/) });
+    expect(await fails({ query: 'backoff', mode: 'vector', collections: ['nope'] })).toMatchObject({ code: 'NOT_FOUND' });
     expect(await fails({ query: 'backoff', collections: ['nope'] })).toMatchObject({ code: 'NOT_FOUND', message: 'no collection named "nope" (collections: notes)' });
     expect(await fails({ query: 'backoff', kinds: ['spreadsheet-ish'] })).toMatchObject({ code: 'INVALID_INPUT' });
     expect(await fails({ query: '   ' })).toMatchObject({ code: 'INVALID_INPUT' });

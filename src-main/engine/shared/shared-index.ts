@@ -1,34 +1,53 @@
 // A Trove index in PostgreSQL, searched through the storage interface (store/storage.ts): what
-// runs on PostgreSQL today for the faces — keyword search (match and prefix syntaxes, every
-// filter, the planner's tiers, snippets, freshness) over folder collections. Selected by
-// TROVE_DATABASE_URL (engine/config.ts) or `trove search --database`. The rest of the engine
-// (indexing, watching, vectors, get, memory, the MCP host) still runs on SQLite only; it moves
-// onto the same interface with the storage refactor (docs/scale-out.md says what runs where).
+// runs on PostgreSQL today for the faces — search in every mode (keyword with every syntax,
+// filter, tier, snippet and freshness; vector over pgvector; hybrid; rerank) over folder
+// collections. Selected by TROVE_DATABASE_URL (engine/config.ts) or `trove search --database`.
+// The rest of the engine (indexing, watching, embedding, get, memory, the MCP host) still runs on
+// SQLite only; it moves onto the same interface with the storage refactor (docs/scale-out.md
+// says what runs where).
 import path from 'node:path';
-import { invalidInput, notFound, TroveError } from '../errors.js';
+import type { EmbeddingOptions } from '../embed/embeddings.js';
+import { QueryEmbedder } from '../embed/query-embedder.js';
+import { invalidInput, notFound } from '../errors.js';
 import { KNOWN_KINDS } from '../ingest/parsers/index.js';
 import type { ResolvedFilters } from '../search/filters.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../search/request.js';
-import { keywordResponse } from '../search/response.js';
+import type { FusionMethod } from '../search/modes.js';
+import { keywordResponse, semanticResponse } from '../search/response.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
+import { StorageModeSearch } from '../search/storage-modes.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { Storage } from '../store/storage.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
 
+/** What searching needs besides the database: where the query models are (as EngineOptions has them). */
+export interface SharedIndexOptions {
+  profileDir?: string;
+  embeddings?: EmbeddingOptions;
+  search?: { fusion?: FusionMethod };
+}
+
 export class SharedIndex {
   private readonly keyword: StorageKeywordSearch;
+  private readonly modes: StorageModeSearch;
+  private readonly embedder: QueryEmbedder;
 
-  private constructor(private readonly storage: Storage) {
+  private constructor(
+    private readonly storage: Storage,
+    opts: SharedIndexOptions,
+  ) {
     this.keyword = new StorageKeywordSearch(storage);
+    this.embedder = new QueryEmbedder(opts.profileDir ?? process.cwd(), opts.embeddings);
+    this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
     storage.changes.onRemoteChange(() => this.keyword.changed());
   }
 
   /** Connects (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE), brings the schema up to date, and listens for changes. */
-  static async open(url: string): Promise<SharedIndex> {
+  static async open(url: string, opts: SharedIndexOptions = {}): Promise<SharedIndex> {
     const storage = await PostgresStorage.open(url);
-    const index = new SharedIndex(storage);
+    const index = new SharedIndex(storage, opts);
     await storage.changes.ready(); // listening before anything is cached: no change falls in between
     return index;
   }
@@ -38,19 +57,26 @@ export class SharedIndex {
     return this.storage.location;
   }
 
-  /** Keyword search, answering as Engine.search does for the same index. */
+  /** Search in every mode, answering as Engine.search does for the same index. */
   async search(input: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
     const req = validateSearchRequest(input);
-    if (req.mode !== 'keyword') throw new TroveError('UNAVAILABLE', `${req.mode} search does not run on PostgreSQL yet; use --mode keyword`);
     const filters = await this.resolveFilters(req);
-    const r = await this.keyword.search({ ...req, filters });
-    const fresh = req.freshness ? await this.freshness(r.hits.map((h) => h.documentId)) : null;
-    return keywordResponse(req, r, fresh, started);
+    if (req.mode === 'keyword') {
+      const r = await this.keyword.search({ ...req, filters });
+      const fresh = req.freshness ? await this.freshness(r.hits.map((h) => h.documentId)) : null;
+      return keywordResponse(req, r, fresh, started);
+    }
+    const collectionIds = filters.collectionIds ?? (await this.storage.collections.list()).map((c) => c.id);
+    const r = await this.modes.run(req, filters, collectionIds);
+    const page = r.hits.slice(req.offset, req.offset + req.limit).map((h) => h.documentId);
+    const fresh = req.freshness ? await this.freshness(page) : new Map<number, Freshness>();
+    return semanticResponse(req, r, () => fresh, started);
   }
 
-  close(): Promise<void> {
-    return this.storage.close();
+  /** Settles when the query models' workers have exited. */
+  async close(): Promise<void> {
+    await Promise.all([this.storage.close(), this.embedder.close()]);
   }
 
   private async resolveFilters(req: ReturnType<typeof validateSearchRequest>): Promise<ResolvedFilters> {
