@@ -3,7 +3,7 @@
 // collections a caller may see. Assembled from the services' own reports; owns no state.
 import fs from 'node:fs';
 import type { CollectionRow, CollectionStore } from './store/collections.js';
-import type { StatsStore } from './store/stats.js';
+import type { CollectionCounts, StatsStore } from './store/stats.js';
 import type { CollectionInfo, DatasetInfo, EmbeddingStatusReport, IndexingStatus, StatusReport } from './types/index.js';
 
 export interface StatusSources {
@@ -21,22 +21,7 @@ export class StatusReporter {
   constructor(private readonly s: StatusSources) {}
 
   info(c: CollectionRow, counts = this.s.stats.counts()): CollectionInfo {
-    const n = counts.get(c.id);
-    return {
-      name: c.name,
-      root: c.root,
-      include: c.include,
-      exclude: c.exclude,
-      context: c.context,
-      documents: n?.documents ?? 0,
-      chunks: n?.chunks ?? 0,
-      skipped: n?.skipped ?? 0,
-      failed: n?.failed ?? 0,
-      kinds: n?.kinds ?? {},
-      createdAt: new Date(c.createdAt).toISOString(),
-      lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
-      redactSecrets: c.redactSecrets,
-    };
+    return collectionInfo(c, counts);
   }
 
   /**
@@ -92,4 +77,24 @@ function sumKinds(all: Record<string, number>[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const kinds of all) for (const [k, n] of Object.entries(kinds)) out[k] = (out[k] ?? 0) + n;
   return out;
+}
+
+/** A collection as faces show it, with its counts (StatsStore.counts / StatsRepository.counts). */
+export function collectionInfo(c: CollectionRow, counts: Map<number, CollectionCounts>): CollectionInfo {
+  const n = counts.get(c.id);
+  return {
+    name: c.name,
+    root: c.root,
+    include: c.include,
+    exclude: c.exclude,
+    context: c.context,
+    documents: n?.documents ?? 0,
+    chunks: n?.chunks ?? 0,
+    skipped: n?.skipped ?? 0,
+    failed: n?.failed ?? 0,
+    kinds: n?.kinds ?? {},
+    createdAt: new Date(c.createdAt).toISOString(),
+    lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
+    redactSecrets: c.redactSecrets,
+  };
 }

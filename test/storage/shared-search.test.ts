@@ -2,7 +2,7 @@
 // (`trove migrate`), and the same searches through SharedIndex (the storage interface on
 // PostgreSQL) answer exactly as Engine.search does on SQLite: the same documents in the same order,
 // scores, snippets, highlights, plans, pages and freshness, with every filter. Then the CLI:
-// TROVE_DATABASE_URL / --database make `trove search` read PostgreSQL; a bad URL is a usage error
+// TROVE_DATABASE_URL / --database make `trove search`, `get`, `multi-get` and `collection list` read PostgreSQL; a bad URL is a usage error
 // naming the variable, an unreachable server a failure that says so, and a command that does not
 // run on PostgreSQL yet says that instead of quietly using SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +150,46 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(reranked.results[0]?.explain).toHaveProperty('rerank');
   });
 
+  it('reads documents (get, multi-get) and lists collections as the engine does on SQLite', async () => {
+    const docid = engine.search({ query: 'mitochondria' }).results[0]!.docid;
+    const gets: [string, Parameters<Engine['get']>[1]][] = [
+      ['docs/resilience.md', {}],
+      ['notes/docs/resilience.md:5', { maxLines: 3, lineNumbers: true }],
+      [`#${docid}`, { fromLine: 2, highlight: { query: 'powerhouse cell' } }],
+      ['trove://notes/notes/tokyo.md', { collections: ['NOTES'] }],
+    ];
+    for (const [locator, opts] of gets) expect(await shared.get(locator, opts), locator).toEqual(engine.get(locator, opts));
+    const errorOf = async (p: Promise<unknown>) => (await p.then(() => null, (e: unknown) => e)) as TroveError;
+    const syncError = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as TroveError;
+      }
+      return null;
+    };
+    for (const [locator, opts] of [
+      ['docs/resiliense.md', {}], // a typo: suggestions
+      ['docs/resilience.md', { collections: ['other'] }], // out of scope: does not exist
+      ['#abcdef12', {}],
+      ['../etc/passwd', {}],
+    ] as [string, Parameters<Engine['get']>[1]][]) {
+      const lite = syncError(() => engine.get(locator, opts));
+      expect(lite, locator).not.toBeNull();
+      expect(await errorOf(shared.get(locator, opts)), locator).toMatchObject({ code: lite!.code, message: lite!.message });
+    }
+    for (const [pattern, opts] of [
+      ['docs/*.md', {}],
+      ['notes/**', { maxBytes: 80 }], // the longer notes are skipped with the reason
+      ['docs/client.md, docs/missing.md, notes/cells.md', { maxLines: 2, lineNumbers: true }],
+      ['src/nothing-*.ts', {}],
+    ] as [string, Parameters<Engine['multiGet']>[1]][]) {
+      expect(await shared.multiGet(pattern, opts), pattern).toEqual(engine.multiGet(pattern, opts));
+    }
+    expect((await shared.multiGet('notes/**', { maxBytes: 80 })).documents.some((d) => 'skipped' in d && d.skipped)).toBe(true);
+    expect(await shared.listCollections()).toEqual(engine.listCollections());
+  });
+
   it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
     expect((await shared.search({ query: 'zeppelin' })).results).toEqual([]); // counted (as absent) and cached
     const other = await PostgresStorage.open(url);
@@ -199,6 +239,13 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cannot reach PostgreSQL at postgresql:\/\/trove:\*\*\*@127\.0\.0\.1:1\/none/);
     expect(down.stderr).not.toMatch(/secret/);
+    const get = await runTrove(['get', 'docs/backoff.md', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(get.code, get.stderr).toBe(0);
+    expect(oneJson<{ text: string }>(get).text).toMatch(/Exponential backoff doubles the wait/);
+    const many = await runTrove(['multi-get', 'docs/*.md', '--json', '--database', url], { home: tempDir('trove-shared-empty-') });
+    expect(oneJson<{ documents: { path: string }[] }>(many).documents.map((d) => d.path).sort()).toEqual(['docs/backoff.md', 'docs/client.md', 'docs/resilience.md']);
+    const listed = await runTrove(['collection', 'list', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(oneJson<{ collections: { name: string; documents: number }[] }>(listed).collections).toMatchObject([{ name: 'notes', documents: 8 }]); // the seven files and the one another host indexed above
     const status = await runTrove(['status'], { home: profile, env: { TROVE_DATABASE_URL: url } });
     expect(status.code).toBe(2);
     expect(status.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);

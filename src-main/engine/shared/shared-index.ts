@@ -10,6 +10,9 @@ import type { EmbeddingOptions } from '../embed/embeddings.js';
 import { QueryEmbedder } from '../embed/query-embedder.js';
 import { invalidInput, notFound } from '../errors.js';
 import { KNOWN_KINDS } from '../ingest/parsers/index.js';
+import type { GetOptions, MultiGetOptions } from '../retrieve/documents.js';
+import { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
+import { highlightSpans, queryMatcher } from '../search/highlight.js';
 import type { ResolvedFilters } from '../search/filters.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../search/request.js';
 import type { FusionMethod } from '../search/modes.js';
@@ -18,6 +21,8 @@ import { StorageKeywordSearch } from '../search/storage-keyword.js';
 import { StorageModeSearch } from '../search/storage-modes.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { Storage } from '../store/storage.js';
+import { collectionInfo } from '../status-report.js';
+import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax } from '../types/index.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
 
@@ -32,6 +37,7 @@ export class SharedIndex {
   private readonly keyword: StorageKeywordSearch;
   private readonly modes: StorageModeSearch;
   private readonly embedder: QueryEmbedder;
+  private readonly retriever: StorageDocumentRetriever;
 
   private constructor(
     private readonly storage: Storage,
@@ -39,6 +45,7 @@ export class SharedIndex {
   ) {
     this.keyword = new StorageKeywordSearch(storage);
     this.embedder = new QueryEmbedder(opts.profileDir ?? process.cwd(), opts.embeddings);
+    this.retriever = new StorageDocumentRetriever(storage);
     this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
     storage.changes.onRemoteChange(() => this.keyword.changed());
@@ -72,6 +79,24 @@ export class SharedIndex {
     const page = r.hits.slice(req.offset, req.offset + req.limit).map((h) => h.documentId);
     const fresh = req.freshness ? await this.freshness(page) : new Map<number, Freshness>();
     return semanticResponse(req, r, () => fresh, started);
+  }
+
+  /** One document, as Engine.get reads it. */
+  async get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): Promise<RetrievedDocument> {
+    const doc = await this.retriever.get(locator, opts);
+    if (!opts.highlight) return doc;
+    const { query, syntax } = opts.highlight;
+    return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
+  }
+
+  multiGet(pattern: string, opts: MultiGetOptions = {}): Promise<MultiGetResult> {
+    return this.retriever.multiGet(pattern, opts);
+  }
+
+  /** The folder collections with their counts, as Engine.listCollections. */
+  async listCollections(): Promise<CollectionInfo[]> {
+    const [rows, counts] = await Promise.all([this.storage.collections.list(), this.storage.stats.counts()]);
+    return rows.map((c) => collectionInfo(c, counts));
   }
 
   /** Settles when the query models' workers have exited. */
