@@ -1,10 +1,12 @@
-// Keyword search on PostgreSQL, end to end: a profile indexed by the engine on SQLite is migrated
-// (`trove migrate`), and the same searches through SharedIndex (the storage interface on
-// PostgreSQL) answer exactly as Engine.search does on SQLite: the same documents in the same order,
-// scores, snippets, highlights, plans, pages and freshness, with every filter. Then the CLI:
-// TROVE_DATABASE_URL / --database make `trove search`, `get`, `multi-get` and `collection list` read PostgreSQL; a bad URL is a usage error
-// naming the variable, an unreachable server a failure that says so, and a command that does not
-// run on PostgreSQL yet says that instead of quietly using SQLite.
+// The index on PostgreSQL, end to end: a profile indexed and embedded by the engine on SQLite is
+// migrated (`trove migrate`), and SharedIndex (the storage interface on PostgreSQL) answers as the
+// engine does on SQLite: keyword search in every syntax (the same documents in the same order,
+// scores, snippets, highlights, plans, pages and freshness, with every filter), vector, hybrid and
+// rerank search, get, multi-get, the collection list and access tokens. Then the CLI:
+// TROVE_DATABASE_URL / --database make `trove search`, `get`, `multi-get`, `collection list` and
+// `token` use PostgreSQL; a bad URL is a usage error naming the variable, an unreachable server a
+// failure that says so, and a command that does not run on PostgreSQL yet says that instead of
+// quietly using SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, openSharedIndex, type SearchRequest, type SearchResponse, type SharedIndex, type TroveError } from '../../src-main/engine/index.js';
 import { databasePath } from '../../src-main/engine/profile.js';
@@ -77,7 +79,7 @@ const CASES: SearchRequest[] = [
   { query: 'nothing-matches-this' },
 ];
 
-describe('keyword search on PostgreSQL (SharedIndex)', () => {
+describe('the index on PostgreSQL (SharedIndex)', () => {
   it('answers as the engine does on SQLite, query by query', async () => {
     for (const req of CASES) {
       const lite = engine.search({ ...req, mode: 'keyword' });
@@ -190,6 +192,33 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(await shared.listCollections()).toEqual(engine.listCollections());
   });
 
+  it('keeps access tokens in the database, for every host on it, with the engine\'s checks and defaults', async () => {
+    const scoped = await shared.createToken({ name: 'team-notes', collections: ['NOTES'], tools: ['search', 'get'], expiresInDays: 30 });
+    expect(scoped.token).toMatch(/^trove_/);
+    expect(scoped.info).toMatchObject({ name: 'team-notes', collections: ['notes'], tools: ['search', 'get'], memory: 'none', profile: 'standard', lastUsedAt: null });
+    const everything = await shared.createToken({ name: 'team-all' });
+    expect(everything.info).toMatchObject({ collections: null, tools: null, memory: 'write' });
+    // another host sees them at once: they are rows in the database, not files in a profile
+    const other = await openSharedIndex(url);
+    try {
+      expect(await other.verifyToken(scoped.token)).toMatchObject({ name: 'team-notes', collections: ['notes'] });
+      expect(await other.verifyToken(`${scoped.token}x`)).toBeNull();
+      expect(await other.verifyToken('not-a-token')).toBeNull();
+      expect((await other.listTokens()).map((t) => t.name).sort()).toEqual(['team-all', 'team-notes']);
+      await other.revokeToken('team-all');
+    } finally {
+      await other.close();
+    }
+    expect(await shared.verifyToken(everything.token)).toBeNull();
+    expect((await shared.listTokens()).find((t) => t.name === 'team-notes')?.lastUsedAt).not.toBeNull();
+    // the same refusals as the engine's
+    const refused = async (p: Promise<unknown>) => (await p.then(() => null, (e: unknown) => e)) as TroveError;
+    expect(await refused(shared.createToken({ name: 'team-notes' }))).toMatchObject({ code: 'CONFLICT', message: 'a token named "team-notes" already exists' });
+    expect(await refused(shared.createToken({ name: 'x', collections: ['nope'] }))).toMatchObject({ code: 'NOT_FOUND', message: 'no collection named "nope" (collections: notes)' });
+    expect(await refused(shared.createToken({ name: 'x', expiresInDays: -1 }))).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await refused(shared.revokeToken('nobody'))).toMatchObject({ code: 'NOT_FOUND', message: 'no token named "nobody"' });
+  });
+
   it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
     expect((await shared.search({ query: 'zeppelin' })).results).toEqual([]); // counted (as absent) and cached
     const other = await PostgresStorage.open(url);
@@ -246,6 +275,11 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(oneJson<{ documents: { path: string }[] }>(many).documents.map((d) => d.path).sort()).toEqual(['docs/backoff.md', 'docs/client.md', 'docs/resilience.md']);
     const listed = await runTrove(['collection', 'list', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
     expect(oneJson<{ collections: { name: string; documents: number }[] }>(listed).collections).toMatchObject([{ name: 'notes', documents: 8 }]); // the seven files and the one another host indexed above
+    const made = await runTrove(['token', 'create', '--name', 'cli-token', '--collections', 'notes', '--json', '--database', url], { home: tempDir('trove-shared-empty-') });
+    expect(made.code, made.stderr).toBe(0);
+    expect(await shared.verifyToken(oneJson<{ token: string }>(made).token)).toMatchObject({ name: 'cli-token', collections: ['notes'] });
+    const tokens = await runTrove(['token', 'list', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(oneJson<{ name: string }[]>(tokens).map((t) => t.name)).toContain('cli-token');
     const status = await runTrove(['status'], { home: profile, env: { TROVE_DATABASE_URL: url } });
     expect(status.code).toBe(2);
     expect(status.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);

@@ -6,6 +6,7 @@
 // SQLite only; it moves onto the same interface with the storage refactor (docs/scale-out.md
 // says what runs where).
 import path from 'node:path';
+import type { CreateTokenInput } from '../access-tokens.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
 import { QueryEmbedder } from '../embed/query-embedder.js';
 import { invalidInput, notFound } from '../errors.js';
@@ -22,7 +23,8 @@ import { StorageModeSearch } from '../search/storage-modes.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { Storage } from '../store/storage.js';
 import { collectionInfo } from '../status-report.js';
-import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax } from '../types/index.js';
+import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax, TokenInfo } from '../types/index.js';
+import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
 
@@ -38,6 +40,7 @@ export class SharedIndex {
   private readonly modes: StorageModeSearch;
   private readonly embedder: QueryEmbedder;
   private readonly retriever: StorageDocumentRetriever;
+  private readonly tokens: SharedTokens;
 
   private constructor(
     private readonly storage: Storage,
@@ -46,6 +49,7 @@ export class SharedIndex {
     this.keyword = new StorageKeywordSearch(storage);
     this.embedder = new QueryEmbedder(opts.profileDir ?? process.cwd(), opts.embeddings);
     this.retriever = new StorageDocumentRetriever(storage);
+    this.tokens = new SharedTokens(storage.tokens, async (name) => (await this.requireCollection(name)).id);
     this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
     storage.changes.onRemoteChange(() => this.keyword.changed());
@@ -97,6 +101,26 @@ export class SharedIndex {
   async listCollections(): Promise<CollectionInfo[]> {
     const [rows, counts] = await Promise.all([this.storage.collections.list(), this.storage.stats.counts()]);
     return rows.map((c) => collectionInfo(c, counts));
+  }
+
+  // ---- access tokens: one set for every host on the database (as Engine's, see access-tokens.ts) ----
+
+  /** Returns the secret once; only its hash is stored. */
+  createToken(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }> {
+    return this.tokens.create(input);
+  }
+
+  listTokens(): Promise<TokenInfo[]> {
+    return this.tokens.list();
+  }
+
+  revokeToken(name: string): Promise<void> {
+    return this.tokens.revoke(name);
+  }
+
+  /** The token a secret belongs to, or null; records its use. */
+  verifyToken(secret: string): Promise<TokenInfo | null> {
+    return this.tokens.verify(secret);
   }
 
   /** Settles when the query models' workers have exited. */
