@@ -1,8 +1,8 @@
 // What the faces show about the index: a collection's info (counts by state and kind) and the
 // whole status report (totals, problems, indexing, embedding, datasets, memory), limited to the
 // collections a caller may see. Assembled from the services' own reports; owns no state.
-import fs from 'node:fs';
 import type { CollectionRow, CollectionStore } from './store/collections.js';
+import { databaseFileBytes } from './store/database.js';
 import type { CollectionCounts, StatsStore } from './store/stats.js';
 import type { CollectionInfo, DatasetInfo, EmbeddingStatusReport, IndexingStatus, StatusReport } from './types/index.js';
 
@@ -56,15 +56,7 @@ export class StatusReporter {
   }
 
   private databaseBytes(): number {
-    let bytes = 0;
-    for (const suffix of ['', '-wal']) {
-      try {
-        bytes += fs.statSync(this.s.databaseFile + suffix).size;
-      } catch {
-        /* no WAL yet */
-      }
-    }
-    return bytes;
+    return databaseFileBytes(this.s.databaseFile);
   }
 
   private indexingStatus(visible: Set<string>): IndexingStatus {
@@ -73,7 +65,7 @@ export class StatusReporter {
   }
 }
 
-function sumKinds(all: Record<string, number>[]): Record<string, number> {
+export function sumKinds(all: Record<string, number>[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const kinds of all) for (const [k, n] of Object.entries(kinds)) out[k] = (out[k] ?? 0) + n;
   return out;

@@ -2,9 +2,9 @@
 // migrated (`trove migrate`), and SharedIndex (the storage interface on PostgreSQL) answers as the
 // engine does on SQLite: keyword search in every syntax (the same documents in the same order,
 // scores, snippets, highlights, plans, pages and freshness, with every filter), vector, hybrid and
-// rerank search, get, multi-get, the collection list and access tokens. Then the CLI:
-// TROVE_DATABASE_URL / --database make `trove search`, `get`, `multi-get`, `collection list` and
-// `token` use PostgreSQL; a bad URL is a usage error naming the variable, an unreachable server a
+// rerank search, get, multi-get, the collection list, the status and access tokens. Then the CLI:
+// TROVE_DATABASE_URL / --database make `trove search`, `get`, `multi-get`, `collection list`,
+// `token` and `status` use PostgreSQL; a bad URL is a usage error naming the variable, an unreachable server a
 // failure that says so, and a command that does not run on PostgreSQL yet says that instead of
 // quietly using SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -219,6 +219,24 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
     expect(await refused(shared.revokeToken('nobody'))).toMatchObject({ code: 'NOT_FOUND', message: 'no token named "nobody"' });
   });
 
+  it('reports the status as the engine does on SQLite (counts, problems, queue, embedding per collection)', async () => {
+    const lite = engine.status();
+    const pg = await shared.status();
+    expect(pg.collections).toEqual(lite.collections);
+    expect(pg.totals).toEqual(lite.totals);
+    expect(pg.indexing.collections).toEqual(lite.indexing.collections.map((c) => ({ ...c, progress: null })));
+    expect({ needs: pg.needsEmbedding, has: pg.hasVectorIndex }).toEqual({ needs: lite.needsEmbedding, has: lite.hasVectorIndex });
+    expect(pg.embeddings.collections.map(({ summary: _s, ...c }) => c)).toEqual(lite.embeddings.collections.map(({ summary: _s, ...c }) => c));
+    expect(pg.embeddings.coverage).toMatchObject({ embedded: lite.embeddings.coverage.embedded, chunks: lite.embeddings.coverage.chunks });
+    expect(pg.embeddings.summary).toMatch(/embedding does not run on PostgreSQL yet/);
+    expect(pg.database.path).toBe(shared.location);
+    expect(pg.database.bytes).toBeGreaterThan(0);
+    expect(pg.hasVectorIndex).toBe(true); // not vacuous: the profile was embedded before it was copied
+    const scoped = await shared.status({ collections: ['other'] });
+    expect(scoped.collections).toEqual([]);
+    expect(scoped.totals.documents).toBe(0);
+  });
+
   it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
     expect((await shared.search({ query: 'zeppelin' })).results).toEqual([]); // counted (as absent) and cached
     const other = await PostgresStorage.open(url);
@@ -280,8 +298,11 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
     expect(await shared.verifyToken(oneJson<{ token: string }>(made).token)).toMatchObject({ name: 'cli-token', collections: ['notes'] });
     const tokens = await runTrove(['token', 'list', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
     expect(oneJson<{ name: string }[]>(tokens).map((t) => t.name)).toContain('cli-token');
-    const status = await runTrove(['status'], { home: profile, env: { TROVE_DATABASE_URL: url } });
-    expect(status.code).toBe(2);
-    expect(status.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);
+    const status = await runTrove(['status', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(oneJson<{ totals: { documents: number } }>(status).totals.documents).toBe(8);
+    const other = await runTrove(['embed'], { home: profile, env: { TROVE_DATABASE_URL: url } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);
   });
 });

@@ -23,7 +23,8 @@ import { StorageModeSearch } from '../search/storage-modes.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { Storage } from '../store/storage.js';
 import { collectionInfo } from '../status-report.js';
-import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax, TokenInfo } from '../types/index.js';
+import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import { sharedStatus } from './shared-status.js';
 import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
@@ -41,13 +42,15 @@ export class SharedIndex {
   private readonly embedder: QueryEmbedder;
   private readonly retriever: StorageDocumentRetriever;
   private readonly tokens: SharedTokens;
+  private readonly profileDir: string;
 
   private constructor(
     private readonly storage: Storage,
     opts: SharedIndexOptions,
   ) {
     this.keyword = new StorageKeywordSearch(storage);
-    this.embedder = new QueryEmbedder(opts.profileDir ?? process.cwd(), opts.embeddings);
+    this.profileDir = opts.profileDir ?? process.cwd();
+    this.embedder = new QueryEmbedder(this.profileDir, opts.embeddings);
     this.retriever = new StorageDocumentRetriever(storage);
     this.tokens = new SharedTokens(storage.tokens, async (name) => (await this.requireCollection(name)).id);
     this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
@@ -101,6 +104,11 @@ export class SharedIndex {
   async listCollections(): Promise<CollectionInfo[]> {
     const [rows, counts] = await Promise.all([this.storage.collections.list(), this.storage.stats.counts()]);
     return rows.map((c) => collectionInfo(c, counts));
+  }
+
+  /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. */
+  status(opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
+    return sharedStatus(this.storage, this.profileDir, opts);
   }
 
   // ---- access tokens: one set for every host on the database (as Engine's, see access-tokens.ts) ----
