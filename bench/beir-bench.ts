@@ -2,14 +2,17 @@
 // retrieval quality on any BEIR-format folder. The corpus goes through the real pipeline: one
 // Markdown file per document, indexed by the engine like any collection. --via knowledge asks the
 // questions through the knowledge.search MCP tool of a real `trove serve` over HTTP (modes bm25 →
-// keyword, vector → semantic, hybrid) instead of Engine.search in process. Prints a progress bar,
-// a summary, and ends with one JSON line.
+// keyword, vector → semantic, hybrid) instead of Engine.search in process. --database
+// postgresql://… (an empty database): the indexed and embedded profile is copied there with
+// `trove migrate` and the questions run on PostgreSQL (SharedIndex: every mode, pgvector for the
+// vectors); the JSON line says which "backend" ran. Prints a progress bar, a summary, and ends
+// with one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { Engine, migrateProfile, openSharedIndex, readEnvironment, validatePostgresUrl, type SharedIndex } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
 import { call, serveProfile, type Served } from './lib/mcp-http.js';
 
@@ -23,6 +26,7 @@ const { values, positionals } = parseArgs({
     model: { type: 'string' },
     reranker: { type: 'string' },
     via: { type: 'string', default: 'engine' },
+    database: { type: 'string' },
   },
 });
 const dir = positionals[0];
@@ -46,6 +50,11 @@ if (via === 'knowledge' && modeNames.some((m) => !(m in KNOWLEDGE_MODES))) {
   console.error('--via knowledge runs bm25, vector and hybrid (knowledge.search has no rerank mode)');
   process.exit(2);
 }
+if (values.database !== undefined && via !== 'engine') {
+  console.error('--database runs the questions in process (--via engine): `trove serve` does not run on PostgreSQL yet');
+  process.exit(2);
+}
+const database = values.database === undefined ? null : validatePostgresUrl(values.database, '--database');
 const needsVectors = modeNames.some((m) => m !== 'bm25');
 const limit = Number(values.limit);
 const name = path.basename(path.resolve(dir));
@@ -101,10 +110,21 @@ if (via === 'knowledge') {
   served = await serveProfile(path.resolve(import.meta.dirname, '..'), path.join(work, 'home'));
 }
 
-/** The ranked corpus files for one question, by the route --via names. */
+let shared: SharedIndex | null = null;
+let migrateSeconds = 0;
+if (database) {
+  const t2 = performance.now();
+  await engine.compactIndex();
+  const report = await migrateProfile({ profileDir: path.join(work, 'home'), url: database });
+  migrateSeconds = (performance.now() - t2) / 1000;
+  console.error(`profile copied to PostgreSQL in ${migrateSeconds.toFixed(1)} s (${report.counts.length} counts checked)`);
+  shared = await openSharedIndex(database, { profileDir: path.join(work, 'home'), embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) } });
+}
+
+/** The ranked corpus files for one question, by the route --via names (and the backend --database names). */
 async function ask(query: string, mode: (typeof MODES)[keyof typeof MODES], modeName: string, i: number): Promise<string[]> {
   if (!served) {
-    const r = await engine.search({ query, limit, snippetChars: 40, mode, ...(mode === 'vector' ? { minScore: 0 } : {}) });
+    const r = await (shared ?? engine).search({ query, limit, snippetChars: 40, mode, ...(mode === 'vector' ? { minScore: 0 } : {}) });
     return r.results.map((h) => h.path);
   }
   const r = await call(served.mcpUrl, served.auth, 'knowledge.search', { query, limit, snippet_length: 50, mode: KNOWLEDGE_MODES[modeName], sources: ['documents'], dedupe: false }, i);
@@ -137,6 +157,7 @@ for (const modeName of modeNames) {
     dataset: name,
     mode: modeName,
     via,
+    backend: shared ? 'postgres' : 'sqlite',
     documents: data.corpus.length,
     queries: m.queries,
     ndcg_at_10: round(m.ndcg10),
@@ -146,6 +167,7 @@ for (const modeName of modeNames) {
     index_seconds: round(indexSeconds),
     model: mode === 'keyword' ? null : embedModel,
     embed_seconds: round(embedSeconds),
+    ...(shared ? { migrate_seconds: round(migrateSeconds) } : {}),
     search_ms_p50: round(pct(0.5)),
     search_ms_p95: round(pct(0.95)),
   };
@@ -157,6 +179,7 @@ for (const modeName of modeNames) {
 }
 if (served) await served.stop();
 else await engine.close();
+await shared?.close();
 
 function round(n: number): number {
   return Math.round(n * 10_000) / 10_000;

@@ -22,7 +22,7 @@ export class CliContext {
   /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
   engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
     if (!this.opened && this.environment().database) {
-      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove search --mode keyword` does (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
+      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove search`, `get`, `multi-get`, `collection list`, `token` and `status` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
     }
     return (this.opened ??= Engine.open(adjust(this.environment().engine)));
   }
@@ -31,7 +31,8 @@ export class CliContext {
   async sharedIndex(option?: string): Promise<SharedIndex | null> {
     const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
     if (!url) return null;
-    return (this.shared ??= await openSharedIndex(url));
+    const { profileDir, embeddings, search } = this.environment().engine;
+    return (this.shared ??= await openSharedIndex(url, { profileDir, embeddings, search }));
   }
 
   setJson(cmd: Command): void {

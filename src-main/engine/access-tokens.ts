@@ -1,6 +1,7 @@
 // Named access tokens for the MCP endpoint: creation (scope, tools, memory grant, profile,
 // expiry, checked here), listing, revoking and verifying a secret. The table and its hashing live
-// in store/tokens.ts; the Engine facade delegates here.
+// in store/tokens.ts; the Engine facade delegates here. The checks and the defaults are pure
+// functions shared with the storage-backed tokens (shared/shared-tokens.ts, PostgreSQL).
 import { validateName } from './collection-input.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { newTokenSecret, type TokenRow, type TokenStore } from './store/tokens.js';
@@ -29,24 +30,11 @@ export class AccessTokens {
    * its clients get exactly search + fetch.
    */
   create(input: CreateTokenInput): { token: string; info: TokenInfo } {
-    validateName(input.name, 'token');
-    if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
-    if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
-      throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
-    }
-    if (this.tokens.byName(input.name)) throw new TroveError('CONFLICT', `a token named "${input.name}" already exists`);
+    checkTokenInput(input);
+    if (this.tokens.byName(input.name)) throw tokenExists(input.name);
     const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.collectionId(n)))] : null;
-    if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
-      throw invalidInput('tools must be a non-empty list of tool names such as search,get');
-    }
-    const days = input.expiresInDays;
-    if (days !== undefined && !(Number.isFinite(days) && days > 0 && days <= 3650)) throw invalidInput('a token expires after 0 to 3650 days');
-    const expiresAt = days === undefined ? null : Date.now() + Math.round(days * 86_400_000);
-    const memory = input.memory ?? (collectionIds ? 'none' : 'write');
-    const token = newTokenSecret();
-    const tools = input.tools ? [...new Set(input.tools)] : null;
-    const row = this.tokens.insert({ name: input.name, secret: token, collectionIds, tools, memory, profile: input.profile, expiresAt });
-    return { token, info: tokenInfo(row) };
+    const plan = newTokenRow(input, collectionIds);
+    return { token: plan.secret, info: tokenInfo(this.tokens.insert(plan)) };
   }
 
   list(): TokenInfo[] {
@@ -55,21 +43,65 @@ export class AccessTokens {
 
   revoke(name: string): void {
     const row = this.tokens.byName(name);
-    if (!row) throw notFound(`no token named "${name}"`);
+    if (!row) throw noToken(name);
     this.tokens.delete(row.id);
   }
 
   /** The token a secret belongs to, or null (unknown, malformed or expired); records its use. */
   verify(secret: string): TokenInfo | null {
-    if (!secret.startsWith('trove_') || secret.length > 200) return null;
+    if (!plausibleSecret(secret)) return null;
     const row = this.tokens.bySecret(secret);
-    if (!row || (row.expiresAt !== null && row.expiresAt <= Date.now())) return null;
+    if (!row || expired(row)) return null;
     this.tokens.touch(row.id);
     return tokenInfo(row);
   }
 }
 
-function tokenInfo(t: TokenRow): TokenInfo {
+/** The checks a new token's input must pass before anything is read or written. */
+export function checkTokenInput(input: CreateTokenInput): void {
+  validateName(input.name, 'token');
+  if (input.memory !== undefined && !['none', 'read', 'write'].includes(input.memory)) throw invalidInput(`memory must be none, read or write (got "${String(input.memory)}")`);
+  if (input.profile !== undefined && input.profile !== 'standard' && input.profile !== 'deep-research') {
+    throw invalidInput(`profile must be standard or deep-research (got ${String(input.profile)})`);
+  }
+  if (input.tools && (!input.tools.length || input.tools.some((t) => !/^[a-z][a-z0-9_.-]{0,63}$/.test(t)))) {
+    throw invalidInput('tools must be a non-empty list of tool names such as search,get');
+  }
+  const days = input.expiresInDays;
+  if (days !== undefined && !(Number.isFinite(days) && days > 0 && days <= 3650)) throw invalidInput('a token expires after 0 to 3650 days');
+}
+
+/** The row to insert for a checked input (a fresh secret; the memory grant's default by scope), and the secret. */
+export function newTokenRow(input: CreateTokenInput, collectionIds: number[] | null): NewTokenRow {
+  const days = input.expiresInDays;
+  const secret = newTokenSecret();
+  return {
+    name: input.name,
+    secret,
+    collectionIds,
+    tools: input.tools ? [...new Set(input.tools)] : null,
+    memory: input.memory ?? (collectionIds ? 'none' : 'write'),
+    profile: input.profile,
+    expiresAt: days === undefined ? null : Date.now() + Math.round(days * 86_400_000),
+  };
+}
+
+export interface NewTokenRow {
+  name: string;
+  secret: string;
+  collectionIds: number[] | null;
+  tools: string[] | null;
+  memory: MemoryGrant;
+  profile?: TokenProfile;
+  expiresAt: number | null;
+}
+
+export const tokenExists = (name: string) => new TroveError('CONFLICT', `a token named "${name}" already exists`);
+export const noToken = (name: string) => notFound(`no token named "${name}"`);
+export const plausibleSecret = (secret: string) => secret.startsWith('trove_') && secret.length <= 200;
+export const expired = (row: TokenRow) => row.expiresAt !== null && row.expiresAt <= Date.now();
+
+export function tokenInfo(t: TokenRow): TokenInfo {
   return {
     name: t.name,
     hint: t.hint,

@@ -12,9 +12,9 @@ export { ensurePrivateDir } from './profile.js';
 export type { GetOptions, MultiGetOptions } from './retrieve/documents.js';
 export type { MigrationCount, MigrationProgress, MigrationReport } from './store/migrate/to-postgres.js';
 import type { MigrateProfileOptions, MigrationReport } from './store/migrate/to-postgres.js';
-import type { SharedIndex } from './shared/shared-index.js';
+import type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
 export type { SearchRequest } from './search/request.js';
-export type { SharedIndex } from './shared/shared-index.js';
+export type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
 export { validatePostgresUrl } from './store/postgres/url.js';
 export type * from './types/index.js';
 
@@ -25,7 +25,7 @@ export async function migrateProfile(opts: MigrateProfileOptions): Promise<Migra
   return (await import('./store/migrate/to-postgres.js')).migrateProfile(opts);
 }
 
-/** An index in PostgreSQL, for keyword search (engine/shared/shared-index.ts). */
-export async function openSharedIndex(url: string): Promise<SharedIndex> {
-  return (await import('./shared/shared-index.js')).SharedIndex.open(url);
+/** An index in PostgreSQL, for search in every mode (engine/shared/shared-index.ts); `opts`: where the query models are. */
+export async function openSharedIndex(url: string, opts?: SharedIndexOptions): Promise<SharedIndex> {
+  return (await import('./shared/shared-index.js')).SharedIndex.open(url, opts);
 }

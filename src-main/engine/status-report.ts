@@ -1,9 +1,9 @@
 // What the faces show about the index: a collection's info (counts by state and kind) and the
 // whole status report (totals, problems, indexing, embedding, datasets, memory), limited to the
 // collections a caller may see. Assembled from the services' own reports; owns no state.
-import fs from 'node:fs';
 import type { CollectionRow, CollectionStore } from './store/collections.js';
-import type { StatsStore } from './store/stats.js';
+import { databaseFileBytes } from './store/database.js';
+import type { CollectionCounts, StatsStore } from './store/stats.js';
 import type { CollectionInfo, DatasetInfo, EmbeddingStatusReport, IndexingStatus, StatusReport } from './types/index.js';
 
 export interface StatusSources {
@@ -21,22 +21,7 @@ export class StatusReporter {
   constructor(private readonly s: StatusSources) {}
 
   info(c: CollectionRow, counts = this.s.stats.counts()): CollectionInfo {
-    const n = counts.get(c.id);
-    return {
-      name: c.name,
-      root: c.root,
-      include: c.include,
-      exclude: c.exclude,
-      context: c.context,
-      documents: n?.documents ?? 0,
-      chunks: n?.chunks ?? 0,
-      skipped: n?.skipped ?? 0,
-      failed: n?.failed ?? 0,
-      kinds: n?.kinds ?? {},
-      createdAt: new Date(c.createdAt).toISOString(),
-      lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
-      redactSecrets: c.redactSecrets,
-    };
+    return collectionInfo(c, counts);
   }
 
   /**
@@ -71,15 +56,7 @@ export class StatusReporter {
   }
 
   private databaseBytes(): number {
-    let bytes = 0;
-    for (const suffix of ['', '-wal']) {
-      try {
-        bytes += fs.statSync(this.s.databaseFile + suffix).size;
-      } catch {
-        /* no WAL yet */
-      }
-    }
-    return bytes;
+    return databaseFileBytes(this.s.databaseFile);
   }
 
   private indexingStatus(visible: Set<string>): IndexingStatus {
@@ -88,8 +65,28 @@ export class StatusReporter {
   }
 }
 
-function sumKinds(all: Record<string, number>[]): Record<string, number> {
+export function sumKinds(all: Record<string, number>[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const kinds of all) for (const [k, n] of Object.entries(kinds)) out[k] = (out[k] ?? 0) + n;
   return out;
+}
+
+/** A collection as faces show it, with its counts (StatsStore.counts / StatsRepository.counts). */
+export function collectionInfo(c: CollectionRow, counts: Map<number, CollectionCounts>): CollectionInfo {
+  const n = counts.get(c.id);
+  return {
+    name: c.name,
+    root: c.root,
+    include: c.include,
+    exclude: c.exclude,
+    context: c.context,
+    documents: n?.documents ?? 0,
+    chunks: n?.chunks ?? 0,
+    skipped: n?.skipped ?? 0,
+    failed: n?.failed ?? 0,
+    kinds: n?.kinds ?? {},
+    createdAt: new Date(c.createdAt).toISOString(),
+    lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
+    redactSecrets: c.redactSecrets,
+  };
 }

@@ -129,6 +129,7 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect((await s.stats.counts()).get(c.id)).toMatchObject({ documents: 5, skipped: 0, failed: 0, kinds: { markdown: 5 } });
     expect(await s.stats.kindExists('markdown')).toBe(true);
     expect(await s.stats.kindExists('pdf')).toBe(false);
+    expect(await s.stats.databaseBytes()).toBeGreaterThan(0);
     expect(await s.jobs.counts()).toEqual(new Map());
   });
 

@@ -1,10 +1,12 @@
-// Keyword search on PostgreSQL, end to end: a profile indexed by the engine on SQLite is migrated
-// (`trove migrate`), and the same searches through SharedIndex (the storage interface on
-// PostgreSQL) answer exactly as Engine.search does on SQLite: the same documents in the same order,
-// scores, snippets, highlights, plans, pages and freshness, with every filter. Then the CLI:
-// TROVE_DATABASE_URL / --database make `trove search` read PostgreSQL; a bad URL is a usage error
-// naming the variable, an unreachable server a failure that says so, and a command that does not
-// run on PostgreSQL yet says that instead of quietly using SQLite.
+// The index on PostgreSQL, end to end: a profile indexed and embedded by the engine on SQLite is
+// migrated (`trove migrate`), and SharedIndex (the storage interface on PostgreSQL) answers as the
+// engine does on SQLite: keyword search in every syntax (the same documents in the same order,
+// scores, snippets, highlights, plans, pages and freshness, with every filter), vector, hybrid and
+// rerank search, get, multi-get, the collection list, the status and access tokens. Then the CLI:
+// TROVE_DATABASE_URL / --database make `trove search`, `get`, `multi-get`, `collection list`,
+// `token` and `status` use PostgreSQL; a bad URL is a usage error naming the variable, an unreachable server a
+// failure that says so, and a command that does not run on PostgreSQL yet says that instead of
+// quietly using SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, openSharedIndex, type SearchRequest, type SearchResponse, type SharedIndex, type TroveError } from '../../src-main/engine/index.js';
 import { databasePath } from '../../src-main/engine/profile.js';
@@ -13,6 +15,7 @@ import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
 import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
 import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
+import { modelsDir } from '../embed/models-dir.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -30,19 +33,21 @@ let profile: string;
 let url: string;
 let engine: Engine;
 let shared: SharedIndex;
+const embeddings = { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 };
 
 beforeAll(async () => {
   const root = tempDir('trove-shared-root-');
   writeTree(root, FILES);
   profile = tempDir('trove-shared-profile-');
-  const indexer = Engine.open({ profileDir: profile });
+  const indexer = Engine.open({ profileDir: profile, embeddings });
   indexer.addCollection({ root, name: 'notes' });
   await indexer.index();
+  await indexer.embed(); // vectors copied by migrate: the semantic modes search them there
   await indexer.close();
   url = await freshDatabase('shared');
   await migrateToPostgres({ sqliteFile: databasePath(profile), url });
-  engine = Engine.open({ profileDir: profile });
-  shared = await openSharedIndex(url);
+  engine = Engine.open({ profileDir: profile, embeddings });
+  shared = await openSharedIndex(url, { profileDir: profile, embeddings });
 });
 
 afterAll(async () => {
@@ -74,7 +79,7 @@ const CASES: SearchRequest[] = [
   { query: 'nothing-matches-this' },
 ];
 
-describe('keyword search on PostgreSQL (SharedIndex)', () => {
+describe('the index on PostgreSQL (SharedIndex)', () => {
   it('answers as the engine does on SQLite, query by query', async () => {
     for (const req of CASES) {
       const lite = engine.search({ ...req, mode: 'keyword' });
@@ -89,6 +94,147 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(engine.search({ query: 'retries exponential backoff' }).results.length).toBeGreaterThan(1);
     expect(engine.search({ query: '東京の天気' }).results[0]?.path).toBe('notes/tokyo.md');
     expect(engine.search({ query: 'backoff', limit: 1 }).has_more).toBe(true);
+  });
+
+  it('runs the phrase and boolean syntaxes: the same documents as SQLite (a phrase is ranked by its words there)', async () => {
+    const cases: SearchRequest[] = [
+      { query: 'exponential backoff', syntax: 'phrase' },
+      { query: 'exponential retries', syntax: 'phrase' }, // the words, but never in this order
+      { query: 'exponential backoff', syntax: 'phrase', path: 'docs/**' },
+      { query: '東京', syntax: 'phrase' },
+      { query: 'retries -timeout', syntax: 'boolean' }, // a top-level NOT drops the whole document
+      { query: '(cell OR client) AND NOT keep-alive', syntax: 'boolean' },
+      { query: '"http client" OR mitochondria', syntax: 'boolean' },
+      { query: 'retr* NOT jitter', syntax: 'boolean', tags: ['ops'] },
+    ];
+    const docs = (r: SearchResponse) => r.results.map((h) => h.path).sort();
+    for (const req of cases) {
+      const lite = engine.search({ ...req, mode: 'keyword' });
+      const pg = await shared.search(req);
+      expect(docs(pg), JSON.stringify(req)).toEqual(docs(lite));
+      expect(pg.plan, JSON.stringify(req)).toEqual(lite.plan);
+    }
+    // not vacuous: phrases match in order only, and negations drop documents
+    expect(docs(await shared.search(cases[0]!))).toEqual(['docs/backoff.md', 'docs/resilience.md', 'src/retry.ts']);
+    expect(docs(await shared.search(cases[1]!))).toEqual([]);
+    expect(docs(await shared.search(cases[4]!))).toEqual(['src/retry.ts']);
+    expect(docs(await shared.search(cases[5]!))).toEqual(['docs/resilience.md', 'notes/cells.md']);
+    expect(docs(await shared.search(cases[3]!))).toEqual(['notes/kyoto.md', 'notes/tokyo.md']);
+  });
+
+  it('runs vector, hybrid and rerank search over pgvector: the same pages as SQLite (cosines within float rounding)', async () => {
+    const cases: SearchRequest[] = [
+      { query: 'how do cells make energy', mode: 'vector' },
+      { query: 'waiting longer between attempts', mode: 'vector', path: 'docs/**' }, // filters pushed into the scan
+      { query: 'waiting longer between attempts', mode: 'vector', tags: ['ops'], explain: true },
+      { query: 'waiting longer between attempts', mode: 'vector', limit: 1, offset: 1 },
+      { query: 'retries exponential backoff', mode: 'hybrid' },
+      { query: 'retries exponential backoff', mode: 'hybrid', explain: true, snippetChars: 80 },
+      { query: 'retries -timeout', syntax: 'boolean', mode: 'hybrid' },
+      { query: '?!', mode: 'hybrid' }, // no words: no keyword leg, the vector leg answers
+      { query: 'powerhouse of the cell', mode: 'rerank' },
+    ];
+    const scoreless = (r: SearchResponse) => ({ ...comparable(r), results: r.results.map(({ score: _s, explain, ...rest }) => ({ ...rest, explained: explain !== undefined })) });
+    for (const req of cases) {
+      const lite = await engine.search(req);
+      const pg = await shared.search(req);
+      expect(scoreless(pg), JSON.stringify(req)).toEqual(scoreless(lite));
+      pg.results.forEach((h, i) => expect(h.score, JSON.stringify(req)).toBeCloseTo(lite.results[i]!.score, 3));
+    }
+    // not vacuous: the semantic match is found without shared words, filters and legs show up
+    const cells = await shared.search(cases[0]!);
+    expect(cells.results[0]?.path).toBe('notes/cells.md');
+    expect((await shared.search(cases[1]!)).results.every((h) => h.path.startsWith('docs/'))).toBe(true);
+    expect((await shared.search(cases[4]!)).plan?.strategy).toBe('hybrid:rrf');
+    expect((await shared.search(cases[7]!)).notices?.[0]).toMatch(/keyword leg skipped/);
+    const reranked = await shared.search({ ...cases[8]!, explain: true });
+    expect(reranked.notices).toBeUndefined();
+    expect(reranked.results[0]?.explain).toHaveProperty('rerank');
+  });
+
+  it('reads documents (get, multi-get) and lists collections as the engine does on SQLite', async () => {
+    const docid = engine.search({ query: 'mitochondria' }).results[0]!.docid;
+    const gets: [string, Parameters<Engine['get']>[1]][] = [
+      ['docs/resilience.md', {}],
+      ['notes/docs/resilience.md:5', { maxLines: 3, lineNumbers: true }],
+      [`#${docid}`, { fromLine: 2, highlight: { query: 'powerhouse cell' } }],
+      ['trove://notes/notes/tokyo.md', { collections: ['NOTES'] }],
+    ];
+    for (const [locator, opts] of gets) expect(await shared.get(locator, opts), locator).toEqual(engine.get(locator, opts));
+    const errorOf = async (p: Promise<unknown>) => (await p.then(() => null, (e: unknown) => e)) as TroveError;
+    const syncError = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as TroveError;
+      }
+      return null;
+    };
+    for (const [locator, opts] of [
+      ['docs/resiliense.md', {}], // a typo: suggestions
+      ['docs/resilience.md', { collections: ['other'] }], // out of scope: does not exist
+      ['#abcdef12', {}],
+      ['../etc/passwd', {}],
+    ] as [string, Parameters<Engine['get']>[1]][]) {
+      const lite = syncError(() => engine.get(locator, opts));
+      expect(lite, locator).not.toBeNull();
+      expect(await errorOf(shared.get(locator, opts)), locator).toMatchObject({ code: lite!.code, message: lite!.message });
+    }
+    for (const [pattern, opts] of [
+      ['docs/*.md', {}],
+      ['notes/**', { maxBytes: 80 }], // the longer notes are skipped with the reason
+      ['docs/client.md, docs/missing.md, notes/cells.md', { maxLines: 2, lineNumbers: true }],
+      ['src/nothing-*.ts', {}],
+    ] as [string, Parameters<Engine['multiGet']>[1]][]) {
+      expect(await shared.multiGet(pattern, opts), pattern).toEqual(engine.multiGet(pattern, opts));
+    }
+    expect((await shared.multiGet('notes/**', { maxBytes: 80 })).documents.some((d) => 'skipped' in d && d.skipped)).toBe(true);
+    expect(await shared.listCollections()).toEqual(engine.listCollections());
+  });
+
+  it('keeps access tokens in the database, for every host on it, with the engine\'s checks and defaults', async () => {
+    const scoped = await shared.createToken({ name: 'team-notes', collections: ['NOTES'], tools: ['search', 'get'], expiresInDays: 30 });
+    expect(scoped.token).toMatch(/^trove_/);
+    expect(scoped.info).toMatchObject({ name: 'team-notes', collections: ['notes'], tools: ['search', 'get'], memory: 'none', profile: 'standard', lastUsedAt: null });
+    const everything = await shared.createToken({ name: 'team-all' });
+    expect(everything.info).toMatchObject({ collections: null, tools: null, memory: 'write' });
+    // another host sees them at once: they are rows in the database, not files in a profile
+    const other = await openSharedIndex(url);
+    try {
+      expect(await other.verifyToken(scoped.token)).toMatchObject({ name: 'team-notes', collections: ['notes'] });
+      expect(await other.verifyToken(`${scoped.token}x`)).toBeNull();
+      expect(await other.verifyToken('not-a-token')).toBeNull();
+      expect((await other.listTokens()).map((t) => t.name).sort()).toEqual(['team-all', 'team-notes']);
+      await other.revokeToken('team-all');
+    } finally {
+      await other.close();
+    }
+    expect(await shared.verifyToken(everything.token)).toBeNull();
+    expect((await shared.listTokens()).find((t) => t.name === 'team-notes')?.lastUsedAt).not.toBeNull();
+    // the same refusals as the engine's
+    const refused = async (p: Promise<unknown>) => (await p.then(() => null, (e: unknown) => e)) as TroveError;
+    expect(await refused(shared.createToken({ name: 'team-notes' }))).toMatchObject({ code: 'CONFLICT', message: 'a token named "team-notes" already exists' });
+    expect(await refused(shared.createToken({ name: 'x', collections: ['nope'] }))).toMatchObject({ code: 'NOT_FOUND', message: 'no collection named "nope" (collections: notes)' });
+    expect(await refused(shared.createToken({ name: 'x', expiresInDays: -1 }))).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await refused(shared.revokeToken('nobody'))).toMatchObject({ code: 'NOT_FOUND', message: 'no token named "nobody"' });
+  });
+
+  it('reports the status as the engine does on SQLite (counts, problems, queue, embedding per collection)', async () => {
+    const lite = engine.status();
+    const pg = await shared.status();
+    expect(pg.collections).toEqual(lite.collections);
+    expect(pg.totals).toEqual(lite.totals);
+    expect(pg.indexing.collections).toEqual(lite.indexing.collections.map((c) => ({ ...c, progress: null })));
+    expect({ needs: pg.needsEmbedding, has: pg.hasVectorIndex }).toEqual({ needs: lite.needsEmbedding, has: lite.hasVectorIndex });
+    expect(pg.embeddings.collections.map(({ summary: _s, ...c }) => c)).toEqual(lite.embeddings.collections.map(({ summary: _s, ...c }) => c));
+    expect(pg.embeddings.coverage).toMatchObject({ embedded: lite.embeddings.coverage.embedded, chunks: lite.embeddings.coverage.chunks });
+    expect(pg.embeddings.summary).toMatch(/embedding does not run on PostgreSQL yet/);
+    expect(pg.database.path).toBe(shared.location);
+    expect(pg.database.bytes).toBeGreaterThan(0);
+    expect(pg.hasVectorIndex).toBe(true); // not vacuous: the profile was embedded before it was copied
+    const scoped = await shared.status({ collections: ['other'] });
+    expect(scoped.collections).toEqual([]);
+    expect(scoped.totals.documents).toBe(0);
   });
 
   it('sees what another host indexes: its NOTIFY drops the cached row and term counts', async () => {
@@ -112,8 +258,8 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
 
   it('says what does not run there yet, and rejects bad input as the engine does', async () => {
     const fails = async (req: SearchRequest) => (await shared.search(req).catch((e: unknown) => e)) as TroveError;
-    expect(await fails({ query: 'backoff', syntax: 'phrase' })).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/phrase syntax does not run on PostgreSQL yet/) });
-    expect(await fails({ query: 'backoff', mode: 'vector' })).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/vector search does not run on PostgreSQL yet/) });
+    expect(await fails({ query: 'NOT backoff', syntax: 'boolean' })).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/at least one term that is not negated/) });
+    expect(await fails({ query: 'backoff', mode: 'vector', collections: ['nope'] })).toMatchObject({ code: 'NOT_FOUND' });
     expect(await fails({ query: 'backoff', collections: ['nope'] })).toMatchObject({ code: 'NOT_FOUND', message: 'no collection named "nope" (collections: notes)' });
     expect(await fails({ query: 'backoff', kinds: ['spreadsheet-ish'] })).toMatchObject({ code: 'INVALID_INPUT' });
     expect(await fails({ query: '   ' })).toMatchObject({ code: 'INVALID_INPUT' });
@@ -140,8 +286,23 @@ describe('keyword search on PostgreSQL (SharedIndex)', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cannot reach PostgreSQL at postgresql:\/\/trove:\*\*\*@127\.0\.0\.1:1\/none/);
     expect(down.stderr).not.toMatch(/secret/);
-    const status = await runTrove(['status'], { home: profile, env: { TROVE_DATABASE_URL: url } });
-    expect(status.code).toBe(2);
-    expect(status.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);
+    const get = await runTrove(['get', 'docs/backoff.md', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(get.code, get.stderr).toBe(0);
+    expect(oneJson<{ text: string }>(get).text).toMatch(/Exponential backoff doubles the wait/);
+    const many = await runTrove(['multi-get', 'docs/*.md', '--json', '--database', url], { home: tempDir('trove-shared-empty-') });
+    expect(oneJson<{ documents: { path: string }[] }>(many).documents.map((d) => d.path).sort()).toEqual(['docs/backoff.md', 'docs/client.md', 'docs/resilience.md']);
+    const listed = await runTrove(['collection', 'list', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(oneJson<{ collections: { name: string; documents: number }[] }>(listed).collections).toMatchObject([{ name: 'notes', documents: 8 }]); // the seven files and the one another host indexed above
+    const made = await runTrove(['token', 'create', '--name', 'cli-token', '--collections', 'notes', '--json', '--database', url], { home: tempDir('trove-shared-empty-') });
+    expect(made.code, made.stderr).toBe(0);
+    expect(await shared.verifyToken(oneJson<{ token: string }>(made).token)).toMatchObject({ name: 'cli-token', collections: ['notes'] });
+    const tokens = await runTrove(['token', 'list', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(oneJson<{ name: string }[]>(tokens).map((t) => t.name)).toContain('cli-token');
+    const status = await runTrove(['status', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(oneJson<{ totals: { documents: number } }>(status).totals.documents).toBe(8);
+    const other = await runTrove(['embed'], { home: profile, env: { TROVE_DATABASE_URL: url } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);
   });
 });

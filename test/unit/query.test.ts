@@ -149,6 +149,25 @@ describe('parseQuery', () => {
     expect(p.highlight.map((t) => t.token.text)).toEqual(['retry', 'exponential', 'backoff']);
   });
 
+  it('gives the same expression as a tree for the storage backends (stemmed terms, prefixes as typed)', () => {
+    const p = parseQuery('retries -backoff OR "exponential backoff" OR conf*', 'boolean');
+    if (p.kind !== 'expression') throw new Error('an expression');
+    const t = (text: string, term = text, prefix = false) => ({ text, term, prefix });
+    expect(p.tree).toEqual({
+      t: 'or',
+      items: [
+        { t: 'and', items: [{ t: 'term', term: t('retries', 'retri') }], not: [{ t: 'term', term: t('backoff') }] },
+        { t: 'phrase', terms: [t('exponential', 'exponenti'), t('backoff')] },
+        { t: 'term', term: t('conf', 'conf', true) },
+      ],
+    });
+    const top = parseQuery('retries -backoff -"http client"', 'boolean');
+    if (top.kind !== 'expression') throw new Error('an expression');
+    expect(top.excludeTree).toEqual({ t: 'or', items: [{ t: 'term', term: t('backoff') }, { t: 'phrase', terms: [t('http'), t('client')] }] });
+    const cjk = parseQuery('傘', 'phrase');
+    expect(cjk.kind === 'expression' && cjk.tree).toEqual({ t: 'term', term: t('傘', '傘', true) });
+  });
+
   it('keeps words of a phrase in order', () => {
     const p = parseQuery('Exponential  BACKOFF!', 'phrase');
     expect(p.kind === 'expression' && p.expression).toBe('"exponential backoff"');

@@ -29,9 +29,11 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
   collection
     .command('list')
     .description('list collections')
-    .action((_o: unknown, cmd: Command) => {
+    .option('--database <url>', "list the collections of the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's")
+    .action(async (o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const list = ctx.engine().listCollections();
+      const shared = await ctx.sharedIndex(o.database);
+      const list = shared ? await shared.listCollections() : ctx.engine().listCollections();
       ctx.print({ collections: list }, () => formatCollections(list));
     });
   collection

@@ -41,24 +41,7 @@ export class DocumentRetriever {
   get(locatorText: string, opts: GetOptions = {}): RetrievedDocument {
     const locator = parseLocator(locatorText);
     const { doc, collection } = this.resolve(locator, locatorText, this.visible(opts.collections));
-    const text = this.documents.content(doc.id) ?? '';
-    const lines = text.split('\n');
-    const from = clampLine(opts.fromLine ?? locator.line ?? 1, lines.length);
-    const max = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : lines.length;
-    const slice = lines.slice(from - 1, from - 1 + max);
-    const to = from + slice.length - 1;
-    return {
-      ...describe(doc, collection),
-      metadata: doc.metadata,
-      tags: doc.tags,
-      kind: doc.kind,
-      modifiedMs: doc.mtimeMs,
-      fromLine: from,
-      toLine: to,
-      totalLines: lines.length,
-      text: opts.lineNumbers ? slice.map((l, i) => `${from + i}: ${l}`).join('\n') : slice.join('\n'),
-      truncated: to < lines.length,
-    };
+    return retrievedDocument(doc, collection, this.documents.content(doc.id) ?? '', locator.line, opts);
   }
 
   /** The indexed document a locator names among the collections a caller may see (NOT_FOUND with suggestions otherwise). */
@@ -68,14 +51,12 @@ export class DocumentRetriever {
   }
 
   multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
-    const maxBytes = opts.maxBytes !== undefined ? positive(opts.maxBytes, 'maxBytes') : DEFAULT_MULTI_GET_MAX_BYTES;
-    const maxLines = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : undefined;
+    const limits = multiGetLimits(opts);
     const result: MultiGetResult = { documents: [], notFound: [] };
     const targets: { doc: DocumentRow; collection: CollectionRow }[] = [];
     const visible = this.visible(opts.collections);
-    if (/[*?[{]/.test(pattern)) {
-      if (pattern.split(/[\\/]/).includes('..') || pattern.startsWith('/')) throw invalidInput('patterns may not leave their collection');
-      const isMatch = picomatch(pattern.trim(), { dot: true });
+    const isMatch = globOf(pattern);
+    if (isMatch) {
       for (const collection of visible.values()) {
         for (const doc of this.documents.indexedDocuments(collection.id)) {
           if (isMatch(doc.path) || isMatch(`${collection.name}/${doc.path}`)) targets.push({ doc, collection });
@@ -83,9 +64,7 @@ export class DocumentRetriever {
       }
       if (!targets.length) result.notFound.push({ locator: pattern, reason: 'no indexed document matches the pattern', suggestions: [] });
     } else {
-      const items = pattern.split(',').map((s) => s.trim()).filter(Boolean);
-      if (!items.length) throw invalidInput('multi_get needs a glob pattern or a comma-separated list of paths');
-      for (const item of items) {
+      for (const item of listItems(pattern)) {
         try {
           targets.push(this.resolve(parseLocator(item), item, visible));
         } catch (err) {
@@ -95,25 +74,7 @@ export class DocumentRetriever {
         }
       }
     }
-    for (const { doc, collection } of targets) {
-      const base = describe(doc, collection);
-      const text = this.documents.content(doc.id) ?? '';
-      const bytes = Buffer.byteLength(text);
-      if (bytes > maxBytes) {
-        result.documents.push({ ...base, skipped: `${bytes} bytes is over maxBytes (${maxBytes}); use get to read it` });
-        continue;
-      }
-      let lines = text.split('\n');
-      let truncated = false;
-      let tail = '';
-      if (maxLines !== undefined && lines.length > maxLines) {
-        tail = `\n[... truncated ${lines.length - maxLines} more lines]`;
-        lines = lines.slice(0, maxLines);
-        truncated = true;
-      }
-      const body = opts.lineNumbers ? lines.map((l, i) => `${i + 1}: ${l}`).join('\n') : lines.join('\n');
-      result.documents.push({ ...base, text: body + tail, truncated });
-    }
+    for (const { doc, collection } of targets) result.documents.push(multiGetEntry(doc, collection, this.documents.content(doc.id) ?? '', limits, opts.lineNumbers));
     return result;
   }
 
@@ -128,7 +89,7 @@ export class DocumentRetriever {
     if (locator.kind === 'docid') {
       const doc = this.documents.byDocid(locator.docid);
       const home = doc && byId.get(doc.collectionId);
-      if (doc && home) return this.usable(doc, home, input);
+      if (doc && home) return usableDocument(doc, home, input);
       if (locator.explicit) throw notFound(`no document with docid #${locator.docid}`);
       return this.resolve({ kind: 'path', path: safePath(input.replace(/:\d+$/, '')), line: locator.line }, input, byId);
     }
@@ -138,7 +99,7 @@ export class DocumentRetriever {
       const collection = named && byId.get(named.id);
       if (!collection) throw notFound(`no collection named "${locator.collection}"`);
       const doc = this.documents.byPath(collection.id, locator.path);
-      if (doc) return this.usable(doc, collection, input);
+      if (doc) return usableDocument(doc, collection, input);
       throw this.missing(input, locator.path, [collection]);
     }
     const slash = locator.path.indexOf('/');
@@ -152,25 +113,93 @@ export class DocumentRetriever {
       const doc = this.documents.byPath(collection.id, locator.path);
       if (doc) candidates.push({ doc, collection });
     }
-    if (candidates.length === 1) return this.usable(candidates[0]!.doc, candidates[0]!.collection, input);
-    if (candidates.length > 1) {
-      const options = candidates.map((c) => `${c.collection.name}/${c.doc.path}`);
-      throw invalidInput(`"${input}" is in more than one collection; say which: ${options.join(', ')}`, { candidates: options });
-    }
+    if (candidates.length === 1) return usableDocument(candidates[0]!.doc, candidates[0]!.collection, input);
+    if (candidates.length > 1) throw ambiguous(input, candidates);
     throw this.missing(input, locator.path, [...byId.values()]);
   }
 
-  private usable(doc: DocumentRow, collection: CollectionRow, input: string) {
-    if (doc.status !== 'indexed') throw notFound(`"${input}" was not indexed: ${doc.error ?? doc.status}`);
-    return { doc, collection };
-  }
-
   private missing(input: string, path: string, collections: CollectionRow[]) {
-    const all = collections.flatMap((c) => this.documents.indexedPaths(c.id).map((p) => (collections.length > 1 ? `${c.name}/${p}` : p)));
-    const suggestions = closestPaths(path, all);
-    const hint = suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : '';
-    return notFound(`no indexed document at "${input}"${hint}`, { suggestions });
+    return missingDocument(input, path, collections, (c) => this.documents.indexedPaths(c.id));
   }
+}
+
+// ---- shared with the storage-backed retriever (storage-documents.ts) ---------------------------
+
+/** A document's lines from `line` (the locator's :N, or fromLine) as get returns them. */
+export function retrievedDocument(doc: DocumentRow, collection: CollectionRow, text: string, line: number | undefined, opts: GetOptions): RetrievedDocument {
+  const lines = text.split('\n');
+  const from = clampLine(opts.fromLine ?? line ?? 1, lines.length);
+  const max = opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : lines.length;
+  const slice = lines.slice(from - 1, from - 1 + max);
+  const to = from + slice.length - 1;
+  return {
+    ...describe(doc, collection),
+    metadata: doc.metadata,
+    tags: doc.tags,
+    kind: doc.kind,
+    modifiedMs: doc.mtimeMs,
+    fromLine: from,
+    toLine: to,
+    totalLines: lines.length,
+    text: opts.lineNumbers ? slice.map((l, i) => `${from + i}: ${l}`).join('\n') : slice.join('\n'),
+    truncated: to < lines.length,
+  };
+}
+
+export function multiGetLimits(opts: MultiGetOptions): { maxBytes: number; maxLines: number | undefined } {
+  return {
+    maxBytes: opts.maxBytes !== undefined ? positive(opts.maxBytes, 'maxBytes') : DEFAULT_MULTI_GET_MAX_BYTES,
+    maxLines: opts.maxLines !== undefined ? positive(opts.maxLines, 'maxLines') : undefined,
+  };
+}
+
+/** The matcher of a glob pattern (null: a comma-separated list); a pattern may not leave its collection. */
+export function globOf(pattern: string): ((path: string) => boolean) | null {
+  if (!/[*?[{]/.test(pattern)) return null;
+  if (pattern.split(/[\\/]/).includes('..') || pattern.startsWith('/')) throw invalidInput('patterns may not leave their collection');
+  return picomatch(pattern.trim(), { dot: true });
+}
+
+export function listItems(pattern: string): string[] {
+  const items = pattern.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!items.length) throw invalidInput('multi_get needs a glob pattern or a comma-separated list of paths');
+  return items;
+}
+
+/** One document of a multi_get: its text within the limits, or why it was skipped. */
+export function multiGetEntry(doc: DocumentRow, collection: CollectionRow, text: string, limits: { maxBytes: number; maxLines: number | undefined }, lineNumbers?: boolean): MultiGetEntry {
+  const base = describe(doc, collection);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limits.maxBytes) return { ...base, skipped: `${bytes} bytes is over maxBytes (${limits.maxBytes}); use get to read it` };
+  let lines = text.split('\n');
+  let truncated = false;
+  let tail = '';
+  if (limits.maxLines !== undefined && lines.length > limits.maxLines) {
+    tail = `\n[... truncated ${lines.length - limits.maxLines} more lines]`;
+    lines = lines.slice(0, limits.maxLines);
+    truncated = true;
+  }
+  const body = lineNumbers ? lines.map((l, i) => `${i + 1}: ${l}`).join('\n') : lines.join('\n');
+  return { ...base, text: body + tail, truncated };
+}
+
+/** The document as found: not indexed (skipped, failed) is NOT_FOUND with the reason. */
+export function usableDocument(doc: DocumentRow, collection: CollectionRow, input: string): { doc: DocumentRow; collection: CollectionRow } {
+  if (doc.status !== 'indexed') throw notFound(`"${input}" was not indexed: ${doc.error ?? doc.status}`);
+  return { doc, collection };
+}
+
+/** NOT_FOUND for a path, with the closest indexed paths of these collections as suggestions. */
+export function missingDocument(input: string, path: string, collections: readonly CollectionRow[], pathsOf: (c: CollectionRow) => string[]) {
+  const all = collections.flatMap((c) => pathsOf(c).map((p) => (collections.length > 1 ? `${c.name}/${p}` : p)));
+  const suggestions = closestPaths(path, all);
+  const hint = suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : '';
+  return notFound(`no indexed document at "${input}"${hint}`, { suggestions });
+}
+
+export function ambiguous(input: string, candidates: readonly { doc: DocumentRow; collection: CollectionRow }[]) {
+  const options = candidates.map((c) => `${c.collection.name}/${c.doc.path}`);
+  return invalidInput(`"${input}" is in more than one collection; say which: ${options.join(', ')}`, { candidates: options });
 }
 
 function describe(doc: DocumentRow, collection: CollectionRow) {

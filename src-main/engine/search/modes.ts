@@ -158,7 +158,7 @@ export class ModeSearch {
     if (req.minScore !== undefined) fused = fused.filter((f) => f.score >= req.minScore!);
     this.cutSnippets(fused.slice(req.offset, req.offset + req.limit), req, generation);
     return {
-      hits: fused.map((f) => this.explained(f, req.explain, fusion)),
+      hits: fused.map((f) => explainedHit(f, req.explain, fusion)),
       total: fused.length,
       exhausted: keywordHits.length < depth && vectorHits.length < depth,
       notices,
@@ -192,19 +192,20 @@ export class ModeSearch {
       return fused;
     }
   }
+}
 
-  private explained(f: RerankedHit, explain: boolean, fusion: string): RankedHit {
-    const hit = { ...f.hit, score: round(f.score) };
-    if (!explain) return { ...hit, explain: undefined };
-    return {
-      ...hit,
-      explain: {
-        fusion,
-        fused: round(f.score),
-        legs: f.legs,
-        ...(f.rerank ? { rerank: { logit: round(f.rerank.logit), score: round(f.rerank.score), fusionRank: f.rerank.fusionRank } } : {}),
-        ...(f.hit.explain ? { anchor: f.hit.explain } : {}),
-      },
-    };
-  }
+/** A fused (and maybe reranked) hit as the page shows it, with its legs' evidence under `explain`. */
+export function explainedHit(f: RerankedHit, explain: boolean, fusion: string): RankedHit {
+  const hit = { ...f.hit, score: round(f.score) };
+  if (!explain) return { ...hit, explain: undefined };
+  return {
+    ...hit,
+    explain: {
+      fusion,
+      fused: round(f.score),
+      legs: f.legs,
+      ...(f.rerank ? { rerank: { logit: round(f.rerank.logit), score: round(f.rerank.score), fusionRank: f.rerank.fusionRank } } : {}),
+      ...(f.hit.explain ? { anchor: f.hit.explain } : {}),
+    },
+  };
 }

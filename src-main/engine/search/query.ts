@@ -1,8 +1,11 @@
 // Turns what a person typed into a safe FTS5 MATCH expression. Every term reaches FTS5 quoted,
 // so no input — quotes, parentheses, `*`, `-`, NEAR, AND/OR — can raise an FTS5 syntax error.
 // Syntaxes: match (words, ranked, partial matches allowed), phrase, prefix, boolean.
+// Phrase and boolean queries also come out as an expression tree (store/storage.ts's
+// KeywordExpression), which the storage backends render themselves (PostgreSQL: a tsquery).
 import { invalidInput } from '../errors.js';
-import { quote, STOPWORDS, tokenize, type Token } from './terms.js';
+import type { KeywordExpression, KeywordTerm } from '../store/storage.js';
+import { indexTerm, quote, STOPWORDS, tokenize, type Token } from './terms.js';
 
 export type QuerySyntax = 'match' | 'phrase' | 'prefix' | 'boolean';
 
@@ -14,7 +17,16 @@ export interface QueryTerm {
 /** What lexical search plans over: terms to rank by (match/prefix) or a fixed expression (phrase/boolean). */
 export type ParsedQuery =
   | { kind: 'terms'; terms: QueryTerm[]; highlight: QueryTerm[] }
-  | { kind: 'expression'; expression: string; highlight: QueryTerm[]; /** documents matching this anywhere are dropped */ exclude?: string };
+  | {
+      kind: 'expression';
+      expression: string;
+      /** The same expression as a tree, for the storage backends. */
+      tree: KeywordExpression;
+      highlight: QueryTerm[];
+      /** documents matching this anywhere are dropped */
+      exclude?: string;
+      excludeTree?: KeywordExpression;
+    };
 
 export function parseQuery(text: string, syntax: QuerySyntax): ParsedQuery {
   switch (syntax) {
@@ -31,8 +43,9 @@ export function parseQuery(text: string, syntax: QuerySyntax): ParsedQuery {
     case 'phrase': {
       const tokens = tokenize(text);
       if (!tokens.length) throw invalidInput('the phrase has no searchable words');
-      const expression = tokens.length === 1 && loneCjk(tokens[0]!) ? `${phrase(tokens)}*` : phrase(tokens);
-      return { kind: 'expression', expression, highlight: tokens.map((token) => ({ token, prefix: false })) };
+      const star = tokens.length === 1 && loneCjk(tokens[0]!);
+      const expression = star ? `${phrase(tokens)}*` : phrase(tokens);
+      return { kind: 'expression', expression, tree: phraseTree(tokens, star), highlight: tokens.map((token) => ({ token, prefix: false })) };
     }
     case 'boolean':
       return parseBoolean(text);
@@ -57,6 +70,17 @@ function phrase(tokens: Token[]): string {
   return quote(tokens.map((t) => t.text).join(' '));
 }
 
+/** A query term as the index holds it: stemmed (a CJK bigram as it is), a prefix as typed. */
+export function keywordTerm(t: QueryTerm): KeywordTerm {
+  return { text: t.token.text, term: t.prefix ? t.token.text : indexTerm(t.token), prefix: t.prefix };
+}
+
+/** Words in this order; `prefixLast`: the last one as a prefix (FTS5's `"a b"*`). */
+function phraseTree(tokens: readonly Token[], prefixLast: boolean): KeywordExpression {
+  const terms = tokens.map((token, i) => keywordTerm({ token, prefix: prefixLast && i === tokens.length - 1 }));
+  return terms.length === 1 ? { t: 'term', term: terms[0]! } : { t: 'phrase', terms };
+}
+
 export function termExpression(t: QueryTerm): string {
   return t.prefix ? `${quote(t.token.text)}*` : quote(t.token.text);
 }
@@ -70,7 +94,7 @@ export function termExpression(t: QueryTerm): string {
 // Unbalanced parentheses and quotes are closed for the user; a query with only negations is refused.
 
 type Node =
-  | { t: 'term'; expr: string; terms: QueryTerm[] }
+  | { t: 'term'; expr: string; terms: QueryTerm[]; tree: KeywordExpression }
   | { t: 'and'; pos: Node[]; neg: Node[] }
   | { t: 'or'; items: Node[] };
 
@@ -127,12 +151,13 @@ function parseBoolean(text: string): ParsedQuery {
     if (tokens.length > 1) {
       // "a-b", a phrase in quotes, or a CJK run: all mean "these words in this order"
       const terms = tokens.map((token) => ({ token, prefix: false }));
-      const expr = l.k === 'word' && l.star ? `${phrase(tokens)}*` : phrase(tokens);
-      return { t: 'term', expr, terms };
+      const star = l.k === 'word' && l.star;
+      const expr = star ? `${phrase(tokens)}*` : phrase(tokens);
+      return { t: 'term', expr, terms, tree: phraseTree(tokens, star) };
     }
     // one word, quoted or not, is a term
     const term = { token: tokens[0]!, prefix: (l.k === 'word' && l.star) || loneCjk(tokens[0]!) };
-    return { t: 'term', expr: termExpression(term), terms: [term] };
+    return { t: 'term', expr: termExpression(term), terms: [term], tree: { t: 'term', term: keywordTerm(term) } };
   };
   const unary = (): { node: Node | null; negated: boolean } => {
     if (isOp('NOT') || isOp('-')) {
@@ -177,8 +202,17 @@ function parseBoolean(text: string): ParsedQuery {
   const expression = render(root, highlight);
   // Top-level negations hold for the whole document, not just the matching chunk: `retry -backoff`
   // must not return a page that mentions backoff in another section.
-  const exclude = root.t === 'and' && root.neg.length ? root.neg.map((n) => render(n, [])).join(' OR ') : undefined;
-  return { kind: 'expression', expression, highlight, exclude };
+  const negated = root.t === 'and' && root.neg.length ? root.neg : null;
+  const exclude = negated?.map((n) => render(n, [])).join(' OR ');
+  const excludeTree: KeywordExpression | undefined = negated ? (negated.length === 1 ? treeOf(negated[0]!) : { t: 'or', items: negated.map(treeOf) }) : undefined;
+  return { kind: 'expression', expression, tree: treeOf(root), highlight, exclude, excludeTree };
+}
+
+/** The node as the storage interface's expression tree (render() has refused a group of negations only). */
+function treeOf(node: Node): KeywordExpression {
+  if (node.t === 'term') return node.tree;
+  if (node.t === 'or') return { t: 'or', items: node.items.map(treeOf) };
+  return node.neg.length ? { t: 'and', items: node.pos.map(treeOf), not: node.neg.map(treeOf) } : { t: 'and', items: node.pos.map(treeOf) };
 }
 
 function render(node: Node, highlight: QueryTerm[]): string {

@@ -2,17 +2,16 @@
 // the same collapse to documents, tiered 0..1 scores, pagination and snippets as lexical.ts, with
 // every read an awaited repository call, so it runs on PostgreSQL. The SQLite engine keeps
 // lexical.ts (synchronous, native rank, cached statements); this is the path the engine moves onto
-// with the storage refactor. Today: the match and prefix syntaxes (ranked terms); the phrase and
-// boolean syntaxes need the query parser to produce an expression tree first (docs/scale-out.md).
+// with the storage refactor. Every syntax: match and prefix through the planner's steps, phrase and
+// boolean as one expression step (query.ts's tree), ranked by BM25 over the expression's words.
 import { TroveError } from '../errors.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { KeywordCounts, KeywordStep, PlannedKeywordTerm, Storage } from '../store/storage.js';
 import type { ResolvedFilters } from './filters.js';
 import { normalise, tiered, type LexicalHit, type LexicalRequest, type LexicalResult } from './lexical.js';
 import { rankedPage, planSteps, type PlannedTerm, type PlanStep } from './plan.js';
-import { parseQuery, type QueryTerm } from './query.js';
+import { keywordTerm, parseQuery, type QueryTerm } from './query.js';
 import { snippetAround, TermMatcher } from './snippet.js';
-import { indexTerm } from './terms.js';
 
 interface DocCandidate {
   documentId: number;
@@ -41,36 +40,43 @@ export class StorageKeywordSearch {
   }
 
   async search(req: LexicalRequest): Promise<LexicalResult> {
-    if (req.syntax === 'phrase' || req.syntax === 'boolean') {
-      throw new TroveError('UNAVAILABLE', `the ${req.syntax} syntax does not run on PostgreSQL yet; use match or prefix`);
-    }
     const parsed = parseQuery(req.query, req.syntax);
-    if (parsed.kind !== 'terms') throw new TroveError('UNAVAILABLE', `the ${req.syntax} syntax does not run on PostgreSQL yet; use match or prefix`);
     const repo = this.storage.keyword(this.index);
     const counts = await (this.counts ??= repo.counts().catch((err: unknown) => {
       this.counts = null;
       throw err;
     }));
-    const planned: PlannedTerm[] = await Promise.all(parsed.terms.map(async (t) => ({ ...t, df: await this.documentFrequency(t) })));
-    const plan = planSteps(planned, counts.rows);
+    let plan: { steps: { name: string; expression: string; match: KeywordStep }[]; dropped: PlannedTerm[]; bm25Bound: number; termCoverage: number };
+    let excluded: Set<number> | null = null;
+    if (parsed.kind === 'terms') {
+      const planned: PlannedTerm[] = await Promise.all(parsed.terms.map(async (t) => ({ ...t, df: await this.documentFrequency(t) })));
+      const p = planSteps(planned, counts.rows);
+      plan = { ...p, steps: p.steps.map((step) => ({ name: step.name, expression: step.expression, match: termStep(step) })) };
+    } else {
+      // one step: the rows matching the expression, scored as BM25 of its (positive) words
+      const words = [...new Map(parsed.highlight.map((t) => [`${t.prefix ? '*' : ''}${keywordTerm(t).term}`, t])).values()];
+      const terms = await Promise.all(words.map(async (t) => ({ ...keywordTerm(t), df: await this.documentFrequency(t) })));
+      plan = { steps: [{ name: 'expression', expression: parsed.expression, match: { op: 'expression', expression: parsed.tree, terms } }], dropped: [], bm25Bound: 0, termCoverage: 0 };
+      if (parsed.excludeTree) excluded = await repo.documentsMatching(parsed.excludeTree);
+    }
     const needed = req.offset + req.limit + 1; // one more than the page tells us whether there is more
     const docs: DocCandidate[] = [];
     const tierOf = new Map<number, number>();
     let exhausted = true;
-    let last: PlanStep | undefined;
+    let last: (typeof plan.steps)[number] | undefined;
     for (const [tier, step] of plan.steps.entries()) {
       last = step;
-      const found = await this.collect(step, req.filters, needed, counts);
+      const found = await this.collect(step.match, req.filters, needed, counts);
       exhausted = found.exhausted;
       for (const d of found.docs) {
-        if (tierOf.has(d.documentId)) continue;
+        if (tierOf.has(d.documentId) || excluded?.has(d.documentId)) continue;
         tierOf.set(d.documentId, tier);
         docs.push(d);
       }
       if (docs.length >= needed) break;
     }
     const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped: plan.dropped.map((t) => t.token.text) };
-    const bm25Scale = { bound: plan.bm25Bound, coverage: plan.termCoverage };
+    const bm25Scale = parsed.kind === 'terms' ? { bound: plan.bm25Bound, coverage: plan.termCoverage } : null;
     if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Scale };
 
     const raws = docs.map((d) => -d.rank);
@@ -100,9 +106,7 @@ export class StorageKeywordSearch {
   }
 
   /** Ranked chunks of one step until `needed` distinct documents are found (or nothing more matches). */
-  private async collect(step: PlanStep, filters: ResolvedFilters, needed: number, counts: KeywordCounts): Promise<{ docs: DocCandidate[]; exhausted: boolean }> {
-    const terms: PlannedKeywordTerm[] = (step.terms ?? []).map((t) => ({ ...keywordTerm(t), df: t.df }));
-    const match: KeywordStep = { op: step.name === 'any-term' ? 'or' : 'and', terms };
+  private async collect(match: KeywordStep, filters: ResolvedFilters, needed: number, counts: KeywordCounts): Promise<{ docs: DocCandidate[]; exhausted: boolean }> {
     const repo = this.storage.keyword(this.index);
     for (let limit = needed * 4 + 16; ; limit *= 4) {
       const rows = await repo.candidates(match, filters, limit, counts);
@@ -162,9 +166,10 @@ export class StorageKeywordSearch {
   }
 }
 
-/** A query term as the index holds it: stemmed (a CJK bigram as it is), a prefix as typed. */
-function keywordTerm(t: QueryTerm) {
-  return { text: t.token.text, term: t.prefix ? t.token.text : indexTerm(t.token), prefix: t.prefix };
+/** A planner step as data: every term, or any of them. */
+function termStep(step: PlanStep): KeywordStep {
+  const terms: PlannedKeywordTerm[] = (step.terms ?? []).map((t) => ({ ...keywordTerm(t), df: t.df }));
+  return { op: step.name === 'any-term' ? 'or' : 'and', terms };
 }
 
 function round(n: number): number {

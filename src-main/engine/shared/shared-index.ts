@@ -1,34 +1,67 @@
 // A Trove index in PostgreSQL, searched through the storage interface (store/storage.ts): what
-// runs on PostgreSQL today for the faces — keyword search (match and prefix syntaxes, every
-// filter, the planner's tiers, snippets, freshness) over folder collections. Selected by
-// TROVE_DATABASE_URL (engine/config.ts) or `trove search --database`. The rest of the engine
-// (indexing, watching, vectors, get, memory, the MCP host) still runs on SQLite only; it moves
-// onto the same interface with the storage refactor (docs/scale-out.md says what runs where).
+// runs on PostgreSQL today for the faces — search in every mode (keyword with every syntax,
+// filter, tier, snippet and freshness; vector over pgvector; hybrid; rerank) over folder
+// collections. Selected by TROVE_DATABASE_URL (engine/config.ts) or `trove search --database`.
+// The rest of the engine (indexing, watching, embedding, get, memory, the MCP host) still runs on
+// SQLite only; it moves onto the same interface with the storage refactor (docs/scale-out.md
+// says what runs where).
 import path from 'node:path';
-import { invalidInput, notFound, TroveError } from '../errors.js';
+import type { CreateTokenInput } from '../access-tokens.js';
+import type { EmbeddingOptions } from '../embed/embeddings.js';
+import { QueryEmbedder } from '../embed/query-embedder.js';
+import { invalidInput, notFound } from '../errors.js';
 import { KNOWN_KINDS } from '../ingest/parsers/index.js';
+import type { GetOptions, MultiGetOptions } from '../retrieve/documents.js';
+import { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
+import { highlightSpans, queryMatcher } from '../search/highlight.js';
 import type { ResolvedFilters } from '../search/filters.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../search/request.js';
-import { keywordResponse } from '../search/response.js';
+import type { FusionMethod } from '../search/modes.js';
+import { keywordResponse, semanticResponse } from '../search/response.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
+import { StorageModeSearch } from '../search/storage-modes.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { Storage } from '../store/storage.js';
+import { collectionInfo } from '../status-report.js';
+import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import { sharedStatus } from './shared-status.js';
+import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
 
+/** What searching needs besides the database: where the query models are (as EngineOptions has them). */
+export interface SharedIndexOptions {
+  profileDir?: string;
+  embeddings?: EmbeddingOptions;
+  search?: { fusion?: FusionMethod };
+}
+
 export class SharedIndex {
   private readonly keyword: StorageKeywordSearch;
+  private readonly modes: StorageModeSearch;
+  private readonly embedder: QueryEmbedder;
+  private readonly retriever: StorageDocumentRetriever;
+  private readonly tokens: SharedTokens;
+  private readonly profileDir: string;
 
-  private constructor(private readonly storage: Storage) {
+  private constructor(
+    private readonly storage: Storage,
+    opts: SharedIndexOptions,
+  ) {
     this.keyword = new StorageKeywordSearch(storage);
+    this.profileDir = opts.profileDir ?? process.cwd();
+    this.embedder = new QueryEmbedder(this.profileDir, opts.embeddings);
+    this.retriever = new StorageDocumentRetriever(storage);
+    this.tokens = new SharedTokens(storage.tokens, async (name) => (await this.requireCollection(name)).id);
+    this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
     storage.changes.onRemoteChange(() => this.keyword.changed());
   }
 
   /** Connects (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE), brings the schema up to date, and listens for changes. */
-  static async open(url: string): Promise<SharedIndex> {
+  static async open(url: string, opts: SharedIndexOptions = {}): Promise<SharedIndex> {
     const storage = await PostgresStorage.open(url);
-    const index = new SharedIndex(storage);
+    const index = new SharedIndex(storage, opts);
     await storage.changes.ready(); // listening before anything is cached: no change falls in between
     return index;
   }
@@ -38,19 +71,69 @@ export class SharedIndex {
     return this.storage.location;
   }
 
-  /** Keyword search, answering as Engine.search does for the same index. */
+  /** Search in every mode, answering as Engine.search does for the same index. */
   async search(input: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
     const req = validateSearchRequest(input);
-    if (req.mode !== 'keyword') throw new TroveError('UNAVAILABLE', `${req.mode} search does not run on PostgreSQL yet; use --mode keyword`);
     const filters = await this.resolveFilters(req);
-    const r = await this.keyword.search({ ...req, filters });
-    const fresh = req.freshness ? await this.freshness(r.hits.map((h) => h.documentId)) : null;
-    return keywordResponse(req, r, fresh, started);
+    if (req.mode === 'keyword') {
+      const r = await this.keyword.search({ ...req, filters });
+      const fresh = req.freshness ? await this.freshness(r.hits.map((h) => h.documentId)) : null;
+      return keywordResponse(req, r, fresh, started);
+    }
+    const collectionIds = filters.collectionIds ?? (await this.storage.collections.list()).map((c) => c.id);
+    const r = await this.modes.run(req, filters, collectionIds);
+    const page = r.hits.slice(req.offset, req.offset + req.limit).map((h) => h.documentId);
+    const fresh = req.freshness ? await this.freshness(page) : new Map<number, Freshness>();
+    return semanticResponse(req, r, () => fresh, started);
   }
 
-  close(): Promise<void> {
-    return this.storage.close();
+  /** One document, as Engine.get reads it. */
+  async get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): Promise<RetrievedDocument> {
+    const doc = await this.retriever.get(locator, opts);
+    if (!opts.highlight) return doc;
+    const { query, syntax } = opts.highlight;
+    return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
+  }
+
+  multiGet(pattern: string, opts: MultiGetOptions = {}): Promise<MultiGetResult> {
+    return this.retriever.multiGet(pattern, opts);
+  }
+
+  /** The folder collections with their counts, as Engine.listCollections. */
+  async listCollections(): Promise<CollectionInfo[]> {
+    const [rows, counts] = await Promise.all([this.storage.collections.list(), this.storage.stats.counts()]);
+    return rows.map((c) => collectionInfo(c, counts));
+  }
+
+  /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. */
+  status(opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
+    return sharedStatus(this.storage, this.profileDir, opts);
+  }
+
+  // ---- access tokens: one set for every host on the database (as Engine's, see access-tokens.ts) ----
+
+  /** Returns the secret once; only its hash is stored. */
+  createToken(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }> {
+    return this.tokens.create(input);
+  }
+
+  listTokens(): Promise<TokenInfo[]> {
+    return this.tokens.list();
+  }
+
+  revokeToken(name: string): Promise<void> {
+    return this.tokens.revoke(name);
+  }
+
+  /** The token a secret belongs to, or null; records its use. */
+  verifyToken(secret: string): Promise<TokenInfo | null> {
+    return this.tokens.verify(secret);
+  }
+
+  /** Settles when the query models' workers have exited. */
+  async close(): Promise<void> {
+    await Promise.all([this.storage.close(), this.embedder.close()]);
   }
 
   private async resolveFilters(req: ReturnType<typeof validateSearchRequest>): Promise<ResolvedFilters> {

@@ -1,4 +1,5 @@
 // Opens the profile's SQLite database and brings its schema up to date.
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
@@ -57,4 +58,17 @@ export function storageError(err: unknown): TroveError | null {
     'IO',
     `the disk holding the index is full or failing (${message}); indexing stopped and nothing indexed so far is lost — free some space and run it again, it resumes where it stopped`,
   );
+}
+
+/** A SQLite index file and its WAL, in bytes. */
+export function databaseFileBytes(file: string): number {
+  let bytes = 0;
+  for (const suffix of ['', '-wal']) {
+    try {
+      bytes += fs.statSync(file + suffix).size;
+    } catch {
+      /* no WAL yet (or an in-memory database) */
+    }
+  }
+  return bytes;
 }

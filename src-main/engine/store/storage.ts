@@ -177,6 +177,8 @@ export interface StatsRepository {
   /** Some document (of any collection kind) is of this kind. */
   kindExists(kind: string): Promise<boolean>;
   failures(collectionId: number, limit: number): Promise<FailureRow[]>;
+  /** What the index takes on disk (SQLite: the file and its WAL; PostgreSQL: the database). */
+  databaseBytes(): Promise<number>;
 }
 
 export interface VectorRepository {

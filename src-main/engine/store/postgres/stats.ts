@@ -48,4 +48,8 @@ export class PostgresStats implements StatsRepository {
     );
     return rows.map((r) => ({ path: r.path, status: r.status, reason: r.error ?? r.status }));
   }
+
+  async databaseBytes(): Promise<number> {
+    return (await this.db.one<{ n: number }>('SELECT pg_database_size(current_database()) AS n'))?.n ?? 0;
+  }
 }

@@ -7,7 +7,7 @@ import { filterSql } from '../../search/filters.js';
 import { ChunkStore, type ChunkRow } from '../chunks.js';
 import { CollectionStore, type CollectionKind, type CollectionRow } from '../collections.js';
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
-import { openDatabase, type Db } from '../database.js';
+import { databaseFileBytes, openDatabase, type Db } from '../database.js';
 import { DocumentStore, type DocumentFingerprint, type DocumentRow } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
@@ -151,7 +151,10 @@ class Tokens implements TokenRepository {
 }
 
 class Stats implements StatsRepository {
-  constructor(private readonly store: StatsStore) {}
+  constructor(
+    private readonly store: StatsStore,
+    private readonly file: string,
+  ) {}
   async counts(): Promise<Map<number, CollectionCounts>> {
     return this.store.counts();
   }
@@ -160,6 +163,9 @@ class Stats implements StatsRepository {
   }
   async failures(collectionId: number, limit: number): Promise<FailureRow[]> {
     return this.store.failures(collectionId, limit);
+  }
+  async databaseBytes(): Promise<number> {
+    return databaseFileBytes(this.file);
   }
 }
 
@@ -267,7 +273,7 @@ export class SqliteStorage implements Storage {
     this.chunks = new Chunks(chunkStore);
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore);
     this.tokens = new Tokens(new TokenStore(db));
-    this.stats = new Stats(new StatsStore(db));
+    this.stats = new Stats(new StatsStore(db), location);
     this.vectors = new Vectors(vectorStore);
     this.datasets = new Datasets(new DatasetFolderStore(db), new DatasetCheckStore(db));
   }

@@ -1,0 +1,76 @@
+// The status report of a shared index (store/storage.ts: PostgreSQL), in the shape Engine.status
+// gives (status-report.ts): collections with counts and problems, totals, the job queue every
+// host shares, and how far embedding has come per collection. What runs per host is reported as
+// such: this process neither watches nor embeds, registered datasets and memory do not run on
+// PostgreSQL yet (datasets: none; memory: left out).
+import { coverageOf } from '../embed/embedding-status.js';
+import { describeCollectionEmbedding, describeCoverage } from '../embed/describe.js';
+import { collectionInfo, sumKinds } from '../status-report.js';
+import type { CollectionRow } from '../store/collections.js';
+import type { Storage } from '../store/storage.js';
+import type { CollectionEmbeddingStatus, StatusReport } from '../types/index.js';
+
+const NOT_EMBEDDING = 'embedding does not run on PostgreSQL yet (embed on SQLite before `trove migrate`)';
+
+export async function sharedStatus(storage: Storage, profileDir: string, opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
+  const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
+  const [all, counts, jobs, pauses, bytes] = await Promise.all([
+    storage.collections.list(),
+    storage.stats.counts(),
+    storage.jobs.counts(),
+    storage.jobs.pauses(),
+    storage.stats.databaseBytes(),
+  ]);
+  const visible = all.filter((c) => !allow || allow.has(c.name.toLowerCase()));
+  const collections = await Promise.all(visible.map(async (c) => ({ ...collectionInfo(c, counts), problems: await storage.stats.failures(c.id, 50) })));
+  const sum = (k: 'documents' | 'chunks' | 'skipped' | 'failed') => collections.reduce((n, c) => n + c[k], 0);
+  const embedding = await Promise.all(visible.map((c) => embeddingStatus(storage, c, counts.get(c.id)?.chunks ?? 0)));
+  const withSummary = embedding.map((e) => ({ ...e, problem: null, summary: describeCollectionEmbedding({ ...e, problem: null }, undefined) }));
+  const coverage = coverageOf(embedding, []);
+  return {
+    profileDir,
+    database: { path: storage.location, bytes },
+    totals: { collections: collections.length, documents: sum('documents'), chunks: sum('chunks'), skipped: sum('skipped'), failed: sum('failed'), kinds: sumKinds(collections.map((c) => c.kinds)) },
+    collections,
+    indexing: {
+      watching: false,
+      paused: false,
+      watchers: [],
+      collections: visible.map((c) => {
+        const j = jobs.get(c.id);
+        return { collection: c.name, paused: pauses.has(c.id), queued: j?.queued ?? 0, retrying: j?.retrying ?? 0, gaveUp: j?.gaveUp ?? 0, progress: null };
+      }),
+    },
+    needsEmbedding: embedding.reduce((n, e) => n + e.needsEmbedding, 0),
+    hasVectorIndex: embedding.some((e) => e.hasVectorIndex),
+    embeddings: {
+      collections: withSummary,
+      progress: [],
+      background: { enabled: false, source: 'option', state: 'off' },
+      coverage,
+      summary: `${describeCoverage(coverage)}; ${NOT_EMBEDDING}`,
+    },
+    datasets: [],
+  };
+}
+
+/** EmbeddingCounts.collection's answer, over the repositories. */
+async function embeddingStatus(storage: Storage, c: CollectionRow, chunks: number): Promise<CollectionEmbeddingStatus> {
+  const cv = await storage.vectors.collection(c.id);
+  const [active, building] = await Promise.all([
+    cv.activeSpaceId !== null ? storage.vectors.space(cv.activeSpaceId) : undefined,
+    cv.buildingSpaceId !== null ? storage.vectors.space(cv.buildingSpaceId) : undefined,
+  ]);
+  const needsEmbedding = active ? await storage.vectors.pendingCount(active.id, c.id) : chunks;
+  const vectors = chunks - needsEmbedding;
+  return {
+    collection: c.name,
+    model: active?.modelId ?? null,
+    weightsSha256: active?.weightsSha256 ?? null,
+    vectors,
+    needsEmbedding,
+    chunks,
+    hasVectorIndex: vectors > 0,
+    switchingTo: building?.modelId ?? null,
+  };
+}
