@@ -12,6 +12,12 @@ interface Pattern {
   group?: number;
   /** A last look at the secret (placeholders, variables and words are not secrets) and the whole match. */
   accept?: (secret: string, match: string) => boolean;
+  /**
+   * Text every match contains (a superset test, checked by reading the pattern): texts without it
+   * skip the pattern. For the two patterns that start with a variable-width run, which the regex
+   * engine otherwise tries at every word boundary.
+   */
+  cue?: RegExp;
 }
 
 const KEY_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/;
@@ -28,12 +34,14 @@ const PATTERNS: Pattern[] = [
   // OpenAI keys in every generation (sk-…, sk-proj-…, sk-svcacct-…); words joined by hyphens are not keys
   { rule: 'openai', re: /\bsk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_-]{32,200}(?![0-9A-Za-z_-])/g, accept: looksRandom },
   // user:password@ in any scheme's URL (secretlint covers http(s) and database URLs); the password is the secret
-  { rule: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{0,100}:([^\s/@"'<>]{3,200})@[\w.-]/gi, group: 1, accept: notPlaceholder },
+  { rule: 'url-password', re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{0,100}:([^\s/@"'<>]{3,200})@[\w.-]/gi, group: 1, accept: notPlaceholder, cue: /:\/\// },
   // NAME_KEY = value, "apiToken": "value", password: value — a value that looks random
   {
     rule: 'assigned-secret',
     re: /\b[\w.-]{0,40}?(?:api[_-]?key|secret[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|refresh[_-]?token|_key|_token|_secret|secret|token|password|passwd|pwd)["']?\s{0,4}(?::(?!:)|=(?!=)|:=|=>)\s{0,4}["'`]?([A-Za-z0-9+/_-][^\s"'`,;()}\]]{7,299})/gi,
     group: 1,
+    // every name in the alternation contains one of these
+    cue: /key|token|secret|passw|pwd/i,
     // public keys are public; a value without a digit is a word or a name far more often than a secret
     accept: (v, m) => !/^\W*(?:public|pub)[_-]?key/i.test(m) && /\d/.test(v) && notPlaceholder(v) && looksRandom(v),
   },
@@ -43,6 +51,7 @@ const PATTERNS: Pattern[] = [
 export function extraFindings(text: string): SecretFinding[] {
   const found = privateKeyBlocks(text);
   for (const p of PATTERNS) {
+    if (p.cue && !p.cue.test(text)) continue;
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const secret = p.group ? m[p.group] : m[0];
