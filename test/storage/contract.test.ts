@@ -122,6 +122,19 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect(chunks.length).toBeGreaterThan(0);
     expect(chunks[0]).toMatchObject({ documentId: retry.id, ordinal: 0, lineStart: 1, page: null });
     expect((await s.chunks.byId(chunks[0]!.id))?.charEnd).toBe(chunks[0]!.charEnd);
+    // a page of hits' anchors in one read each: present ids only, duplicates once
+    const ja = (await s.documents.byPath(c.id, 'ja.md'))!;
+    const byIds = await s.chunks.byIds([chunks[0]!.id, 987654, chunks[0]!.id]);
+    expect([...byIds.keys()]).toEqual([chunks[0]!.id]);
+    expect(byIds.get(chunks[0]!.id)).toEqual(chunks[0]);
+    const docs = await s.documents.byIds([ja.id, retry.id, 987654]);
+    expect([...docs.keys()].sort((a, b) => a - b)).toEqual([ja.id, retry.id].sort((a, b) => a - b));
+    expect(docs.get(retry.id)).toEqual(retry);
+    const texts = await s.documents.contents([retry.id, ja.id, 987654]);
+    expect(texts.get(retry.id)).toBe(await s.documents.content(retry.id));
+    expect(texts.get(ja.id)).toBe(await s.documents.content(ja.id));
+    expect(texts.has(987654)).toBe(false);
+    expect((await s.documents.byIds([])).size + (await s.chunks.byIds([])).size + (await s.documents.contents([])).size).toBe(0);
     const known = await s.documents.byPaths(c.id, ['retry.md', 'ja.md', 'missing.md']);
     expect([...known.keys()].sort()).toEqual(['ja.md', 'retry.md']);
     expect((await s.documents.byHashes(c.id, [retry.hash!, 'nope'])).get(retry.hash!)?.map((f) => f.path)).toEqual(['retry.md']);

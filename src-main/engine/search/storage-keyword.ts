@@ -12,6 +12,7 @@ import { normalise, tiered, type LexicalHit, type LexicalRequest, type LexicalRe
 import { rankedPage, planSteps, type PlannedTerm, type PlanStep } from './plan.js';
 import { keywordTerm, parseQuery, type QueryTerm } from './query.js';
 import { snippetAround, TermMatcher } from './snippet.js';
+import { pageAnchors, type PageAnchor } from './storage-anchors.js';
 
 interface DocCandidate {
   documentId: number;
@@ -83,7 +84,12 @@ export class StorageKeywordSearch {
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
     const matcher = new TermMatcher(parsed.highlight);
     const { page, ...rest } = rankedPage(docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })), req, exhausted, needed);
-    const hits = await Promise.all(page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo)));
+    const anchors = await pageAnchors(this.storage, page.map(({ d }) => d), req.snippets !== false || !!req.explain);
+    const hits = page.map(({ d, score, raw }) => {
+      const a = anchors.get(d.chunkId);
+      if (!a) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
+      return this.hit(d, a, score, raw, matcher, req, planInfo);
+    });
     return {
       hits,
       ...rest,
@@ -121,11 +127,8 @@ export class StorageKeywordSearch {
     }
   }
 
-  private async hit(d: DocCandidate, score: number, raw: number, matcher: TermMatcher, req: LexicalRequest, plan: LexicalResult['plan']): Promise<LexicalHit> {
-    const [chunk, doc] = await Promise.all([this.storage.chunks.byId(d.chunkId), this.storage.documents.byId(d.documentId)]);
-    if (!chunk || !doc) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
-    const [collection, text] = await Promise.all([this.storage.collections.byId(doc.collectionId), this.storage.documents.content(doc.id)]);
-    const body = text ?? '';
+  private hit(d: DocCandidate, a: PageAnchor, score: number, raw: number, matcher: TermMatcher, req: LexicalRequest, plan: LexicalResult['plan']): LexicalHit {
+    const { chunk, doc, collection, text: body } = a;
     const snippet =
       req.snippets === false
         ? { text: '', line: chunk.lineStart, highlights: [] }
@@ -134,7 +137,7 @@ export class StorageKeywordSearch {
       documentId: doc.id,
       chunkId: chunk.id,
       docid: doc.docid,
-      collection: collection?.name ?? '',
+      collection,
       path: doc.path,
       title: doc.title,
       kind: doc.kind,

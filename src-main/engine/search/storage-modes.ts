@@ -17,6 +17,7 @@ import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, type RerankedHit } from './rerank.js';
 import { snippetAround, type TermMatcher } from './snippet.js';
 import type { StorageKeywordSearch } from './storage-keyword.js';
+import { pageAnchors, type PageAnchor } from './storage-anchors.js';
 import { DEFAULT_VECTOR_MIN_SCORE, round } from './vector.js';
 
 /** Candidates each leg contributes to fusion (and the reranker's pool), as modes.ts. */
@@ -153,12 +154,16 @@ export class StorageModeSearch {
       .sort((a, b) => b.score - a.score || a.documentId - b.documentId)
       .slice(0, top);
     const matcher = queryMatcher(req.query, req.syntax);
-    const hits = await Promise.all(ranked.map((d) => this.vectorHit(d, matcher, req, snippets)));
+    const anchors = await pageAnchors(this.storage, ranked, snippets);
+    const hits = ranked.map((d) => {
+      const a = anchors.get(d.chunkId);
+      if (!a) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
+      return this.vectorHit(d, a, matcher, req, snippets);
+    });
     return { hits, exhausted };
   }
 
-  private async vectorHit(d: { documentId: number; chunkId: number; distance: number; chunks: number; score: number }, matcher: TermMatcher, req: ValidSearchRequest, snippets: boolean): Promise<RankedHit> {
-    const a = await this.anchor(d.chunkId, d.documentId, snippets);
+  private vectorHit(d: { documentId: number; chunkId: number; distance: number; chunks: number; score: number }, a: PageAnchor, matcher: TermMatcher, req: ValidSearchRequest, snippets: boolean): RankedHit {
     const snippet = snippets ? snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars) : { text: '', line: a.chunk.lineStart, highlights: [] };
     return {
       documentId: d.documentId,
@@ -181,43 +186,30 @@ export class StorageModeSearch {
     };
   }
 
-  /** A hit's anchor chunk, its document and collection, and (when wanted) the document's text. */
-  private async anchor(chunkId: number, documentId: number, withText: boolean) {
-    const [chunk, doc, text] = await Promise.all([
-      this.storage.chunks.byId(chunkId),
-      this.storage.documents.byId(documentId),
-      withText ? this.storage.documents.content(documentId) : Promise.resolve(''),
-    ]);
-    if (!chunk || !doc) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
-    const collection = (await this.storage.collections.byId(doc.collectionId))?.name ?? '';
-    return { chunk, doc, collection, text: text ?? '' };
-  }
-
   /** Snippets for the hits a page shows (the legs left them out). */
   private async cutSnippets(page: readonly FusedHit[], req: ValidSearchRequest): Promise<void> {
     if (!page.length) return;
     const matcher = queryMatcher(req.query, req.syntax);
-    await Promise.all(
-      page.map(async (f) => {
-        const a = await this.anchor(f.hit.chunkId, f.hit.documentId, true).catch(() => null);
-        if (!a) return; // its chunk went away meanwhile: no snippet rather than a wrong one
-        const s = snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars);
-        f.hit = { ...f.hit, snippet: s.text, highlights: s.highlights, line: s.line };
-      }),
-    );
+    const anchors = await pageAnchors(this.storage, page.map((f) => f.hit), true);
+    for (const f of page) {
+      const a = anchors.get(f.hit.chunkId);
+      if (!a) continue; // its chunk went away meanwhile: no snippet rather than a wrong one
+      const s = snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars);
+      f.hit = { ...f.hit, snippet: s.text, highlights: s.highlights, line: s.line };
+    }
   }
 
   private async rerank(query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
     const top = fused.slice(0, DEFAULT_RERANK_TOP);
     if (!top.length) return fused;
     try {
-      const passages = () =>
-        Promise.all(
-          top.map(async (h) => {
-            const a = await this.anchor(h.hit.chunkId, h.hit.documentId, true).catch(() => null);
-            return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
-          }),
-        );
+      const passages = async () => {
+        const anchors = await pageAnchors(this.storage, top.map((h) => h.hit), true);
+        return top.map((h) => {
+          const a = anchors.get(h.hit.chunkId);
+          return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
+        });
+      };
       return blendRerank(fused, await this.embedder.rerankScores(query, passages));
     } catch (err) {
       if (!(err instanceof TroveError)) throw err;

@@ -43,16 +43,22 @@ export interface DocumentRepository {
   byHashes(collectionId: number, hashes: readonly string[]): Promise<Map<string, DocumentFingerprint[]>>;
   byDocid(docid: string): Promise<DocumentRow | undefined>;
   byId(id: number): Promise<DocumentRow | undefined>;
+  /** Several documents in one read (a page of hits), keyed by id; ids not in the index are absent. */
+  byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>>;
   indexedCount(collectionId: number): Promise<number>;
   indexedPaths(collectionId: number): Promise<string[]>;
   indexedDocuments(collectionId: number): Promise<DocumentRow[]>;
   /** Which of these candidate docids are taken already. */
   docidsTaken(candidates: readonly string[]): Promise<Set<string>>;
   content(id: number): Promise<string | undefined>;
+  /** Several documents' texts in one read, keyed by document id. */
+  contents(ids: readonly number[]): Promise<Map<number, string>>;
 }
 
 export interface ChunkRepository {
   byId(id: number): Promise<ChunkRow | undefined>;
+  /** Several chunks in one read (a page of hits' anchors), keyed by id; ids not in the index are absent. */
+  byIds(ids: readonly number[]): Promise<Map<number, ChunkRow>>;
   forDocument(documentId: number): Promise<ChunkRow[]>;
 }
 

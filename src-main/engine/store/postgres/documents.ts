@@ -84,6 +84,12 @@ export class PostgresDocuments implements DocumentRepository {
     return r && fromRaw(r);
   }
 
+  async byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db.query<RawDocument>('SELECT * FROM documents WHERE id = ANY($1::bigint[])', [[...new Set(ids)]]);
+    return new Map(rows.map((r) => [r.id, fromRaw(r)]));
+  }
+
   async indexedCount(collectionId: number): Promise<number> {
     return (await this.db.one<{ n: number }>("SELECT count(*) AS n FROM documents WHERE collection_id = $1 AND status = 'indexed'", [collectionId]))?.n ?? 0;
   }
@@ -112,6 +118,12 @@ export class PostgresDocuments implements DocumentRepository {
 
   async content(id: number): Promise<string | undefined> {
     return (await this.db.one<{ text: string }>('SELECT text FROM contents WHERE document_id = $1', [id]))?.text;
+  }
+
+  async contents(ids: readonly number[]): Promise<Map<number, string>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db.query<{ document_id: number; text: string }>('SELECT document_id, text FROM contents WHERE document_id = ANY($1::bigint[])', [[...new Set(ids)]]);
+    return new Map(rows.map((r) => [r.document_id, r.text]));
   }
 }
 
@@ -145,6 +157,12 @@ export class PostgresChunks implements ChunkRepository {
   async byId(id: number): Promise<ChunkRow | undefined> {
     const r = await this.db.one<RawChunk>('SELECT * FROM chunks WHERE id = $1', [id]);
     return r && chunkFromRaw(r);
+  }
+
+  async byIds(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db.query<RawChunk>('SELECT * FROM chunks WHERE id = ANY($1::bigint[])', [[...new Set(ids)]]);
+    return new Map(rows.map((r) => [r.id, chunkFromRaw(r)]));
   }
 
   async forDocument(documentId: number): Promise<ChunkRow[]> {

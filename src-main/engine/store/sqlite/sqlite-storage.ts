@@ -101,6 +101,9 @@ class Documents implements DocumentRepository {
   async byId(id: number): Promise<DocumentRow | undefined> {
     return this.store.byId(id);
   }
+  async byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>> {
+    return presentById(ids, (id) => this.store.byId(id));
+  }
   async indexedCount(collectionId: number): Promise<number> {
     return this.store.indexedCount(collectionId);
   }
@@ -116,12 +119,18 @@ class Documents implements DocumentRepository {
   async content(id: number): Promise<string | undefined> {
     return this.store.content(id);
   }
+  async contents(ids: readonly number[]): Promise<Map<number, string>> {
+    return presentById(ids, (id) => this.store.content(id));
+  }
 }
 
 class Chunks implements ChunkRepository {
   constructor(private readonly store: ChunkStore) {}
   async byId(id: number): Promise<ChunkRow | undefined> {
     return this.store.byId(id);
+  }
+  async byIds(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
+    return presentById(ids, (id) => this.store.byId(id));
   }
   async forDocument(documentId: number): Promise<ChunkRow[]> {
     return this.store.forDocument(documentId);
@@ -239,6 +248,16 @@ class Datasets implements DatasetTables {
   async putCheck(key: string, bestCosine: number): Promise<void> {
     this.checks.put(key, bestCosine);
   }
+}
+
+/** Batch reads on SQLite are the single-row statements in a loop: in process, a round trip costs nothing. */
+function presentById<T>(ids: readonly number[], read: (id: number) => T | undefined): Map<number, T> {
+  const out = new Map<number, T>();
+  for (const id of new Set(ids)) {
+    const row = read(id);
+    if (row !== undefined) out.set(id, row);
+  }
+  return out;
 }
 
 const NO_REMOTE_CHANGES: ChangeFeed = { onRemoteChange: () => () => undefined };
