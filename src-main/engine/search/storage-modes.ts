@@ -18,11 +18,10 @@ import { blendRerank, DEFAULT_RERANK_TOP, type RerankedHit } from './rerank.js';
 import { snippetAround, type TermMatcher } from './snippet.js';
 import type { StorageKeywordSearch } from './storage-keyword.js';
 import { pageAnchors, type PageAnchor } from './storage-anchors.js';
-import { DEFAULT_VECTOR_MIN_SCORE, round } from './vector.js';
+import { DEFAULT_VECTOR_MIN_SCORE, MAX_K, rankedDocuments, round, settleRound, type DocumentNearest } from './vector.js';
 
 /** Candidates each leg contributes to fusion (and the reranker's pool), as modes.ts. */
 const LEG_DEPTH = 50;
-const MAX_K = 4096;
 
 interface SpaceQuery {
   space: VectorSpace;
@@ -123,36 +122,20 @@ export class StorageModeSearch {
 
   /** Best documents across the spaces, each with its nearest chunk (vector.ts's collapse and stopping rules). */
   private async vectorSearch(req: ValidSearchRequest, filters: ResolvedFilters, spaces: readonly SpaceQuery[], top: number, minScore: number, snippets: boolean) {
-    const best = new Map<number, { chunkId: number; distance: number; chunks: number }>();
+    const best = new Map<number, DocumentNearest>();
     let exhausted = true;
     for (const sq of spaces) {
       const vector = await this.embedder.embedQuery(sq.space, req.query);
       for (let k = Math.min(MAX_K, top * 4 + 16); ; k = Math.min(MAX_K, k * 4)) {
         const rows: VectorMatch[] = await this.storage.vectors.nearest(sq.space.id, vector, sq.collectionIds, k, filters);
-        const full = rows.length < k;
-        const last = rows[rows.length - 1];
-        const docs = new Map<number, { chunkId: number; distance: number; chunks: number }>();
-        for (const r of rows) {
-          const d = docs.get(r.documentId);
-          if (d) d.chunks++;
-          else docs.set(r.documentId, { chunkId: r.chunkId, distance: r.distance, chunks: 1 });
-        }
-        const belowMin = last !== undefined && 1 - last.distance < minScore;
-        if (full || docs.size >= top || belowMin || k >= MAX_K) {
-          if (!full && !belowMin) exhausted = false;
-          for (const [id, d] of docs) {
-            const prev = best.get(id);
-            if (!prev || d.distance < prev.distance) best.set(id, d);
-          }
+        const outcome = settleRound(rows, rows.length < k, k, top, minScore, best);
+        if (outcome.settled) {
+          if (outcome.more) exhausted = false;
           break;
         }
       }
     }
-    const ranked = [...best.entries()]
-      .map(([documentId, d]) => ({ documentId, ...d, score: Math.max(0, Math.min(1, 1 - d.distance)) }))
-      .filter((d) => d.score >= minScore)
-      .sort((a, b) => b.score - a.score || a.documentId - b.documentId)
-      .slice(0, top);
+    const ranked = rankedDocuments(best, minScore, top);
     const matcher = queryMatcher(req.query, req.syntax);
     const anchors = await pageAnchors(this.storage, ranked, snippets);
     const hits = ranked.map((d) => {

@@ -12,7 +12,8 @@ import { queryMatcher } from './highlight.js';
 import type { TermMatcher } from './snippet.js';
 
 export const DEFAULT_VECTOR_MIN_SCORE = 0.3;
-const MAX_K = 4096;
+/** The most nearest chunks one round asks a space for. */
+export const MAX_K = 4096;
 
 export interface VectorRequest {
   query: string;
@@ -59,53 +60,34 @@ export class VectorSearch {
   /** Best documents across the spaces, each with its nearest chunk; `exhausted` when nothing more could match. */
   search(req: VectorRequest, spaces: readonly SpaceQuery[]): { hits: RankedHit[]; exhausted: boolean } {
     const f = filterSql({ ...req.filters, collectionIds: undefined }); // collections go in as the partition key
-    const best = new Map<number, { chunkId: number; distance: number; chunks: number }>();
+    const best = new Map<number, DocumentNearest>();
     let exhausted = true;
     for (const sq of spaces) {
       for (let k = Math.min(MAX_K, req.top * 4 + 16); ; k = Math.min(MAX_K, k * 4)) {
         let rows: VectorMatch[];
         let full: boolean;
-        let last: VectorMatch | undefined;
         if (f.where) {
           // a filter: the nearest k, filtered; once k reaches its cap with too few kept (a filter that
           // keeps little of the space), the exact scan over what the filter keeps
           const near = this.vectors.nearestThenFilter(sq.space.id, sq.vector, sq.collectionIds, k, f);
           rows = near.rows;
           full = near.scanned < k;
-          last = rows[rows.length - 1];
           if (!full && k >= MAX_K && distinctDocuments(rows) < req.top) {
             rows = this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k, f);
             full = rows.length < k;
-            last = rows[rows.length - 1];
           }
         } else {
           rows = this.approximate(sq, k) || this.vectors.nearest(sq.space.id, sq.vector, sq.collectionIds, k);
           full = rows.length < k;
-          last = rows[rows.length - 1];
         }
-        const docs = new Map<number, { chunkId: number; distance: number; chunks: number }>();
-        for (const r of rows) {
-          const d = docs.get(r.documentId);
-          if (d) d.chunks++;
-          else docs.set(r.documentId, { chunkId: r.chunkId, distance: r.distance, chunks: 1 });
-        }
-        // enough documents, or the rest are already below minScore, or nothing more to fetch
-        const belowMin = last !== undefined && 1 - last.distance < req.minScore;
-        if (full || docs.size >= req.top || belowMin || k >= MAX_K) {
-          if (!full && !belowMin) exhausted = false;
-          for (const [id, d] of docs) {
-            const prev = best.get(id);
-            if (!prev || d.distance < prev.distance) best.set(id, d);
-          }
+        const outcome = settleRound(rows, full, k, req.top, req.minScore, best);
+        if (outcome.settled) {
+          if (outcome.more) exhausted = false;
           break;
         }
       }
     }
-    const ranked = [...best.entries()]
-      .map(([documentId, d]) => ({ documentId, ...d, score: clamp01(1 - d.distance) }))
-      .filter((d) => d.score >= req.minScore)
-      .sort((a, b) => b.score - a.score || a.documentId - b.documentId)
-      .slice(0, req.top);
+    const ranked = rankedDocuments(best, req.minScore, req.top);
     const matcher = queryMatcher(req.query, req.syntax);
     return { hits: ranked.map((d) => this.hit(d, matcher, req)), exhausted };
   }
@@ -175,8 +157,44 @@ function distinctDocuments(rows: readonly VectorMatch[]): number {
   return new Set(rows.map((r) => r.documentId)).size;
 }
 
-function clamp01(x: number): number {
-  return Math.max(0, Math.min(1, x));
+/** A document's nearest chunk in a space, and how many of its chunks the round returned. */
+export interface DocumentNearest {
+  chunkId: number;
+  distance: number;
+  chunks: number;
+}
+
+/**
+ * One kNN round of a space (`full`: it returned fewer rows than the k asked), collapsed to
+ * documents. The round settles the space when it found enough documents, the rest are already
+ * below minScore, or there is nothing more to fetch; then its documents go into `best` (the
+ * nearest chunk wins across spaces), and `more` says whether further rows could have matched.
+ * Shared by the SQLite search and the storage-backed one (search/storage-modes.ts).
+ */
+export function settleRound(rows: readonly VectorMatch[], full: boolean, k: number, top: number, minScore: number, best: Map<number, DocumentNearest>): { settled: boolean; more: boolean } {
+  const docs = new Map<number, DocumentNearest>();
+  for (const r of rows) {
+    const d = docs.get(r.documentId);
+    if (d) d.chunks++;
+    else docs.set(r.documentId, { chunkId: r.chunkId, distance: r.distance, chunks: 1 });
+  }
+  const last = rows[rows.length - 1];
+  const belowMin = last !== undefined && 1 - last.distance < minScore;
+  if (!(full || docs.size >= top || belowMin || k >= MAX_K)) return { settled: false, more: true };
+  for (const [id, d] of docs) {
+    const prev = best.get(id);
+    if (!prev || d.distance < prev.distance) best.set(id, d);
+  }
+  return { settled: true, more: !full && !belowMin };
+}
+
+/** The best documents, scored by cosine (0..1), at or above minScore, at most `top`. */
+export function rankedDocuments(best: ReadonlyMap<number, DocumentNearest>, minScore: number, top: number) {
+  return [...best.entries()]
+    .map(([documentId, d]) => ({ documentId, ...d, score: Math.max(0, Math.min(1, 1 - d.distance)) }))
+    .filter((d) => d.score >= minScore)
+    .sort((a, b) => b.score - a.score || a.documentId - b.documentId)
+    .slice(0, top);
 }
 
 export function round(n: number): number {
