@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, openSharedIndex, type SharedIndex } from '../../src-main/engine/index.js';
 import { databasePath } from '../../src-main/engine/profile.js';
@@ -42,7 +43,7 @@ let url: string;
 let engine: Engine;
 let shared: SharedIndex;
 let lite: Host;
-let pg: Host<SharedIndex>;
+let pgHost: Host<SharedIndex>;
 let scopedSecret: string;
 
 beforeAll(async () => {
@@ -63,11 +64,11 @@ beforeAll(async () => {
   shared = await openSharedIndex(url, { profileDir: profile, embeddings });
   scopedSecret = (await shared.createToken({ name: 'notes-only', collections: ['notes'] })).token;
   lite = await startHost({ engine, port: 0, writeRuntimeFile: false, token: TOKEN });
-  pg = await startHost({ engine: shared, port: 0, writeRuntimeFile: false, token: TOKEN });
+  pgHost = await startHost({ engine: shared, port: 0, writeRuntimeFile: false, token: TOKEN });
 }, 180_000);
 
 afterAll(async () => {
-  await pg?.close();
+  await pgHost?.close();
   await lite?.close();
   await shared?.close();
   await engine?.close();
@@ -137,7 +138,7 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
   let onLite: AnyClient;
   let onPg: AnyClient;
   beforeAll(async () => {
-    [onLite, onPg] = await Promise.all([connect(lite, era), connect(pg, era)]);
+    [onLite, onPg] = await Promise.all([connect(lite, era), connect(pgHost, era)]);
   });
   afterAll(async () => {
     await Promise.all([onLite?.close(), onPg?.close()]);
@@ -201,7 +202,7 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
   });
 
   it('a token from the database scoped to one collection cannot see the other', async () => {
-    const scoped = await connect(pg, era, scopedSecret);
+    const scoped = await connect(pgHost, era, scopedSecret);
     try {
       // "backoff" is in both collections: the scoped caller gets the notes' documents only
       const everyone = (await onPg.callTool({ name: 'search', arguments: { query: 'backoff' } })) as { structuredContent: { results: { file: string }[] } };
@@ -232,14 +233,14 @@ describe('the door of a PostgreSQL host', () => {
   it('refuses a missing or unknown token, and a browser Origin', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    expect((await fetch(pg.mcpUrl, { method: 'POST', headers, body })).status).toBe(401);
-    expect((await fetch(pg.mcpUrl, { method: 'POST', headers: { ...headers, Authorization: 'Bearer trove_unknown0123456789abcdef' }, body })).status).toBe(401);
-    expect((await fetch(pg.mcpUrl, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example' }, body })).status).toBe(403);
+    expect((await fetch(pgHost.mcpUrl, { method: 'POST', headers, body })).status).toBe(401);
+    expect((await fetch(pgHost.mcpUrl, { method: 'POST', headers: { ...headers, Authorization: 'Bearer trove_unknown0123456789abcdef' }, body })).status).toBe(401);
+    expect((await fetch(pgHost.mcpUrl, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example' }, body })).status).toBe(403);
     await shared.revokeToken('notes-only');
-    expect((await fetch(pg.mcpUrl, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${scopedSecret}` }, body })).status).toBe(401);
+    expect((await fetch(pgHost.mcpUrl, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${scopedSecret}` }, body })).status).toBe(401);
     scopedSecret = (await shared.createToken({ name: 'notes-only', collections: ['notes'] })).token;
     // /status answers with the database's report, scoped
-    const status = await fetch(`${pg.url}/status`, { headers: { Authorization: `Bearer ${scopedSecret}` } });
+    const status = await fetch(`${pgHost.url}/status`, { headers: { Authorization: `Bearer ${scopedSecret}` } });
     expect(((await status.json()) as { collections: { name: string }[] }).collections.map((c) => c.name)).toEqual(['notes']);
   });
 });
@@ -262,9 +263,10 @@ describe('`trove serve --database`', () => {
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   });
 
-  it('serves a real client from the database, says it does not index, and stops on SIGTERM', async () => {
+  it('serves a real client from the database over its unix socket, says it does not index, and stops on SIGTERM', async () => {
     const home = tempDir('trove-pgserve-cli-');
-    const child = spawn(process.execPath, [BIN, 'serve', '--database', url, '--port', '0', '--json'], {
+    const socketUrl = await socketUrlOf(url);
+    const child = spawn(process.execPath, [BIN, 'serve', '--database', socketUrl, '--port', '0', '--json'], {
       env: { PATH: process.env.PATH ?? '', HOME: home, TROVE_HOME: home, TROVE_MODELS_DIR: modelsDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -282,7 +284,7 @@ describe('`trove serve --database`', () => {
       });
       const started = JSON.parse(line) as { mcpUrl: string; backend: string };
       expect(started.backend).toBe('postgres');
-      expect(stderr).toMatch(/from PostgreSQL at postgresql:.*this host does not index or embed/);
+      expect(stderr).toMatch(/from PostgreSQL at postgresql:\/\/trove@\/.*host=.*this host does not index or embed/);
       const token = (JSON.parse(fs.readFileSync(path.join(home, 'runtime.json'), 'utf8')) as { token: string }).token;
       const client = await connect({ mcpUrl: started.mcpUrl } as Host, 'v2', token);
       const r = (await client.callTool({ name: 'search', arguments: { query: 'keep-alive' } })) as { structuredContent: { results: { file: string }[] } };
@@ -295,3 +297,18 @@ describe('`trove serve --database`', () => {
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   });
 });
+
+/** The same database reached over the test server's unix socket (`postgresql://user@/db?host=/dir&port=n`). */
+async function socketUrlOf(tcpUrl: string): Promise<string> {
+  const c = new pg.Client({ connectionString: tcpUrl });
+  await c.connect();
+  try {
+    const { dirs, port } = (await c.query<{ dirs: string; port: string }>("SELECT current_setting('unix_socket_directories') AS dirs, current_setting('port') AS port")).rows[0]!;
+    const dir = dirs.split(',')[0]!.trim();
+    if (!fs.existsSync(dir)) throw new Error(`the test PostgreSQL's socket folder ${dir} is not on this machine: run the tests with the local test server (scripts/pg-test-server.mjs)`);
+    const u = new URL(tcpUrl);
+    return `postgresql://${u.username}@${u.pathname}?host=${encodeURIComponent(dir)}&port=${port}`;
+  } finally {
+    await c.end();
+  }
+}
