@@ -84,14 +84,14 @@ interface AnyClient {
   close(): Promise<void>;
 }
 
-async function connect(host: Host<Engine | SharedIndex>, era: Era, token = TOKEN): Promise<AnyClient> {
+async function connect(host: Host<Engine | SharedIndex>, era: Era, token = TOKEN, name = `pg-serve-${era}`): Promise<AnyClient> {
   const headers = { Authorization: `Bearer ${token}` };
   if (era === 'v1') {
-    const client = new V1Client({ name: 'pg-serve-v1', version: '1' });
+    const client = new V1Client({ name, version: '1' });
     await client.connect(new V1Http(new URL(host.mcpUrl), { requestInit: { headers } }));
     return client as unknown as AnyClient;
   }
-  const client = new V2Client({ name: 'pg-serve-v2', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new V2Client({ name, version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new V2Http(new URL(host.mcpUrl), { requestInit: { headers } }));
   return client as unknown as AnyClient;
 }
@@ -166,6 +166,24 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
     const [ca, cb] = await Promise.all([onLite.complete(completion), onPg.complete(completion)]);
     expect(cb).toEqual(ca);
     expect(JSON.stringify(cb)).toContain('docs/backoff.md');
+  });
+
+  it('the deep-research profile (search + fetch) answers as on SQLite', async () => {
+    const [a, b] = await Promise.all([connect(lite, era, TOKEN, 'openai-mcp'), connect(pgHost, era, TOKEN, 'openai-mcp')]);
+    try {
+      const [la, lb] = await Promise.all([a.listTools(), b.listTools()]);
+      expect(lb.tools.map((t) => t.name)).toEqual(la.tools.map((t) => t.name));
+      const search = { name: 'search', arguments: { query: 'exponential backoff' } };
+      const [sa, sb] = await Promise.all([a.callTool(search), b.callTool(search)]);
+      expect(sb).toEqual(sa);
+      const id = (sb as { structuredContent: { results: { id: string }[] } }).structuredContent.results[0]!.id;
+      const fetch = { name: 'fetch', arguments: { id } };
+      const [fa, fb] = await Promise.all([a.callTool(fetch), b.callTool(fetch)]);
+      expect(fb).toEqual(fa);
+      expect(JSON.stringify(fb)).toContain('backoff');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 
   it('status: the same collections, counts and vectors', async () => {

@@ -77,12 +77,8 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
             maxLines ??= Number(range[2]);
             file = file.slice(0, range.index);
           }
-          const [doc, notes] = await Promise.all([ctx.engine.get(file, {
-            fromLine,
-            maxLines,
-            lineNumbers: args.lineNumbers,
-            collections: collectionFilter(ctx.access),
-          }), ctx.directory.notes()]);
+          const read = ctx.engine.get(file, { fromLine, maxLines, lineNumbers: args.lineNumbers, collections: collectionFilter(ctx.access) });
+          const [doc, notes] = await Promise.all([read, ctx.directory.notes()]);
           const context = notes.context(doc.collection);
           const name = displayPath(doc.collection, doc.path);
           const text = withContext(doc.text, context);
@@ -120,12 +116,13 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
       },
       (args) =>
         guarded('multi_get', async () => {
-          const [r, notes] = await Promise.all([ctx.engine.multiGet(args.pattern, {
+          const read = ctx.engine.multiGet(args.pattern, {
             maxBytes: args.maxBytes,
             maxLines: args.maxLines,
             lineNumbers: args.lineNumbers,
             collections: collectionFilter(ctx.access),
-          }), ctx.directory.notes()]);
+          });
+          const [r, notes] = await Promise.all([read, ctx.directory.notes()]);
           const notices = [
             ...r.notFound.map((n) => `[NOT FOUND: ${n.locator} - ${n.reason}]`),
             ...r.documents

@@ -87,14 +87,15 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
         guarded(tool.name, async () => {
           const collections = collectionFilter(ctx.access, args.collection);
           if (collections && !collections.length) return summarise(args.query, [], [], await ctx.directory.notes());
-          const [response, notes] = await Promise.all([ctx.engine.search({
+          const search = ctx.engine.search({
             query: args.query,
             mode: tool.mode,
             limit: args.limit,
             minScore: args.minScore || undefined,
             collections,
             freshness: false, // not part of the tool's output
-          }), ctx.directory.notes()]);
+          });
+          const [response, notes] = await Promise.all([search, ctx.directory.notes()]);
           return summarise(args.query, response.results, response.notices ?? [], notes);
         }),
     );
