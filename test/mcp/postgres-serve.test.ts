@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
@@ -19,6 +20,7 @@ import { Engine, openSharedIndex, type SharedIndex } from '../../src-main/engine
 import { databasePath } from '../../src-main/engine/profile.js';
 import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
 import { startHost, type Host } from '../../src-main/host/host.js';
+import { readRuntimeFile } from '../../src-main/host/runtime-file.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { BIN, ensureBuilt, runTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
@@ -312,6 +314,31 @@ describe('`trove serve --database`', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+    expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
+  });
+});
+
+describe('`trove mcp` with TROVE_DATABASE_URL', () => {
+  beforeAll(() => ensureBuilt());
+
+  it('starts a host that serves the database, and relays a stdio client to it', async () => {
+    const home = tempDir('trove-pgserve-shim-');
+    const env = { PATH: process.env.PATH ?? '', HOME: home, TROVE_HOME: home, TROVE_PORT: '0', TROVE_DATABASE_URL: url, TROVE_MODELS_DIR: modelsDir };
+    const client = new V2Client({ name: 'pg-serve-stdio', version: '1' });
+    await client.connect(new V2Stdio({ command: process.execPath, args: [BIN, 'mcp'], env, stderr: 'pipe' }));
+    try {
+      const r = (await client.callTool({ name: 'search', arguments: { query: 'keep-alive' } })) as { structuredContent: { results: { file: string }[] } };
+      expect(r.structuredContent.results[0]!.file).toBe('notes/docs/client.md');
+      const memory = (await client.callTool({ name: 'fts_search_context', arguments: { query: 'x' } })) as { isError?: boolean; content: { text: string }[] };
+      expect(memory.isError).toBe(true);
+      expect(memory.content[0]!.text).toMatch(/memory is not available on PostgreSQL yet/);
+    } finally {
+      await client.close();
+      const info = readRuntimeFile(home);
+      if (info) process.kill(info.pid, 'SIGTERM');
+      for (let i = 0; i < 200 && fs.existsSync(path.join(home, 'runtime.json')); i++) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(fs.readFileSync(path.join(home, 'host.log'), 'utf8')).toMatch(/from PostgreSQL at postgresql:/);
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   });
 });
