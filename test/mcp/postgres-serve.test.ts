@@ -3,10 +3,11 @@
 // another the PostgreSQL index (SharedIndex), and real SDK clients (v1 over a 2025 session, v2 on
 // the stateless 2026-07-28 revision) ask both the same questions: QMD's tools in every search
 // mode, get, multi_get, status, the document resource and its completions, the knowledge toolset
-// over documents — the answers must be equal. Then what differs on purpose: memory and datasets
-// answer isError saying they do not run on PostgreSQL yet; a token from the database scoped to one
-// collection cannot see the other; and the CLI: a bad URL, an unreachable server and --ui give
-// clear errors at start-up, and `trove serve --database` serves a real client.
+// over documents, the deep-research profile — the answers must be equal. Then what differs on
+// purpose: memory and datasets answer isError saying they do not run on PostgreSQL yet; a token
+// from the database scoped to one collection cannot see the other; and the CLI: a bad URL, an
+// unreachable server and --ui give clear errors at start-up, `trove serve --database` serves a real
+// client over the server's unix socket, and `trove mcp` with TROVE_DATABASE_URL relays to such a host.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
