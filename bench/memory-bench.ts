@@ -7,7 +7,7 @@
 //    client): 500 single store_context, N entries by store_context_batch (100 a call), the FTS
 //    index checked in sync, 100 search_context (thread + tag), 5 get_statistics, and 200
 //    natural-language fts_search_context queries (plus their keyword-only variant);
-// 3. latency at scale: `--scale` entries (default 100,000) stored, then fts_search_context and —
+// 3. latency at scale: `--scale` entries (default 100,000) in 50 threads stored, then fts_search_context (also within one thread) and —
 //    with --embed, once every entry has its vector — hybrid_search_context, p50/p95;
 // 2b. with --clients N: store_context and fts_search_context calls/s from 1 and from N clients at
 //    once (each one call at a time), Trove over HTTP and the peer both over HTTP (one server) and
@@ -228,6 +228,8 @@ if (!values['no-scale']) {
     log(`scale: ${SCALE} entries stored (${scale.store_entries_per_s}/s); waiting for the host to go idle (index merge) …`);
     await waitQuiet(server.child.pid!);
     scale.fts_search_context = await timed(caller, 'fts_search_context', queries.map((query) => ({ query, limit: 5 })));
+    // one thread of the 50 (2% of the entries): the filter is applied inside each plan step
+    scale.fts_search_context_thread = await timed(caller, 'fts_search_context', queries.map((query) => ({ query, limit: 5, thread_id: 's7' })));
     if (values.embed) {
       await server.stop();
       const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
