@@ -1,5 +1,5 @@
 // bench:memory [--entries 5000] [--scale 100000] [--embed] [--queries 200] [--no-peer] [--no-stdio] [--no-scale] [--no-quality]
-//   [--quality-docs N] [--quality-queries N] [--server-cpu-prof DIR]: Trove's memory tools side by side with the peer
+//   [--quality-docs N] [--quality-queries N] [--server-cpu-prof DIR] [--clients N]: Trove's memory tools side by side with the peer
 // (mcp-context-server 2.2.2, installed from PyPI by ../shared/bench/peers/context-server.sh) on
 // the same workload, in one run:
 // 1. the peer's own run (`context-server.sh run N`: stdio, its official client) — one JSON line;
@@ -7,8 +7,11 @@
 //    client): 500 single store_context, N entries by store_context_batch (100 a call), the FTS
 //    index checked in sync, 100 search_context (thread + tag), 5 get_statistics, and 200
 //    natural-language fts_search_context queries (plus their keyword-only variant);
-// 3. latency at scale: `--scale` entries (default 100,000) stored, then fts_search_context and —
+// 3. latency at scale: `--scale` entries (default 100,000) in 50 threads stored, then fts_search_context (also within one thread) and —
 //    with --embed, once every entry has its vector — hybrid_search_context, p50/p95;
+// 2b. with --clients N: store_context and fts_search_context calls/s from 1 and from N clients at
+//    once (each one call at a time), Trove over HTTP and the peer both over HTTP (one server) and
+//    over stdio (a server per client, one database): bench/lib/concurrent-clients.ts;
 // 4. quality: SciFact's corpus stored as entries (one thread, titles in metadata), its 300 test
 //    queries through hybrid_search_context (and fts_search_context): nDCG@10.
 // Prints a summary and ends with one JSON line. Embedding runs in process between server runs
@@ -20,6 +23,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
+import { concurrently, peerInstalled, peerOverHttp, peerOverStdio, PEER_DIR } from './lib/concurrent-clients.js';
 import { httpCaller, stdioCaller, type Caller } from './lib/mcp-callers.js';
 import { entry, Errs, lat, pct, readSciFact, rng, TAGS, workloadQueries, workloadTexts } from './lib/memory-workload.js';
 
@@ -36,6 +40,7 @@ const { values } = parseArgs({
     'quality-docs': { type: 'string' },
     'quality-queries': { type: 'string' },
     'server-cpu-prof': { type: 'string' },
+    clients: { type: 'string' },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -163,6 +168,46 @@ for (const via of values['no-stdio'] ? ['http'] : ['http', 'stdio']) {
   }
 }
 
+// ---- 2b. concurrent clients ---------------------------------------------------------------------
+if (values.clients) {
+  const n = Number(values.clients);
+  const STORES = 1000;
+  const SEARCHES = 100; // the peer's failing queries cost ~200 ms each
+  const random = rng(21);
+  const texts = workloadTexts(docs, 2 * STORES, random);
+  const queries = workloadQueries(texts.slice(0, STORES), SEARCHES, rng(23)).raw;
+  const run = async (callers: Caller[]) => ({
+    store_context_1: await concurrently(callers.slice(0, 1), STORES / 2, (i) => ['store_context', entry(texts[i]!, 'c0', random)]),
+    store_context_n: await concurrently(callers, STORES, (i, k) => ['store_context', entry(texts[STORES / 2 + i]!, `c${k}`, random)]),
+    fts_search_context_n: await concurrently(callers, SEARCHES, (i) => ['fts_search_context', { query: queries[i]!, mode: 'match', limit: 5 }]),
+  });
+  const conc: Record<string, unknown> = { clients: n };
+  log(`clients: ${n} at once, trove (http) …`);
+  const server = await startServer(path.join(SCRATCH, 'clients'));
+  try {
+    conc.trove_http = await run(Array.from({ length: n }, () => httpCaller(server.url, server.token)));
+  } finally {
+    await server.stop();
+  }
+  if (!values['no-peer'] && peerInstalled()) {
+    for (const [name, open] of [['peer_http', peerOverHttp], ['peer_stdio', peerOverStdio]] as const) {
+      log(`clients: ${n} at once, ${name} …`);
+      const dir = path.join(SCRATCH, name);
+      fs.mkdirSync(dir, { recursive: true });
+      const peer = await open(dir, n);
+      try {
+        conc[name] = await run(peer.callers);
+      } finally {
+        await peer.close();
+      }
+    }
+  } else if (!values['no-peer']) conc.peer = `not measured: no peer in ${PEER_DIR} (../shared/bench/peers/context-server.sh install)`;
+  const perS = (k: string, m: string) => ((conc[k] as Record<string, { per_s: number }> | undefined)?.[m]?.per_s ?? 0);
+  const bestPeer = (m: string) => Math.max(perS('peer_http', m), perS('peer_stdio', m));
+  conc.ratios = { store_context_1: ratio(perS('trove_http', 'store_context_1'), bestPeer('store_context_1')), store_context_n: ratio(perS('trove_http', 'store_context_n'), bestPeer('store_context_n')) };
+  result.clients = conc;
+}
+
 // ---- 3. latency at scale ----------------------------------------------------------------------
 if (!values['no-scale']) {
   const profile = path.join(SCRATCH, 'scale');
@@ -183,6 +228,8 @@ if (!values['no-scale']) {
     log(`scale: ${SCALE} entries stored (${scale.store_entries_per_s}/s); waiting for the host to go idle (index merge) …`);
     await waitQuiet(server.child.pid!);
     scale.fts_search_context = await timed(caller, 'fts_search_context', queries.map((query) => ({ query, limit: 5 })));
+    // one thread of the 50 (2% of the entries): the filter is applied inside each plan step
+    scale.fts_search_context_thread = await timed(caller, 'fts_search_context', queries.map((query) => ({ query, limit: 5, thread_id: 's7' })));
     if (values.embed) {
       await server.stop();
       const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });

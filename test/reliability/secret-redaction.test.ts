@@ -101,6 +101,26 @@ describe('secret redaction (on by default)', () => {
     engine.memory.delete({ ids: [id] });
   });
 
+  it('agent memory: a write answers with ids and counts only — the stored token is in no answer, per-item errors included (they pass unredacted)', async () => {
+    const entry = { thread_id: 'writes', source: 'agent', text: `The deploy used ${TOKEN}.`, tags: ['deploy'], metadata: { note: `token ${TOKEN}` } };
+    const one = await client.callTool({ name: 'store_context', arguments: entry });
+    const batch = await client.callTool({
+      name: 'store_context_batch',
+      arguments: { atomic: false, entries: [entry, { ...entry, images: [{ data: `not base64 ${TOKEN}`, mime_type: 'image/png' }] }] },
+    });
+    const id = (one.structuredContent as { context_id: number }).context_id;
+    const update = await client.callTool({ name: 'update_context', arguments: { context_id: id, text: `Rotated ${TOKEN}.` } });
+    for (const [i, r] of [one, batch, update].entries()) {
+      expect(r.isError, `answer ${i}`).toBeFalsy();
+      expect(JSON.stringify(r), `answer ${i}`).not.toContain(TOKEN);
+      expect((r.content as { text: string }[])[0]!.text, `answer ${i}: the text block is the structured content`).toBe(JSON.stringify(r.structuredContent));
+    }
+    const results = (batch.structuredContent as { results: { success: boolean; error: string | null }[] }).results;
+    expect(results.map((r) => r.success)).toEqual([true, false]);
+    expect(results[1]!.error).toMatch(/image/);
+    engine.memory.delete({ threadIds: ['writes'] });
+  });
+
   it('a collection can opt out, and a collection can opt in when the Settings switch is off', async () => {
     ok(await api.call('collections.setRedaction', { name: 'vault', redactSecrets: false }));
     let all = await everything();

@@ -49,6 +49,7 @@ export class EntryStore {
   private readonly afterStmt;
   private readonly exportStmt;
   private readonly exportThreadStmt;
+  private readonly counts = new Map<string, Statement<unknown[], { n: number }>>();
   private readonly deletions = new Map<string, Statement<unknown[], { id: number; document_id: number }>>();
   private readonly listings = new Map<string, { page: Statement<unknown[], EntryRow>; count: Statement<unknown[], { n: number }> }>();
 
@@ -166,6 +167,16 @@ export class EntryStore {
     // the page tells the count when it is the last one
     const total = rows.length < limit && (rows.length > 0 || offset === 0) ? offset + rows.length : s.count.get(...params)!.n;
     return { rows, total };
+  }
+
+  /** How many entries match `where` (over e), counting no further than `cap`. */
+  countUpTo(where: string, params: readonly unknown[], cap: number): number {
+    let stmt = this.counts.get(where);
+    if (!stmt) {
+      if (this.counts.size > 64) this.counts.clear(); // filter shapes are few in practice
+      this.counts.set(where, (stmt = this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM memory_entries e WHERE ${where} LIMIT ?)`)));
+    }
+    return stmt.get(...params, cap)!.n;
   }
 
   /** Entry ids and their documents matching a deletion's conditions over e (few shapes: prepared once each). */

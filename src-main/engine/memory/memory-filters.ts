@@ -16,6 +16,8 @@ export interface CheckedFilters {
   document: { where: string[]; params: unknown[] };
   /** Some filter was given. */
   any: boolean;
+  /** The entry conditions include one an index finds (thread, created dates): their entries can be listed cheaply. */
+  indexed: boolean;
 }
 
 export function checkFilters(f: MemoryFilters): CheckedFilters {
@@ -53,11 +55,18 @@ export function checkFilters(f: MemoryFilters): CheckedFilters {
     }
   }
   const document = metadataSql('d.metadata', f.metadata ?? undefined, f.metadataFilters ?? undefined);
-  return { entry, document, any: entry.where.length > 0 || document.where.length > 0 };
+  const indexed = f.threadId != null || start !== undefined || end !== undefined;
+  return { entry, document, any: entry.where.length > 0 || document.where.length > 0, indexed };
 }
 
-/** The filters as one clause over documents d, for the search legs (null: no filter). */
-export function searchClause(c: CheckedFilters): FilterClause | null {
+/**
+ * The filters as one clause over documents d, for the search legs (null: no filter). With an
+ * indexed entry condition (a thread, dates) the clause also has its set form: the matching
+ * entries' documents listed once by that index, which keyword search prefers over checking each
+ * matching row when a query's words match many rows (search/lexical.ts). `count` counts entries
+ * matching a condition over e, up to a cap.
+ */
+export function searchClause(c: CheckedFilters, count?: (where: string, params: readonly unknown[], cap: number) => number): FilterClause | null {
   if (!c.any) return null;
   const parts: string[] = [];
   const params: unknown[] = [];
@@ -67,7 +76,16 @@ export function searchClause(c: CheckedFilters): FilterClause | null {
   }
   parts.push(...c.document.where);
   params.push(...c.document.params);
-  return { where: parts.join(' AND '), params };
+  const clause: FilterClause = { where: parts.join(' AND '), params };
+  if (c.indexed && count) {
+    const entryWhere = c.entry.where.join(' AND ');
+    clause.asSet = {
+      where: [`c.document_id IN (SELECT e.document_id FROM memory_entries e WHERE ${entryWhere})`, ...c.document.where].join(' AND '),
+      params: [...c.entry.params, ...c.document.params],
+      size: (cap) => count(entryWhere, c.entry.params, cap),
+    };
+  }
+  return clause;
 }
 
 /** The filters over memory_entries e JOIN documents d, for listings ('' : none). */

@@ -83,8 +83,9 @@ export class MemorySearch {
 
   private keywordOnly(req: ValidMemorySearch, filters: ResolvedFilters, generation: number): RankedPage {
     const t0 = performance.now();
-    const r = this.lexical.search({ query: req.query, syntax: req.syntax, limit: req.limit, offset: req.offset, snippetChars: 40, snippets: false, explain: false, filters }, generation);
-    const page = r.hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, keyword: { rank: req.offset + i + 1, score: h.score, bm25: h.bm25 } }));
+    // ranked documents only: the room reads its entries by document, no anchor or snippet is needed
+    const r = this.lexical.rank({ query: req.query, syntax: req.syntax, limit: req.limit, offset: req.offset, snippetChars: 40, snippets: false, explain: false, filters }, generation);
+    const page = r.page.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, keyword: { rank: req.offset + i + 1, score: h.score, bm25: h.bm25 } }));
     return {
       page,
       total: r.totalEstimated,

@@ -212,7 +212,7 @@ export class MemoryService implements MemoryApi {
   search(request: MemorySearchRequest): MemorySearchResponse | Promise<MemorySearchResponse> {
     const t0 = performance.now();
     const req = checkSearch(request);
-    const clause = searchClause(checkFilters(request));
+    const clause = searchClause(checkFilters(request), (where, params, cap) => this.entries.countUpTo(where, params, cap));
     const filters = clause ? { extra: clause } : {};
     const ranked = this.searcher.run(req, filters, this.existingCollection(), this.generation);
     if (ranked instanceof Promise) {

@@ -19,6 +19,13 @@ export interface ResolvedFilters {
 export interface FilterClause {
   where: string;
   params: unknown[];
+  /**
+   * The same condition with its selective part written as a set of documents
+   * (`c.document_id IN (SELECT …)`, over the candidate step's chunks c and documents d), which a
+   * statement builds once instead of checking every row the FTS expression matches: keyword
+   * search takes it for a step over many postings when the set is small (search/lexical.ts).
+   */
+  asSet?: { where: string; params: unknown[]; /** Members, counted up to `cap`. */ size(cap: number): number };
 }
 
 export interface FilterSql {
@@ -27,7 +34,8 @@ export interface FilterSql {
   key: string;
 }
 
-export function filterSql(f: ResolvedFilters): FilterSql {
+/** `asSet`: the room's clause in its set form, when it has one. */
+export function filterSql(f: ResolvedFilters, asSet = false): FilterSql {
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (f.collectionIds) {
@@ -55,9 +63,10 @@ export function filterSql(f: ResolvedFilters): FilterSql {
     clauses.push('EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)');
     params.push(tag.toLowerCase());
   }
-  if (f.extra?.where) {
-    clauses.push(`(${f.extra.where})`);
-    params.push(...f.extra.params);
+  const extra = asSet && f.extra?.asSet ? f.extra.asSet : f.extra;
+  if (extra?.where) {
+    clauses.push(`(${extra.where})`);
+    params.push(...extra.params);
   }
   return { where: clauses.join(' AND '), params, key: clauses.join('|') };
 }

@@ -4,9 +4,9 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import { hasRankFunction, rankParams, rankSql } from './rank.js';
-import { filterSql, type ResolvedFilters } from './filters.js';
+import { filterSql, type FilterSql, type ResolvedFilters } from './filters.js';
 import { rankedPage, QueryPlanner, type PlanStep, type QueryPlan } from './plan.js';
-import { parseQuery, type QuerySyntax } from './query.js';
+import { parseQuery, type QuerySyntax, type QueryTerm } from './query.js';
 import { Anchors } from './anchors.js';
 import type { RankedHit } from './hit.js';
 import { TermMatcher } from './snippet.js';
@@ -55,6 +55,25 @@ export interface Bm25Scale {
   coverage: number;
 }
 
+/** A ranked document without its anchor read (LexicalSearch.rank). */
+export interface RankedCandidate {
+  documentId: number;
+  /** Its best-matching chunk. */
+  chunkId: number;
+  /** 0..1 over the result set (plan tiers respected), rounded. */
+  score: number;
+  /** The best chunk's BM25 (higher is better), rounded; rawBm25 unrounded. */
+  bm25: number;
+  rawBm25: number;
+  matchedChunks: number;
+}
+
+export interface RankedCandidates extends Omit<LexicalResult, 'hits'> {
+  page: RankedCandidate[];
+  /** The words a snippet or highlight marks (search/query.ts). */
+  highlight: QueryTerm[];
+}
+
 interface CandidateRow {
   chunkId: number;
   documentId: number;
@@ -68,6 +87,40 @@ interface DocCandidate {
 }
 
 const MAX_CHUNK_FETCH = 20_000;
+/** An OR step walking fewer postings than this checks a filter per matching row. */
+const SET_MIN_POSTINGS = 256;
+/**
+ * A filter offering a set form (FilterClause.asSet) costs about one index probe per member to
+ * build once, against ~three b-tree probes (chunk, document, the room's row) per matching row to
+ * check: the set is built when it holds fewer members than this many times the step's postings.
+ */
+const SET_PER_POSTING = 3;
+
+/**
+ * The filter as each plan step runs it: checked per matching row (few postings: the AND steps,
+ * a rare word), or — for an OR step over many postings, when the filter offers it and it is small
+ * enough — as a set of documents built once by the statement. Same rows either way.
+ */
+class StepFilter {
+  private readonly perRow: FilterSql;
+  private asSet: FilterSql | undefined;
+  private readonly sizes = new Map<number, number>();
+
+  constructor(private readonly filters: ResolvedFilters) {
+    this.perRow = filterSql(filters);
+  }
+
+  forStep(step: PlanStep): FilterSql {
+    const set = this.filters.extra?.asSet;
+    if (!set || step.name !== 'any-term' || !step.terms) return this.perRow;
+    const postings = step.terms.reduce((n, t) => n + t.df, 0);
+    if (postings < SET_MIN_POSTINGS) return this.perRow;
+    const cap = postings * SET_PER_POSTING;
+    let size = this.sizes.get(cap);
+    if (size === undefined) this.sizes.set(cap, (size = set.size(cap)));
+    return size < cap ? (this.asSet ??= filterSql(this.filters, true)) : this.perRow;
+  }
+}
 
 export class LexicalSearch {
   private readonly planner: QueryPlanner;
@@ -90,6 +143,18 @@ export class LexicalSearch {
   }
 
   search(req: LexicalRequest, generation: number): LexicalResult {
+    const r = this.rank(req, generation);
+    if (!r.page.length) return { hits: [], hasMore: r.hasMore, nextOffset: r.nextOffset, totalEstimated: r.totalEstimated, plan: r.plan, bm25Scale: r.bm25Scale };
+    const matcher = new TermMatcher(r.highlight); // what a snippet centres on and marks (search/highlight.ts)
+    const hits = r.page.map((c) => this.hit(c, matcher, req, r.plan, generation));
+    return { hits, hasMore: r.hasMore, nextOffset: r.nextOffset, totalEstimated: r.totalEstimated, plan: r.plan, bm25Scale: r.bm25Scale };
+  }
+
+  /**
+   * The ranked page as documents and scores only, without reading their anchors or cutting
+   * snippets: for a caller that shows its own rows (memory reads its entries by document).
+   */
+  rank(req: LexicalRequest, generation: number): RankedCandidates {
     const parsed = parseQuery(req.query, req.syntax);
     const plan: QueryPlan =
       parsed.kind === 'terms'
@@ -102,9 +167,10 @@ export class LexicalSearch {
     let exhausted = true;
     let last: PlanStep | undefined;
     const excluded = parsed.kind === 'expression' && parsed.exclude ? this.documentsMatching(parsed.exclude) : null;
+    const filter = new StepFilter(req.filters);
     for (const [tier, step] of plan.steps.entries()) {
       last = step;
-      const found = this.collect(step, req.filters, needed);
+      const found = this.collect(step, filter, needed);
       exhausted = found.exhausted;
       for (const d of found.docs) {
         if (tierOf.has(d.documentId) || excluded?.has(d.documentId)) continue;
@@ -115,18 +181,18 @@ export class LexicalSearch {
     }
     const dropped = plan.dropped.map((t) => t.token.text);
     const planInfo = { strategy: last?.name ?? 'none', expression: last?.expression ?? '', dropped };
-    if (!docs.length) return { hits: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Scale };
+    const highlight = parsed.highlight;
+    if (!docs.length) return { page: [], hasMore: false, nextOffset: null, totalEstimated: 0, plan: planInfo, bm25Scale, highlight };
 
     const raws = docs.map((d) => -d.best.rank);
     const scores = normalise(tiered(raws, docs.map((d) => tierOf.get(d.documentId)!)));
-    const matcher = new TermMatcher(parsed.highlight); // what a snippet centres on and marks (search/highlight.ts)
     const { page, ...rest } = rankedPage(docs.map((d, i) => ({ d, score: scores[i]!, raw: raws[i]! })), req, exhausted, needed);
-    const hits = page.map(({ d, score, raw }) => this.hit(d, score, raw, matcher, req, planInfo, generation));
     return {
-      hits,
+      page: page.map(({ d, score, raw }) => ({ documentId: d.documentId, chunkId: d.best.chunkId, score: round(score), bm25: round(raw), rawBm25: raw, matchedChunks: d.chunks })),
       ...rest,
       plan: planInfo,
       bm25Scale,
+      highlight,
     };
   }
 
@@ -136,10 +202,10 @@ export class LexicalSearch {
   }
 
   /** Fetches ranked chunks until `needed` distinct documents are found (or nothing more matches). */
-  private collect(step: PlanStep, filters: ResolvedFilters, needed: number): { docs: DocCandidate[]; exhausted: boolean } {
+  private collect(step: PlanStep, filter: StepFilter, needed: number): { docs: DocCandidate[]; exhausted: boolean } {
     const hits = this.nativeRank ? (step.hits ?? []) : [];
-    const stmt = this.candidateStatement(filters, hits.length);
-    const f = filterSql(filters);
+    const f = filter.forStep(step);
+    const stmt = this.candidateStatement(f, hits.length);
     for (let limit = needed * 4 + 16; ; limit *= 4) {
       const rows = stmt.all(...rankParams(this.nativeRank, limit, hits), step.expression, ...f.params, limit);
       const byDoc = new Map<number, DocCandidate>();
@@ -154,8 +220,7 @@ export class LexicalSearch {
   }
 
   /** `phrases`: how many phrase counts the rank function takes as leading parameters. */
-  private candidateStatement(filters: ResolvedFilters, phrases: number) {
-    const f = filterSql(filters);
+  private candidateStatement(f: FilterSql, phrases: number) {
     const key = `${f.key}|${phrases}`;
     let stmt = this.statements.get(key);
     if (!stmt) {
@@ -175,21 +240,13 @@ export class LexicalSearch {
     return stmt;
   }
 
-  private hit(
-    d: DocCandidate,
-    score: number,
-    raw: number,
-    matcher: TermMatcher,
-    req: LexicalRequest,
-    plan: LexicalResult['plan'],
-    generation: number,
-  ): LexicalHit {
-    const a = this.anchors.get(d.best.chunkId)!;
+  private hit(c: RankedCandidate, matcher: TermMatcher, req: LexicalRequest, plan: LexicalResult['plan'], generation: number): LexicalHit {
+    const a = this.anchors.get(c.chunkId)!;
     const headingPath = a.heading_path ? (JSON.parse(a.heading_path) as string[]) : [];
-    const snippet = req.snippets === false ? { text: '', line: a.line_start, highlights: [] } : this.anchors.snippet(d.documentId, a, generation, matcher, req.snippetChars);
+    const snippet = req.snippets === false ? { text: '', line: a.line_start, highlights: [] } : this.anchors.snippet(c.documentId, a, generation, matcher, req.snippetChars);
     const hit: LexicalHit = {
-      documentId: d.documentId,
-      chunkId: d.best.chunkId,
+      documentId: c.documentId,
+      chunkId: c.chunkId,
       docid: a.docid,
       collection: a.collection,
       path: a.path,
@@ -197,26 +254,26 @@ export class LexicalSearch {
       kind: a.kind,
       tags: JSON.parse(a.tags) as string[],
       modifiedMs: a.mtime_ms,
-      score: round(score),
-      bm25: round(raw),
+      score: c.score,
+      bm25: c.bm25,
       snippet: snippet.text,
       highlights: snippet.highlights,
       line: snippet.line,
       page: a.page,
       chunk: { ordinal: a.ordinal, lineStart: a.line_start, lineEnd: a.line_end, headingPath, page: a.page },
-      signals: { bm25: raw },
+      signals: { bm25: c.rawBm25 },
     };
     if (req.explain) {
       hit.explain = {
-        bm25: round(raw),
+        bm25: c.bm25,
         strategy: plan.strategy,
         expression: plan.expression,
         fields: {
           title: matcher.termsIn(a.title),
           headings: matcher.termsIn(headingPath.join('\n')),
-          body: matcher.termsIn(this.anchors.chunkText(d.documentId, a, generation)),
+          body: matcher.termsIn(this.anchors.chunkText(c.documentId, a, generation)),
         },
-        matchedChunks: d.chunks,
+        matchedChunks: c.matchedChunks,
       };
     }
     return hit;

@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { MemoryEntry, MemoryFilters, MetadataOperator } from '../../engine/index.js';
-import { jsonBacked } from '../redaction.js';
+import { jsonBacked, markRedacted } from '../redaction.js';
 
 export const OPERATORS = [
   'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'exists', 'not_exists',
@@ -120,6 +120,22 @@ export function jsonResult(value: Record<string, unknown>, text: unknown = value
   };
   return jsonBacked(result, { structured: value, text, notes }); // redacted as objects, once (mcp/redaction.ts)
 }
+
+/**
+ * A write's answer: ids, counts, fields changed, fixed messages and input errors — never stored
+ * text, so none of the keys redaction reads (text, text_content, content, …: engine/redaction/policy.ts).
+ * The wrapper passes it on as it is instead of walking it (a 100-entry batch answers 100 results).
+ */
+export function writeResult(value: WriteAnswer): CallToolResult {
+  return markRedacted({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+}
+
+/** What a write answers with (writeResult): no key holds stored text. */
+export type WriteAnswer = Record<string, string | number | boolean | null | string[] | Record<string, string | number | boolean | null | string[]>[]> & {
+  text?: never;
+  text_content?: never;
+  content?: never;
+};
 
 /** Images as the MCP input schemas take them. */
 export const imageInput = z.object({

@@ -1,12 +1,13 @@
 // The context server's write tools on Trove's memory store: store_context(_batch),
 // update_context(_batch), delete_context(_batch). Names, parameters, defaults and result fields
 // as that server documents them. Bad input — a batch over 100, an oversized image, a patch of a
-// missing entry — is an isError result naming the problem, and nothing is written.
+// missing entry — is an isError result naming the problem, and nothing is written. Answers carry
+// ids and counts only, never stored text (memory-shapes.ts writeResult).
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { invalidInput, type MemoryBatchResult, type MemoryUpdateInput } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
-import { imageInput, jsonResult } from './memory-shapes.js';
+import { imageInput, writeResult } from './memory-shapes.js';
 import { guarded } from './results.js';
 import { convertedOnce } from './schema-cache.js';
 
@@ -138,7 +139,7 @@ export function registerMemoryWriteTools(server: McpServer, ctx: McpContext, all
   reg('store_context', false, (a: z.output<(typeof TOOLS)['store_context']['inputSchema']>) =>
     guarded('store_context', () => {
       const r = m.store({ threadId: a.thread_id, source: a.source, text: a.text, metadata: a.metadata, tags: a.tags, images: a.images });
-      return jsonResult({ success: true, context_id: r.id, thread_id: r.threadId, message: `Context stored (id ${r.id})` });
+      return writeResult({ success: true, context_id: r.id, thread_id: r.threadId, message: `Context stored (id ${r.id})` });
     }),
   );
   reg('store_context_batch', false, (a: z.output<(typeof TOOLS)['store_context_batch']['inputSchema']>) =>
@@ -147,29 +148,29 @@ export function registerMemoryWriteTools(server: McpServer, ctx: McpContext, all
         a.entries.map((e) => ({ threadId: e.thread_id, source: e.source, text: e.text, metadata: e.metadata, tags: e.tags, images: e.images })),
         { atomic: a.atomic },
       );
-      return jsonResult(batchAnswer(r, 'stored'));
+      return writeResult(batchAnswer(r, 'stored'));
     }),
   );
   reg('update_context', false, (a: UpdateArgs) =>
     guarded('update_context', () => {
       const r = m.update(toUpdate(a));
-      return jsonResult({ success: true, context_id: r.id, updated_fields: r.updatedFields, message: `Updated ${r.updatedFields.join(', ')} of entry ${r.id}` });
+      return writeResult({ success: true, context_id: r.id, updated_fields: r.updatedFields, message: `Updated ${r.updatedFields.join(', ')} of entry ${r.id}` });
     }),
   );
   reg('update_context_batch', false, (a: z.output<(typeof TOOLS)['update_context_batch']['inputSchema']>) =>
-    guarded('update_context_batch', () => jsonResult(batchAnswer(m.updateBatch(a.updates.map(toUpdate), { atomic: a.atomic }), 'updated'))),
+    guarded('update_context_batch', () => writeResult(batchAnswer(m.updateBatch(a.updates.map(toUpdate), { atomic: a.atomic }), 'updated'))),
   );
   reg('delete_context', true, (a: z.output<(typeof TOOLS)['delete_context']['inputSchema']>) =>
     guarded('delete_context', () => {
       if (!a.context_ids === !a.thread_id) throw invalidInput('give either context_ids or thread_id (not both)');
       const r = m.delete(a.context_ids ? { ids: a.context_ids } : { threadIds: [a.thread_id!] });
-      return jsonResult({ success: true, deleted_count: r.deleted, message: r.deleted ? `Deleted ${r.deleted} context entries` : 'No context entries matched; nothing was deleted' });
+      return writeResult({ success: true, deleted_count: r.deleted, message: r.deleted ? `Deleted ${r.deleted} context entries` : 'No context entries matched; nothing was deleted' });
     }),
   );
   reg('delete_context_batch', true, (a: z.output<(typeof TOOLS)['delete_context_batch']['inputSchema']>) =>
     guarded('delete_context_batch', () => {
       const r = m.delete({ ids: a.context_ids, threadIds: a.thread_ids, source: a.source, olderThanDays: a.older_than_days });
-      return jsonResult({ success: true, deleted_count: r.deleted, criteria_used: r.criteria, message: r.deleted ? `Deleted ${r.deleted} context entries` : 'No context entries matched; nothing was deleted' });
+      return writeResult({ success: true, deleted_count: r.deleted, criteria_used: r.criteria, message: r.deleted ? `Deleted ${r.deleted} context entries` : 'No context entries matched; nothing was deleted' });
     }),
   );
 }
