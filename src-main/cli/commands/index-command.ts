@@ -1,8 +1,9 @@
 // `trove index [--watch]`: bring the index up to date with the folders (and keep it so), and
 // `trove failures`: the files that could not be indexed, with attempts and next retry.
 import { type Command } from 'commander';
-import type { Engine, ProgressEvent } from '../../engine/index.js';
+import type { Engine, IndexProgress, ProgressEvent, SharedIndexer } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
+import { UsageError } from '../options.js';
 import { formatIndexReport } from '../format.js';
 import { indexProgressBar } from '../progress.js';
 
@@ -12,8 +13,16 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .description('bring the index up to date with the folders')
     .option('--collection <name>', 'only this collection')
     .option('--watch', 'then keep watching the folders and index changes as they happen (until Ctrl-C)')
-    .action(async (o: { collection?: string; watch?: boolean }, cmd: Command) => {
+    .option('--database <url>', "index into PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's SQLite index; several hosts may run at once")
+    .action(async (o: { collection?: string; watch?: boolean; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
+      const shared = await ctx.sharedIndexer(o.database);
+      if (shared) {
+        if (o.watch) throw new UsageError('--watch does not run on PostgreSQL yet: run `trove index --database` again (or on a schedule) to pick up changes');
+        const reports = await runSharedIndex(shared, o.collection, ctx.json);
+        ctx.print({ reports }, () => (reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.'));
+        return;
+      }
       const engine = ctx.engine();
       const reports = await runIndex(engine, o.collection, ctx.json);
       ctx.print({ reports }, () => (reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.'));
@@ -42,6 +51,16 @@ export async function runIndex(e: Engine, collection: string | undefined, json: 
   const bar = indexProgressBar(!json && !!process.stderr.isTTY);
   try {
     return await e.index({ collection, dataset, onProgress: (p) => bar.update(p) });
+  } finally {
+    bar.stop();
+  }
+}
+
+/** `trove index --database`: this host's share of the work, with the same progress bar. */
+export async function runSharedIndex(indexer: SharedIndexer, collection: string | undefined, json: boolean) {
+  const bar = indexProgressBar(!json && !!process.stderr.isTTY);
+  try {
+    return await indexer.index({ collection, onProgress: (p: IndexProgress) => bar.update(p) });
   } finally {
     bar.stop();
   }

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { ChunkWrite, FtsRow } from '../chunks.js';
 import type { DocumentWrite } from '../documents.js';
-import type { IndexBatch } from '../storage.js';
+import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { PostgresKeywordIndex } from './keyword-index.js';
 
 export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKeywordIndex, batch: IndexBatch): Promise<boolean[]> {
@@ -32,6 +32,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
           w.documentId,
           w.from,
         ]);
+        if (r.rowCount) await client.query('UPDATE documents SET path = $1 || substr(path, $2) WHERE parent_id = $3', [w.to, w.from.length + 1, w.documentId]);
         applied.push((r.rowCount ?? 0) > 0);
         break;
       }
@@ -40,6 +41,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
         if (w.existingId !== undefined) {
           await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
           await client.query('DELETE FROM contents WHERE document_id = $1', [id]);
+          await client.query('DELETE FROM documents WHERE parent_id = $1', [id]);
         }
         applied.push(true);
         break;
@@ -49,6 +51,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
         await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, w.text]);
         if (w.existingId !== undefined) await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
         fts.push(...(await insertChunks(client, id, w.chunks)));
+        if (w.attachments) await writeAttachments(client, id, w.attachments, batch.at, fts);
         applied.push(true);
         break;
       }
@@ -92,4 +95,19 @@ async function insertChunks(client: pg.PoolClient, documentId: number, chunks: r
   );
   const idOf = new Map(r.rows.map((row) => [row.ordinal, row.id]));
   return chunks.map((c) => ({ id: idOf.get(c.ordinal)!, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }));
+}
+
+/** The file's documents of its own: written with it as parent (chunks replaced); the children it no longer has dropped. */
+async function writeAttachments(client: pg.PoolClient, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): Promise<void> {
+  for (const a of attachments) {
+    const id = await upsertDocument(client, { ...a.document, parentId }, at);
+    await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+    if (a.text === null) {
+      await client.query('DELETE FROM contents WHERE document_id = $1', [id]);
+      continue;
+    }
+    await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, a.text]);
+    fts.push(...(await insertChunks(client, id, a.chunks)));
+  }
+  await client.query('DELETE FROM documents WHERE parent_id = $1 AND NOT (path = ANY($2::text[]))', [parentId, attachments.map((a) => a.document.path)]);
 }
