@@ -93,7 +93,7 @@ for (let r = 0; r < Number(values.runs); r++) {
     const name = `bench-hosts-${hosts}-${process.pid}-${r}`;
     await must(['collection', 'add', corpus, '--name', name, '--no-index']);
     const started = performance.now();
-    const results = await Promise.all(Array.from({ length: hosts }, () => trove(['index', '--collection', name])));
+    const results = await Promise.all(Array.from({ length: hosts }, () => trove(['index', '--collection', name, '--no-embed'])));
     const seconds = (performance.now() - started) / 1000;
     const reports = results.map((x) => {
       if (x.code !== 0) throw new Error(`a host failed (${x.code}): ${x.stderr.slice(-2000)}`);

@@ -40,8 +40,10 @@ export class CliContext {
   async sharedIndexer(option?: string): Promise<SharedIndexer | null> {
     const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
     if (!url) return null;
-    const { chunking, maxFileBytes, indexing } = this.environment().engine;
+    const { chunking, maxFileBytes, indexing, profileDir, embeddings } = this.environment().engine;
     return (this.indexer ??= await openSharedIndexer(url, {
+      profileDir,
+      embeddings,
       chunking,
       maxFileBytes,
       batchDocuments: indexing?.batchDocuments,

@@ -28,6 +28,9 @@ import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { AddCollectionInput, CollectionInfo } from '../types/index.js';
 import { planBatch } from './shared-batch.js';
 import { SharedCollections } from './shared-collections.js';
+import { SharedEmbedder, type SharedEmbedResult } from './shared-embedder.js';
+import type { EmbeddingOptions } from '../embed/embeddings.js';
+import type { EmbeddingProgress } from '../types/models.js';
 
 export interface SharedIndexerOptions {
   chunking?: Partial<ChunkOptions>;
@@ -39,6 +42,9 @@ export interface SharedIndexerOptions {
   readConcurrency?: number;
   retry?: Partial<RetryPolicy>;
   parsing?: Partial<ParsePoolOptions>;
+  /** Where the embedding models are (as EngineOptions has them), for embed(). */
+  profileDir?: string;
+  embeddings?: EmbeddingOptions;
 }
 
 /** How long a host waits before looking again when the jobs left are held by other hosts. */
@@ -52,6 +58,7 @@ export class SharedIndexer {
   private readonly chunking: ChunkOptions;
   private readonly retry: RetryPolicy;
   private readonly collections: SharedCollections;
+  private embedder: SharedEmbedder | null = null;
   private closed = false;
   /** Set when this indexer opened the storage itself (open()): close() closes it too. */
   private owned = false;
@@ -120,10 +127,23 @@ export class SharedIndexer {
     return reports;
   }
 
-  /** Stops the parse workers; a run under way stops at its next batch, its jobs left queued. */
+  /**
+   * Embeds folder collections' chunks that have no vector yet (one, or all), sharing the work with
+   * other hosts doing the same (shared-embedder.ts). Per collection: UNAVAILABLE when its model is
+   * not on this host.
+   */
+  async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void; signal?: AbortSignal } = {}): Promise<SharedEmbedResult[]> {
+    const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
+    this.embedder ??= new SharedEmbedder(this.storage, this.opts.profileDir ?? process.cwd(), this.opts.embeddings);
+    const results: SharedEmbedResult[] = [];
+    for (const c of targets) results.push(await this.embedder.embed(c, opts));
+    return results;
+  }
+
+  /** Stops the parse and model workers; a run under way stops at its next batch, its jobs left queued. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.parsers.close();
+    await Promise.all([this.parsers.close(), this.embedder?.close()]);
     if (this.owned) await this.storage.close();
   }
 

@@ -223,6 +223,9 @@ export interface VectorRepository {
   swap(collectionId: number): Promise<void>;
   pending(spaceId: number, collectionId: number, limit: number, after?: number): Promise<PendingChunk[]>;
   pendingCount(spaceId: number, collectionId: number): Promise<number>;
+  /** Pending chunks no other host is embedding, held by this one until `until` (SQLite: one host, nothing to hold). */
+  claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number): Promise<PendingChunk[]>;
+  releaseClaims(spaceId: number, chunkIds: readonly number[]): Promise<void>;
   size(spaceId: number): Promise<number>;
   vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined>;
   documentsPending(documentIds: readonly number[]): Promise<Set<number>>;
