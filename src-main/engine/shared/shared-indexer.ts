@@ -50,6 +50,8 @@ export interface SharedIndexerOptions {
 /** How long a host waits before looking again when the jobs left are held by other hosts. */
 const HELD_ELSEWHERE_MS = 50;
 const CURRENT_FILE_EVERY_MS = 200;
+/** Batches of one run that may roll back on a collision with another host before the run gives up. */
+const MAX_COLLISIONS = 20;
 
 export class SharedIndexer {
   private readonly progress = new ProgressHub();
@@ -150,6 +152,7 @@ export class SharedIndexer {
   /** Works the collection's jobs until none is due (here or held by another host); returns the scan's error, if the folder could not be walked. */
   private async drain(c: CollectionRow, collector: ReportCollector, signal?: AbortSignal): Promise<Error | null> {
     let scanError: Error | null = null;
+    let collisions = 0;
     for (;;) {
       if (signal?.aborted) throw new TroveError('INTERNAL', 'indexing cancelled; the remaining work stays queued');
       if (this.closed) throw new TroveError('UNAVAILABLE', 'the indexer was closed while indexing; the remaining work stays queued');
@@ -167,6 +170,8 @@ export class SharedIndexer {
         else await this.runFiles(current, claim, collector);
       } catch (err) {
         await claim.release().catch(() => undefined);
+        // another host's write collided with this batch's (a docid drawn twice, a deadlock): its jobs are due again
+        if (collided(err) && ++collisions <= MAX_COLLISIONS) continue;
         throw err;
       }
     }
@@ -282,6 +287,12 @@ export class SharedIndexer {
     if (!f) this.filters.set(c.id, (f = new PathFilter(c.root, c.include, c.exclude)));
     return f;
   }
+}
+
+/** PostgreSQL's unique violation, deadlock and serialization failure: the batch rolled back and may simply run again. */
+function collided(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === '40P01' || code === '40001';
 }
 
 function rootPresent(root: string): boolean {
