@@ -164,7 +164,13 @@ describe('trove index into PostgreSQL', () => {
     writeTree(folder, { 'a.md': '# Alpha\n\nPostgreSQL holds this one.\n', 'b.md': '# Beta\n\nAnd this one too.\n' });
     const added = await runTrove(['collection', 'add', folder, '--name', 'team', '--json', '--database', url], { home });
     expect(added.code, added.stderr).toBe(0);
-    expect(oneJson<{ collection: { name: string; documents: number }; index: { added: number } }>(added)).toMatchObject({ collection: { name: 'team', documents: 2 }, index: { added: 2 } });
+    expect(oneJson<{ collection: { name: string; documents: number }; index: { added: number } }>(added)).toMatchObject({
+      collection: { name: 'team', documents: 2 },
+      index: { added: 2 },
+      // this host has no embedding model: said so, and the keyword index is there all the same
+      embedding: { collection: 'team', error: expect.stringMatching(/model "all-MiniLM-L6-v2" is not available/) },
+    });
+    expect(added.stderr).toMatch(/trove: team: not embedded: model "all-MiniLM-L6-v2" is not available/);
     fs.writeFileSync(path.join(folder, 'c.md'), '# Gamma\n\nA third.\n');
     const again = await runTrove(['index', '--collection', 'team', '--json'], { home, env: { TROVE_DATABASE_URL: url } });
     expect(again.code, again.stderr).toBe(0);

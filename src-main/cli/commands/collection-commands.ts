@@ -4,7 +4,7 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
 import { formatCollections, formatIndexReport } from '../format.js';
 import { collect } from '../options.js';
-import { runIndex, runSharedIndex } from './index-command.js';
+import { embedShared, formatSharedEmbedding, runIndex, runSharedIndex } from './index-command.js';
 
 const DATABASE = ['--database <url>', "the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's"] as const;
 
@@ -25,8 +25,11 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
       if (shared) {
         const added = await shared.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
         const reports = o.index ? await runSharedIndex(shared, added.name, ctx.json) : [];
+        const embeddings = o.index ? await embedShared(shared, [added.name]) : [];
         const info = o.index ? ((await shared.listCollections()).find((c) => c.name === added.name) ?? added) : added;
-        ctx.print({ collection: info, index: reports[0] ?? null }, () => [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport)].join('\n'));
+        ctx.print({ collection: info, index: reports[0] ?? null, embedding: embeddings[0] ?? null }, () =>
+          [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport), ...embeddings.map(formatSharedEmbedding)].join('\n'),
+        );
         return;
       }
       const e = ctx.engine();

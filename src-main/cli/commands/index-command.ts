@@ -71,7 +71,7 @@ export async function runSharedIndex(indexer: SharedIndexer, collection: string 
 }
 
 /** The embedding stage after `trove index --database`; a collection whose model is not on this host is reported, not fatal (its keyword index is done). */
-async function embedShared(indexer: SharedIndexer, collections: readonly string[]): Promise<SharedEmbedding[]> {
+export async function embedShared(indexer: SharedIndexer, collections: readonly string[]): Promise<SharedEmbedding[]> {
   const out: SharedEmbedding[] = [];
   for (const collection of collections) {
     try {
@@ -87,7 +87,7 @@ async function embedShared(indexer: SharedIndexer, collections: readonly string[
 
 type SharedEmbedding = Awaited<ReturnType<SharedIndexer['embed']>>[number] | { collection: string; error: string };
 
-function formatSharedEmbedding(e: SharedEmbedding): string {
+export function formatSharedEmbedding(e: SharedEmbedding): string {
   if ('error' in e) return `${e.collection}: not embedded (${e.error})`;
   return `${e.collection}: ${e.embedded} chunk${e.embedded === 1 ? '' : 's'} embedded with ${e.model} by this host${e.pending ? `, ${e.pending} still pending` : ''}`;
 }

@@ -13,7 +13,7 @@ import { PathFilter } from '../watch/path-filter.js';
 import { indexProgressOf, ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
-import { JobRunner, PRIORITY } from './runner.js';
+import { JobRunner, scanJob } from './runner.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
 
@@ -241,10 +241,4 @@ export class IndexingService {
     void this.live.stop().catch(() => undefined);
     return this.parsers.close();
   }
-}
-
-/** The job that walks a collection's folder (explicit runs queue one; so does a shared index run). */
-export function scanJob(collectionId: number) {
-  const now = Date.now();
-  return { collectionId, kind: 'scan' as const, path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now };
 }
