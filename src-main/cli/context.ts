@@ -50,6 +50,7 @@ export class CliContext {
       readConcurrency: indexing?.readConcurrency,
       retry: indexing?.retry,
       parsing: indexing?.parsing,
+      live: indexing?.live,
     }));
   }
 

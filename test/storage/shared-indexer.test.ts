@@ -3,8 +3,11 @@
 // parse — indexed by both gives the same documents, texts, chunks, failures and search answers
 // (SharedIndex.search against Engine.search); an edit, a move and a delete re-indexed by both
 // stay the same (the moved document keeps its docid); a failing file is recorded and retried as
-// on SQLite, and nothing else is lost. Then the CLI: `trove collection add|rename|remove
-// --database` and `trove index --database` / TROVE_DATABASE_URL, with no SQLite profile.
+// on SQLite, and nothing else is lost. Watching (SharedIndexer.startWatching, `trove index --watch
+// --database`) brings a new file, an edit, a move and a delete in by itself. Then the CLI: `trove
+// collection add|rename|remove --database` and `trove index --database` / TROVE_DATABASE_URL, with
+// no SQLite profile.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -157,6 +160,80 @@ describe('trove index into PostgreSQL', () => {
     expect((await shared.search({ query: 'mitochondria' })).results).toEqual([]);
   });
 
+  it('watches the folder: a new file, an edit, a move and a delete reach the index by themselves', async () => {
+    const folder = tempDir('trove-pgindex-watch-');
+    writeTree(folder, { 'first.md': '# First\n\nThe lighthouse keeper logs the weather.\n' });
+    const watcher = await openSharedIndexer(url, { live: { debounceMs: 50, maxWaitMs: 200, goneGraceMs: 100 } });
+    const paths = async (query: string) => (await shared.search({ query, collections: ['watched'] })).results.map((h) => h.path);
+    const until = async (what: string, ok: () => Promise<boolean>) => {
+      const deadline = Date.now() + 30_000;
+      while (!(await ok())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const settled: string[] = [];
+    try {
+      await watcher.addCollection({ root: folder, name: 'watched' });
+      watcher.onProgress((e) => e.phase === 'idle' && settled.push(e.collection));
+      await watcher.startWatching();
+      expect(watcher.watching).toBe(true);
+      await until('the start-up scan', async () => (await paths('lighthouse')).length === 1);
+      fs.writeFileSync(path.join(folder, 'second.md'), '# Second\n\nA harbour pilot guides the ferry.\n');
+      await until('the new file', async () => (await paths('ferry')).includes('second.md'));
+      fs.writeFileSync(path.join(folder, 'first.md'), '# First\n\nThe lighthouse keeper now logs the tides.\n');
+      await until('the edit', async () => (await paths('tides')).includes('first.md'));
+      const docid = (await client.query<{ docid: string }>("SELECT docid FROM documents WHERE path = 'second.md'")).rows[0]!.docid;
+      fs.renameSync(path.join(folder, 'second.md'), path.join(folder, 'moved.md'));
+      await until('the move', async () => (await paths('ferry')).join() === 'moved.md');
+      expect((await client.query<{ docid: string }>("SELECT docid FROM documents WHERE path = 'moved.md'")).rows[0]!.docid).toBe(docid);
+      fs.rmSync(path.join(folder, 'first.md'));
+      await until('the delete', async () => (await paths('lighthouse')).length === 0);
+      await until('the queue to settle', async () => settled.includes('watched') && (await client.query("SELECT 1 FROM jobs j JOIN collections k ON k.id = j.collection_id WHERE k.name = 'watched'")).rowCount === 0);
+    } finally {
+      await watcher.stopWatching();
+      await watcher.removeCollection('watched');
+      await watcher.close();
+    }
+    expect(watcher.watching).toBe(false);
+  });
+
+  it('`trove index --watch --database` reports the first run, indexes later changes, and stops cleanly on SIGTERM', async () => {
+    ensureBuilt();
+    const home = tempDir('trove-pgindex-cliwatch-');
+    const folder = tempDir('trove-pgindex-cliwatch-root-');
+    writeTree(folder, { 'a.md': '# A\n\nThe first note.\n' });
+    await indexer.addCollection({ root: folder, name: 'cliwatch' });
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'trove.js'), 'index', '--collection', 'cliwatch', '--watch', '--no-embed', '--json', '--database', url], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, TROVE_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean)));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
+      const deadline = Date.now() + 30_000;
+      while (!(await ok())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      await until('the first report', () => lines.length >= 1); // a change before the watcher is live is found by its start-up scan
+      expect((JSON.parse(lines[0]!) as { reports: unknown[] }).reports).toMatchObject([{ collection: 'cliwatch', added: 1 }]);
+      writeTree(folder, { 'b.md': '# B\n\nThe second note about pelicans.\n' });
+      await until('the change', async () => (await shared.search({ query: 'pelicans' })).results.some((h) => h.path === 'b.md'));
+      await until('its progress line', () => lines.length >= 2);
+      expect(JSON.parse(lines[1]!)).toMatchObject({ collection: 'cliwatch', phase: 'idle' });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    await indexer.removeCollection('cliwatch');
+  });
+
   it('runs from the CLI with no SQLite profile: collection add, index, rename, remove', async () => {
     ensureBuilt();
     const home = tempDir('trove-pgindex-cli-');
@@ -176,9 +253,6 @@ describe('trove index into PostgreSQL', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(oneJson<{ reports: { added: number; scanned: number }[] }>(again).reports).toMatchObject([{ added: 1, scanned: 3 }]);
     expect(fs.existsSync(databasePath(home))).toBe(false); // nothing went to SQLite
-    const watch = await runTrove(['index', '--watch', '--database', url], { home });
-    expect(watch.code).toBe(2);
-    expect(watch.stderr).toMatch(/--watch does not run on PostgreSQL yet/);
     const dup = await runTrove(['collection', 'add', folder, '--name', 'TEAM', '--database', url], { home });
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/a collection named "TEAM" already exists/);

@@ -3,7 +3,6 @@
 import { type Command } from 'commander';
 import { isTroveError, type Engine, type IndexProgress, type ProgressEvent, type SharedIndexer } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../options.js';
 import { formatIndexReport } from '../format.js';
 import { indexProgressBar } from '../progress.js';
 
@@ -19,12 +18,12 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndexer(o.database);
       if (shared) {
-        if (o.watch) throw new UsageError('--watch does not run on PostgreSQL yet: run `trove index --database` again (or on a schedule) to pick up changes');
         const reports = await runSharedIndex(shared, o.collection, ctx.json);
         const embeddings = o.embed ? await embedShared(shared, reports.map((r) => r.collection)) : [];
         ctx.print({ reports, embeddings }, () =>
           [reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.', ...embeddings.map(formatSharedEmbedding)].join('\n'),
         );
+        if (o.watch) await watchUntilSignalled(shared, ctx.json);
         return;
       }
       const engine = ctx.engine();
@@ -96,7 +95,7 @@ export function formatSharedEmbedding(e: SharedEmbedding): string {
  * Watches until SIGINT/SIGTERM. Every finished run of changes is reported: a line on stderr, or
  * with --json one JSON progress event per line on stdout.
  */
-async function watchUntilSignalled(engine: Engine, json: boolean): Promise<void> {
+async function watchUntilSignalled(engine: Pick<Engine, 'onProgress' | 'startWatching' | 'stopWatching'>, json: boolean): Promise<void> {
   const unsubscribe = engine.onProgress((e: ProgressEvent) => {
     if (e.phase !== 'idle' || e.done === 0) return;
     if (json) process.stdout.write(`${JSON.stringify(e)}\n`);

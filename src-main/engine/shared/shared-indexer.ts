@@ -13,7 +13,7 @@ import { readFiles } from '../ingest/file-read.js';
 import { parseNeeded, reconcileWith, type IndexProgress, type IndexReport, type ReconcilePlan } from '../ingest/indexer.js';
 import { ParsePool, type ParsePoolOptions } from '../ingest/parse-pool.js';
 import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
-import { indexProgressOf, ProgressHub } from '../jobs/progress.js';
+import { indexProgressOf, ProgressHub, type ProgressListener } from '../jobs/progress.js';
 import { ReportCollector } from '../jobs/report.js';
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from '../jobs/retry.js';
 import { PRIORITY, scanJob } from '../jobs/runner.js';
@@ -28,6 +28,8 @@ import type { AddCollectionInput, CollectionInfo } from '../types/index.js';
 import { planBatch } from './shared-batch.js';
 import { SharedCollections } from './shared-collections.js';
 import { SharedEmbedder, type SharedEmbedResult } from './shared-embedder.js';
+import { SharedWatcher } from './shared-watcher.js';
+import type { LiveOptions } from '../watch/live-folders.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
 import type { EmbeddingProgress } from '../types/models.js';
 
@@ -41,6 +43,8 @@ export interface SharedIndexerOptions {
   readConcurrency?: number;
   retry?: Partial<RetryPolicy>;
   parsing?: Partial<ParsePoolOptions>;
+  /** Watching: the watcher's settings, reconcile interval and the grace time of a vanished file (watch/live-folders.ts). */
+  live?: Partial<LiveOptions>;
   /** Where the embedding models are (as EngineOptions has them), for embed(). */
   profileDir?: string;
   embeddings?: EmbeddingOptions;
@@ -60,6 +64,7 @@ export class SharedIndexer {
   private readonly retry: RetryPolicy;
   private readonly collections: SharedCollections;
   private embedder: SharedEmbedder | null = null;
+  private watcher: SharedWatcher | null = null;
   private closed = false;
   /** Set when this indexer opened the storage itself (open()): close() closes it too. */
   private owned = false;
@@ -141,8 +146,31 @@ export class SharedIndexer {
     return results;
   }
 
-  /** Stops the parse and model workers; a run under way stops at its next batch, its jobs left queued. */
+  /**
+   * Keeps every folder collection this host sees fresh until stopWatching(): its watchers queue
+   * changes, and a background loop works the watched collections' due jobs with the other hosts.
+   */
+  async startWatching(): Promise<void> {
+    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
+    await this.watcher.start();
+  }
+
+  async stopWatching(): Promise<void> {
+    await this.watcher?.stop();
+  }
+
+  get watching(): boolean {
+    return this.watcher?.watching ?? false;
+  }
+
+  /** Every collection's progress as this host works it (index runs and watching). */
+  onProgress(listener: ProgressListener): () => void {
+    return this.progress.subscribe(listener);
+  }
+
+  /** Stops watching and the parse and model workers; a run under way stops at its next batch, its jobs left queued. */
   async close(): Promise<void> {
+    await this.stopWatching();
     this.closed = true;
     await Promise.all([this.parsers.close(), this.embedder?.close()]);
     if (this.owned) await this.storage.close();
@@ -165,8 +193,7 @@ export class SharedIndexer {
         continue;
       }
       try {
-        if (claim.jobs[0]!.kind === 'scan') scanError = (await this.runScan(current, claim, collector)) ?? scanError;
-        else await this.runFiles(current, claim, collector);
+        scanError = (await this.runBatch(current, claim, collector)) ?? scanError;
       } catch (err) {
         await claim.release().catch(() => undefined);
         // another host's write collided with this batch's (a docid drawn twice, a deadlock): its jobs are due again
@@ -179,7 +206,30 @@ export class SharedIndexer {
     return scanError;
   }
 
-  private async runScan(c: CollectionRow, claim: ClaimedJobs, collector: ReportCollector): Promise<Error | null> {
+  /** One claimed batch: a scan (its error, if the folder could not be walked) or files. */
+  private async runBatch(c: CollectionRow, claim: ClaimedJobs, collector?: ReportCollector): Promise<Error | null> {
+    if (claim.jobs[0]!.kind === 'scan') return this.runScan(c, claim, collector);
+    await this.runFiles(c, claim, collector);
+    return null;
+  }
+
+  /** A batch the watching loop claimed (shared-watcher.ts); the collection settles when its queue is empty. */
+  private async workClaim(claim: ClaimedJobs): Promise<void> {
+    const c = await this.storage.collections.byId(claim.jobs[0]!.collectionId);
+    if (!c || !FILE_BACKED.includes(c.kind) || this.closed) return claim.release();
+    try {
+      await this.runBatch(c, claim);
+    } catch (err) {
+      await claim.release().catch(() => undefined);
+      if (collided(err)) return;
+      throw err;
+    }
+    if ((await this.storage.jobs.dueCount(c.id, Date.now())) > 0) return;
+    await this.storage.collections.markIndexed(c.id, Date.now());
+    this.progress.settle(c.id, c.name, 'idle');
+  }
+
+  private async runScan(c: CollectionRow, claim: ClaimedJobs, collector?: ReportCollector): Promise<Error | null> {
     const job = claim.jobs[0]!;
     this.progress.scanning(c.id, c.name);
     let plan: ReconcilePlan;
@@ -198,11 +248,11 @@ export class SharedIndexer {
       found: [...plan.changed.map((f) => file(f.path, f.mtimeMs, false)), ...plan.vanished.map((p) => file(p, 0, true))],
       retire: [job],
     });
-    collector.scanned(plan);
+    collector?.scanned(plan);
     return null;
   }
 
-  private async runFiles(c: CollectionRow, claim: ClaimedJobs, collector: ReportCollector): Promise<void> {
+  private async runFiles(c: CollectionRow, claim: ClaimedJobs, collector?: ReportCollector): Promise<void> {
     const { storage, progress } = this;
     // a batch holds every document's bytes and text until it is written: at most batchDocuments of them
     let documents = 0;
@@ -266,7 +316,7 @@ export class SharedIndexer {
       const w = plan.writeOf.get(o.path);
       if (w !== undefined && !applied[w]) continue; // another host moved on first: the job stays queued and runs again
       if ('bytes' in o) bytes += o.bytes;
-      collector.file(o);
+      collector?.file(o);
     }
     for (const job of batch) if (!(plan.writeOf.has(job.path) && !applied[plan.writeOf.get(job.path)!])) done++;
     progress.finished(c.id, done, bytes);
