@@ -9,15 +9,17 @@
 // taken against the peer's fastest path.
 // qmd runs from ../shared/bench/peers/qmd.sh's install (QMD_PEER_DIR, default /tmp/qmd-peer)
 // with its own scratch HOME, so other benchmarks' qmd state is left alone.
+// --database postgresql://…: the profile is copied there (`trove migrate`; a finished copy is
+// reused) and `trove serve --database` answers from it; the JSON line says "backend": "postgres".
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { Engine, migrateProfile, readEnvironment } from '../src-main/engine/index.js';
 import { call, legacySession, serveProfile } from './lib/mcp-http.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, warmup: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '300' }, warmup: { type: 'string', default: '300' }, 'no-qmd': { type: 'boolean', default: false }, database: { type: 'string' } } });
 const root = path.resolve(import.meta.dirname, '..');
 const dir = path.resolve(positionals[0] ?? path.join(root, '../shared/bench/corpora/cpp-docs'));
 const scratch = path.join(os.tmpdir(), `trove-bench-mcp-${path.basename(dir)}`);
@@ -72,7 +74,13 @@ const profile = path.join(scratch, 'trove');
   await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there
   await engine.close();
 }
-const served = await serveProfile(root, profile, {}, ['--no-embed']); // QMD's keyword tools, as qmd's own search is measured
+if (values.database) {
+  const started = performance.now();
+  await migrateProfile({ profileDir: profile, url: values.database });
+  console.error(`trove: profile copied to PostgreSQL (or found there) in ${(performance.now() - started).toFixed(0)} ms`);
+}
+// QMD's keyword tools, as qmd's own search is measured; from PostgreSQL with --database (that host never embeds)
+const served = await serveProfile(root, profile, {}, values.database ? ['--database', values.database] : ['--no-embed']);
 try {
   const { mcpUrl, auth } = served;
   rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
@@ -136,6 +144,7 @@ const qmdRows = rows.filter((r) => r.label.startsWith('qmd'));
 const qmd = qmdRows.length ? qmdRows.reduce((a, b) => (b.p50_ms < a.p50_ms ? b : a)) : undefined;
 const result = {
   corpus: path.basename(dir),
+  backend: values.database ? 'postgres' : 'sqlite',
   queries: N,
   rows,
   qmd_fastest: qmd?.label ?? null,

@@ -18,11 +18,7 @@ import { IndexingService, type IndexingOptions } from './jobs/indexing-service.j
 import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath, secureProfile } from './profile.js';
-import { EngineKnowledge } from './knowledge/knowledge-api.js';
-import { KnowledgeService } from './knowledge/knowledge-service.js';
-import { DatasetsSource } from './knowledge/sources/datasets-source.js';
-import { DocumentsSource } from './knowledge/sources/documents-source.js';
-import { MemorySource } from './knowledge/sources/memory-source.js';
+import { sqliteKnowledge } from './knowledge/sqlite-knowledge.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { highlightSpans, queryMatcher } from './search/highlight.js';
@@ -38,6 +34,7 @@ import { openDatabase, storageError, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
+import type { ServedIndex } from './served-index.js';
 import { StatusReporter } from './status-report.js';
 import { TokenStore } from './store/tokens.js';
 import type {
@@ -82,7 +79,8 @@ export interface EngineOptions {
   datasets?: { hnswGraphFrom?: number };
 }
 
-export class Engine {
+export class Engine implements ServedIndex {
+  readonly backend = 'sqlite' as const;
   readonly profileDir: string;
   readonly databaseFile: string;
   private readonly db: Db;
@@ -201,7 +199,7 @@ export class Engine {
       changed: () => this.memoryChanged(),
     });
     this.memory = this.memoryService;
-    const documentsSource = new DocumentsSource({
+    this.knowledge = sqliteKnowledge({
       collections: this.collections,
       documents: this.documents,
       chunks: this.chunks,
@@ -211,8 +209,9 @@ export class Engine {
       retriever: this.retriever,
       generation: () => this.generation,
       searched: () => this.embeddings.searched(),
+      datasets: this.datasets,
+      memory: this.memory,
     });
-    this.knowledge = new EngineKnowledge(new KnowledgeService([documentsSource, new DatasetsSource(this.datasets), new MemorySource(this.memory)]));
   }
 
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
@@ -383,12 +382,12 @@ export class Engine {
     this.embeddings.changed();
   }
 
-  /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
   /** Background work is in hand: an indexing run not yet idle, or the embedding stage running (a host's idle check). */
   busy(): boolean {
     return this.indexing.busy() || this.embeddings.busy();
   }
 
+  /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
   onProgress(listener: ProgressListener): () => void {
     return this.indexing.onProgress(listener);
   }

@@ -4,22 +4,22 @@
 // a scoped token sees its own collections only, as in the MCP status tool.
 import { collectionFilter } from '../mcp/security/access.js';
 import type { Authenticator } from '../mcp/security/auth.js';
-import type { Engine } from '../engine/index.js';
+import type { ServedIndex } from '../engine/index.js';
 import type { RouteHandler } from './routes.js';
 
-export function statusRoute(engine: Engine, authenticate: Authenticator): RouteHandler {
-  return (req, res, url) => {
+export function statusRoute(engine: ServedIndex, authenticate: Authenticator): RouteHandler {
+  return async (req, res, url) => {
     if (url.pathname !== '/status') return false;
     if (req.method !== 'GET') {
       res.writeHead(405, { Allow: 'GET' }).end();
       return true;
     }
-    const access = authenticate(req);
+    const access = await authenticate(req);
     if (!access) {
       res.writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' }).end('{"error":"a bearer token is required"}');
       return true;
     }
-    const report = engine.status({ collections: collectionFilter(access) });
+    const report = await engine.status({ collections: collectionFilter(access) });
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify(report));
     return true;
   };

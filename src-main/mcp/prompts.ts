@@ -12,9 +12,9 @@ export function registerPrompts(server: McpServer, ctx: McpContext): void {
       description: 'How to find things in Trove: which search tool to use, how to write queries, how to read the documents found.',
       argsSchema: promptArgs(ctx),
     },
-    ({ question, collection }) => ({
+    async ({ question, collection }) => ({
       description: 'A guide to searching Trove',
-      messages: [{ role: 'user', content: { type: 'text', text: guide(ctx, question, collection) } }],
+      messages: [{ role: 'user', content: { type: 'text', text: await guide(ctx, question, collection) } }],
     }),
   );
 }
@@ -34,14 +34,14 @@ function buildPromptArgs(ctx: McpContext) {
   return z.object({
     question: z.string().optional().describe('What you want to find out'),
     // completable() wraps the inner schema; .optional() must stay outside or completions come back empty
-    collection: completable(z.string().describe('Limit the search to this collection'), (value) =>
-      ctx.directory.names(ctx.access).filter((n) => n.toLowerCase().startsWith(value.toLowerCase())),
+    collection: completable(z.string().describe('Limit the search to this collection'), async (value) =>
+      (await ctx.directory.notes()).names(ctx.access).filter((n) => n.toLowerCase().startsWith(value.toLowerCase())),
     ).optional(),
   });
 }
 
-function guide(ctx: McpContext, question?: string, collection?: string): string {
-  const names = ctx.directory.names(ctx.access);
+async function guide(ctx: McpContext, question?: string, collection?: string): Promise<string> {
+  const names = (await ctx.directory.notes()).names(ctx.access);
   const scope = collection ? `Search only the "${collection}" collection (pass collection: "${collection}").` : `Collections: ${names.join(', ') || '(none yet)'}.`;
   return [
     'You can search the user\'s local documents with Trove.',

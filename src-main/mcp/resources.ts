@@ -38,9 +38,9 @@ export function registerDocumentResource(server: McpServer, ctx: McpContext): vo
       const path = one(variables.path).split(/[?#]/)[0]!;
       try {
         if (collection.startsWith('~')) return await readKnowledgeItem(ctx, uri.href);
-        const doc = readDocument(ctx, collection, path);
+        const [doc, notes] = await Promise.all([readDocument(ctx, collection, path), ctx.directory.notes()]);
         const name = displayPath(doc.collection, doc.path);
-        const text = withContext(doc.text, ctx.directory.context(doc.collection));
+        const text = withContext(doc.text, notes.context(doc.collection));
         return { contents: [{ uri: uri.href, name, title: doc.title || name, mimeType: mimeTypeFor(doc.path), text }] };
       } catch (err) {
         if (isTroveError(err) && err.code === 'NOT_FOUND') throw new ResourceNotFoundError(uri.href, `Resource not found: ${err.message}`);
@@ -58,17 +58,17 @@ async function readKnowledgeItem(ctx: McpContext, href: string) {
   return { contents: [{ uri: href, name, title: r.meta.title || name, mimeType: mimeTypeFor(r.meta.path), text: r.content }] };
 }
 
-function readDocument(ctx: McpContext, collection: string, path: string) {
+async function readDocument(ctx: McpContext, collection: string, path: string) {
   const opts = { lineNumbers: true, collections: collectionFilter(ctx.access) };
   try {
-    return ctx.engine.get(`trove://${collection}/${path}`, opts);
+    return await ctx.engine.get(`trove://${collection}/${path}`, opts);
   } catch (err) {
     if (!isTroveError(err) || err.code !== 'NOT_FOUND') throw err;
     // exact path missing: a unique suffix match (the URI named the file by its tail)
     const name = safeDecode(collection);
     const tail = `/${safeDecode(path)}`;
-    const matches = canSeeCollection(ctx.access, name) ? pathsOf(ctx, name).filter((p) => p.endsWith(tail)) : [];
-    if (matches.length === 1) return ctx.engine.get(`trove://${collection}/${matches[0]!.split('/').map(encodeURIComponent).join('/')}`, opts);
+    const matches = canSeeCollection(ctx.access, name) ? (await pathsOf(ctx, name)).filter((p) => p.endsWith(tail)) : [];
+    if (matches.length === 1) return await ctx.engine.get(`trove://${collection}/${matches[0]!.split('/').map(encodeURIComponent).join('/')}`, opts);
     if (matches.length > 1) {
       throw new TroveError('NOT_FOUND', `"${path}" matches several documents in ${name}: ${matches.slice(0, 10).join(', ')}`, { suggestions: matches.slice(0, 10) });
     }
@@ -76,17 +76,17 @@ function readDocument(ctx: McpContext, collection: string, path: string) {
   }
 }
 
-function completeCollection(ctx: McpContext, value: string): string[] {
+async function completeCollection(ctx: McpContext, value: string): Promise<string[]> {
   const v = value.toLowerCase();
-  return ctx.directory.names(ctx.access).filter((n) => n.toLowerCase().startsWith(v)).slice(0, MAX_COMPLETIONS);
+  return (await ctx.directory.notes()).names(ctx.access).filter((n) => n.toLowerCase().startsWith(v)).slice(0, MAX_COMPLETIONS);
 }
 
-function completePath(ctx: McpContext, collection: string | undefined, value: string): string[] {
-  const names = collection !== undefined ? [collection] : ctx.directory.names(ctx.access);
+async function completePath(ctx: McpContext, collection: string | undefined, value: string): Promise<string[]> {
+  const names = collection !== undefined ? [collection] : (await ctx.directory.notes()).names(ctx.access);
   const out: string[] = [];
   for (const name of names) {
     if (!canSeeCollection(ctx.access, name)) continue;
-    for (const p of pathsOf(ctx, name)) {
+    for (const p of await pathsOf(ctx, name)) {
       if (!p.startsWith(value)) continue;
       out.push(p);
       if (out.length >= MAX_COMPLETIONS) return out;
@@ -95,9 +95,9 @@ function completePath(ctx: McpContext, collection: string | undefined, value: st
   return out;
 }
 
-function pathsOf(ctx: McpContext, collection: string): string[] {
+async function pathsOf(ctx: McpContext, collection: string): Promise<string[]> {
   try {
-    return ctx.engine.documentPaths(collection);
+    return await ctx.engine.documentPaths(collection);
   } catch (err) {
     if (isTroveError(err) && err.code === 'NOT_FOUND') return [];
     throw err;

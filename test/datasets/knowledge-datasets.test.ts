@@ -31,8 +31,8 @@ afterAll(async () => {
 const uris = (r: KnowledgeSearchResponse) => r.results.map((x) => x.uri);
 
 describe('datasets as sources', () => {
-  it('lists every dataset with its state: ready ones searchable, broken ones with the reason', () => {
-    const sources = new Map(engine.knowledge.sources().map((s) => [s.source, s]));
+  it('lists every dataset with its state: ready ones searchable, broken ones with the reason', async () => {
+    const sources = new Map((await engine.knowledge.sources()).map((s) => [s.source, s]));
     expect(sources.get('datasets:ip')).toMatchObject({ kind: 'datasets', name: 'ip', items: 24, defaultMode: 'semantic', modes: ['semantic'], unavailable: null, defaultLimit: 3 });
     expect(sources.get('datasets:handbook')).toMatchObject({ defaultMode: 'hybrid', unavailable: null, items: 4 });
     expect(sources.get('datasets:truncated')!.unavailable).toMatch(/^dataset "truncated" is error: index\.faiss cannot be read/);
@@ -121,7 +121,7 @@ describe('reading dataset items', () => {
     await expect(engine.knowledge.get({ uri: 'trove://~datasets/nope/1' })).rejects.toThrow(/no dataset "nope"/);
     await expect(engine.knowledge.get({ source: 'datasets', id: 'no-colon' })).rejects.toThrow(/<dataset id>:<ref>/);
     const scope = { collections: ['notes'], datasets: [], memory: false };
-    expect(engine.knowledge.sources(scope).map((s) => s.source)).toEqual(['documents:notes']);
+    expect((await engine.knowledge.sources(scope)).map((s) => s.source)).toEqual(['documents:notes']);
     const hidden = await engine.knowledge.get({ uri: 'trove://~datasets/ip/0' }, scope).catch((e: unknown) => e);
     expect((hidden as TroveError).code).toBe('NOT_FOUND');
     expect((await engine.knowledge.search({ query: QUESTION }, scope)).results.every((x) => x.source === 'documents')).toBe(true);

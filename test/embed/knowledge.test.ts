@@ -209,7 +209,7 @@ describe('get', () => {
 describe('scope', () => {
   it('a collection allow-list sees only those collections; the others do not exist for it', async () => {
     const scope = { collections: ['other'], datasets: [], memory: false };
-    expect(engine.knowledge.sources(scope).map((s) => s.source)).toEqual(['documents:other']);
+    expect((await engine.knowledge.sources(scope)).map((s) => s.source)).toEqual(['documents:other']);
     const r = await engine.knowledge.search({ query: 'client retried requests', mode: 'keyword' }, scope);
     expect(uris(r)).toEqual(['trove://other/timeouts.md']);
     await expect(engine.knowledge.search({ query: 'x', sources: ['documents:notes'] }, scope)).rejects.toThrow(/no source named "documents:notes" \(sources: documents:other\)/);
@@ -218,12 +218,12 @@ describe('scope', () => {
     expect((hidden as TroveError).message).not.toMatch(/cells\.md.*did you mean/);
   });
 
-  it('lists the sources with counts and modes (memory, empty, says so and is left out of searches)', () => {
-    expect(engine.knowledge.sources()).toEqual([
+  it('lists the sources with counts and modes (memory, empty, says so and is left out of searches)', async () => {
+    expect(await engine.knowledge.sources()).toEqual([
       expect.objectContaining({ source: 'documents:notes', kind: 'documents', name: 'notes', items: 4, defaultMode: 'hybrid', unavailable: null }),
       expect.objectContaining({ source: 'documents:other', items: 1, modes: ['keyword', 'semantic', 'hybrid'] }),
       expect.objectContaining({ source: 'memory', kind: 'memory', items: 0, defaultMode: 'keyword', unavailable: 'memory is empty' }),
     ]);
-    expect(engine.knowledge.sources({ memory: false }).map((s) => s.source)).toEqual(['documents:notes', 'documents:other']);
+    expect((await engine.knowledge.sources({ memory: false })).map((s) => s.source)).toEqual(['documents:notes', 'documents:other']);
   });
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = path.join(REPO, 'bin', 'trove.js');
+export const BIN = path.join(REPO, 'bin', 'trove.js');
 
 function newestSource(dir: string): number {
   let newest = 0;

@@ -1,11 +1,14 @@
 // `trove serve`: the engine host, headless — MCP over HTTP on 127.0.0.1 (and ::1), /health, and
 // with --ui the web UI and app API; embeds in the background unless --no-embed. Runs until
-// SIGINT/SIGTERM; runtime.json is removed on the way out.
+// SIGINT/SIGTERM; runtime.json is removed on the way out. With --database (or TROVE_DATABASE_URL)
+// it serves the MCP surface from an index in PostgreSQL instead (engine's ServedIndex), with the
+// same door: loopback, Origin/Host checks, this profile's runtime token, the database's named
+// tokens. That host neither indexes nor embeds yet (docs/scale-out.md), and has no --ui.
 import path from 'node:path';
 import type { Command } from 'commander';
 import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
 import type { CliContext } from '../context.js';
-import { integer } from '../options.js';
+import { integer, UsageError } from '../options.js';
 
 /** How long a host the stdio shim started waits without clients or work before it stops. */
 export const DEFAULT_IDLE_EXIT_MINUTES = 5;
@@ -18,11 +21,26 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--ui', 'also serve the web UI and app API')
     .option('--no-embed', 'do not embed new and changed chunks in the background (vector and hybrid search then wait for `trove embed`)')
     .option('--exit-when-idle', 'stop after TROVE_IDLE_EXIT_MINUTES (default 5) with no clients and no indexing work (how `trove mcp` starts a host)')
-    .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
+    .option('--database <url>', 'serve the MCP tools from the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL); this host does not index')
+    .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
-      const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
       const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
+      if (o.database !== undefined || env.database) {
+        if (o.ui) throw new UsageError('--ui does not run on PostgreSQL yet (the app API needs the SQLite engine; docs/scale-out.md): serve without --ui, or without --database');
+        const shared = (await ctx.sharedIndex(o.database))!;
+        const host = await startHost({ engine: shared, port: o.port, env: env.host, idleExitMs });
+        process.stderr.write(
+          `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
+            'this host does not index or embed, and memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n',
+        );
+        ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location }, () => host.mcpUrl);
+        await Promise.race([untilSignalled(), host.stopRequested]);
+        process.stderr.write('trove: shutting down\n');
+        await host.close(); // the index is the CLI's: closed with it
+        return;
+      }
+      const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
       const host = await startHost({ engine, port: o.port, env: env.host, idleExitMs });
       await host.engine.startWatching(); // live folders: the index follows the folders while serving
       const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror }) : undefined;

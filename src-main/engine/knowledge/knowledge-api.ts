@@ -14,7 +14,7 @@ import type { KnowledgeService } from './knowledge-service.js';
 export class EngineKnowledge implements KnowledgeApi {
   constructor(private readonly service: KnowledgeService) {}
 
-  sources(scope?: KnowledgeScope): KnowledgeSourceInfo[] {
+  sources(scope?: KnowledgeScope): Promise<KnowledgeSourceInfo[]> {
     return this.service.sources(scope);
   }
 

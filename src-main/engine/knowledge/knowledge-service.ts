@@ -34,14 +34,15 @@ export class KnowledgeService {
     this.byKind = new Map(sources.map((s) => [s.kind, s]));
   }
 
-  sources(scope: KnowledgeScope = {}): KnowledgeSourceInfo[] {
-    return [...this.byKind.values()].flatMap((s) => s.targets(scope, { detail: true }).map(({ key: _key, ...info }) => info));
+  async sources(scope: KnowledgeScope = {}): Promise<KnowledgeSourceInfo[]> {
+    const lists = await Promise.all([...this.byKind.values()].map(async (s) => s.targets(scope, { detail: true })));
+    return lists.flat().map(({ key: _key, ...info }) => info);
   }
 
   async search(request: KnowledgeSearchRequest, scope: KnowledgeScope = {}): Promise<KnowledgeSearchResponse> {
     const started = performance.now();
     const req = validateKnowledgeSearch(request);
-    const chosen = this.choose(req.sources, scope);
+    const chosen = await this.choose(req.sources, scope);
     const notices = chosen.notices;
     // each source says whether more ranks below what it returned, so the page needs no extra row
     let depth = Math.min(MAX_DEPTH, req.offset + req.limit + Math.min(req.exclude.size, req.limit * 4));
@@ -107,7 +108,7 @@ export class KnowledgeService {
   }
 
   /** The targets `sources` names (default: everything in scope), grouped by source kind. */
-  private choose(selectors: string[] | null, scope: KnowledgeScope): { groups: Map<KnowledgeSource, SourceTarget[]>; notices: string[] } {
+  private async choose(selectors: string[] | null, scope: KnowledgeScope): Promise<{ groups: Map<KnowledgeSource, SourceTarget[]>; notices: string[] }> {
     const groups = new Map<KnowledgeSource, SourceTarget[]>();
     const notices: string[] = [];
     const add = (source: KnowledgeSource, t: SourceTarget) => {
@@ -116,7 +117,7 @@ export class KnowledgeService {
       groups.set(source, list);
     };
     if (!selectors) {
-      for (const source of this.byKind.values()) for (const t of source.targets(scope)) if (!t.unavailable) add(source, t);
+      for (const source of this.byKind.values()) for (const t of await source.targets(scope)) if (!t.unavailable) add(source, t);
       if (!groups.size) throw new TroveError('NOT_FOUND', 'there is nothing to search yet: add a collection (or a dataset) first');
       return { groups, notices };
     }
@@ -126,7 +127,7 @@ export class KnowledgeService {
       const name = colon < 0 ? null : selector.slice(colon + 1);
       const source = this.byKind.get(kind);
       if (!source) throw invalidInput(`unknown source "${selector}"; sources are ${this.selectorHelp()}`);
-      const targets = source.targets(scope);
+      const targets = await source.targets(scope);
       const picked = name === null ? targets : targets.filter((t) => t.name === name);
       if (name !== null && !picked.length) {
         const known = targets.map((t) => t.source);

@@ -31,6 +31,12 @@ export class StorageDocumentRetriever {
     return retrievedDocument(doc, collection, (await this.storage.documents.content(doc.id)) ?? '', locator.line, opts);
   }
 
+  /** The indexed document a locator names among the collections a caller may see (documents.ts's locate). */
+  async locate(locatorText: string, collections?: readonly string[]): Promise<Found & { line?: number }> {
+    const locator = parseLocator(locatorText);
+    return { ...(await this.resolve(locator, locatorText, await this.visible(collections))), line: locator.line };
+  }
+
   async multiGet(pattern: string, opts: MultiGetOptions = {}): Promise<MultiGetResult> {
     const limits = multiGetLimits(opts);
     const result: MultiGetResult = { documents: [], notFound: [] };

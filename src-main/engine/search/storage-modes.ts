@@ -20,6 +20,8 @@ import type { StorageKeywordSearch } from './storage-keyword.js';
 import { pageAnchors, type PageAnchor } from './storage-anchors.js';
 import { DEFAULT_VECTOR_MIN_SCORE, MAX_K, rankedDocuments, round, settleRound, type DocumentNearest } from './vector.js';
 
+const NOT_EMBEDDING = 'embedding does not run on PostgreSQL yet: embed before `trove migrate`';
+
 /** Candidates each leg contributes to fusion (and the reranker's pool), as modes.ts. */
 const LEG_DEPTH = 50;
 
@@ -53,11 +55,18 @@ export class StorageModeSearch {
     return { spaces, missing };
   }
 
+  /** Why vector search cannot run over these collections (null: it can), as modes.ts says it. */
+  async unavailableReason(collectionIds: readonly number[]): Promise<string | null> {
+    const { spaces, missing } = await this.spacesFor(collectionIds);
+    if (spaces.length) return null;
+    return collectionIds.length ? `no vectors yet for ${missing.join(', ')} (${NOT_EMBEDDING})` : 'there are no collections to search';
+  }
+
   async run(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: readonly number[]): Promise<ModeResult> {
     const needed = req.offset + req.limit + 1;
     const notices: string[] = [];
     const { spaces, missing } = await this.spacesFor(collectionIds);
-    const noVectors = () => (collectionIds.length ? `no vectors yet for ${missing.join(', ')} (embedding does not run on PostgreSQL yet: embed before \`trove migrate\`)` : 'there are no collections to search');
+    const noVectors = () => (collectionIds.length ? `no vectors yet for ${missing.join(', ')} (${NOT_EMBEDDING})` : 'there are no collections to search');
     if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.join(', ')}: their documents come from keyword search only`);
     const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
     const snippets = req.mode === 'vector';

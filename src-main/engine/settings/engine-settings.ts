@@ -32,8 +32,8 @@ export class EngineSettings implements SettingsApi {
       /** The limit given to the engine (TROVE_MAX_FILE_BYTES); it beats the saved one. */
       maxFileBytes?: number;
       chunking: ChunkOptions;
-      /** Each collection's secret-redaction override (lower-case name → null | boolean). */
-      collectionRedaction: () => ReadonlyMap<string, boolean | null>;
+      /** Each collection's secret-redaction override (lower-case name → null | boolean); a promise where the index is a round trip away. */
+      collectionRedaction: () => ReadonlyMap<string, boolean | null> | Promise<ReadonlyMap<string, boolean | null>>;
       /** Time budget of one user rule on one text (default 250 ms). */
       ruleBudgetMs?: number;
     },
@@ -115,7 +115,7 @@ export class EngineSettings implements SettingsApi {
       throw new TroveError('UNAVAILABLE', `redaction rules cannot be read, so no document text is returned: ${(err as Error).message}`);
     }
     this.rules.forgetExcept(saved.redaction);
-    return redactValue(value, { secrets: saved.redactSecrets, collections: this.opts.collectionRedaction(), rules: saved.redaction }, this.rules);
+    return redactValue(value, { secrets: saved.redactSecrets, collections: await this.opts.collectionRedaction(), rules: saved.redaction }, this.rules);
   }
 
   close(): Promise<void> {

@@ -1,15 +1,16 @@
-// A Trove index in PostgreSQL, searched through the storage interface (store/storage.ts): what
-// runs on PostgreSQL today for the faces — search in every mode (keyword with every syntax,
-// filter, tier, snippet and freshness; vector over pgvector; hybrid; rerank) over folder
-// collections. Selected by TROVE_DATABASE_URL (engine/config.ts) or `trove search --database`.
-// The rest of the engine (indexing, watching, embedding, get, memory, the MCP host) still runs on
-// SQLite only; it moves onto the same interface with the storage refactor (docs/scale-out.md
-// says what runs where).
+// A Trove index in PostgreSQL, read through the storage interface (store/storage.ts): what runs on
+// PostgreSQL today for the faces — search in every mode (keyword with every syntax, filter, tier,
+// snippet and freshness; vector over pgvector; hybrid; rerank) over folder collections, get,
+// multi-get, status, tokens, and the knowledge room's documents source — as a ServedIndex, so
+// `trove serve --database` serves the MCP surface from it. Selected by TROVE_DATABASE_URL
+// (engine/config.ts) or `--database`. Indexing, watching, embedding, memory and datasets still
+// run on SQLite only (docs/scale-out.md says what runs where); here they say so.
 import path from 'node:path';
 import type { CreateTokenInput } from '../access-tokens.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
 import { QueryEmbedder } from '../embed/query-embedder.js';
 import { invalidInput, notFound } from '../errors.js';
+import { DEFAULT_CHUNKING } from '../ingest/chunker.js';
 import { KNOWN_KINDS } from '../ingest/parsers/index.js';
 import type { GetOptions, MultiGetOptions } from '../retrieve/documents.js';
 import { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
@@ -20,10 +21,14 @@ import type { FusionMethod } from '../search/modes.js';
 import { keywordResponse, semanticResponse } from '../search/response.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
 import { StorageModeSearch } from '../search/storage-modes.js';
+import type { ServedIndex } from '../served-index.js';
+import { EngineSettings } from '../settings/engine-settings.js';
+import { ALL_KINDS } from '../store/collections.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { Storage } from '../store/storage.js';
 import { collectionInfo } from '../status-report.js';
-import type { CollectionInfo, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import type { CollectionInfo, DatasetsApi, KnowledgeApi, MemoryApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import { DATASETS_UNAVAILABLE, MEMORY_UNAVAILABLE, sharedKnowledge, unavailableApi } from './shared-knowledge.js';
 import { sharedStatus } from './shared-status.js';
 import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
@@ -36,13 +41,23 @@ export interface SharedIndexOptions {
   search?: { fusion?: FusionMethod };
 }
 
-export class SharedIndex {
+export class SharedIndex implements ServedIndex {
+  readonly backend = 'postgres' as const;
+  readonly profileDir: string;
+  /** Settings stay a file in this host's profile; per-collection redaction comes from the database. */
+  readonly settings: EngineSettings;
+  /** knowledge.search / knowledge.get: the documents source; datasets and memory listed as unavailable. */
+  readonly knowledge: KnowledgeApi;
+  /** Memory does not run on PostgreSQL yet: every call is UNAVAILABLE with the reason. */
+  readonly memory: MemoryApi = unavailableApi<MemoryApi>(MEMORY_UNAVAILABLE);
+  readonly datasets: Pick<DatasetsApi, 'info'> = unavailableApi<Pick<DatasetsApi, 'info'>>(DATASETS_UNAVAILABLE);
   private readonly keyword: StorageKeywordSearch;
   private readonly modes: StorageModeSearch;
   private readonly embedder: QueryEmbedder;
   private readonly retriever: StorageDocumentRetriever;
   private readonly tokens: SharedTokens;
-  private readonly profileDir: string;
+  /** Each collection's redaction override, read once until some host changes the index. */
+  private redaction: Promise<ReadonlyMap<string, boolean | null>> | null = null;
 
   private constructor(
     private readonly storage: Storage,
@@ -54,8 +69,13 @@ export class SharedIndex {
     this.retriever = new StorageDocumentRetriever(storage);
     this.tokens = new SharedTokens(storage.tokens, async (name) => (await this.requireCollection(name)).id);
     this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
+    this.settings = new EngineSettings(this.profileDir, { chunking: DEFAULT_CHUNKING, collectionRedaction: () => this.collectionRedaction() });
+    this.knowledge = sharedKnowledge({ storage, keyword: this.keyword, modes: this.modes, retriever: this.retriever });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
-    storage.changes.onRemoteChange(() => this.keyword.changed());
+    storage.changes.onRemoteChange(() => {
+      this.keyword.changed();
+      this.redaction = null;
+    });
   }
 
   /** Connects (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE), brings the schema up to date, and listens for changes. */
@@ -106,7 +126,22 @@ export class SharedIndex {
     return rows.map((c) => collectionInfo(c, counts));
   }
 
-  /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. */
+  /** Names and context notes only, as Engine.collectionNotes. */
+  async collectionNotes(): Promise<{ name: string; context: string }[]> {
+    return (await this.storage.collections.list()).map((c) => ({ name: c.name, context: c.context }));
+  }
+
+  /** Paths of the indexed documents of a collection, sorted, as Engine.documentPaths. */
+  async documentPaths(collection: string): Promise<string[]> {
+    return this.storage.documents.indexedPaths((await this.requireCollection(collection)).id);
+  }
+
+  /** This process neither indexes nor embeds: never busy with background work. */
+  busy(): boolean {
+    return false;
+  }
+
+  /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. Memory does not run here: left out. */
   status(opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
     return sharedStatus(this.storage, this.profileDir, opts);
   }
@@ -133,7 +168,15 @@ export class SharedIndex {
 
   /** Settles when the query models' workers have exited. */
   async close(): Promise<void> {
-    await Promise.all([this.storage.close(), this.embedder.close()]);
+    await Promise.all([this.storage.close(), this.embedder.close(), this.settings.close()]);
+  }
+
+  private collectionRedaction(): Promise<ReadonlyMap<string, boolean | null>> {
+    const read = (this.redaction ??= this.storage.collections.list(ALL_KINDS).then((rows) => new Map(rows.map((c) => [c.name.toLowerCase(), c.redactSecrets]))));
+    read.catch(() => {
+      if (this.redaction === read) this.redaction = null; // a failed read is not kept
+    });
+    return read;
   }
 
   private async resolveFilters(req: ReturnType<typeof validateSearchRequest>): Promise<ResolvedFilters> {

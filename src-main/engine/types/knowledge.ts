@@ -233,7 +233,7 @@ export interface KnowledgeScope {
 /** Engine.knowledge */
 export interface KnowledgeApi {
   /** The sources this scope may search. */
-  sources(scope?: KnowledgeScope): KnowledgeSourceInfo[];
+  sources(scope?: KnowledgeScope): Promise<KnowledgeSourceInfo[]>;
   search(request: KnowledgeSearchRequest, scope?: KnowledgeScope): Promise<KnowledgeSearchResponse>;
   get(request: KnowledgeGetRequest, scope?: KnowledgeScope): Promise<KnowledgeGetResponse>;
 }

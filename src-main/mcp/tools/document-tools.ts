@@ -69,7 +69,7 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       (args) =>
-        guarded('get', () => {
+        guarded('get', async () => {
           let { file, fromLine, maxLines } = args;
           const range = LINE_RANGE.exec(file);
           if (range) {
@@ -77,13 +77,9 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
             maxLines ??= Number(range[2]);
             file = file.slice(0, range.index);
           }
-          const doc = ctx.engine.get(file, {
-            fromLine,
-            maxLines,
-            lineNumbers: args.lineNumbers,
-            collections: collectionFilter(ctx.access),
-          });
-          const context = ctx.directory.context(doc.collection);
+          const read = ctx.engine.get(file, { fromLine, maxLines, lineNumbers: args.lineNumbers, collections: collectionFilter(ctx.access) });
+          const [doc, notes] = await Promise.all([read, ctx.directory.notes()]);
+          const context = notes.context(doc.collection);
           const name = displayPath(doc.collection, doc.path);
           const text = withContext(doc.text, context);
           const result: CallToolResult = {
@@ -119,13 +115,14 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       (args) =>
-        guarded('multi_get', () => {
-          const r = ctx.engine.multiGet(args.pattern, {
+        guarded('multi_get', async () => {
+          const read = ctx.engine.multiGet(args.pattern, {
             maxBytes: args.maxBytes,
             maxLines: args.maxLines,
             lineNumbers: args.lineNumbers,
             collections: collectionFilter(ctx.access),
           });
+          const [r, notes] = await Promise.all([read, ctx.directory.notes()]);
           const notices = [
             ...r.notFound.map((n) => `[NOT FOUND: ${n.locator} - ${n.reason}]`),
             ...r.documents
@@ -137,7 +134,7 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
           for (const d of r.documents) {
             if (d.skipped) continue;
             const name = displayPath(d.collection, d.path);
-            const text = withContext(d.text ?? '', ctx.directory.context(d.collection));
+            const text = withContext(d.text ?? '', notes.context(d.collection));
             content.push(embedded({ uri: d.uri, name, title: d.title || name, mimeType: mimeTypeFor(d.path), text }));
           }
           return {

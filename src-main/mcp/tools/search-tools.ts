@@ -4,7 +4,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { pageUnit, type SearchResponse } from '../../engine/index.js';
-import type { McpContext } from '../context.js';
+import type { CollectionNotes, McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, guarded, textResult } from './results.js';
 import { convertedOnce } from './schema-cache.js';
@@ -86,8 +86,8 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
       (args) =>
         guarded(tool.name, async () => {
           const collections = collectionFilter(ctx.access, args.collection);
-          if (collections && !collections.length) return summarise(args.query, [], [], ctx);
-          const response = await ctx.engine.search({
+          if (collections && !collections.length) return summarise(args.query, [], [], await ctx.directory.notes());
+          const search = ctx.engine.search({
             query: args.query,
             mode: tool.mode,
             limit: args.limit,
@@ -95,20 +95,21 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
             collections,
             freshness: false, // not part of the tool's output
           });
-          return summarise(args.query, response.results, response.notices ?? [], ctx);
+          const [response, notes] = await Promise.all([search, ctx.directory.notes()]);
+          return summarise(args.query, response.results, response.notices ?? [], notes);
         }),
     );
   }
 }
 
-function summarise(query: string, results: SearchResponse['results'], notices: readonly string[], ctx: McpContext) {
+function summarise(query: string, results: SearchResponse['results'], notices: readonly string[], directory: CollectionNotes) {
   const structured = {
     results: results.map((r) => ({
       docid: `#${r.docid}`,
       file: displayPath(r.collection, r.path),
       title: r.title,
       score: Math.round(r.score * 100) / 100,
-      context: ctx.directory.context(r.collection),
+      context: directory.context(r.collection),
       snippet: r.snippet,
       highlights: r.highlights,
       line: r.line,

@@ -75,8 +75,8 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
-      guarded('status', () => {
-        const report = ctx.engine.status({ collections: collectionFilter(ctx.access), memory: ctx.access.memory !== 'none' });
+      guarded('status', async () => {
+        const report = await ctx.engine.status({ collections: collectionFilter(ctx.access), memory: ctx.access.memory !== 'none' });
         const { needsEmbedding, hasVectorIndex, embeddings } = report;
         const { coverage } = embeddings;
         const structured = {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest, isJsonContentType, type AuthInfo } from '@modelcontextprotocol/server';
-import type { Engine } from '../../engine/index.js';
+import type { ServedIndex } from '../../engine/index.js';
 import { CollectionDirectory, type McpContext } from '../context.js';
 import { clientIdentity, profileFor, type KnowledgeCaller, type RequestFacts } from '../knowledge/caller.js';
 import { parseKnowledgeConfig, type KnowledgeDefaults } from '../knowledge/request-config.js';
@@ -23,7 +23,8 @@ import { InMemoryEventStore } from './event-store.js';
 import { clientInfoOf, McpRequestLog } from './request-log.js';
 
 export interface McpHttpOptions {
-  engine: Engine;
+  /** The SQLite engine, or an index in PostgreSQL. */
+  engine: ServedIndex;
   authenticate: Authenticator;
   path?: string;
   maxBodyBytes?: number;
@@ -163,7 +164,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       open--;
       lastActivityAt = Date.now();
     });
-    const access = opts.authenticate(req);
+    const access = await opts.authenticate(req);
     if (!access) {
       refusals.refused(req, 401, req.headers.authorization ? 'unknown, revoked or expired token' : 'no token');
       jsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> (see $TROVE_HOME/runtime.json or `trove token create`)', {

@@ -1,18 +1,20 @@
 // The documents source: the user's collections, searched together in one engine search (they
 // share one keyword index, so BM25 statistics are the corpus's, not each folder's), in the
 // mode asked for or — by default — hybrid where any chosen collection has vectors, else keyword.
-// Hits come back with their raw evidence (search/hit.ts signals) and are calibrated here.
+// Hits come back with their raw evidence (search/hit.ts signals) and are calibrated here. It reads
+// the index through DocumentsIndex, so the one class serves both backends: SQLite
+// (sqlite-documents.ts, answers in hand) and PostgreSQL (shared/shared-documents.ts, round trips).
 import { TroveError } from '../../errors.js';
-import { documentUri, type DocumentRetriever } from '../../retrieve/documents.js';
+import { documentUri } from '../../retrieve/documents.js';
 import type { ResolvedFilters } from '../../search/filters.js';
 import type { RankedHit } from '../../search/hit.js';
-import type { LexicalSearch } from '../../search/lexical.js';
-import type { ModeSearch } from '../../search/modes.js';
-import { parseDateFilter, validateSearchRequest } from '../../search/request.js';
-import type { ChunkStore } from '../../store/chunks.js';
-import type { CollectionStore } from '../../store/collections.js';
-import type { DocumentStore } from '../../store/documents.js';
-import type { StatsStore } from '../../store/stats.js';
+import type { LexicalRequest, LexicalResult } from '../../search/lexical.js';
+import type { ModeResult } from '../../search/modes.js';
+import { parseDateFilter, validateSearchRequest, type ValidSearchRequest } from '../../search/request.js';
+import type { ChunkRow } from '../../store/chunks.js';
+import type { CollectionRow } from '../../store/collections.js';
+import type { DocumentRow } from '../../store/documents.js';
+import type { Awaitable } from '../../served-index.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
@@ -22,16 +24,21 @@ import type { TermMatcher } from '../../search/snippet.js';
 import type { ItemRef } from '../uri.js';
 import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult, SourceTarget } from './source.js';
 
-export interface DocumentsSourceDeps {
-  collections: CollectionStore;
-  documents: DocumentStore;
-  chunks: ChunkStore;
-  stats: StatsStore;
-  lexical: LexicalSearch;
-  modes: ModeSearch;
-  retriever: DocumentRetriever;
-  /** The index generation (caches keyed on it). */
-  generation(): number;
+/** What the documents source reads of an index, on either backend. */
+export interface DocumentsIndex {
+  /** The folder collections. */
+  collections(): Awaitable<CollectionRow[]>;
+  /** Indexed documents per collection id. */
+  counts(): Awaitable<ReadonlyMap<number, { documents: number }>>;
+  /** Why vector search cannot run over these collections (null: it can). */
+  vectorsUnavailable(collectionIds: readonly number[]): Awaitable<string | null>;
+  keyword(req: LexicalRequest): Awaitable<LexicalResult>;
+  /** Vector and hybrid search (search/modes.ts's run). */
+  modes(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: number[]): Promise<ModeResult>;
+  /** The indexed document a locator names among the collections a caller may see (NOT_FOUND otherwise). */
+  locate(locator: string, collections?: readonly string[]): Awaitable<{ doc: DocumentRow; collection: CollectionRow }>;
+  content(documentId: number): Awaitable<string | undefined>;
+  chunks(documentId: number): Awaitable<ChunkRow[]>;
   /** Tells background embedding a search is running (it gives way, as for the engine's own searches). */
   searched(): void;
 }
@@ -39,32 +46,31 @@ export interface DocumentsSourceDeps {
 export class DocumentsSource implements KnowledgeSource {
   readonly kind = 'documents' as const;
 
-  constructor(private readonly deps: DocumentsSourceDeps) {}
+  constructor(private readonly index: DocumentsIndex) {}
 
-  targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): SourceTarget[] {
+  async targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): Promise<SourceTarget[]> {
     const allow = scope.collections ? new Set(scope.collections.map((n) => n.toLowerCase())) : null;
-    const counts = opts.detail ? this.deps.stats.counts() : null;
-    return this.deps.collections
-      .list()
-      .filter((c) => !allow || allow.has(c.name.toLowerCase()))
-      .map((c) => {
-        const vectors = !!opts.detail && this.deps.modes.unavailableReason([c.id]) === null;
-        return {
-          source: `documents:${c.name}`,
-          kind: 'documents',
-          name: c.name,
-          key: c.id,
-          items: counts ? (counts.get(c.id)?.documents ?? 0) : null,
-          defaultMode: vectors ? 'hybrid' : 'keyword',
-          modes: vectors ? ['keyword', 'semantic', 'hybrid'] : ['keyword'],
-          unavailable: null,
-        };
-      });
+    const counts = opts.detail ? await this.index.counts() : null;
+    const visible = (await this.index.collections()).filter((c) => !allow || allow.has(c.name.toLowerCase()));
+    const withVectors = opts.detail ? await Promise.all(visible.map(async (c) => (await this.index.vectorsUnavailable([c.id])) === null)) : null;
+    return visible.map((c, i) => {
+      const vectors = !!withVectors?.[i];
+      return {
+        source: `documents:${c.name}`,
+        kind: 'documents',
+        name: c.name,
+        key: c.id,
+        items: counts ? (counts.get(c.id)?.documents ?? 0) : null,
+        defaultMode: vectors ? 'hybrid' : 'keyword',
+        modes: vectors ? ['keyword', 'semantic', 'hybrid'] : ['keyword'],
+        unavailable: null,
+      };
+    });
   }
 
   async search(targets: readonly SourceTarget[], q: SourceQuery): Promise<SourceResult[]> {
     const started = performance.now();
-    this.deps.searched();
+    this.index.searched();
     const ids = targets.map((t) => t.key as number);
     const source = targets.length === 1 ? targets[0]!.source : 'documents';
     const filters: ResolvedFilters = {
@@ -75,24 +81,20 @@ export class DocumentsSource implements KnowledgeSource {
       modifiedBeforeMs: parseDateFilter(q.filters.date_to, 'filters.date_to'),
       tags: q.filters.tags,
     };
-    const noVectors = q.mode === 'keyword' ? null : this.deps.modes.unavailableReason(ids);
+    const noVectors = q.mode === 'keyword' ? null : await this.index.vectorsUnavailable(ids);
     const mode: KnowledgeMode = q.mode ?? (noVectors ? 'keyword' : 'hybrid');
     const notices: string[] = [];
     const result = (m: KnowledgeMode | null, candidates: Candidate[], exhausted: boolean, total: number | null): SourceResult[] => [
       { source, kind: 'documents', mode: m, candidates, exhausted, total, notices, tookMs: round2(performance.now() - started) },
     ];
     if (mode === 'semantic' && noVectors) throw new TroveError('UNAVAILABLE', `semantic search is off for ${source}: ${noVectors}`);
-    const generation = this.deps.generation();
     if (mode === 'keyword') {
-      const lx = this.deps.lexical.search(
-        { query: q.query, syntax: 'match', limit: q.depth, offset: 0, snippetChars: q.snippetLength, explain: false, filters },
-        generation,
-      );
+      const lx = await this.index.keyword({ query: q.query, syntax: 'match', limit: q.depth, offset: 0, snippetChars: q.snippetLength, explain: false, filters });
       const run: LegsRun = { keyword: true, vector: false, bm25Scale: lx.bm25Scale };
       return result('keyword', this.candidates(lx.hits, run, q.snippetLength, matcherFor(q.query)), !lx.hasMore, lx.totalEstimated);
     }
     const req = validateSearchRequest({ query: q.query, mode: mode === 'semantic' ? 'vector' : 'hybrid', limit: q.depth, snippetChars: q.snippetLength, minScore: mode === 'semantic' ? 0 : undefined, freshness: false });
-    const r = await this.deps.modes.run(req, filters, ids, generation);
+    const r = await this.index.modes(req, filters, ids);
     notices.push(...r.notices);
     const run: LegsRun = { keyword: r.ran.keyword, vector: r.ran.vector, bm25Scale: r.bm25Scale };
     const ran: KnowledgeMode = run.keyword && run.vector ? 'hybrid' : run.vector ? 'semantic' : 'keyword';
@@ -125,9 +127,9 @@ export class DocumentsSource implements KnowledgeSource {
 
   async open(ref: ItemRef, scope: KnowledgeScope): Promise<SourceItem> {
     if (ref.source !== 'documents') throw new TroveError('INTERNAL', `documents cannot open a ${ref.source} item`);
-    const { doc, collection } = this.deps.retriever.locate(ref.locator, scope.collections ?? undefined);
-    const text = this.deps.documents.content(doc.id) ?? '';
-    const chunks: ItemChunk[] = this.deps.chunks.forDocument(doc.id).map((c) => ({
+    const { doc, collection } = await this.index.locate(ref.locator, scope.collections ?? undefined);
+    const [text, rows] = await Promise.all([this.index.content(doc.id), this.index.chunks(doc.id)]);
+    const chunks: ItemChunk[] = rows.map((c) => ({
       index: c.ordinal,
       charStart: c.charStart,
       charEnd: c.charEnd,
@@ -136,13 +138,13 @@ export class DocumentsSource implements KnowledgeSource {
       ...pageOf(c),
       ...(c.headingPath.length ? { headingPath: c.headingPath } : {}),
     }));
-    return Promise.resolve({
+    return {
       meta: { ...itemOf(doc.docid, collection.name, doc.path, doc.title, doc.kind, doc.tags, doc.mtimeMs), snippet: null, highlights: [], score: null, score_type: null, loc: null },
-      text,
+      text: text ?? '',
       chunks,
       version: `${doc.hash ?? doc.size}:${doc.indexedAt}`,
       attachments: Object.keys(doc.metadata).length ? [{ type: 'metadata', metadata: doc.metadata }] : null,
-    });
+    };
   }
 }
 

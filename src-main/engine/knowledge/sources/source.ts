@@ -72,9 +72,10 @@ export interface KnowledgeSource {
   readonly kind: KnowledgeSourceKind;
   /**
    * Every target this scope may see, in a stable order. Item counts and modes only with
-   * `detail` (a listing); a search needs names and keys, and asks about vectors itself.
+   * `detail` (a listing); a search needs names and keys, and asks about vectors itself. A promise
+   * where the index is a round trip away (documents on PostgreSQL).
    */
-  targets(scope: KnowledgeScope, opts?: { detail?: boolean }): SourceTarget[];
+  targets(scope: KnowledgeScope, opts?: { detail?: boolean }): SourceTarget[] | Promise<SourceTarget[]>;
   /** One or more runs over the chosen targets (documents searches its collections together). */
   search(targets: readonly SourceTarget[], q: SourceQuery): Promise<SourceResult[]>;
   /** The item a ref names, if this scope may see it (NOT_FOUND otherwise, as if it did not exist). */
