@@ -1,13 +1,14 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, openSharedIndex, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type TroveEnvironment } from '../engine/index.js';
+import { Engine, openSharedIndex, openSharedIndexer, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
 import { UsageError } from './options.js';
 
 export class CliContext {
   json: boolean;
   private opened: Engine | null = null;
   private shared: SharedIndex | null = null;
+  private indexer: SharedIndexer | null = null;
   private env: TroveEnvironment | null = null;
 
   constructor(argv: readonly string[]) {
@@ -22,7 +23,7 @@ export class CliContext {
   /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
   engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
     if (!this.opened && this.environment().database) {
-      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove search`, `get`, `multi-get`, `collection list`, `token` and `status` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
+      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
     }
     return (this.opened ??= Engine.open(adjust(this.environment().engine)));
   }
@@ -33,6 +34,24 @@ export class CliContext {
     if (!url) return null;
     const { profileDir, embeddings, search } = this.environment().engine;
     return (this.shared ??= await openSharedIndex(url, { profileDir, embeddings, search }));
+  }
+
+  /** Indexing into PostgreSQL (`--database`, else TROVE_DATABASE_URL), or null for the profile's SQLite index. */
+  async sharedIndexer(option?: string): Promise<SharedIndexer | null> {
+    const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
+    if (!url) return null;
+    const { chunking, maxFileBytes, indexing, profileDir, embeddings } = this.environment().engine;
+    return (this.indexer ??= await openSharedIndexer(url, {
+      profileDir,
+      embeddings,
+      chunking,
+      maxFileBytes,
+      batchDocuments: indexing?.batchDocuments,
+      readConcurrency: indexing?.readConcurrency,
+      retry: indexing?.retry,
+      parsing: indexing?.parsing,
+      live: indexing?.live,
+    }));
   }
 
   setJson(cmd: Command): void {
@@ -48,8 +67,9 @@ export class CliContext {
   async close(): Promise<void> {
     const engine = this.opened;
     const shared = this.shared;
-    this.opened = this.shared = null;
-    await shared?.close();
+    const indexer = this.indexer;
+    this.opened = this.shared = this.indexer = null;
+    await Promise.all([shared?.close(), indexer?.close()]);
     if (engine) await engine.close();
   }
 }

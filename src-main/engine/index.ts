@@ -16,6 +16,8 @@ import type { MigrateProfileOptions, MigrationReport } from './store/migrate/to-
 import type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
 export type { SearchRequest } from './search/request.js';
 export type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
+import type { SharedIndexer, SharedIndexerOptions } from './shared/shared-indexer.js';
+export type { SharedIndexer, SharedIndexerOptions } from './shared/shared-indexer.js';
 export { validatePostgresUrl } from './store/postgres/url.js';
 export type * from './types/index.js';
 
@@ -29,4 +31,9 @@ export async function migrateProfile(opts: MigrateProfileOptions): Promise<Migra
 /** An index in PostgreSQL, for search in every mode (engine/shared/shared-index.ts); `opts`: where the query models are. */
 export async function openSharedIndex(url: string, opts?: SharedIndexOptions): Promise<SharedIndex> {
   return (await import('./shared/shared-index.js')).SharedIndex.open(url, opts);
+}
+
+/** Indexing folder collections into PostgreSQL, several hosts at once (engine/shared/shared-indexer.ts). */
+export async function openSharedIndexer(url: string, opts?: SharedIndexerOptions): Promise<SharedIndexer> {
+  return (await import('./shared/shared-indexer.js')).SharedIndexer.open(url, opts);
 }

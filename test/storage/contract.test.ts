@@ -219,6 +219,43 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect(await s.documents.byPath(c.id, 'retry.md/report.md')).toBeUndefined();
   });
 
+  it('writes a file with its attachments in one write, replaces and drops them with it, moves them along; a missed removal keeps its job', async () => {
+    const s = await open(make);
+    const c = await indexed(s);
+    const att = (name: string, text: string | null) => {
+      const w = write(c, `mail.eml/${name}`, text ?? '# x\n', `a-${name}`) as Extract<IndexWrite, { op: 'index' }>;
+      return text === null ? { document: { ...w.document, status: 'failed' as const, error: 'unreadable' }, text: null, chunks: [] } : { document: w.document, text: w.text, chunks: w.chunks };
+    };
+    const complete = async (writes: IndexWrite[], path: string) => {
+      await s.jobs.recordEvents([job(c, path)]);
+      const claim = (await s.jobs.claim(Date.now(), 10))!;
+      return claim.complete({ write: { collectionId: c.id, index: 'chunks_fts', at: 9000, writes }, retire: [], retireIfApplied: claim.jobs.map((j) => ({ job: j, write: 0 })) });
+    };
+    const mailWrite = write(c, 'mail.eml', '# Mail\n\nSee the attachments.\n', 'mail01') as Extract<IndexWrite, { op: 'index' }>;
+    await complete([{ ...mailWrite, attachments: [att('a.md', '# Alpha\n\nQuarterly figures.\n'), att('b.md', '# Beta\n\nLaunch plan.\n')] }], 'mail.eml');
+    const mail = (await s.documents.byPath(c.id, 'mail.eml'))!;
+    const children = async (parent: string) => (await s.documents.indexedDocuments(c.id)).filter((d) => d.path.startsWith(`${parent}/`)).map((d) => d.path).sort();
+    expect(await children('mail.eml')).toEqual(['mail.eml/a.md', 'mail.eml/b.md']);
+    expect((await s.documents.byPath(c.id, 'mail.eml/a.md'))!.parentId).toBe(mail.id);
+    // again: b.md gone, a.md unreadable now, c.md new
+    await complete([{ ...mailWrite, document: { ...mailWrite.document, docid: '' }, existingId: mail.id, attachments: [att('a.md', null), att('c.md', '# Gamma\n\nBudget.\n')] }], 'mail.eml');
+    expect(await children('mail.eml')).toEqual(['mail.eml/c.md']); // indexed ones only
+    expect(await s.documents.byPath(c.id, 'mail.eml/a.md')).toMatchObject({ status: 'failed', parentId: mail.id });
+    expect(await s.documents.byPath(c.id, 'mail.eml/b.md')).toBeUndefined();
+    const kw = s.keyword('chunks_fts');
+    const df = (word: string) => kw.documentFrequency({ text: word, term: indexTerm({ text: word, cjk: false }), prefix: false });
+    expect([await df('quarterly'), await df('launch'), await df('budget')]).toEqual([0, 0, 1]);
+    expect(await complete([{ op: 'move', documentId: mail.id, from: 'mail.eml', to: 'old.eml', size: 1, mtimeMs: 1 }], 'old.eml')).toEqual([true]);
+    expect(await children('old.eml')).toEqual(['old.eml/c.md']);
+    // a removal at a path the row has left (another host moved it first) changes nothing; its job stays
+    expect(await complete([{ op: 'remove', documentId: mail.id, path: 'mail.eml' }], 'mail.eml')).toEqual([false]);
+    expect(await s.jobs.hasPendingFile(c.id, 'mail.eml')).toBe(true);
+    expect(await s.jobs.hasPendingFile(c.id, 'old.eml')).toBe(false);
+    await complete([{ op: 'unindexed', document: { ...mailWrite.document, path: 'old.eml', docid: '', status: 'failed', error: 'gone bad' }, existingId: mail.id }], 'old.eml');
+    expect(await s.documents.byPath(c.id, 'old.eml/c.md')).toBeUndefined();
+    expect(await df('budget')).toBe(0);
+  });
+
   it('re-indexes a changed document in place: new chunks, the old keyword rows gone', async () => {
     const s = await open(make);
     const c = await indexed(s);

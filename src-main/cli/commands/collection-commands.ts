@@ -4,7 +4,9 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
 import { formatCollections, formatIndexReport } from '../format.js';
 import { collect } from '../options.js';
-import { runIndex } from './index-command.js';
+import { embedShared, formatSharedEmbedding, runIndex, runSharedIndex } from './index-command.js';
+
+const DATABASE = ['--database <url>', "the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's"] as const;
 
 export function registerCollectionCommands(program: Command, ctx: CliContext): void {
   const collection = program.command('collection').description('manage collections (folders that are indexed)');
@@ -16,8 +18,20 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
     .option('--exclude <glob>', 'skip files matching (repeatable; added to the defaults)', collect)
     .option('--context <text>', 'a note about this collection, shown to assistants')
     .option('--no-index', 'add without indexing now')
-    .action(async (dir: string, o: { name?: string; include?: string[]; exclude?: string[]; context?: string; index: boolean }, cmd: Command) => {
+    .option(...DATABASE)
+    .action(async (dir: string, o: { name?: string; include?: string[]; exclude?: string[]; context?: string; index: boolean; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
+      const shared = await ctx.sharedIndexer(o.database);
+      if (shared) {
+        const added = await shared.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
+        const reports = o.index ? await runSharedIndex(shared, added.name, ctx.json) : [];
+        const embeddings = o.index ? await embedShared(shared, [added.name]) : [];
+        const info = o.index ? ((await shared.listCollections()).find((c) => c.name === added.name) ?? added) : added;
+        ctx.print({ collection: info, index: reports[0] ?? null, embedding: embeddings[0] ?? null }, () =>
+          [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport), ...embeddings.map(formatSharedEmbedding)].join('\n'),
+        );
+        return;
+      }
       const e = ctx.engine();
       const added = e.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
       const reports = o.index ? await runIndex(e, added.name, ctx.json) : [];
@@ -39,17 +53,22 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
   collection
     .command('rename <old> <new>')
     .description('rename a collection')
-    .action((oldName: string, newName: string, _o: unknown, cmd: Command) => {
+    .option(...DATABASE)
+    .action(async (oldName: string, newName: string, o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const info = ctx.engine().renameCollection(oldName, newName);
+      const shared = await ctx.sharedIndexer(o.database);
+      const info = shared ? await shared.renameCollection(oldName, newName) : ctx.engine().renameCollection(oldName, newName);
       ctx.print({ collection: info }, () => `Renamed "${oldName}" to "${info.name}"`);
     });
   collection
     .command('remove <name>')
     .description('remove a collection from the index (its files are not touched)')
-    .action((name: string, _o: unknown, cmd: Command) => {
+    .option(...DATABASE)
+    .action(async (name: string, o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      ctx.engine().removeCollection(name);
+      const shared = await ctx.sharedIndexer(o.database);
+      if (shared) await shared.removeCollection(name);
+      else ctx.engine().removeCollection(name);
       ctx.print({ removed: name }, () => `Removed collection "${name}" from the index; its files are untouched`);
     });
   collection

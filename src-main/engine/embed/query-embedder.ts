@@ -1,6 +1,7 @@
-// Query-side models for a host that searches an index it does not embed into (the PostgreSQL
+// Models for a host on an index the engine's EmbeddingService does not own (the PostgreSQL
 // backend today: engine/shared): embeds a query for a vector space, checking the space's weights
-// are the ones on disk, and scores passages with the cross-encoder. Models are resolved and their
+// are the ones on disk, scores passages with the cross-encoder, and gives the shared embedding
+// stage (shared/shared-embedder.ts) a model's pool to embed passages with. Models are resolved and their
 // workers started on first use, as EmbeddingService does, from the same locations and options.
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,17 @@ export class QueryEmbedder {
     const model = await this.resolve(id, 'rerank');
     const pool = await this.pool(model);
     return pool.score(query, await passages());
+  }
+
+  /** An embedding model's workers, for passages (UNAVAILABLE when the model is not on this host). */
+  async passageModel(modelId: string): Promise<{ model: ResolvedModel; pool: ModelPool }> {
+    const model = await this.resolve(modelId, 'embed');
+    return { model, pool: await this.pool(model) };
+  }
+
+  /** The manifest's default embedding models (English, multilingual). */
+  get defaults(): { embed: string; embedMultilingual: string } {
+    return this.manifest.defaults;
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,7 @@ import { TroveError } from '../errors.js';
 import type { ChunkStore, FtsRow } from '../store/chunks.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Db } from '../store/database.js';
-import type { DocumentStore } from '../store/documents.js';
+import type { DocumentFingerprint, DocumentRow, DocumentStore, DocumentWrite } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
 import { limitMoved, sizeLimitFor, type FileRead, type FileStat } from './file-read.js';
 import { isBinaryDocument, prepareDocument, type Prepared, type PreparedAttachment } from './prepare.js';
@@ -43,11 +43,13 @@ export type ParsedDocuments = ReadonlyMap<string, Prepared>;
  * bytes changed (not those the index already has with the same hash).
  */
 export function needsParsing(deps: IndexerDeps, collection: CollectionRow, reads: readonly FileRead[]): (FileRead & { kind: 'bytes' })[] {
-  return reads.filter((r): r is FileRead & { kind: 'bytes' } => {
-    if (r.kind !== 'bytes' || !isBinaryDocument(r.path)) return false;
-    const fp = deps.documents.byPath(collection.id, r.path);
-    return !(fp && fp.hash === r.hash && fp.status !== 'failed');
-  });
+  return reads.filter((r): r is FileRead & { kind: 'bytes' } => parseNeeded(r, r.kind === 'bytes' ? deps.documents.byPath(collection.id, r.path) : undefined));
+}
+
+/** A read a parse worker must prepare: a document whose bytes are not what the index has (`fp`: its row). */
+export function parseNeeded(r: FileRead, fp: Pick<DocumentRow, 'hash' | 'status'> | undefined): r is FileRead & { kind: 'bytes' } {
+  if (r.kind !== 'bytes' || !isBinaryDocument(r.path)) return false;
+  return !(fp && fp.hash === r.hash && fp.status !== 'failed');
 }
 
 export type FileOutcome =
@@ -69,9 +71,19 @@ export interface ReconcilePlan {
 
 /** Walks the folder and compares it with the index. Throws IO when the root is unusable. */
 export function planReconcile(deps: IndexerDeps, collection: CollectionRow, maxFileBytes = Infinity): ReconcilePlan {
+  return reconcileWith(collection, () => deps.documents.fingerprints(collection.id), maxFileBytes);
+}
+
+/** planReconcile over fingerprints read by the caller (any backend); `known` is read after the root is checked. */
+export function reconcileWith(collection: CollectionRow, known: () => readonly DocumentFingerprint[], maxFileBytes = Infinity): ReconcilePlan {
   assertRootReadable(collection);
   const scan = scanCollection(collection.root, { include: collection.include, exclude: collection.exclude });
-  const known = new Map(deps.documents.fingerprints(collection.id).map((f) => [f.path, f]));
+  return comparePlan(scan, known(), maxFileBytes);
+}
+
+/** Which scanned files are new or changed, and which known documents vanished. */
+export function comparePlan(scan: ReturnType<typeof scanCollection>, fingerprints: readonly DocumentFingerprint[], maxFileBytes: number): ReconcilePlan {
+  const known = new Map(fingerprints.map((f) => [f.path, f]));
   const plan: ReconcilePlan = { scanned: scan.files.length, notices: [...scan.problems], changed: [], vanished: [] };
   for (const file of scan.files) {
     const fp = known.get(file.path);
@@ -110,6 +122,108 @@ export function applyFiles(
 
 const isAbsent = (r: FileRead): boolean => r.kind === 'missing' || r.kind === 'excluded';
 
+/**
+ * What one read file means for the index, decided from its row (`fp`) alone: the rules both
+ * backends follow (SQLite applies it below; engine/shared/shared-batch.ts turns it into writes).
+ * `renameFrom` finds an indexed document with these bytes whose file is gone; it is asked only
+ * for a new path, before the file is prepared.
+ */
+export type FileDecision =
+  | { action: 'keep'; outcome: FileOutcome }
+  | { action: 'drop'; fp: DocumentRow; outcome: FileOutcome }
+  | { action: 'unindexed'; stat: FileStat; hash: string | null; status: 'skipped' | 'failed'; reason: string; kind: string; outcome: FileOutcome }
+  | { action: 'touch'; fp: DocumentRow; stat: FileStat; outcome: FileOutcome }
+  | { action: 'rename'; from: RenameSource; stat: FileStat; outcome: FileOutcome }
+  | { action: 'index'; stat: FileStat; hash: string; prepared: Prepared & { ok: true }; outcome: FileOutcome };
+
+type RenameSource = Pick<DocumentFingerprint, 'id' | 'path'>;
+
+export function decideFile(
+  item: FileRead,
+  fp: DocumentRow | undefined,
+  opts: IndexerOptions,
+  parsed: ParsedDocuments,
+  renameFrom: (hash: string) => RenameSource | undefined,
+): FileDecision {
+  switch (item.kind) {
+    case 'missing':
+    case 'excluded':
+      // never indexed: nothing to drop, but an index run that listed it should say where it went
+      if (!fp) return { action: 'keep', outcome: { path: item.path, result: 'ignored', reason: item.kind === 'excluded' ? item.reason : 'deleted before it could be read' } };
+      return { action: 'drop', fp, outcome: { path: item.path, result: 'removed', ...(item.kind === 'excluded' ? { reason: item.reason } : {}) } };
+    case 'unchanged':
+      return { action: 'keep', outcome: { path: item.path, result: 'unchanged', bytes: 0 } };
+    case 'too-large':
+    case 'error': {
+      const status = item.kind === 'too-large' ? 'skipped' : 'failed';
+      const reason =
+        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(sizeLimitFor(item.path, opts.maxFileBytes))} limit${isBinaryDocument(item.path) ? ' for documents' : ''}` : item.reason;
+      return { action: 'unindexed', stat: item.stat, hash: null, status, reason, kind: '', outcome: { path: item.path, result: status, reason } };
+    }
+    case 'bytes':
+      break;
+  }
+  const bytes = item.stat.size;
+  if (fp && fp.hash === item.hash && fp.status !== 'failed') return { action: 'touch', fp, stat: item.stat, outcome: { path: item.path, result: 'unchanged', bytes } };
+  if (!fp) {
+    const from = renameFrom(item.hash);
+    if (from) return { action: 'rename', from, stat: item.stat, outcome: { path: item.path, result: 'renamed', from: from.path, bytes } };
+  }
+  const prepared = isBinaryDocument(item.path)
+    ? (parsed.get(item.path) ?? { ok: false, status: 'failed', reason: 'the document was not parsed (internal error)', kind: 'unknown' })
+    : prepareDocument(item.buf, item.path, opts.chunking);
+  if (!prepared.ok) {
+    const { status, reason, kind } = prepared;
+    return { action: 'unindexed', stat: item.stat, hash: item.hash, status, reason, kind, outcome: { path: item.path, result: status, reason } };
+  }
+  return { action: 'index', stat: item.stat, hash: item.hash, prepared, outcome: { path: item.path, result: fp ? 'updated' : 'added', chunks: prepared.chunks.length, bytes } };
+}
+
+/** The document row an indexed file writes (docid '' keeps an existing row's). */
+export function indexedDocument(collectionId: number, path: string, stat: FileStat, hash: string, prepared: Prepared & { ok: true }, docid: string): DocumentWrite {
+  return {
+    collectionId,
+    path,
+    docid,
+    title: prepared.title,
+    kind: prepared.kind,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    hash,
+    status: 'indexed',
+    error: prepared.note ?? null,
+    warning: prepared.warning ?? null,
+    tags: prepared.tags,
+    metadata: prepared.metadata,
+  };
+}
+
+/** The row of a file that could not be indexed (so status can say why). */
+export function unindexedDocument(collectionId: number, path: string, stat: FileStat, hash: string | null, status: 'skipped' | 'failed', reason: string, kind: string, docid: string): DocumentWrite {
+  return { collectionId, path, docid, title: '', kind: kind || 'unknown', size: stat.size, mtimeMs: stat.mtimeMs, hash, status, error: reason, tags: [], metadata: {} };
+}
+
+/** An e-mail attachment's row, at `<file path>/<sub-path>`, with its file's mtime (a child changes when its file does). */
+export function attachmentDocument(collectionId: number, parentPath: string, stat: FileStat, att: PreparedAttachment, docid: string, parentId: number | null): DocumentWrite {
+  const p = att.prepared;
+  return {
+    collectionId,
+    path: `${parentPath}/${att.path}`,
+    docid,
+    title: p.ok ? p.title : '',
+    kind: p.kind || 'unknown',
+    size: att.size,
+    mtimeMs: stat.mtimeMs,
+    hash: att.hash,
+    status: p.ok ? 'indexed' : p.status,
+    error: p.ok ? (p.note ?? null) : p.reason,
+    warning: p.ok ? (p.warning ?? null) : null,
+    tags: p.ok ? p.tags : [],
+    metadata: p.ok ? p.metadata : {},
+    parentId,
+  };
+}
+
 function applyOne(
   deps: IndexerDeps,
   collection: CollectionRow,
@@ -122,73 +236,36 @@ function applyOne(
 ): FileOutcome {
   const fp = deps.documents.byPath(collection.id, item.path);
   const now = Date.now();
-  switch (item.kind) {
-    case 'missing':
-    case 'excluded':
-      // never indexed: nothing to drop, but an index run that listed it should say where it went
-      if (!fp) return { path: item.path, result: 'ignored', reason: item.kind === 'excluded' ? item.reason : 'deleted before it could be read' };
-      dropChildren(deps, fp.id, children);
-      deps.chunks.deleteFor(fp.id);
-      deps.documents.delete(fp.id);
-      return { path: item.path, result: 'removed', ...(item.kind === 'excluded' ? { reason: item.reason } : {}) };
-    case 'unchanged':
-      return { path: item.path, result: 'unchanged', bytes: 0 };
-    case 'too-large':
-    case 'error': {
-      const status = item.kind === 'too-large' ? 'skipped' : 'failed';
-      const reason =
-        item.kind === 'too-large' ? `file is ${formatBytes(item.stat.size)}, over the ${formatBytes(sizeLimitFor(item.path, opts.maxFileBytes))} limit${isBinaryDocument(item.path) ? ' for documents' : ''}` : item.reason;
-      writeUnindexed(deps, collection, item.path, item.stat, fp?.id, null, status, reason, '', now);
+  const d = decideFile(item, fp, opts, parsed, (hash) => renameSource(deps, collection, hash, moved));
+  switch (d.action) {
+    case 'keep':
+      return d.outcome;
+    case 'drop':
+      dropChildren(deps, d.fp.id, children);
+      deps.chunks.deleteFor(d.fp.id);
+      deps.documents.delete(d.fp.id);
+      return d.outcome;
+    case 'unindexed':
+      writeUnindexed(deps, collection, item.path, d.stat, fp?.id, d.hash, d.status, d.reason, d.kind, now);
       if (fp) dropChildren(deps, fp.id, children);
-      return { path: item.path, result: status, reason };
-    }
-    case 'bytes':
+      return d.outcome;
+    case 'touch':
+      deps.documents.touch(d.fp.id, d.stat.size, d.stat.mtimeMs);
+      return d.outcome;
+    case 'rename':
+      deps.documents.move(d.from.id, item.path, d.stat.size, d.stat.mtimeMs, now);
+      deps.documents.moveChildren(d.from.id, d.from.path, item.path);
+      moved.add(d.from.id);
+      return d.outcome;
+    case 'index':
       break;
   }
-  const bytes = item.stat.size;
-  if (fp && fp.hash === item.hash && fp.status !== 'failed') {
-    deps.documents.touch(fp.id, item.stat.size, item.stat.mtimeMs);
-    return { path: item.path, result: 'unchanged', bytes };
-  }
-  if (!fp) {
-    const from = renameSource(deps, collection, item.hash, moved);
-    if (from) {
-      deps.documents.move(from.id, item.path, item.stat.size, item.stat.mtimeMs, now);
-      deps.documents.moveChildren(from.id, from.path, item.path);
-      moved.add(from.id);
-      return { path: item.path, result: 'renamed', from: from.path, bytes };
-    }
-  }
-  const prepared = isBinaryDocument(item.path)
-    ? (parsed.get(item.path) ?? { ok: false, status: 'failed', reason: 'the document was not parsed (internal error)', kind: 'unknown' })
-    : prepareDocument(item.buf, item.path, opts.chunking);
-  if (!prepared.ok) {
-    writeUnindexed(deps, collection, item.path, item.stat, fp?.id, item.hash, prepared.status, prepared.reason, prepared.kind, now);
-    if (fp) dropChildren(deps, fp.id, children);
-    return { path: item.path, result: prepared.status, reason: prepared.reason };
-  }
-  const id = deps.documents.upsert(
-    {
-      collectionId: collection.id,
-      path: item.path,
-      docid: fp ? '' : newDocid(deps.documents),
-      title: prepared.title,
-      kind: prepared.kind,
-      size: item.stat.size,
-      mtimeMs: item.stat.mtimeMs,
-      hash: item.hash,
-      status: 'indexed',
-      error: prepared.note ?? null,
-      warning: prepared.warning ?? null,
-      tags: prepared.tags,
-      metadata: prepared.metadata,
-    },
-    now,
-  );
+  const { prepared } = d;
+  const id = deps.documents.upsert(indexedDocument(collection.id, item.path, d.stat, d.hash, prepared, fp ? '' : newDocid(deps.documents)), now);
   deps.documents.putContent(id, prepared.text);
   for (const row of deps.chunks.replaceFor(id, prepared.chunks, !fp)) fts.push(row);
-  if (fp || prepared.attachments?.length) writeChildren(deps, collection, id, item.path, item.stat, prepared.attachments ?? [], now, fts, children);
-  return { path: item.path, result: fp ? 'updated' : 'added', chunks: prepared.chunks.length, bytes };
+  if (fp || prepared.attachments?.length) writeChildren(deps, collection, id, item.path, d.stat, prepared.attachments ?? [], now, fts, children);
+  return d.outcome;
 }
 
 /**
@@ -213,25 +290,7 @@ function writeChildren(
     const existing = old.get(childPath);
     old.delete(childPath);
     const p = att.prepared;
-    const id = deps.documents.upsert(
-      {
-        collectionId: collection.id,
-        path: childPath,
-        docid: existing ? '' : newDocid(deps.documents),
-        title: p.ok ? p.title : '',
-        kind: p.kind || 'unknown',
-        size: att.size,
-        mtimeMs: stat.mtimeMs, // the file's: a child changes when its file does
-        hash: att.hash,
-        status: p.ok ? 'indexed' : p.status,
-        error: p.ok ? (p.note ?? null) : p.reason,
-        warning: p.ok ? (p.warning ?? null) : null,
-        tags: p.ok ? p.tags : [],
-        metadata: p.ok ? p.metadata : {},
-        parentId,
-      },
-      now,
-    );
+    const id = deps.documents.upsert(attachmentDocument(collection.id, parentPath, stat, att, existing ? '' : newDocid(deps.documents), parentId), now);
     if (!p.ok) {
       if (existing) {
         deps.chunks.deleteFor(id);
@@ -282,23 +341,7 @@ function writeUnindexed(
   kind: string,
   now: number,
 ): void {
-  const id = deps.documents.upsert(
-    {
-      collectionId: collection.id,
-      path: relPath,
-      docid: existingId ? '' : newDocid(deps.documents),
-      title: '',
-      kind: kind || 'unknown',
-      size: stat.size,
-      mtimeMs: stat.mtimeMs,
-      hash,
-      status,
-      error: reason,
-      tags: [],
-      metadata: {},
-    },
-    now,
-  );
+  const id = deps.documents.upsert(unindexedDocument(collection.id, relPath, stat, hash, status, reason, kind, existingId ? '' : newDocid(deps.documents)), now);
   if (existingId) {
     deps.chunks.deleteFor(id);
     deps.documents.deleteContent(id);
@@ -314,9 +357,10 @@ function newDocid(documents: DocumentStore): string {
   }
 }
 
+/** Random hex docids, drawn from a pool. */
 // One randomBytes call per document cost ~12 µs each (a tenth of a second per 10k files): draw from a pool.
 const randomPool = { buf: Buffer.alloc(0), at: 0 };
-function randomHex(bytes: number): string {
+export function randomHex(bytes: number): string {
   if (randomPool.at + bytes > randomPool.buf.length) Object.assign(randomPool, { buf: randomBytes(4096), at: 0 });
   randomPool.at += bytes;
   return randomPool.buf.toString('hex', randomPool.at - bytes, randomPool.at);

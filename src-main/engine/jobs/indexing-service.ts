@@ -10,10 +10,10 @@ import { GLOBAL_PAUSE, JobStore } from '../store/jobs.js';
 import { freshnessOf, type Freshness, type PendingEmbeddingProbe } from '../watch/freshness.js';
 import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from '../watch/live-folders.js';
 import { PathFilter } from '../watch/path-filter.js';
-import { ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
+import { indexProgressOf, ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
-import { JobRunner, PRIORITY } from './runner.js';
+import { JobRunner, scanJob } from './runner.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
 
@@ -105,16 +105,7 @@ export class IndexingService {
       });
       const stopProgress = this.progressHub.subscribe((e) => {
         if (e.collection !== c.name || !opts.onProgress) return;
-        opts.onProgress({
-          collection: e.collection,
-          phase: e.phase === 'idle' || e.phase === 'paused' ? 'done' : e.phase,
-          done: e.done,
-          total: e.total,
-          bytes: e.bytes,
-          rate: e.rate,
-          etaSeconds: e.etaSeconds,
-          currentFile: e.currentFile,
-        });
+        opts.onProgress(indexProgressOf(e));
       });
       try {
         this.jobs.makeDue(c.id, Date.now());
@@ -250,9 +241,4 @@ export class IndexingService {
     void this.live.stop().catch(() => undefined);
     return this.parsers.close();
   }
-}
-
-function scanJob(collectionId: number) {
-  const now = Date.now();
-  return { collectionId, kind: 'scan' as const, path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now };
 }

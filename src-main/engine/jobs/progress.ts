@@ -1,7 +1,7 @@
 // The one progress stream of the engine: what the queue is doing for each collection (phase,
 // done/total, rate, ETA, current file). The CLI bar, status, the app API and MCP status all
 // subscribe here or read the latest snapshot.
-import type { ProgressEvent, ProgressPhase } from '../types/indexing.js';
+import type { IndexProgress, ProgressEvent, ProgressPhase } from '../types/indexing.js';
 
 export type { ProgressEvent, ProgressPhase };
 
@@ -18,6 +18,20 @@ interface Run {
 }
 
 const RATE_WINDOW_MS = 10_000;
+
+/** A queue progress event as an explicit index run reports it (`done` once the queue settles). */
+export function indexProgressOf(e: ProgressEvent): IndexProgress {
+  return {
+    collection: e.collection,
+    phase: e.phase === 'idle' || e.phase === 'paused' ? 'done' : e.phase,
+    done: e.done,
+    total: e.total,
+    bytes: e.bytes,
+    rate: e.rate,
+    etaSeconds: e.etaSeconds,
+    currentFile: e.currentFile,
+  };
+}
 
 export class ProgressHub {
   private readonly listeners = new Set<ProgressListener>();

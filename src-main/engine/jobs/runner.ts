@@ -21,6 +21,12 @@ import { nextAttemptAt, type RetryPolicy } from './retry.js';
 /** Scans first: they discover the work; then what the user just touched; then the rest. */
 export const PRIORITY = { scan: 100, userChange: 10, reconcile: 0 } as const;
 
+/** The job that walks a collection's folder (explicit runs queue one; so does a shared index run). */
+export function scanJob(collectionId: number) {
+  const now = Date.now();
+  return { collectionId, kind: 'scan' as const, path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now };
+}
+
 export interface RunnerOptions extends IndexerOptions {
   batchFiles: number;
   /** Documents (PDF, Office, …) per batch: their bytes and text are held until the batch is written. */

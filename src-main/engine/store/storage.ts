@@ -72,7 +72,20 @@ export type IndexWrite =
   | { op: 'touch'; documentId: number; size: number; mtimeMs: number }
   | { op: 'move'; documentId: number; from: string; to: string; size: number; mtimeMs: number }
   | { op: 'unindexed'; document: DocumentWrite; existingId?: number }
-  | { op: 'index'; document: DocumentWrite; existingId?: number; text: string; chunks: readonly ChunkWrite[] };
+  | { op: 'index'; document: DocumentWrite; existingId?: number; text: string; chunks: readonly ChunkWrite[]; attachments?: readonly AttachmentWrite[] };
+
+/**
+ * A document inside the file an 'index' write writes (an e-mail's attachment), at
+ * `<file path>/<sub-path>`; its parentId is the file's row. When a write lists attachments (even
+ * none), the file's other children are dropped; a move carries the children along, and an
+ * 'unindexed' or 'remove' write drops them.
+ */
+export interface AttachmentWrite {
+  document: DocumentWrite;
+  /** Null: it could not be read (its row records why; it has no text or chunks). */
+  text: string | null;
+  chunks: readonly ChunkWrite[];
+}
 
 export interface IndexBatch {
   collectionId: number;
@@ -89,11 +102,23 @@ export interface JobRetry {
   error: string;
 }
 
+/** What a claimed batch did, written in one transaction. */
+export interface CompleteOutcome {
+  write?: IndexBatch;
+  /** Jobs done (each retired unless a newer event came meanwhile). */
+  retire: readonly JobRow[];
+  /** Jobs done only if their write (an index into `write.writes`) applied: a move or removal another host may have beaten. */
+  retireIfApplied?: readonly { job: JobRow; write: number }[];
+  retry?: readonly JobRetry[];
+  found?: readonly JobEnqueue[];
+  revive?: number;
+}
+
 /** Jobs one host holds until it completes (one transaction with the batch's index writes) or releases them. */
 export interface ClaimedJobs {
   readonly jobs: readonly JobRow[];
   /** Writes the batch, retires what is done (unless a newer event came) and records retries, atomically. Returns, per write, whether it applied. */
-  complete(outcome: { write?: IndexBatch; retire: readonly JobRow[]; retry?: readonly JobRetry[]; found?: readonly JobEnqueue[]; revive?: number }): Promise<boolean[]>;
+  complete(outcome: CompleteOutcome): Promise<boolean[]>;
   /** Gives the jobs back untouched. */
   release(): Promise<void>;
 }
@@ -198,6 +223,9 @@ export interface VectorRepository {
   swap(collectionId: number): Promise<void>;
   pending(spaceId: number, collectionId: number, limit: number, after?: number): Promise<PendingChunk[]>;
   pendingCount(spaceId: number, collectionId: number): Promise<number>;
+  /** Pending chunks no other host is embedding, held by this one until `until` (SQLite: one host, nothing to hold). */
+  claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number): Promise<PendingChunk[]>;
+  releaseClaims(spaceId: number, chunkIds: readonly number[]): Promise<void>;
   size(spaceId: number): Promise<number>;
   vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined>;
   documentsPending(documentIds: readonly number[]): Promise<Set<number>>;

@@ -4,7 +4,7 @@
 import type { JobRunner } from '../jobs/runner.js';
 import { PRIORITY } from '../jobs/runner.js';
 import { FILE_BACKED, type CollectionRow, type CollectionStore } from '../store/collections.js';
-import type { JobStore } from '../store/jobs.js';
+import type { JobEnqueue, JobStore } from '../store/jobs.js';
 import { FolderWatcher, type PathChange, type WatchSettings } from './folder-watcher.js';
 import type { PathFilter } from './path-filter.js';
 import type { WatchState } from '../types/indexing.js';
@@ -119,17 +119,7 @@ export class LiveFolders {
     return {
       changes: (batch: PathChange[]): void => {
         if (!this.watchers.has(collectionId)) return; // unwatched (removed) meanwhile
-        this.deps.jobs.recordEvents(
-          batch.map((c) => ({
-            collectionId,
-            kind: 'file' as const,
-            path: c.path,
-            priority: PRIORITY.userChange,
-            changedAt: c.at,
-            gone: c.gone,
-            runAt: c.gone ? c.at + this.opts.goneGraceMs : c.at,
-          })),
-        );
+        this.deps.jobs.recordEvents(watcherJobs(collectionId, batch, this.opts.goneGraceMs));
         this.deps.runner.wake();
       },
       rescan: (): void => {
@@ -140,4 +130,17 @@ export class LiveFolders {
       },
     };
   }
+}
+
+/** A watcher's changes as queue events: what the user touched runs first; a vanished file waits out the grace time (a rename's other half). */
+export function watcherJobs(collectionId: number, batch: readonly PathChange[], goneGraceMs: number): JobEnqueue[] {
+  return batch.map((c) => ({
+    collectionId,
+    kind: 'file' as const,
+    path: c.path,
+    priority: PRIORITY.userChange,
+    changedAt: c.at,
+    gone: c.gone,
+    runAt: c.gone ? c.at + goneGraceMs : c.at,
+  }));
 }

@@ -1,17 +1,31 @@
 // Writes one index batch on PostgreSQL inside the caller's transaction (a claimed batch's): the
-// documents, contents and chunks of every write, then the keyword rows of the batch at once.
+// documents, contents and chunks of every write, then the keyword rows of the batch at once. A run
+// of consecutive plain index writes (no attachments) goes in three statements for all of them, in
+// order, so ids come out as one statement per document would give them.
 // Moves and removals are conditional on the row still being where the engine saw it, so a host
 // that lost a race to another changes nothing and says so (the job stays queued).
 import type pg from 'pg';
 import type { ChunkWrite, FtsRow } from '../chunks.js';
 import type { DocumentWrite } from '../documents.js';
-import type { IndexBatch } from '../storage.js';
+import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { PostgresKeywordIndex } from './keyword-index.js';
 
 export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKeywordIndex, batch: IndexBatch): Promise<boolean[]> {
   const applied: boolean[] = [];
   const fts: FtsRow[] = [];
+  let run: IndexOp[] = [];
+  const flush = async (): Promise<void> => {
+    if (!run.length) return;
+    fts.push(...(await writeDocuments(client, run, batch.at)));
+    for (const _ of run) applied.push(true);
+    run = [];
+  };
   for (const w of batch.writes) {
+    if (w.op === 'index' && !w.attachments) {
+      run.push(w);
+      continue;
+    }
+    await flush();
     switch (w.op) {
       case 'remove': {
         const r = await client.query('DELETE FROM documents WHERE id = $1 AND path = $2 AND collection_id = $3', [w.documentId, w.path, batch.collectionId]);
@@ -32,6 +46,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
           w.documentId,
           w.from,
         ]);
+        if (r.rowCount) await client.query('UPDATE documents SET path = $1 || substr(path, $2) WHERE parent_id = $3', [w.to, w.from.length + 1, w.documentId]);
         applied.push((r.rowCount ?? 0) > 0);
         break;
       }
@@ -40,6 +55,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
         if (w.existingId !== undefined) {
           await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
           await client.query('DELETE FROM contents WHERE document_id = $1', [id]);
+          await client.query('DELETE FROM documents WHERE parent_id = $1', [id]);
         }
         applied.push(true);
         break;
@@ -49,13 +65,83 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
         await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, w.text]);
         if (w.existingId !== undefined) await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
         fts.push(...(await insertChunks(client, id, w.chunks)));
+        if (w.attachments) await writeAttachments(client, id, w.attachments, batch.at, fts);
         applied.push(true);
         break;
       }
     }
   }
+  await flush();
   await keyword.write(fts, client);
   return applied;
+}
+
+type IndexOp = Extract<IndexBatch['writes'][number], { op: 'index' }>;
+
+/** Several documents with their texts and chunks: one statement each for the rows, the texts and the chunks (old chunks dropped first). */
+async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[], at: number): Promise<FtsRow[]> {
+  const d = writes.map((w) => w.document);
+  const r = await client.query<{ id: number; path: string }>(
+    `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
+     SELECT c, p, di, t, k, s, m, h, $9, st, e, w, tg::jsonb, md::jsonb, pa
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
+                   $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[]) WITH ORDINALITY
+            AS x(c, p, di, t, k, s, m, h, st, e, w, tg, md, pa, n)
+      ORDER BY n
+     ON CONFLICT (collection_id, path) DO UPDATE SET
+       title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms, hash = excluded.hash,
+       indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error, warning = excluded.warning,
+       tags = excluded.tags, metadata = excluded.metadata, parent_id = excluded.parent_id
+     RETURNING id, path`,
+    [
+      d.map((x) => x.collectionId),
+      d.map((x) => x.path),
+      d.map((x) => x.docid),
+      d.map((x) => x.title),
+      d.map((x) => x.kind),
+      d.map((x) => x.size),
+      d.map((x) => x.mtimeMs),
+      d.map((x) => x.hash),
+      at,
+      d.map((x) => x.status),
+      d.map((x) => x.error),
+      d.map((x) => x.warning ?? null),
+      d.map((x) => JSON.stringify(x.tags)),
+      d.map((x) => JSON.stringify(x.metadata)),
+      d.map((x) => x.parentId ?? null),
+    ],
+  );
+  const idOf = new Map(r.rows.map((row) => [row.path, row.id]));
+  const ids = d.map((x) => idOf.get(x.path)!);
+  await client.query(
+    'INSERT INTO contents (document_id, text) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
+    [ids, writes.map((w) => w.text)],
+  );
+  const replaced = ids.filter((_, i) => writes[i]!.existingId !== undefined);
+  if (replaced.length) await client.query('DELETE FROM chunks WHERE document_id = ANY($1::bigint[])', [replaced]);
+  const chunks = writes.flatMap((w, i) => w.chunks.map((c) => ({ documentId: ids[i]!, c })));
+  if (!chunks.length) return [];
+  const rows = await client.query<{ id: number; document_id: number; ordinal: number }>(
+    `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
+     SELECT d, o, cs, ce, ls, le, hp, pg, tk
+       FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[]) WITH ORDINALITY
+            AS x(d, o, cs, ce, ls, le, hp, pg, tk, n)
+      ORDER BY n
+     RETURNING id, document_id, ordinal`,
+    [
+      chunks.map((x) => x.documentId),
+      chunks.map((x) => x.c.ordinal),
+      chunks.map((x) => x.c.charStart),
+      chunks.map((x) => x.c.charEnd),
+      chunks.map((x) => x.c.lineStart),
+      chunks.map((x) => x.c.lineEnd),
+      chunks.map((x) => (x.c.headingPath.length ? JSON.stringify(x.c.headingPath) : '')),
+      chunks.map((x) => x.c.page ?? null),
+      chunks.map((x) => x.c.tokens),
+    ],
+  );
+  const chunkId = new Map(rows.rows.map((row) => [`${row.document_id}:${row.ordinal}`, row.id]));
+  return chunks.map(({ documentId, c }) => ({ id: chunkId.get(`${documentId}:${c.ordinal}`)!, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }));
 }
 
 async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: number): Promise<number> {
@@ -92,4 +178,19 @@ async function insertChunks(client: pg.PoolClient, documentId: number, chunks: r
   );
   const idOf = new Map(r.rows.map((row) => [row.ordinal, row.id]));
   return chunks.map((c) => ({ id: idOf.get(c.ordinal)!, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }));
+}
+
+/** The file's documents of its own: written with it as parent (chunks replaced); the children it no longer has dropped. */
+async function writeAttachments(client: pg.PoolClient, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): Promise<void> {
+  for (const a of attachments) {
+    const id = await upsertDocument(client, { ...a.document, parentId }, at);
+    await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+    if (a.text === null) {
+      await client.query('DELETE FROM contents WHERE document_id = $1', [id]);
+      continue;
+    }
+    await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, a.text]);
+    fts.push(...(await insertChunks(client, id, a.chunks)));
+  }
+  await client.query('DELETE FROM documents WHERE parent_id = $1 AND NOT (path = ANY($2::text[]))', [parentId, attachments.map((a) => a.document.path)]);
 }

@@ -7,7 +7,7 @@
 // due again for the others.
 import type pg from 'pg';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobKind, JobRow } from '../jobs.js';
-import type { ClaimedJobs, IndexBatch, JobQueue, JobRetry } from '../storage.js';
+import type { ClaimedJobs, CompleteOutcome, IndexBatch, JobQueue, JobRetry } from '../storage.js';
 import type { PostgresDatabase } from './connection.js';
 
 /** Writes a batch's index rows through the claim's connection (postgres/index-writer.ts). */
@@ -65,13 +65,14 @@ export class ClaimedBatch implements ClaimedJobs {
    * Writes the batch's index rows, retires the jobs that are done (unless a newer event arrived),
    * records the failures and what a scan found; commits. Returns, per write, whether it applied.
    */
-  async complete(outcome: { write?: IndexBatch; retire: readonly JobRow[]; retry?: readonly JobRetry[]; found?: readonly JobEnqueue[]; revive?: number }): Promise<boolean[]> {
+  async complete(outcome: CompleteOutcome): Promise<boolean[]> {
     let applied: boolean[] = [];
     try {
       if (outcome.revive !== undefined) await this.queue.reviveGivenUp(outcome.revive, Date.now(), this.client);
       if (outcome.found?.length) await this.queue.addIfAbsent(outcome.found, this.client);
       if (outcome.write) applied = await this.queue.writeBatch(this.client, outcome.write);
-      await this.retireAndRetry(outcome.retire, outcome.retry ?? []);
+      const conditional = (outcome.retireIfApplied ?? []).filter((r) => applied[r.write]).map((r) => r.job);
+      await this.retireAndRetry([...outcome.retire, ...conditional], outcome.retry ?? []);
     } catch (err) {
       await this.finish('ROLLBACK').catch(() => undefined);
       throw err;

@@ -201,4 +201,16 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   ALTER TABLE access_tokens ADD COLUMN expires_at bigint;
   `,
   },
+  {
+    name: 'embedding claims: hosts embedding one space share its pending chunks',
+    // PostgreSQL only (one SQLite host needs no claims): a claim is held until `until`, then free again
+    sql: `
+  CREATE TABLE embedding_claims (
+    space_id bigint NOT NULL REFERENCES vector_spaces(id) ON DELETE CASCADE,
+    chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    until bigint NOT NULL,
+    PRIMARY KEY (space_id, chunk_id)
+  );
+  `,
+  },
 ];

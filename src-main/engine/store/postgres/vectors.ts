@@ -116,6 +116,35 @@ export class PostgresVectors implements VectorRepository {
     await this.dropUnusedSpaces();
   }
 
+  /**
+   * Up to `limit` chunks without a vector in the space that no other host holds, claimed until
+   * `until` in one statement: two hosts inserting the same claim wait on each other, and the
+   * loser's conflicting row is taken only when its claim has expired.
+   */
+  async claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number): Promise<PendingChunk[]> {
+    const claimed = await this.db.query<{ chunk_id: number }>(
+      `INSERT INTO embedding_claims (space_id, chunk_id, until)
+       SELECT $1, c.id, $4 FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE d.collection_id = $2 AND NOT EXISTS (SELECT 1 FROM ${table(spaceId)} v WHERE v.chunk_id = c.id)
+          AND NOT EXISTS (SELECT 1 FROM embedding_claims e WHERE e.space_id = $1 AND e.chunk_id = c.id AND e.until > $5)
+        ORDER BY c.id LIMIT $3
+       ON CONFLICT (space_id, chunk_id) DO UPDATE SET until = excluded.until WHERE embedding_claims.until <= $5
+       RETURNING chunk_id`,
+      [spaceId, collectionId, limit, until, now],
+    );
+    if (!claimed.length) return [];
+    return this.db.query<PendingChunk>(
+      `SELECT c.id, c.document_id AS "documentId", c.char_start AS "charStart", c.char_end AS "charEnd"
+         FROM chunks c WHERE c.id = ANY($1::bigint[]) ORDER BY c.id`,
+      [claimed.map((r) => r.chunk_id)],
+    );
+  }
+
+  /** The claims on these chunks are done with (their vectors written, or given back). */
+  async releaseClaims(spaceId: number, chunkIds: readonly number[]): Promise<void> {
+    if (chunkIds.length) await this.db.query('DELETE FROM embedding_claims WHERE space_id = $1 AND chunk_id = ANY($2::bigint[])', [spaceId, chunkIds]);
+  }
+
   pending(spaceId: number, collectionId: number, limit: number, after = 0): Promise<PendingChunk[]> {
     return this.db.query<PendingChunk>(
       `SELECT c.id, c.document_id AS "documentId", c.char_start AS "charStart", c.char_end AS "charEnd"

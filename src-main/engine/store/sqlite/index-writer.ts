@@ -5,7 +5,7 @@
 // writer they always are.
 import type { ChunkStore, FtsRow } from '../chunks.js';
 import type { DocumentStore } from '../documents.js';
-import type { IndexBatch } from '../storage.js';
+import type { AttachmentWrite, IndexBatch } from '../storage.js';
 
 export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, batch: IndexBatch): boolean[] {
   const target = chunks.forIndex(batch.index);
@@ -15,6 +15,7 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ba
       case 'remove': {
         const d = documents.byId(w.documentId);
         if (!d || d.path !== w.path || d.collectionId !== batch.collectionId) return false;
+        dropChildren(documents, target, w.documentId);
         target.deleteFor(w.documentId);
         documents.delete(w.documentId);
         return true;
@@ -26,6 +27,7 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ba
         const d = documents.byId(w.documentId);
         if (!d || d.path !== w.from) return false;
         documents.move(w.documentId, w.to, w.size, w.mtimeMs, batch.at);
+        documents.moveChildren(w.documentId, w.from, w.to);
         return true;
       }
       case 'unindexed': {
@@ -33,6 +35,7 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ba
         if (w.existingId !== undefined) {
           target.deleteFor(id);
           documents.deleteContent(id);
+          dropChildren(documents, target, id);
         }
         return true;
       }
@@ -40,10 +43,41 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ba
         const id = documents.upsert(w.document, batch.at);
         documents.putContent(id, w.text);
         for (const row of target.replaceFor(id, w.chunks, w.existingId === undefined)) fts.push(row);
+        if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts);
         return true;
       }
     }
   });
   target.indexText(fts);
   return applied;
+}
+
+/** The file's documents of its own: written with it as parent; the children it no longer has dropped. */
+function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): void {
+  const old = new Map(documents.children(parentId).map((c) => [c.path, c.id]));
+  for (const a of attachments) {
+    const existing = old.get(a.document.path);
+    old.delete(a.document.path);
+    const id = documents.upsert({ ...a.document, parentId }, at);
+    if (a.text === null) {
+      if (existing !== undefined) {
+        target.deleteFor(id);
+        documents.deleteContent(id);
+      }
+      continue;
+    }
+    documents.putContent(id, a.text);
+    for (const row of target.replaceFor(id, a.chunks, existing === undefined)) fts.push(row);
+  }
+  for (const id of old.values()) {
+    target.deleteFor(id);
+    documents.delete(id);
+  }
+}
+
+function dropChildren(documents: DocumentStore, target: ChunkStore, parentId: number): void {
+  for (const c of documents.children(parentId)) {
+    target.deleteFor(c.id);
+    documents.delete(c.id);
+  }
 }

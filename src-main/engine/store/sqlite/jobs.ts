@@ -45,6 +45,7 @@ export class SqliteJobQueue implements JobQueue {
         for (const r of outcome.retry ?? []) this.jobs.retry(r.job, r.attempts, r.nextRunAt, r.error);
         for (const j of outcome.retire) this.jobs.retire(j);
         if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, outcome.write);
+        for (const r of outcome.retireIfApplied ?? []) if (applied[r.write]) this.jobs.retire(r.job);
       })
       .immediate();
     return applied;

@@ -210,6 +210,10 @@ class Vectors implements VectorRepository {
   async pendingCount(spaceId: number, collectionId: number): Promise<number> {
     return this.store.pendingCount(spaceId, collectionId);
   }
+  async claimPending(spaceId: number, collectionId: number, limit: number): Promise<PendingChunk[]> {
+    return this.store.pending(spaceId, collectionId, limit); // one host: what it embeds next leaves the pending list when written
+  }
+  async releaseClaims(): Promise<void> {}
   async size(spaceId: number): Promise<number> {
     return this.store.size(spaceId);
   }

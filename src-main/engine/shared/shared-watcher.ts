@@ -1,0 +1,142 @@
+// Keeps a shared index's folder collections fresh from one host, with the same watcher code as
+// SQLite's live folders (watch/folder-watcher.ts, watch/live-folders.ts's watcherJobs): a watcher
+// per collection this host sees turns changes into queue events, a reconcile scan at start and
+// every so often catches what it missed, and a background loop claims due batches of the watched
+// collections (pauses honoured) — the jobs any host's watcher recorded, so hosts watching the same
+// shared folder split the work. It looks for work again at once after a batch, when its own
+// watcher records one, and otherwise every POLL_MS (another host's events send no notification).
+import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
+import type { ClaimedJobs, Storage } from '../store/storage.js';
+import { scanJob } from '../jobs/runner.js';
+import { FolderWatcher, type PathChange } from '../watch/folder-watcher.js';
+import { DEFAULT_LIVE, watcherJobs, type LiveOptions } from '../watch/live-folders.js';
+import type { PathFilter } from '../watch/path-filter.js';
+
+const POLL_MS = 1000;
+
+export interface SharedWatcherDeps {
+  storage: Storage;
+  filterFor: (c: CollectionRow) => PathFilter;
+  /** Works one claimed batch (the indexer's own batch code) and settles the collection when its queue is empty. */
+  work: (claim: ClaimedJobs) => Promise<void>;
+  batchFiles: number;
+}
+
+export class SharedWatcher {
+  private readonly watchers = new Map<number, { name: string; watcher: FolderWatcher }>();
+  private readonly opts: LiveOptions;
+  private reconcileTimer: NodeJS.Timeout | null = null;
+  private loopDone: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private active = false;
+
+  constructor(
+    private readonly deps: SharedWatcherDeps,
+    opts: Partial<LiveOptions> = {},
+  ) {
+    this.opts = { ...DEFAULT_LIVE, ...opts };
+  }
+
+  get watching(): boolean {
+    return this.active;
+  }
+
+  /** Watches every folder collection; resolves when the watchers are live and the start-up scans are queued. */
+  async start(): Promise<void> {
+    if (this.active) return;
+    this.active = true;
+    for (const c of await this.deps.storage.collections.list(FILE_BACKED)) await this.watch(c);
+    this.reconcileTimer = setInterval(() => void this.reconcileAll(), this.opts.reconcileIntervalMs);
+    this.reconcileTimer.unref();
+    this.loopDone = this.loop();
+  }
+
+  /** Stops the watchers, then the loop once its batch under way is written. */
+  async stop(): Promise<void> {
+    if (!this.active) return;
+    this.active = false;
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    this.reconcileTimer = null;
+    const closing = [...this.watchers.values()].map((w) => w.watcher.close());
+    this.watchers.clear();
+    this.wake();
+    await Promise.all([...closing, this.loopDone]);
+    this.loopDone = null;
+  }
+
+  private async watch(c: CollectionRow): Promise<void> {
+    const watcher = new FolderWatcher(this.deps.filterFor(c), this.sinkFor(c), this.opts);
+    this.watchers.set(c.id, { name: c.name, watcher });
+    try {
+      await watcher.start();
+    } catch (err) {
+      // a folder this host does not see (or cannot read): the scan reports it and retries; keep the others going
+      process.stderr.write(`trove: cannot watch collection "${c.name}": ${(err as Error).message}\n`);
+    }
+    await this.record(() => this.deps.storage.jobs.recordEvents([scanJob(c.id)]));
+  }
+
+  private async reconcileAll(): Promise<void> {
+    for (const id of this.watchers.keys()) await this.record(() => this.deps.storage.jobs.recordEvents([scanJob(id)]));
+  }
+
+  private sinkFor(c: CollectionRow) {
+    return {
+      changes: (batch: PathChange[]): void => {
+        if (this.watchers.has(c.id)) void this.record(() => this.deps.storage.jobs.recordEvents(watcherJobs(c.id, batch, this.opts.goneGraceMs)));
+      },
+      rescan: (): void => {
+        if (this.watchers.has(c.id)) void this.record(() => this.deps.storage.jobs.recordEvents([scanJob(c.id)]));
+      },
+      error: (message: string): void => {
+        process.stderr.write(`trove: collection "${this.watchers.get(c.id)?.name ?? c.name}": ${message}\n`);
+      },
+    };
+  }
+
+  /** Records events and looks for work; a database that cannot be reached is reported, and the next reconcile catches up. */
+  private async record(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      process.stderr.write(`trove: could not queue changes: ${(err as Error).message}\n`);
+    }
+    this.wake();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.active) {
+      let worked = false;
+      try {
+        const ids = [...this.watchers.keys()];
+        const claim = ids.length ? await this.deps.storage.jobs.claim(Date.now(), this.deps.batchFiles, { collections: ids }) : null;
+        if (claim) {
+          worked = true;
+          await this.deps.work(claim);
+        }
+      } catch (err) {
+        process.stderr.write(`trove: indexing batch failed: ${(err as Error).message}\n`);
+      }
+      if (!worked && this.active) await this.sleep(POLL_MS);
+    }
+  }
+
+  private wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = null;
+    w?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wakeUp = null;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+}
