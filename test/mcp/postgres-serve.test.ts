@@ -284,7 +284,7 @@ describe('`trove serve --database`', () => {
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   });
 
-  it('serves a real client from the database over its unix socket, says it does not index, and stops on SIGTERM', async () => {
+  it('serves a real client from the database over its unix socket and stops on SIGTERM', async () => {
     const home = tempDir('trove-pgserve-cli-');
     const socketUrl = await socketUrlOf(url);
     const child = spawn(process.execPath, [BIN, 'serve', '--database', socketUrl, '--port', '0', '--json'], {
@@ -305,7 +305,7 @@ describe('`trove serve --database`', () => {
       });
       const started = JSON.parse(line) as { mcpUrl: string; backend: string };
       expect(started.backend).toBe('postgres');
-      expect(stderr).toMatch(/from PostgreSQL at postgresql:\/\/trove@\/.*host=.*this host does not index or embed/);
+      expect(stderr).toMatch(/from PostgreSQL at postgresql:\/\/trove@\/.*host=.*indexing the folders this host sees and embedding/);
       const token = (JSON.parse(fs.readFileSync(path.join(home, 'runtime.json'), 'utf8')) as { token: string }).token;
       const client = await connect({ mcpUrl: started.mcpUrl } as Host, 'v2', token);
       const r = (await client.callTool({ name: 'search', arguments: { query: 'keep-alive' } })) as { structuredContent: { results: { file: string }[] } };

@@ -3,7 +3,9 @@
 // SIGINT/SIGTERM; runtime.json is removed on the way out. With --database (or TROVE_DATABASE_URL)
 // it serves the MCP surface from an index in PostgreSQL instead (engine's ServedIndex), with the
 // same door: loopback, Origin/Host checks, this profile's runtime token, the database's named
-// tokens. That host neither indexes nor embeds yet (docs/scale-out.md), and has no --ui.
+// tokens; it keeps the folder collections it can see fresh (SharedIndexer: a start-up scan, then
+// watching, sharing the work with the other hosts) and embeds their new chunks unless --no-embed.
+// It has no --ui yet (docs/scale-out.md).
 import path from 'node:path';
 import type { Command } from 'commander';
 import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
@@ -21,7 +23,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--ui', 'also serve the web UI and app API')
     .option('--no-embed', 'do not embed new and changed chunks in the background (vector and hybrid search then wait for `trove embed`)')
     .option('--exit-when-idle', 'stop after TROVE_IDLE_EXIT_MINUTES (default 5) with no clients and no indexing work (how `trove mcp` starts a host)')
-    .option('--database <url>', 'serve the MCP tools from the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL); this host does not index')
+    .option('--database <url>', 'serve the MCP tools from the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL), indexing the folders this host sees with the other hosts')
     .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
@@ -29,15 +31,21 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       if (o.database !== undefined || env.database) {
         if (o.ui) throw new UsageError('--ui does not run on PostgreSQL yet (the app API needs the SQLite engine; docs/scale-out.md): serve without --ui, or without --database');
         const shared = (await ctx.sharedIndex(o.database))!;
+        const indexer = (await ctx.sharedIndexer(o.database))!;
+        shared.trackBackgroundWork(() => indexer.busy());
         const host = await startHost({ engine: shared, port: o.port, env: env.host, idleExitMs });
+        await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
+        const log = (line: string) => process.stderr.write(`trove: ${line}\n`);
+        if (o.embed) await indexer.startEmbedding(log);
         process.stderr.write(
           `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
-            'this host does not index or embed, and memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n',
+            `indexing the folders this host sees${o.embed ? ' and embedding' : ''}; memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
         );
         ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location }, () => host.mcpUrl);
         await Promise.race([untilSignalled(), host.stopRequested]);
         process.stderr.write('trove: shutting down\n');
-        await host.close(); // the index is the CLI's: closed with it
+        await indexer.stopWatching(); // a batch under way is written first; the index and indexer are the CLI's: closed with it
+        await host.close();
         return;
       }
       const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));

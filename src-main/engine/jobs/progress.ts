@@ -48,6 +48,11 @@ export class ProgressHub {
     return [...this.latest.values()];
   }
 
+  /** Some collection has a run under way (work taken and its queue not yet empty). */
+  active(): boolean {
+    return this.runs.size > 0;
+  }
+
   latestFor(collectionId: number): ProgressEvent | undefined {
     return this.latest.get(collectionId);
   }

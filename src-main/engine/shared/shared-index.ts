@@ -3,8 +3,9 @@
 // snippet and freshness; vector over pgvector; hybrid; rerank) over folder collections, get,
 // multi-get, status, tokens, and the knowledge room's documents source — as a ServedIndex, so
 // `trove serve --database` serves the MCP surface from it. Selected by TROVE_DATABASE_URL
-// (engine/config.ts) or `--database`. Indexing, watching, embedding, memory and datasets still
-// run on SQLite only (docs/scale-out.md says what runs where); here they say so.
+// (engine/config.ts) or `--database`. Indexing, watching and embedding into the database are
+// SharedIndexer's (shared-indexer.ts); memory and datasets still run on SQLite only
+// (docs/scale-out.md says what runs where), and here they say so.
 import path from 'node:path';
 import type { CreateTokenInput } from '../access-tokens.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
@@ -58,6 +59,8 @@ export class SharedIndex implements ServedIndex {
   private readonly tokens: SharedTokens;
   /** Each collection's redaction override, read once until some host changes the index. */
   private redaction: Promise<ReadonlyMap<string, boolean | null>> | null = null;
+  /** Set when this process also indexes into the database (trackBackgroundWork). */
+  private backgroundWork: (() => boolean) | null = null;
 
   private constructor(
     private readonly storage: Storage,
@@ -136,9 +139,14 @@ export class SharedIndex implements ServedIndex {
     return this.storage.documents.indexedPaths((await this.requireCollection(collection)).id);
   }
 
-  /** This process neither indexes nor embeds: never busy with background work. */
+  /** Indexing or embedding this process does into the same database (trackBackgroundWork), else never busy. */
   busy(): boolean {
-    return false;
+    return this.backgroundWork?.() ?? false;
+  }
+
+  /** This process also indexes into the database (`trove serve --database`): busy while that works, so an idle host does not stop mid-run. */
+  trackBackgroundWork(busy: () => boolean): void {
+    this.backgroundWork = busy;
   }
 
   /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. Memory does not run here: left out. */

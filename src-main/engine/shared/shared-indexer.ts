@@ -28,6 +28,7 @@ import type { AddCollectionInput, CollectionInfo } from '../types/index.js';
 import { planBatch } from './shared-batch.js';
 import { SharedCollections } from './shared-collections.js';
 import { SharedEmbedder, type SharedEmbedResult } from './shared-embedder.js';
+import { SharedEmbeddingLoop } from './shared-embedding-loop.js';
 import { SharedWatcher } from './shared-watcher.js';
 import type { LiveOptions } from '../watch/live-folders.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
@@ -65,6 +66,7 @@ export class SharedIndexer {
   private readonly collections: SharedCollections;
   private embedder: SharedEmbedder | null = null;
   private watcher: SharedWatcher | null = null;
+  private embedding: SharedEmbeddingLoop | null = null;
   private closed = false;
   /** Set when this indexer opened the storage itself (open()): close() closes it too. */
   private owned = false;
@@ -159,6 +161,21 @@ export class SharedIndexer {
     await this.watcher?.stop();
   }
 
+  /**
+   * Embeds in the background while this host runs (`trove serve --database`): what every folder
+   * collection lacks now, then each collection again whenever its queue runs dry here
+   * (shared-embedding-loop.ts). `log` gets a line per run that embedded something or could not.
+   */
+  async startEmbedding(log: (line: string) => void): Promise<void> {
+    this.embedding ??= new SharedEmbeddingLoop(this, log);
+    await this.embedding.start();
+  }
+
+  /** Indexing or embedding under way on this host (a host's idle check). */
+  busy(): boolean {
+    return this.progress.active() || (this.embedding?.busy ?? false);
+  }
+
   get watching(): boolean {
     return this.watcher?.watching ?? false;
   }
@@ -171,6 +188,7 @@ export class SharedIndexer {
   /** Stops watching and the parse and model workers; a run under way stops at its next batch, its jobs left queued. */
   async close(): Promise<void> {
     await this.stopWatching();
+    await this.embedding?.stop();
     this.closed = true;
     await Promise.all([this.parsers.close(), this.embedder?.close()]);
     if (this.owned) await this.storage.close();
