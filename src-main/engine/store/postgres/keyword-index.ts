@@ -10,7 +10,7 @@ import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
 import { pgFilterSql } from './filters.js';
 import { keywordDocument, tsqueryOf } from './keyword-text.js';
-import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';
+import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm, PlannedKeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -88,6 +88,7 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
    */
   async candidates(match: KeywordStep, filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable = this.db.pool): Promise<KeywordCandidate[]> {
     if (!match.terms.length) return [];
+    if (match.op === 'and' && match.terms.length > 1 && match.terms.every((t) => !t.prefix)) return this.allTerms(match.terms, filters, limit, stats, on);
     const idfs = match.terms.map((t) => idf(stats.rows, t.df));
     const params: unknown[] = [];
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
@@ -105,12 +106,49 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
         ? `JOIN (SELECT chunk_id FROM ${this.index} WHERE tsv @@ ${p(tsqueryOf(match.expression))}::tsquery) m ON m.chunk_id = h.chunk_id`
         : '';
     const having = match.op === 'and' ? `HAVING count(*) = ${p(match.terms.length)}` : '';
+    if (!f.where && !matched) {
+      // nothing to filter by: rank the postings alone and look up only the page's chunks (a common
+      // term has tens of thousands of postings; joining each with its chunk first cost most of the query)
+      const sql = `
+        WITH h AS (${legs.join(' UNION ALL ')}),
+        best AS (SELECT h.chunk_id, -${score} AS rank FROM h GROUP BY h.chunk_id ${having} ORDER BY rank, h.chunk_id LIMIT ${p(limit)})
+        SELECT best.chunk_id AS "chunkId", c.document_id AS "documentId", best.rank FROM best JOIN chunks c ON c.id = best.chunk_id
+         ORDER BY best.rank, best.chunk_id`;
+      return this.db.query<KeywordCandidate>(sql, params, on);
+    }
     const sql = `
       WITH h AS (${legs.join(' UNION ALL ')})
       SELECT h.chunk_id AS "chunkId", c.document_id AS "documentId", -${score} AS rank
         FROM h ${matched} JOIN chunks c ON c.id = h.chunk_id ${f.where ? `JOIN documents d ON d.id = c.document_id WHERE ${f.where}` : ''}
        GROUP BY h.chunk_id, c.document_id ${having}
        ORDER BY rank, h.chunk_id LIMIT ${p(limit)}`;
+    return this.db.query<KeywordCandidate>(sql, params, on);
+  }
+
+  /**
+   * An AND step of exact terms: the rarest term's postings, each probed for the other terms by the
+   * (term, chunk_id) key, as FTS5 intersects — instead of reading every posting of every term and
+   * keeping the chunks that have them all (a common word's ten thousand postings cost ~40 ms on
+   * cpp-docs; this reads the rare one's few and probes). The same chunks and the same BM25.
+   */
+  private async allTerms(terms: readonly PlannedKeywordTerm[], filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable): Promise<KeywordCandidate[]> {
+    const order = terms.map((t, i) => ({ t, i })).sort((a, b) => a.t.df - b.t.df || a.i - b.i);
+    const params: unknown[] = [];
+    const p = (v: unknown) => (params.push(v), `$${params.length}`);
+    const avgdl = p(stats.avgLength || 1);
+    const score = order
+      .map(({ t }, j) => `${p(idf(stats.rows, t.df))}::float8 * t${j}.f * ${K1 + 1} / (t${j}.f + ${K1} * (${1 - B} + ${B} * t0.len / ${avgdl}::float8))`)
+      .join(' + ');
+    const rarest = p(order[0]!.t.term);
+    const probes = order.slice(1).map((o, k) => `JOIN ${this.terms} t${k + 1} ON t${k + 1}.term = ${p(o.t.term)} AND t${k + 1}.chunk_id = t0.chunk_id`);
+    const f = pgFilterSql(filters, params.length + 1);
+    params.push(...f.params);
+    const sql = `
+      SELECT t0.chunk_id AS "chunkId", c.document_id AS "documentId", -(${score}) AS rank
+        FROM ${this.terms} t0 ${probes.join(' ')}
+        JOIN chunks c ON c.id = t0.chunk_id ${f.where ? 'JOIN documents d ON d.id = c.document_id' : ''}
+       WHERE t0.term = ${rarest} ${f.where ? `AND ${f.where}` : ''}
+       ORDER BY rank, t0.chunk_id LIMIT ${p(limit)}`;
     return this.db.query<KeywordCandidate>(sql, params, on);
   }
 
