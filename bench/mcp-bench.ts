@@ -79,8 +79,9 @@ if (values.database) {
   await migrateProfile({ profileDir: profile, url: values.database });
   console.error(`trove: profile copied to PostgreSQL (or found there) in ${(performance.now() - started).toFixed(0)} ms`);
 }
-// QMD's keyword tools, as qmd's own search is measured; from PostgreSQL with --database (that host never embeds)
-const served = await serveProfile(root, profile, {}, values.database ? ['--database', values.database] : ['--no-embed']);
+// QMD's keyword tools, as qmd's own search is measured: a keyword-only profile, so the host must not
+// spend many minutes embedding it first (on PostgreSQL too, where `serve --database` embeds as it serves)
+const served = await serveProfile(root, profile, {}, values.database ? ['--database', values.database, '--no-embed'] : ['--no-embed']);
 try {
   const { mcpUrl, auth } = served;
   rows.push(await measure('trove search (2026-07-28, stateless)', (q, i) => call(mcpUrl, auth, 'search', { query: q, limit: 10 }, i)));
