@@ -132,6 +132,9 @@ export async function migrateToPostgres(opts: {
       throw new TroveError('INTERNAL', `the copy differs from the profile: ${off.map((c) => `${c.what} ${c.sqlite} in SQLite, ${c.postgres} in PostgreSQL`).join('; ')}`);
     }
     await target.query(`UPDATE migrate_progress SET done = true WHERE source = $1`, [opts.sqliteFile]);
+    // a bulk load leaves the visibility map unset and the statistics empty: keyword ranking's
+    // index-only scans would fetch every posting from the table until autovacuum came round
+    await target.query('VACUUM (ANALYZE)');
     return { target: redactPostgresUrl(opts.url), copied, counts, approximateKeywordDocuments: copied.approximate ?? 0 };
   } finally {
     if (source.inTransaction) source.exec('ROLLBACK');

@@ -213,4 +213,12 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   );
   `,
   },
+  {
+    name: "postings carry what BM25 reads: the primary key covers f and len",
+    // PostgreSQL only: ranking a term's postings is then an index-only scan, not a heap fetch per
+    // posting scattered over the table (bench:search --database, whole cpp-docs: p50 19 -> 8 ms, p95 75 -> 19 ms)
+    sql: ['chunks_fts', 'dataset_fts', 'memory_fts']
+      .map((n) => `ALTER TABLE ${n}_terms DROP CONSTRAINT ${n}_terms_pkey, ADD PRIMARY KEY (term, chunk_id) INCLUDE (f, len);`)
+      .join('\n'),
+  },
 ];
