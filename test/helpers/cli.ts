@@ -69,6 +69,48 @@ export function runTrove(args: string[], opts: CliOptions): Promise<CliResult> {
   });
 }
 
+export interface ServingTrove {
+  /** The start-up line `serve --json` prints: mcpUrl, port, pid, backend… */
+  started: { mcpUrl: string; backend?: string };
+  /** This host's runtime token (runtime.json in its profile). */
+  token: string;
+  /** Everything the host wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** A real `trove serve --port 0 --json …` process, resolved once it has printed its start-up line. */
+export async function startServe(args: string[], opts: CliOptions): Promise<ServingTrove> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', ...args], {
+    cwd: opts.cwd ?? opts.home,
+    env: { PATH: process.env.PATH ?? '', HOME: opts.home, TROVE_HOME: opts.home, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const stop = () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    const token = (JSON.parse(fs.readFileSync(path.join(opts.home, 'runtime.json'), 'utf8')) as { token: string }).token;
+    return { started: JSON.parse(line) as ServingTrove['started'], token, stderr: () => stderr, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
 /** Parses stdout as exactly one JSON document (fails loudly if there is anything else). */
 export function oneJson<T = Record<string, unknown>>(r: CliResult): T {
   const text = r.stdout.trim();

@@ -3,14 +3,13 @@
 // a file written into its folder afterwards is found by keyword search through the host's watcher,
 // its chunks are embedded in the background so vector search finds it too, and the host stops
 // cleanly on SIGTERM. A real `trove serve` process, a real SDK client over HTTP, the real model.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSharedIndexer } from '../../src-main/engine/index.js';
 import { modelsDir } from '../embed/models-dir.js';
-import { BIN, ensureBuilt } from '../helpers/cli.js';
+import { ensureBuilt, startServe } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -56,26 +55,11 @@ async function until(call: () => Promise<Hits>, done: (files: string[]) => boole
 describe('`trove serve --database` indexes and embeds', () => {
   it('scans at start, follows a new file, embeds it, and stops on SIGTERM', async () => {
     const home = tempDir('trove-pgserve-live-home-');
-    const child = spawn(process.execPath, [BIN, 'serve', '--database', url, '--port', '0', '--json'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, TROVE_HOME: home, TROVE_MODELS_DIR: modelsDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const host = await startServe(['--database', url], { home, env: { TROVE_MODELS_DIR: modelsDir } });
     const client = new Client({ name: 'pg-serve-live', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    let code: number | null;
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (d: string) => {
-          out += d;
-          if (out.includes('\n')) resolve(out.split('\n')[0]!);
-        });
-        child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-      });
-      const { mcpUrl } = JSON.parse(line) as { mcpUrl: string };
-      const token = (JSON.parse(fs.readFileSync(path.join(home, 'runtime.json'), 'utf8')) as { token: string }).token;
-      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(host.started.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${host.token}` } } }));
       const search = (query: string) => client.callTool({ name: 'search', arguments: { query } }) as Promise<Hits>;
       const vsearch = (query: string) => client.callTool({ name: 'vsearch', arguments: { query } }) as Promise<Hits>;
 
@@ -89,12 +73,12 @@ describe('`trove serve --database` indexes and embeds', () => {
       // and its chunks get vectors in the background: vector search ranks it first for its topic
       await until(() => vsearch('lighter-than-air flying vessels'), (f) => f[0] === 'live/airships.md', 90_000);
       await until(() => vsearch('an HTTP client reusing its connections'), (f) => f[0] === 'live/client.md', 30_000); // the start-up files too
-      expect(stderr).toMatch(/live: \d+ chunks? embedded with all-MiniLM-L6-v2/);
+      expect(host.stderr()).toMatch(/live: \d+ chunks? embedded with all-MiniLM-L6-v2/);
     } finally {
       await client.close().catch(() => undefined);
-      child.kill('SIGTERM');
+      code = await host.stop();
     }
-    expect(await exited).toBe(0);
+    expect(code).toBe(0);
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   }, 240_000);
 });

@@ -8,7 +8,6 @@
 // from the database scoped to one collection cannot see the other; and the CLI: a bad URL, an
 // unreachable server and --ui give clear errors at start-up, `trove serve --database` serves a real
 // client over the server's unix socket, and `trove mcp` with TROVE_DATABASE_URL relays to such a host.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
@@ -23,7 +22,7 @@ import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgr
 import { startHost, type Host } from '../../src-main/host/host.js';
 import { readRuntimeFile } from '../../src-main/host/runtime-file.js';
 import { modelsDir } from '../embed/models-dir.js';
-import { BIN, ensureBuilt, runTrove } from '../helpers/cli.js';
+import { BIN, ensureBuilt, runTrove, startServe } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -286,35 +285,19 @@ describe('`trove serve --database`', () => {
 
   it('serves a real client from the database over its unix socket and stops on SIGTERM', async () => {
     const home = tempDir('trove-pgserve-cli-');
-    const socketUrl = await socketUrlOf(url);
-    const child = spawn(process.execPath, [BIN, 'serve', '--database', socketUrl, '--port', '0', '--json'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, TROVE_HOME: home, TROVE_MODELS_DIR: modelsDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const host = await startServe(['--database', await socketUrlOf(url)], { home, env: { TROVE_MODELS_DIR: modelsDir } });
+    let code: number | null;
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (d: string) => {
-          out += d;
-          if (out.includes('\n')) resolve(out.split('\n')[0]!);
-        });
-        child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-      });
-      const started = JSON.parse(line) as { mcpUrl: string; backend: string };
-      expect(started.backend).toBe('postgres');
-      expect(stderr).toMatch(/from PostgreSQL at postgresql:\/\/trove@\/.*host=.*indexing the folders this host sees and embedding/);
-      const token = (JSON.parse(fs.readFileSync(path.join(home, 'runtime.json'), 'utf8')) as { token: string }).token;
-      const client = await connect({ mcpUrl: started.mcpUrl } as Host, 'v2', token);
+      expect(host.started.backend).toBe('postgres');
+      expect(host.stderr()).toMatch(/from PostgreSQL at postgresql:\/\/trove@\/.*host=.*indexing the folders this host sees and embedding/);
+      const client = await connect({ mcpUrl: host.started.mcpUrl } as Host, 'v2', host.token);
       const r = (await client.callTool({ name: 'search', arguments: { query: 'keep-alive' } })) as { structuredContent: { results: { file: string }[] } };
       expect(r.structuredContent.results[0]!.file).toBe('notes/docs/client.md');
       await client.close();
     } finally {
-      child.kill('SIGTERM');
+      code = await host.stop();
     }
-    expect(await exited).toBe(0);
+    expect(code).toBe(0);
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   });
 });

@@ -17,6 +17,7 @@ import { keywordIndexOf, type KeywordIndex } from '../store/keyword-index.js';
 import type { PathFilter } from '../watch/path-filter.js';
 import type { ProgressHub } from './progress.js';
 import { nextAttemptAt, type RetryPolicy } from './retry.js';
+import { WakeableSleep } from './wakeable-sleep.js';
 
 /** Scans first: they discover the work; then what the user just touched; then the rest. */
 export const PRIORITY = { scan: 100, userChange: 10, reconcile: 0 } as const;
@@ -63,7 +64,7 @@ export class JobRunner {
   private loopDone: Promise<void> | null = null;
   private stopped = true;
   private closed = false;
-  private wakeUp: (() => void) | null = null;
+  private readonly idle = new WakeableSleep();
   private readonly listeners = new Set<OutcomeListener>();
   private readonly merge: FtsMerges;
   private batches = 0;
@@ -107,9 +108,7 @@ export class JobRunner {
 
   /** New work was queued or a pause lifted: look again now. */
   wake(): void {
-    const w = this.wakeUp;
-    this.wakeUp = null;
-    w?.();
+    this.idle.wake();
   }
 
   listen(l: OutcomeListener): () => void {
@@ -157,7 +156,7 @@ export class JobRunner {
       } catch (err) {
         if (this.closed) return;
         process.stderr.write(`trove: indexing batch failed: ${(storageError(err) ?? (err as Error)).message}\n`);
-        await this.sleep(1000);
+        await this.idle.sleep(1000);
         continue;
       }
       if (worked) {
@@ -166,21 +165,8 @@ export class JobRunner {
       }
       if (this.stopped) return;
       const due = paused ? null : this.deps.jobs.nextDueAt();
-      await this.sleep(due === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, due - Date.now())));
+      await this.idle.sleep(due === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, due - Date.now())));
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wakeUp = null;
-        resolve();
-      }, ms);
-      this.wakeUp = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

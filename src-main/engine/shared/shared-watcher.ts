@@ -11,6 +11,7 @@ import { scanJob } from '../jobs/runner.js';
 import { FolderWatcher, type PathChange } from '../watch/folder-watcher.js';
 import { DEFAULT_LIVE, watcherJobs, type LiveOptions } from '../watch/live-folders.js';
 import type { PathFilter } from '../watch/path-filter.js';
+import { WakeableSleep } from '../jobs/wakeable-sleep.js';
 
 const POLL_MS = 1000;
 
@@ -27,7 +28,7 @@ export class SharedWatcher {
   private readonly opts: LiveOptions;
   private reconcileTimer: NodeJS.Timeout | null = null;
   private loopDone: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private readonly idle = new WakeableSleep();
   private active = false;
 
   constructor(
@@ -117,26 +118,11 @@ export class SharedWatcher {
       } catch (err) {
         process.stderr.write(`trove: indexing batch failed: ${(err as Error).message}\n`);
       }
-      if (!worked && this.active) await this.sleep(POLL_MS);
+      if (!worked && this.active) await this.idle.sleep(POLL_MS);
     }
   }
 
   private wake(): void {
-    const w = this.wakeUp;
-    this.wakeUp = null;
-    w?.();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wakeUp = null;
-        resolve();
-      }, ms);
-      this.wakeUp = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
+    this.idle.wake();
   }
 }
