@@ -34,9 +34,14 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         const indexer = (await ctx.sharedIndexer(o.database))!;
         shared.trackBackgroundWork(() => indexer.busy());
         const host = await startHost({ engine: shared, port: o.port, env: env.host, idleExitMs });
-        await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
-        const log = (line: string) => process.stderr.write(`trove: ${line}\n`);
-        if (o.embed) await indexer.startEmbedding(log);
+        try {
+          await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
+          if (o.embed) await indexer.startEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
+        } catch (err) {
+          await indexer.stopWatching();
+          await host.close(); // not left listening (and runtime.json not left behind) by a host that could not start
+          throw err;
+        }
         process.stderr.write(
           `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
             `indexing the folders this host sees${o.embed ? ' and embedding' : ''}; memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,

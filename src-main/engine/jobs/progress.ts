@@ -53,6 +53,11 @@ export class ProgressHub {
     return this.runs.size > 0;
   }
 
+  /** The collections with a run under way. */
+  running(): { collectionId: number; collection: string }[] {
+    return [...this.runs].map(([collectionId, run]) => ({ collectionId, collection: run.collection }));
+  }
+
   latestFor(collectionId: number): ProgressEvent | undefined {
     return this.latest.get(collectionId);
   }

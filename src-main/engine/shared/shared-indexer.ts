@@ -153,7 +153,7 @@ export class SharedIndexer {
    * changes, and a background loop works the watched collections' due jobs with the other hosts.
    */
   async startWatching(): Promise<void> {
-    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
+    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), nothingToClaim: () => this.settleFinishedRuns(), batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
     await this.watcher.start();
   }
 
@@ -245,6 +245,16 @@ export class SharedIndexer {
     if ((await this.storage.jobs.dueCount(c.id, Date.now())) > 0) return;
     await this.storage.collections.markIndexed(c.id, Date.now());
     this.progress.settle(c.id, c.name, 'idle');
+  }
+
+  /** Ends this host's runs whose collection has no due job left (other hosts wrote its last batches) or is gone. */
+  private async settleFinishedRuns(): Promise<void> {
+    for (const { collectionId, collection } of this.progress.running()) {
+      const c = await this.storage.collections.byId(collectionId);
+      if (c && (await this.storage.jobs.dueCount(c.id, Date.now())) > 0) continue;
+      if (c) await this.storage.collections.markIndexed(c.id, Date.now());
+      this.progress.settle(collectionId, c?.name ?? collection, 'idle');
+    }
   }
 
   private async runScan(c: CollectionRow, claim: ClaimedJobs, collector?: ReportCollector): Promise<Error | null> {

@@ -34,7 +34,7 @@ export function sharedKnowledge(d: SharedKnowledgeDeps): EngineKnowledge {
     locate: (locator, collections) => d.retriever.locate(locator, collections),
     content: (id) => d.storage.documents.content(id),
     chunks: (id) => d.storage.chunks.forDocument(id),
-    searched: () => undefined, // this host does not embed: nothing to give way to
+    searched: () => undefined, // a serving host's background embedding (shared-embedding-loop.ts) does not give way to searches yet
   };
   return new EngineKnowledge(
     new KnowledgeService([new DocumentsSource(documents), new UnavailableSource('datasets', DATASETS_UNAVAILABLE), new UnavailableSource('memory', MEMORY_UNAVAILABLE)]),

@@ -20,6 +20,8 @@ export interface SharedWatcherDeps {
   filterFor: (c: CollectionRow) => PathFilter;
   /** Works one claimed batch (the indexer's own batch code) and settles the collection when its queue is empty. */
   work: (claim: ClaimedJobs) => Promise<void>;
+  /** Nothing was left to claim here: runs whose last batches other hosts wrote end now. */
+  nothingToClaim: () => Promise<void>;
   batchFiles: number;
 }
 
@@ -106,6 +108,7 @@ export class SharedWatcher {
   }
 
   private async loop(): Promise<void> {
+    let failures = 0;
     while (this.active) {
       let worked = false;
       try {
@@ -114,9 +117,16 @@ export class SharedWatcher {
         if (claim) {
           worked = true;
           await this.deps.work(claim);
+        } else {
+          await this.deps.nothingToClaim();
         }
+        failures = 0;
       } catch (err) {
         process.stderr.write(`trove: indexing batch failed: ${(err as Error).message}\n`);
+        // a batch that fails every time (its jobs due again at once) must not be claimed in a hot
+        // loop: wait, longer after each failure in a row (1 s, 2 s … 32 s); new events cut it short
+        if (this.active) await this.idle.sleep(POLL_MS * 2 ** Math.min(failures++, 5));
+        continue;
       }
       if (!worked && this.active) await this.idle.sleep(POLL_MS);
     }

@@ -133,11 +133,13 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
    */
   private async allTerms(terms: readonly PlannedKeywordTerm[], filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable): Promise<KeywordCandidate[]> {
     const order = terms.map((t, i) => ({ t, i })).sort((a, b) => a.t.df - b.t.df || a.i - b.i);
+    const alias = new Map(order.map((o, j) => [o.i, `t${j}`]));
     const params: unknown[] = [];
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
     const avgdl = p(stats.avgLength || 1);
-    const score = order
-      .map(({ t }, j) => `${p(idf(stats.rows, t.df))}::float8 * t${j}.f * ${K1 + 1} / (t${j}.f + ${K1} * (${1 - B} + ${B} * t0.len / ${avgdl}::float8))`)
+    // summed in the query's term order, as FTS5 sums: the same float result, so near-ties order alike
+    const score = terms
+      .map((t, i) => `${p(idf(stats.rows, t.df))}::float8 * ${alias.get(i)}.f * ${K1 + 1} / (${alias.get(i)}.f + ${K1} * (${1 - B} + ${B} * t0.len / ${avgdl}::float8))`)
       .join(' + ');
     const rarest = p(order[0]!.t.term);
     const probes = order.slice(1).map((o, k) => `JOIN ${this.terms} t${k + 1} ON t${k + 1}.term = ${p(o.t.term)} AND t${k + 1}.chunk_id = t0.chunk_id`);
