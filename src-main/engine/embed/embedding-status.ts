@@ -4,11 +4,35 @@
 // changes or a collection is filled, and at most 2 s while the stage writes: a search's notice is a
 // map lookup.
 import type { Db } from '../store/database.js';
-import type { VectorStore } from '../store/vectors.js';
+import type { VectorSpace, VectorStore } from '../store/vectors.js';
 import type { CollectionEmbeddingStatus, EmbeddingCoverage, EmbeddingProgress } from '../types/models.js';
 
 /** Counts may lag the stage's writes by this much (they are recounted on the next index change anyway). */
 const MAX_AGE_MS = 2_000;
+
+/**
+ * A collection's embedding status from its spaces and counts (EmbeddingCounts here, and
+ * shared/shared-status.ts over the storage interface). A chunk has at most one vector in a space and
+ * vectors go with their chunks, so chunks less those waiting is the vector count; asking vec0 for its
+ * partition's rows walks them (20-80 ms for 2,000, measured).
+ */
+export function collectionEmbedding(
+  active: VectorSpace | undefined,
+  building: VectorSpace | undefined,
+  chunks: number,
+  needsEmbedding: number,
+): Omit<CollectionEmbeddingStatus, 'collection'> {
+  const vectors = chunks - needsEmbedding;
+  return {
+    model: active?.modelId ?? null,
+    weightsSha256: active?.weightsSha256 ?? null,
+    vectors,
+    needsEmbedding,
+    chunks,
+    hasVectorIndex: vectors > 0,
+    switchingTo: building?.modelId ?? null,
+  };
+}
 
 export class EmbeddingCounts {
   private readonly chunkCountStmt;
@@ -34,18 +58,7 @@ export class EmbeddingCounts {
     const building = cv.buildingSpaceId !== null ? this.vectors.space(cv.buildingSpaceId) : undefined;
     const chunks = this.chunkCountStmt.get(collectionId)!.n;
     const needsEmbedding = active ? this.vectors.pendingCount(active.id, collectionId) : chunks;
-    // a chunk has at most one vector in a space and vectors go with their chunks, so this is the
-    // count; asking vec0 for its partition's rows walks them (20-80 ms for 2,000, measured)
-    const vectors = chunks - needsEmbedding;
-    const status = {
-      model: active?.modelId ?? null,
-      weightsSha256: active?.weightsSha256 ?? null,
-      vectors,
-      needsEmbedding,
-      chunks,
-      hasVectorIndex: vectors > 0,
-      switchingTo: building?.modelId ?? null,
-    };
+    const status = collectionEmbedding(active, building, chunks, needsEmbedding);
     this.cache.set(collectionId, { at: performance.now(), version: this.version, status });
     return { collection: name, ...status };
   }

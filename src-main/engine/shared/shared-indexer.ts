@@ -242,6 +242,11 @@ export class SharedIndexer {
       if (collided(err)) return;
       throw err;
     }
+    await this.settleIfDone(c);
+  }
+
+  /** Ends the collection's run on this host once none of its jobs is due, here or on another host. */
+  private async settleIfDone(c: CollectionRow): Promise<void> {
     if ((await this.storage.jobs.dueCount(c.id, Date.now())) > 0) return;
     await this.storage.collections.markIndexed(c.id, Date.now());
     this.progress.settle(c.id, c.name, 'idle');
@@ -251,9 +256,8 @@ export class SharedIndexer {
   private async settleFinishedRuns(): Promise<void> {
     for (const { collectionId, collection } of this.progress.running()) {
       const c = await this.storage.collections.byId(collectionId);
-      if (c && (await this.storage.jobs.dueCount(c.id, Date.now())) > 0) continue;
-      if (c) await this.storage.collections.markIndexed(c.id, Date.now());
-      this.progress.settle(collectionId, c?.name ?? collection, 'idle');
+      if (c) await this.settleIfDone(c);
+      else this.progress.settle(collectionId, collection, 'idle');
     }
   }
 

@@ -3,7 +3,7 @@
 // host shares, and how far embedding has come per collection. What runs per host is reported as
 // such: this process neither watches nor embeds, registered datasets and memory do not run on
 // PostgreSQL yet (datasets: none; memory: left out).
-import { coverageOf } from '../embed/embedding-status.js';
+import { collectionEmbedding, coverageOf } from '../embed/embedding-status.js';
 import { describeCollectionEmbedding, describeCoverage } from '../embed/describe.js';
 import { collectionInfo, sumKinds } from '../status-report.js';
 import type { CollectionRow } from '../store/collections.js';
@@ -62,15 +62,5 @@ async function embeddingStatus(storage: Storage, c: CollectionRow, chunks: numbe
     cv.buildingSpaceId !== null ? storage.vectors.space(cv.buildingSpaceId) : undefined,
   ]);
   const needsEmbedding = active ? await storage.vectors.pendingCount(active.id, c.id) : chunks;
-  const vectors = chunks - needsEmbedding;
-  return {
-    collection: c.name,
-    model: active?.modelId ?? null,
-    weightsSha256: active?.weightsSha256 ?? null,
-    vectors,
-    needsEmbedding,
-    chunks,
-    hasVectorIndex: vectors > 0,
-    switchingTo: building?.modelId ?? null,
-  };
+  return { collection: c.name, ...collectionEmbedding(active, building, chunks, needsEmbedding) };
 }
