@@ -49,6 +49,12 @@ export class SharedEmbedder {
     return looksEnglish(sample.join('\n')) ? this.models.defaults.embed : this.models.defaults.embedMultilingual;
   }
 
+  /** A collection's model from now on (null: automatic); the next embed() builds its space beside the active one and swaps it in. */
+  async chooseModel(c: CollectionRow, modelId: string | null): Promise<void> {
+    if (modelId !== null) await this.models.embeddingModel(modelId); // fails now when the model is unknown or not on this host
+    await this.storage.vectors.setModelChoice(c.id, modelId);
+  }
+
   /** Embeds the collection's pending chunks with the other hosts until none is left; UNAVAILABLE when the model is not on this host. */
   async embed(c: CollectionRow, opts: { onProgress?: (p: EmbeddingProgress) => void; signal?: AbortSignal } = {}): Promise<SharedEmbedResult> {
     const modelId = await this.modelFor(c);
