@@ -159,7 +159,7 @@ async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: numbe
 }
 
 /** One statement per document; returns the keyword rows to write with the batch's. */
-async function insertChunks(client: pg.PoolClient, documentId: number, chunks: readonly ChunkWrite[]): Promise<FtsRow[]> {
+export async function insertChunks(client: pg.PoolClient, documentId: number, chunks: readonly ChunkWrite[]): Promise<FtsRow[]> {
   if (!chunks.length) return [];
   const r = await client.query<{ id: number; ordinal: number }>(
     `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
