@@ -223,7 +223,7 @@ describe('writes', () => {
     await same((m) => m.update({ id, text: 'Rotate the signing keys every thirty days.', tags: ['rotation'] }));
     await same((m) => m.update({ id, metadata: { title: 'Key rotation' } })); // a new title: keyword rows rewritten
     await search({ query: 'rotation', limit: 5 });
-    await same((m) => m.update({ id, images: [{ data: Buffer.from('png!').toString('base64'), mimeType: 'image/png' }] }));
+    expect(await same((m) => m.update({ id, images: [{ data: Buffer.from('png!').toString('base64'), mime_type: 'image/png' }] }))).toMatchObject({ updatedFields: ['images', 'content_type'] });
     await same((m) => m.get([id]));
     await same((m) => m.update({ id: 4242, text: 'nothing' }));
     await same((m) => m.update({ id }));
