@@ -245,6 +245,9 @@ describe('writes', () => {
     await same((m) => m.updateBatch([{ id: ids[0]!, text: 'first good one, edited' }, { id: 9999, text: 'x' }]));
     await same((m) => m.updateBatch([{ id: ids[0]!, text: 'first good one, edited' }, { id: 9999, text: 'x' }], { atomic: false }));
     await list({ threadId: 'batch' });
+    // one entry twice in a batch: the second update starts from the first
+    await same((m) => m.updateBatch([{ id: ids[0]!, metadataPatch: { a: 1 } }, { id: ids[0]!, metadataPatch: { b: 2 }, tags: ['twice'] }]));
+    expect(((await same((m) => m.get([ids[0]!]))) as { metadata: unknown }[])[0]!.metadata).toEqual({ a: 1, b: 2 });
   });
 
   it('deletes cascade to tags, images, keyword rows, postings and vectors', async () => {

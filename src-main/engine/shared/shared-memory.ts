@@ -312,10 +312,9 @@ export class SharedMemory implements ServedMemory {
   }
 
   private async rewrite(updates: readonly UpdateWrite[]) {
-    const byId = new Map(updates.map((u) => [u.id, u]));
     const out = await this.deps.memory.update(
       updates.map((u) => u.id),
-      (row) => planUpdate(row, byId.get(row.id)!, this.deps.chunking),
+      (row, i) => planUpdate(row, updates[i]!, this.deps.chunking),
     );
     this.changed();
     return out;

@@ -68,16 +68,18 @@ export class PostgresMemory implements MemoryRepository {
     return ids;
   }
 
-  async update(ids: readonly number[], plan: (row: EntryRow) => EntryRewrite): Promise<EntryRewrite[]> {
+  async update(ids: readonly number[], plan: (row: EntryRow, index: number) => EntryRewrite): Promise<EntryRewrite[]> {
     const out = await this.db.transaction(async (client) => {
       const rows = new Map((await client.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.id = ANY($1::bigint[]) FOR UPDATE OF e`, [ids])).rows.map((r) => [r.id, r]));
       const rewrites: EntryRewrite[] = [];
       const now = Date.now();
-      for (const id of ids) {
+      for (const [index, id] of ids.entries()) {
         const row = rows.get(id);
         if (!row) throw notFound(`context entry ${id} not found`);
-        const w = plan(row);
+        const w = plan(row, index);
         rewrites.push(w);
+        // an entry updated twice in one batch: the second update starts from the first one's result, as on SQLite
+        rows.set(id, { ...row, metadata: w.metadataJson, tags: w.tagsJson, text: w.text?.text ?? row.text, content_type: w.contentType, updated_at: now });
         await client.query('UPDATE documents SET title = $1, size = $2, mtime_ms = $3, indexed_at = $3, tags = $4::jsonb, metadata = $5::jsonb WHERE id = $6', [w.title, w.size, now, w.tagsJson, w.metadataJson, w.documentId]);
         if (w.tags) await this.setTags(client, id, w.tags, true);
         if (w.images) await this.setImages(client, id, w.images, true);
