@@ -1,4 +1,6 @@
 // bench:memory [--entries 5000] [--scale 100000] [--embed] [--queries 200] [--no-peer] [--no-stdio] [--no-scale] [--no-quality]
+//   [--database <url>]: Trove's hosts serve memory from that PostgreSQL (`trove serve --database`; memory emptied before
+//   each server run) and the JSON line says "backend": "postgres" (else "sqlite"); --embed and the quality run are SQLite only yet
 //   [--quality-docs N] [--quality-queries N] [--server-cpu-prof DIR] [--clients N]: Trove's memory tools side by side with the peer
 // (mcp-context-server 2.2.2, installed from PyPI by ../shared/bench/peers/context-server.sh) on
 // the same workload, in one run:
@@ -21,7 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { Engine, openSharedIndex, readEnvironment } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
 import { concurrently, peerInstalled, peerOverHttp, peerOverStdio, PEER_DIR } from './lib/concurrent-clients.js';
 import { httpCaller, stdioCaller, type Caller } from './lib/mcp-callers.js';
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     'quality-queries': { type: 'string' },
     'server-cpu-prof': { type: 'string' },
     clients: { type: 'string' },
+    database: { type: 'string' },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -59,7 +62,8 @@ fs.rmSync(SCRATCH, { recursive: true, force: true });
 fs.mkdirSync(SCRATCH, { recursive: true });
 spawnSync('npx', ['tsc', '-p', 'tsconfig.node.json'], { cwd: ROOT, stdio: 'inherit' });
 const docs = readSciFact(SCIFACT);
-const result: Record<string, unknown> = { entries: N, cpus: os.cpus().length, load_before: os.loadavg().map((x) => +x.toFixed(2)) };
+const DATABASE = values.database;
+const result: Record<string, unknown> = { backend: DATABASE ? 'postgres' : 'sqlite', entries: N, cpus: os.cpus().length, load_before: os.loadavg().map((x) => +x.toFixed(2)) };
 
 // ---- 1. the peer ----------------------------------------------------------------------------
 if (!values['no-peer']) {
@@ -230,7 +234,8 @@ if (!values['no-scale']) {
     scale.fts_search_context = await timed(caller, 'fts_search_context', queries.map((query) => ({ query, limit: 5 })));
     // one thread of the 50 (2% of the entries): the filter is applied inside each plan step
     scale.fts_search_context_thread = await timed(caller, 'fts_search_context', queries.map((query) => ({ query, limit: 5, thread_id: 's7' })));
-    if (values.embed) {
+    if (values.embed && DATABASE) scale.hybrid_search_context = 'not measured: --embed embeds in process on SQLite; not with --database yet';
+    else if (values.embed) {
       await server.stop();
       const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
       const t1 = performance.now();
@@ -251,7 +256,8 @@ if (!values['no-scale']) {
 }
 
 // ---- 4. quality: SciFact as entries ---------------------------------------------------------------
-if (!values['no-quality']) {
+if (!values['no-quality'] && DATABASE) result.quality = 'not measured: the quality run embeds in process on SQLite; not with --database yet';
+else if (!values['no-quality']) {
   const profile = path.join(SCRATCH, 'scifact');
   const beir = await readBeir(SCIFACT);
   const corpus = beir.corpus.slice(0, values['quality-docs'] ? Number(values['quality-docs']) : undefined);
@@ -338,7 +344,18 @@ async function startServer(profile: string): Promise<Server> {
   // --no-embed: the peer runs with embedding off; here the model runs in process between server runs
   // --server-cpu-prof DIR: each `trove serve` writes a V8 CPU profile there when it stops
   const prof = values['server-cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['server-cpu-prof'])}`] : [];
-  const child = spawn(process.execPath, [...prof, BIN, 'serve', '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const db: string[] = [];
+  if (DATABASE) {
+    // each server run starts from an empty memory, as a fresh profile does on SQLite
+    const shared = await openSharedIndex(DATABASE, { profileDir: profile });
+    try {
+      await shared.memory.delete({ olderThanDays: 0 });
+    } finally {
+      await shared.close();
+    }
+    db.push('--database', DATABASE);
+  }
+  const child = spawn(process.execPath, [...prof, BIN, 'serve', ...db, '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
   const info = await waitFor(() => (fs.existsSync(runtime) ? (JSON.parse(fs.readFileSync(runtime, 'utf8')) as { mcpUrl: string; token: string }) : null));
   await waitQuiet(child.pid!);
   return {

@@ -3,7 +3,7 @@
 // here (test/architecture.test.ts checks it); everything else in engine/ is its own business.
 export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type HostEnvironment } from './config.js';
 export { Engine, type EngineOptions } from './engine.js';
-export type { Awaitable, ServedIndex } from './served-index.js';
+export type { Awaitable, ServedIndex, ServedMemory } from './served-index.js';
 export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode } from './errors.js';
 export { describeActivity } from './jobs/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';

@@ -10,6 +10,15 @@ import type { DatasetsApi, KnowledgeApi, MemoryApi, MultiGetResult, RetrievedDoc
 /** A value now, or a promise of it: SQLite answers in hand, PostgreSQL after a round trip. */
 export type Awaitable<T> = T | Promise<T>;
 
+/**
+ * The agent memory store as a host serves it: MemoryApi's questions (export and import are the
+ * CLI's), each answer awaitable — in hand on SQLite (Engine.memory), a promise on PostgreSQL
+ * (shared/shared-memory.ts).
+ */
+export type ServedMemory = {
+  [K in Exclude<keyof MemoryApi, 'export' | 'import'>]: (...args: Parameters<MemoryApi[K]>) => Awaitable<Awaited<ReturnType<MemoryApi[K]>>>;
+};
+
 export interface ServedIndex {
   /** Where this index lives: the profile's SQLite file, or a PostgreSQL database. */
   readonly backend: 'sqlite' | 'postgres';
@@ -19,8 +28,8 @@ export interface ServedIndex {
   readonly settings: SettingsApi;
   /** knowledge.search / knowledge.get over every source this backend has. */
   readonly knowledge: KnowledgeApi;
-  /** The agent memory store; on PostgreSQL every call is UNAVAILABLE, saying why. */
-  readonly memory: MemoryApi;
+  /** The agent memory store (the memory and persistence MCP tools await its answers). */
+  readonly memory: ServedMemory;
   /** A registered dataset's description (the knowledge tools' default topK); UNAVAILABLE on PostgreSQL. */
   readonly datasets: Pick<DatasetsApi, 'info'>;
 

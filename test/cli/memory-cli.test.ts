@@ -1,11 +1,13 @@
 // `trove memory list|search|export|import` and `trove token create --memory`, run as the real bin
 // against a real profile: export writes JSON lines a second profile imports, a second import skips
-// everything, bad lines import nothing and say where they are.
+// everything, bad lines import nothing and say where they are; with --database the same commands
+// move that memory into PostgreSQL and work on it there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
 let home: string;
@@ -112,5 +114,27 @@ describe('trove memory', () => {
     const bad = await runTrove(['token', 'create', '--name', 'never', '--expires-in', '0'], { home });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/expires after 0 to 3650 days/);
+  });
+});
+
+describe('trove memory --database', () => {
+  it('moves a profile\'s memory into PostgreSQL and works on it there: import, list, search, export (the same lines)', async () => {
+    const url = await freshDatabase('memorycli');
+    const empty = tempDir('trove-cli-memory-pg-');
+    const exported = (await runTrove(['memory', 'export'], { home })).stdout;
+    const file = path.join(tempDir('trove-cli-export-pg-'), 'memory.jsonl');
+    fs.writeFileSync(file, exported);
+    const first = await runTrove(['memory', 'import', file, '--json', '--database', url], { home: empty });
+    expect(first.code, first.stderr).toBe(0);
+    expect(oneJson(first)).toEqual({ imported: 3, skipped: 0 });
+    expect(oneJson(await runTrove(['memory', 'import', file, '--json'], { home: empty, env: { TROVE_DATABASE_URL: url } }))).toEqual({ imported: 0, skipped: 3 });
+    const threads = oneJson<{ threadId: string; entries: number }[]>(await runTrove(['memory', 'list', '--json', '--database', url], { home: empty }));
+    expect(threads.map((t) => [t.threadId, t.entries]).sort()).toEqual([['deploy', 2], ['ui', 1]]);
+    expect((await runTrove(['memory', 'list', '--thread', 'deploy', '--database', url], { home: empty })).stdout).toMatch(/2 entries in thread "deploy":/);
+    const found = oneJson<{ hits: { entry: { text: string } }[] }>(await runTrove(['memory', 'search', 'load', 'balancer', '--json', '--database', url], { home: empty }));
+    expect(found.hits.map((h) => h.entry.text)).toEqual(['Blue-green deploys switch the load balancer after health checks pass.']);
+    // the same lines back (metadata compared as objects: jsonb keeps keys in its own order)
+    const back = (await runTrove(['memory', 'export', '--database', url], { home: empty })).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(back).toEqual(exported.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>));
   });
 });

@@ -1,12 +1,22 @@
 // `trove memory list|search|export|import`: the agent memory store from the terminal. Export writes
 // JSON lines (one entry each, images included) so a person can back memory up or move it to
 // another machine; import reads them back, checks every line first and skips entries already there.
+// `--database <url>` (or TROVE_DATABASE_URL) works on the memory in PostgreSQL instead (SharedIndex.memory),
+// so `trove memory export` from a profile and `trove memory import --database …` move memory there.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { type Command, Option } from 'commander';
-import type { MemoryEntry, MemorySearchResponse, MemoryThread } from '../../engine/index.js';
+import type { MemoryEntry, MemoryExportLine, MemoryImportReport, MemorySearchResponse, MemoryThread, ServedMemory } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { collect, integer, UsageError } from '../options.js';
+
+const DATABASE_HELP = 'the memory in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile\'s';
+
+/** The memory a command works on: PostgreSQL's with --database or TROVE_DATABASE_URL, else the profile's. */
+async function memoryOf(ctx: CliContext, database: unknown): Promise<ServedMemory & { export(opts?: { threadId?: string }): Iterable<MemoryExportLine> | AsyncIterable<MemoryExportLine>; import(lines: readonly unknown[]): MemoryImportReport | Promise<MemoryImportReport> }> {
+  const shared = await ctx.sharedIndex(database as string | undefined);
+  return shared ? shared.memory : ctx.engine().memory;
+}
 
 export function registerMemoryCommand(program: Command, ctx: CliContext): void {
   const memory = program.command('memory').description('the agent memory store: threads of notes assistants stored');
@@ -17,15 +27,16 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .option('--thread <id>', 'list the entries of this thread')
     .option('--limit <n>', 'entries per page (with --thread)', integer('--limit'), 30)
     .option('--offset <n>', 'skip this many entries (with --thread)', integer('--offset'), 0)
-    .action((o: { thread?: string; limit: number; offset: number }, cmd: Command) => {
+    .option('--database <url>', DATABASE_HELP)
+    .action(async (o: { thread?: string; limit: number; offset: number; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const m = ctx.engine().memory;
+      const m = await memoryOf(ctx, o.database);
       if (o.thread === undefined) {
-        const threads = m.threads();
+        const threads = await m.threads();
         ctx.print(threads, () => formatThreads(threads));
         return;
       }
-      const page = m.list({ threadId: o.thread, limit: o.limit, offset: o.offset });
+      const page = await m.list({ threadId: o.thread, limit: o.limit, offset: o.offset });
       ctx.print(page, () =>
         page.entries.length
           ? [`${page.total} entries in thread "${o.thread}"${page.hasMore ? ` (showing ${o.offset + 1}–${o.offset + page.entries.length})` : ''}:`, ...page.entries.map(formatEntry)].join('\n')
@@ -45,9 +56,10 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .option('--until <date>', 'created on or before (ISO 8601; a date alone: that whole day)')
     .option('--limit <k>', 'results per page', integer('--limit'), 10)
     .option('--offset <n>', 'skip this many results', integer('--offset'), 0)
+    .option('--database <url>', DATABASE_HELP)
     .action(async (words: string[], o: Record<string, unknown>, cmd: Command) => {
       ctx.setJson(cmd);
-      const r = await ctx.engine().memory.search({
+      const r = await (await memoryOf(ctx, o.database)).search({
         query: words.join(' '),
         mode: o.mode as 'keyword',
         syntax: o.syntax as 'match',
@@ -68,11 +80,13 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .description('write every entry (or one thread\'s) as JSON lines, images included, oldest first')
     .option('--thread <id>', 'only this thread')
     .option('--output <file>', 'write to this file instead of stdout')
-    .action(async (o: { thread?: string; output?: string }) => {
+    .option('--database <url>', DATABASE_HELP)
+    .action(async (o: { thread?: string; output?: string; database?: string }) => {
+      const m = await memoryOf(ctx, o.database);
       // the file holds every conversation's notes: readable by its owner only, like the index
       const out: NodeJS.WritableStream = o.output ? fs.createWriteStream(o.output, { flags: 'wx', mode: 0o600 }) : process.stdout;
       let n = 0;
-      for (const line of ctx.engine().memory.export({ threadId: o.thread })) {
+      for await (const line of m.export({ threadId: o.thread })) {
         if (!out.write(`${JSON.stringify(line)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
         n++;
       }
@@ -85,10 +99,12 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
   memory
     .command('import [file]')
     .description('read JSON lines written by export (a file, or stdin); entries already present are skipped')
-    .action(async (file: string | undefined, _o: unknown, cmd: Command) => {
+    .option('--database <url>', DATABASE_HELP)
+    .action(async (file: string | undefined, o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
+      const m = await memoryOf(ctx, o.database);
       const lines = await readJsonLines(file);
-      const report = ctx.engine().memory.import(lines);
+      const report = await m.import(lines);
       ctx.print(report, () => `Imported ${report.imported} entries${report.skipped ? `; skipped ${report.skipped} already present` : ''}.`);
     });
 }

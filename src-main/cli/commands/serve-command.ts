@@ -5,6 +5,7 @@
 // same door: loopback, Origin/Host checks, this profile's runtime token, the database's named
 // tokens; it keeps the folder collections it can see fresh (SharedIndexer: a start-up scan, then
 // watching, sharing the work with the other hosts) and embeds their new chunks unless --no-embed.
+// Agent memory lives in the database too (its entries embedded in the background unless --no-embed).
 // It has no --ui yet (docs/scale-out.md).
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -37,6 +38,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         try {
           await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
           if (o.embed) await indexer.startEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
+          if (o.embed) shared.startMemoryEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
         } catch (err) {
           await indexer.stopWatching();
           await host.close(); // not left listening (and runtime.json not left behind) by a host that could not start
@@ -44,7 +46,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         }
         process.stderr.write(
           `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
-            `indexing the folders this host sees${o.embed ? ' and embedding' : ''}; memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
+            `indexing the folders this host sees${o.embed ? ' and embedding' : ''}; datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
         );
         ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location }, () => host.mcpUrl);
         await Promise.race([untilSignalled(), host.stopRequested]);

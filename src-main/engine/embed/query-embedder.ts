@@ -42,9 +42,14 @@ export class QueryEmbedder {
     return v;
   }
 
+  /** The reranker configured (null: none). */
+  rerankModelId(): string | null {
+    return this.opts.rerankModel !== undefined ? this.opts.rerankModel : this.manifest.defaults.rerank;
+  }
+
   /** Cross-encoder logits for (query, passage) pairs; UNAVAILABLE (before reading passages) without a reranker. */
   async rerankScores(query: string, passages: () => Promise<string[]>): Promise<Float32Array> {
-    const id = this.opts.rerankModel !== undefined ? this.opts.rerankModel : this.manifest.defaults.rerank;
+    const id = this.rerankModelId();
     if (!id) throw new TroveError('UNAVAILABLE', 'no reranker is configured');
     const model = await this.resolve(id, 'rerank');
     const pool = await this.pool(model);

@@ -3,7 +3,7 @@
 // data: URL, an image/* mime type, each at most IMAGE_MAX_BYTES). A problem is an INVALID_INPUT
 // whose message starts with where it is (`entries[3].images[0]: …`), so a batch says which entry.
 import { invalidInput } from '../errors.js';
-import type { MemoryEntryInput, MemoryImageInput, MemorySource, MemoryUpdateInput } from '../types/memory.js';
+import type { MemoryDeleteCriteria, MemoryEntryInput, MemoryImageInput, MemorySource, MemoryUpdateInput } from '../types/memory.js';
 
 export const MEMORY_LIMITS = {
   threadIdChars: 256,
@@ -161,4 +161,43 @@ function checkImages(v: unknown, at: string): DecodedImage[] {
 
 function tooBig(where: string) {
   return invalidInput(`${where} is larger than the ${MEMORY_LIMITS.imageBytes / (1024 * 1024)} MB an image may be`);
+}
+
+/** A deletion's criteria, checked (both backends): all of the given ones must hold. */
+export interface CheckedDelete {
+  ids?: number[];
+  threadIds?: string[];
+  /** Created before this time (ms since the epoch). */
+  before?: number;
+  source?: string;
+  /** The criteria given, by their tool names. */
+  used: string[];
+}
+
+export function checkDelete(criteria: MemoryDeleteCriteria, now: number): CheckedDelete {
+  const out: CheckedDelete = { used: [] };
+  if (criteria.ids != null) {
+    if (!Array.isArray(criteria.ids) || !criteria.ids.length) throw invalidInput('context_ids must be a non-empty list of ids');
+    criteria.ids.forEach((id, i) => checkId(id, `context_ids[${i}]`));
+    out.ids = [...criteria.ids];
+    out.used.push('context_ids');
+  }
+  if (criteria.threadIds != null) {
+    if (!Array.isArray(criteria.threadIds) || !criteria.threadIds.length) throw invalidInput('thread_ids must be a non-empty list of thread ids');
+    out.threadIds = criteria.threadIds.map((t, i) => checkThreadId(t, `thread_ids[${i}]`));
+    out.used.push('thread_ids');
+  }
+  if (criteria.olderThanDays != null) {
+    const days = criteria.olderThanDays;
+    if (typeof days !== 'number' || !Number.isFinite(days) || days < 0) throw invalidInput('older_than_days must be a number of days, 0 or more');
+    out.before = now - days * 86_400_000;
+    out.used.push('older_than_days');
+  }
+  if (criteria.source != null) {
+    if (!out.used.length) throw invalidInput('source must be combined with another criterion (context_ids, thread_ids or older_than_days)');
+    out.source = checkSource(criteria.source, 'source');
+    out.used.push('source');
+  }
+  if (!out.used.length) throw invalidInput('give at least one criterion: context_ids, thread_ids, source (with another) or older_than_days');
+  return out;
 }

@@ -7,7 +7,20 @@ import type { FilterClause } from '../search/filters.js';
 import type { MemoryFilters } from '../types/memory.js';
 import { parseMemoryDate } from './dates.js';
 import { checkSource, checkTags, checkThreadId } from './entry-input.js';
-import { metadataSql } from './metadata-filter.js';
+import { checkMetadata, sqliteMetadataSql, type MetadataCondition } from './metadata-filter.js';
+
+/** The filters checked, as values (one validator for both backends; each renders its SQL). */
+export interface MemoryFilterValues {
+  threadId?: string;
+  source?: string;
+  contentType?: 'text' | 'multimodal';
+  /** Created at or after / at or before, ms since the epoch. */
+  start?: number;
+  end?: number;
+  /** Any of them; absent when none was given. */
+  tags?: string[];
+  metadata: MetadataCondition[];
+}
 
 export interface CheckedFilters {
   /** Over memory_entries e. */
@@ -20,43 +33,49 @@ export interface CheckedFilters {
   indexed: boolean;
 }
 
-export function checkFilters(f: MemoryFilters): CheckedFilters {
-  const entry = { where: [] as string[], params: [] as unknown[] };
-  if (f.threadId != null) {
-    entry.where.push('e.thread_id = ?');
-    entry.params.push(checkThreadId(f.threadId, 'thread_id'));
-  }
-  if (f.source != null) {
-    entry.where.push('e.source = ?');
-    entry.params.push(checkSource(f.source, 'source'));
-  }
+export function checkFilterValues(f: MemoryFilters): MemoryFilterValues {
+  const out: MemoryFilterValues = { metadata: [] };
+  if (f.threadId != null) out.threadId = checkThreadId(f.threadId, 'thread_id');
+  if (f.source != null) out.source = checkSource(f.source, 'source');
   if (f.contentType != null) {
     if (f.contentType !== 'text' && f.contentType !== 'multimodal') throw invalidInput(`content_type must be "text" or "multimodal" (got ${JSON.stringify(f.contentType)})`);
-    entry.where.push('e.content_type = ?');
-    entry.params.push(f.contentType);
+    out.contentType = f.contentType;
   }
   const start = f.startDate != null ? parseMemoryDate(f.startDate, 'start_date') : undefined;
   const end = f.endDate != null ? parseMemoryDate(f.endDate, 'end_date', true) : undefined;
   if (start !== undefined && end !== undefined && start > end) throw invalidInput(`start_date (${f.startDate}) is after end_date (${f.endDate})`);
-  if (start !== undefined) {
-    entry.where.push('e.created_at >= ?');
-    entry.params.push(start);
-  }
-  if (end !== undefined) {
-    entry.where.push('e.created_at <= ?');
-    entry.params.push(end);
-  }
+  if (start !== undefined) out.start = start;
+  if (end !== undefined) out.end = end;
   if (f.tags != null) {
     const tags = checkTags(f.tags, 'tags');
-    if (tags.length) {
-      // any of them (OR): one probe of the (entry_id, tag) key per entry
-      entry.where.push(`EXISTS (SELECT 1 FROM memory_tags t WHERE t.entry_id = e.id AND t.tag IN (SELECT value FROM json_each(?)))`);
-      entry.params.push(JSON.stringify(tags));
-    }
+    if (tags.length) out.tags = tags;
   }
-  const document = metadataSql('d.metadata', f.metadata ?? undefined, f.metadataFilters ?? undefined);
-  const indexed = f.threadId != null || start !== undefined || end !== undefined;
-  return { entry, document, any: entry.where.length > 0 || document.where.length > 0, indexed };
+  out.metadata = checkMetadata(f.metadata ?? undefined, f.metadataFilters ?? undefined);
+  return out;
+}
+
+/** Some entry condition an index finds (a thread, created dates). */
+export function indexedFilter(v: MemoryFilterValues): boolean {
+  return v.threadId !== undefined || v.start !== undefined || v.end !== undefined;
+}
+
+/** The filters as SQLite: conditions over memory_entries e and over documents d. */
+export function checkFilters(f: MemoryFilters): CheckedFilters {
+  const v = checkFilterValues(f);
+  const entry = { where: [] as string[], params: [] as unknown[] };
+  const add = (sql: string, param: unknown) => {
+    entry.where.push(sql);
+    entry.params.push(param);
+  };
+  if (v.threadId !== undefined) add('e.thread_id = ?', v.threadId);
+  if (v.source !== undefined) add('e.source = ?', v.source);
+  if (v.contentType !== undefined) add('e.content_type = ?', v.contentType);
+  if (v.start !== undefined) add('e.created_at >= ?', v.start);
+  if (v.end !== undefined) add('e.created_at <= ?', v.end);
+  // any of them (OR): one probe of the (entry_id, tag) key per entry
+  if (v.tags) add(`EXISTS (SELECT 1 FROM memory_tags t WHERE t.entry_id = e.id AND t.tag IN (SELECT value FROM json_each(?)))`, JSON.stringify(v.tags));
+  const document = sqliteMetadataSql('d.metadata', v.metadata);
+  return { entry, document, any: entry.where.length > 0 || document.where.length > 0, indexed: indexedFilter(v) };
 }
 
 /**

@@ -122,8 +122,8 @@ export class MemorySearch {
     };
     if (req.mode === 'vector') {
       const r = await vectorLeg(space as VectorSpace);
-      const ranked = r.hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, vector: { rank: i + 1, score: h.score, cosine: h.score } }));
-      return this.paged(req, ranked, r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings, null);
+      const ranked = vectorRanking(r.hits);
+      return pagedRanking(req, ranked, r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings, null);
     }
 
     // hybrid and rerank: the query is embedded in a worker while the keyword leg runs
@@ -154,53 +154,7 @@ export class MemorySearch {
         notices.push(`vector leg skipped (keyword results only): ${err.message}`);
       }
     }
-    const f = req.fusion;
-    const legs = [
-      { name: 'keyword', weight: f.method === 'weighted' ? f.keyword : 1, hits: keywordHits },
-      { name: 'vector', weight: f.method === 'weighted' ? f.semantic : 1, hits: vectorHits },
-    ];
-    let fused: RerankedHit[] = f.method === 'weighted' ? weightedSumFusion(legs) : reciprocalRankFusion(legs, f.k);
-    plan.strategy = `${req.mode}:${f.method}`;
-    if (req.mode === 'rerank') fused = await this.rerank(req.query, fused, notices, generation);
-    const keywordAt = new Map(keywordHits.map((h, i) => [h.documentId, { rank: i + 1, score: h.score, bm25: h.bm25 }]));
-    const vectorAt = new Map(vectorHits.map((h, i) => [h.documentId, { rank: i + 1, score: h.score, cosine: h.score }]));
-    const ranked = fused.map((x): RankedEntry => {
-      const keyword = keywordAt.get(x.hit.documentId);
-      const vector = vectorAt.get(x.hit.documentId);
-      const raw = f.method === 'rrf' ? (keyword ? 1 / (f.k + keyword.rank) : 0) + (vector ? 1 / (f.k + vector.rank) : 0) : x.score;
-      return { documentId: x.hit.documentId, chunkId: x.hit.chunkId, score: round(x.score), keyword, vector, fused: round(raw, 6), ...(x.rerank ? { rerank: { score: round(x.rerank.score) } } : {}) };
-    });
-    const exhausted = keywordHits.length < depth && vectorHits.length < depth;
-    const both = ranked.filter((x) => x.keyword && x.vector).length;
-    const overlap = { both, keywordOnly: keywordHits.length - both, vectorOnly: vectorHits.length - both };
-    return this.paged(req, ranked, exhausted, { keyword: keywordHits.length, vector: vectorPromise ? vectorHits.length : null }, overlap, model, notices, plan, timings, bm25Scale);
-  }
-
-  private paged(
-    req: ValidMemorySearch,
-    ranked: RankedEntry[],
-    exhausted: boolean,
-    legs: RankedPage['legs'],
-    overlap: RankedPage['overlap'],
-    model: string | null,
-    notices: string[],
-    plan: RankedPage['plan'],
-    timings: RankedPage['timings'],
-    bm25Scale: RankedPage['bm25Scale'],
-  ): RankedPage {
-    const hasMore = ranked.length > req.offset + req.limit;
-    return {
-      page: ranked.slice(req.offset, req.offset + req.limit),
-      total: exhausted ? ranked.length : Math.max(ranked.length, req.offset + req.limit + 1),
-      hasMore,
-      legs,
-      overlap,
-      model,
-      notices,
-      plan,
-      timings,
-      bm25Scale,
-    };
+    return fusedPage(req, { keywordHits, vectorHits, vectorRan: vectorPromise !== null, model, notices, plan, timings, bm25Scale }, depth, (fused) => this.rerank(req.query, fused, notices, generation));
   }
 
   private async rerank(query: string, fused: FusedHit[], notices: string[], generation: number): Promise<RerankedHit[]> {
@@ -216,10 +170,84 @@ export class MemorySearch {
   }
 }
 
+/** What the hybrid and rerank modes' two legs found, for fusedPage. */
+export interface MemoryLegs {
+  keywordHits: LexicalHit[];
+  vectorHits: RankedHit[];
+  /** The vector leg was asked (a space serves memory), whether or not it answered. */
+  vectorRan: boolean;
+  model: string | null;
+  notices: string[];
+  plan: RankedPage['plan'];
+  timings: RankedPage['timings'];
+  bm25Scale: RankedPage['bm25Scale'];
+}
+
+/**
+ * Hybrid and rerank: the legs fused (RRF with the request's k, or weighted), reranked by `rerank`
+ * in rerank mode, each entry with what each leg said, and the page. Shared by both backends
+ * (memory-search.ts here, shared/shared-memory-search.ts on PostgreSQL).
+ */
+export async function fusedPage(req: ValidMemorySearch, l: MemoryLegs, depth: number, rerank: (fused: FusedHit[]) => Promise<RerankedHit[]>): Promise<RankedPage> {
+  const { keywordHits, vectorHits } = l;
+  const f = req.fusion;
+  const legs = [
+    { name: 'keyword', weight: f.method === 'weighted' ? f.keyword : 1, hits: keywordHits },
+    { name: 'vector', weight: f.method === 'weighted' ? f.semantic : 1, hits: vectorHits },
+  ];
+  let fused: RerankedHit[] = f.method === 'weighted' ? weightedSumFusion(legs) : reciprocalRankFusion(legs, f.k);
+  l.plan.strategy = `${req.mode}:${f.method}`;
+  if (req.mode === 'rerank') fused = await rerank(fused);
+  const keywordAt = new Map(keywordHits.map((h, i) => [h.documentId, { rank: i + 1, score: h.score, bm25: h.bm25 }]));
+  const vectorAt = new Map(vectorHits.map((h, i) => [h.documentId, { rank: i + 1, score: h.score, cosine: h.score }]));
+  const ranked = fused.map((x): RankedEntry => {
+    const keyword = keywordAt.get(x.hit.documentId);
+    const vector = vectorAt.get(x.hit.documentId);
+    const raw = f.method === 'rrf' ? (keyword ? 1 / (f.k + keyword.rank) : 0) + (vector ? 1 / (f.k + vector.rank) : 0) : x.score;
+    return { documentId: x.hit.documentId, chunkId: x.hit.chunkId, score: round(x.score), keyword, vector, fused: round(raw, 6), ...(x.rerank ? { rerank: { score: round(x.rerank.score) } } : {}) };
+  });
+  const exhausted = keywordHits.length < depth && vectorHits.length < depth;
+  const both = ranked.filter((x) => x.keyword && x.vector).length;
+  const overlap = { both, keywordOnly: keywordHits.length - both, vectorOnly: vectorHits.length - both };
+  return pagedRanking(req, ranked, exhausted, { keyword: keywordHits.length, vector: l.vectorRan ? vectorHits.length : null }, overlap, l.model, l.notices, l.plan, l.timings, l.bm25Scale);
+}
+
+/** The vector mode's ranking: documents by cosine, as the vector leg found them. */
+export function vectorRanking(hits: readonly RankedHit[]): RankedEntry[] {
+  return hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, vector: { rank: i + 1, score: h.score, cosine: h.score } }));
+}
+
+export function pagedRanking(
+  req: ValidMemorySearch,
+  ranked: RankedEntry[],
+  exhausted: boolean,
+  legs: RankedPage['legs'],
+  overlap: RankedPage['overlap'],
+  model: string | null,
+  notices: string[],
+  plan: RankedPage['plan'],
+  timings: RankedPage['timings'],
+  bm25Scale: RankedPage['bm25Scale'],
+): RankedPage {
+  const hasMore = ranked.length > req.offset + req.limit;
+  return {
+    page: ranked.slice(req.offset, req.offset + req.limit),
+    total: exhausted ? ranked.length : Math.max(ranked.length, req.offset + req.limit + 1),
+    hasMore,
+    legs,
+    overlap,
+    model,
+    notices,
+    plan,
+    timings,
+    bm25Scale,
+  };
+}
+
 /** The default fusion: reciprocal rank fusion with k = 60, as for documents. */
 export const DEFAULT_MEMORY_FUSION = { method: 'rrf', k: RRF_K } as const;
 
-function ms(since: number): number {
+export function ms(since: number): number {
   return Math.round((performance.now() - since) * 1000) / 1000;
 }
 

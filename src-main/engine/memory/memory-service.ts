@@ -9,7 +9,6 @@ import type { EmbeddingService } from '../embed/embeddings.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import { Anchors } from '../search/anchors.js';
 import { LexicalSearch } from '../search/lexical.js';
-import { queryMatcher } from '../search/highlight.js';
 import type { ChunkStore } from '../store/chunks.js';
 import type { CollectionStore } from '../store/collections.js';
 import type { Db } from '../store/database.js';
@@ -24,7 +23,6 @@ import type {
   MemoryEntry,
   MemoryEntryInput,
   MemoryExportLine,
-  MemoryHit,
   MemoryImportReport,
   MemoryListRequest,
   MemoryPage,
@@ -36,9 +34,10 @@ import type {
   MemoryUpdateResult,
   MemoryWriteResult,
 } from '../types/memory.js';
-import { checkEntry, checkId, checkSource, checkThreadId, checkUpdate, MEMORY_LIMITS, type EntryWrite, type UpdateWrite } from './entry-input.js';
+import { checkDelete, checkEntry, checkId, checkThreadId, checkUpdate, MEMORY_LIMITS, type EntryWrite, type UpdateWrite } from './entry-input.js';
 import { EntryStore, type EntryRow } from './entry-store.js';
-import { imagesByEntry, highlighted, previewOf, toEntry } from './entry-view.js';
+import { imagesByEntry, toEntry } from './entry-view.js';
+import { memoryResponse, metricType } from './search-response.js';
 import { fold } from './metadata-filter.js';
 import { checkFilters, listingClause, searchClause } from './memory-filters.js';
 import { MemorySearch, type RankedPage } from './memory-search.js';
@@ -48,9 +47,6 @@ import { checkSearch, type CheckedSearch } from './search-request.js';
 import { exportLines, importLines } from './transfer.js';
 
 export const MEMORY_COLLECTION = '~memory';
-/** A hit's snippet when the caller asked for none. */
-const NO_PREVIEW: { text: string; highlights: [] } = { text: '', highlights: [] };
-const DAY_MS = 86_400_000;
 
 export interface MemoryDeps {
   db: Db;
@@ -153,39 +149,28 @@ export class MemoryService implements MemoryApi {
   }
 
   delete(criteria: MemoryDeleteCriteria): MemoryDeleteResult {
+    const c = checkDelete(criteria, Date.now());
     const where: string[] = [];
     const params: unknown[] = [];
-    const used: string[] = [];
-    if (criteria.ids != null) {
-      if (!Array.isArray(criteria.ids) || !criteria.ids.length) throw invalidInput('context_ids must be a non-empty list of ids');
-      criteria.ids.forEach((id, i) => checkId(id, `context_ids[${i}]`));
+    if (c.ids) {
       where.push('e.id IN (SELECT value FROM json_each(?))');
-      params.push(JSON.stringify(criteria.ids));
-      used.push('context_ids');
+      params.push(JSON.stringify(c.ids));
     }
-    if (criteria.threadIds != null) {
-      if (!Array.isArray(criteria.threadIds) || !criteria.threadIds.length) throw invalidInput('thread_ids must be a non-empty list of thread ids');
+    if (c.threadIds) {
       where.push('e.thread_id IN (SELECT value FROM json_each(?))');
-      params.push(JSON.stringify(criteria.threadIds.map((t, i) => checkThreadId(t, `thread_ids[${i}]`))));
-      used.push('thread_ids');
+      params.push(JSON.stringify(c.threadIds));
     }
-    if (criteria.olderThanDays != null) {
-      const days = criteria.olderThanDays;
-      if (typeof days !== 'number' || !Number.isFinite(days) || days < 0) throw invalidInput('older_than_days must be a number of days, 0 or more');
+    if (c.before !== undefined) {
       where.push('e.created_at < ?');
-      params.push(Date.now() - days * DAY_MS);
-      used.push('older_than_days');
+      params.push(c.before);
     }
-    if (criteria.source != null) {
-      if (!where.length) throw invalidInput('source must be combined with another criterion (context_ids, thread_ids or older_than_days)');
+    if (c.source !== undefined) {
       where.push('e.source = ?');
-      params.push(checkSource(criteria.source, 'source'));
-      used.push('source');
+      params.push(c.source);
     }
-    if (!where.length) throw invalidInput('give at least one criterion: context_ids, thread_ids, source (with another) or older_than_days');
     const deleted = this.writer.remove(this.entries.matching(where.join(' AND '), params));
     if (deleted) this.changed();
-    return { deleted, criteria: used };
+    return { deleted, criteria: c.used };
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -227,40 +212,10 @@ export class MemoryService implements MemoryApi {
     const rows = new Map(this.entries.byDocuments(r.page.map((p) => p.documentId)).map((row) => [row.document_id, row]));
     const present = r.page.filter((p) => rows.has(p.documentId)); // an entry deleted meanwhile drops out
     const entries = this.view(present.map((p) => rows.get(p.documentId)!), req.includeImages, false);
-    const matcher = req.snippets || req.highlight ? queryMatcher(req.query, req.syntax) : null;
-    const hits = present.map((p, i): MemoryHit => {
-      const entry = entries[i]!;
-      const preview = req.snippets ? previewOf(entry.text, matcher!, req.snippetChars) : NO_PREVIEW;
-      return {
-        entry,
-        score: p.score,
-        snippet: preview.text,
-        highlights: preview.highlights,
-        ...(req.highlight ? { highlighted: highlighted(entry.text, matcher!) } : {}),
-        ...(p.keyword ? { keyword: p.keyword } : {}),
-        ...(p.vector ? { vector: p.vector } : {}),
-        ...(p.fused !== undefined ? { fused: p.fused } : {}),
-        ...(p.rerank ? { rerank: p.rerank } : {}),
-      };
-    });
     const totalMs = ms(t0);
-    this.stats.record(req.mode === 'keyword' ? 'fts' : req.mode === 'vector' ? 'semantic' : 'hybrid', req.query, hits.length, totalMs);
-    return {
-      query: req.query,
-      mode: req.mode,
-      hits,
-      total: r.total,
-      hasMore: r.hasMore,
-      nextOffset: r.hasMore ? req.offset + req.limit : null,
-      legs: r.legs,
-      model: r.model,
-      fusion: req.mode === 'hybrid' || req.mode === 'rerank' ? req.fusion : null,
-      overlap: r.overlap,
-      notices: r.notices,
-      plan: r.plan,
-      timings: { totalMs, ...r.timings },
-      bm25Scale: r.bm25Scale,
-    };
+    const response = memoryResponse(req, r, present, entries, totalMs);
+    this.stats.record(metricType(req.mode), req.query, response.hits.length, totalMs);
+    return response;
   }
 
   threads(): MemoryThread[] {
@@ -361,12 +316,12 @@ export class MemoryService implements MemoryApi {
   }
 }
 
-function checkBatch(items: readonly unknown[], name: string): void {
+export function checkBatch(items: readonly unknown[], name: string): void {
   if (!Array.isArray(items) || !items.length) throw invalidInput(`${name} must be a non-empty list`);
   if (items.length > MEMORY_LIMITS.batch) throw invalidInput(`${name}: a batch holds at most ${MEMORY_LIMITS.batch} items (got ${items.length})`);
 }
 
-function attempt<T>(fn: () => T): { value: T | null; error: string | null } {
+export function attempt<T>(fn: () => T): { value: T | null; error: string | null } {
   try {
     return { value: fn(), error: null };
   } catch (err) {
@@ -374,12 +329,12 @@ function attempt<T>(fn: () => T): { value: T | null; error: string | null } {
   }
 }
 
-function tally(results: MemoryBatchItem[]): MemoryBatchResult {
+export function tally(results: MemoryBatchItem[]): MemoryBatchResult {
   const succeeded = results.filter((r) => r.success).length;
   return { results, succeeded, failed: results.length - succeeded };
 }
 
-function checkRange(v: unknown, min: number, max: number, name: string): number {
+export function checkRange(v: unknown, min: number, max: number, name: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw invalidInput(`${name} must be a whole number from ${min} to ${max}`);
   return v;
 }

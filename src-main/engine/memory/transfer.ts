@@ -6,31 +6,34 @@ import { invalidInput } from '../errors.js';
 import type { MemoryExportLine, MemoryImportReport } from '../types/memory.js';
 import { isoTime, parseMemoryDate } from './dates.js';
 import { checkEntry, type EntryWrite } from './entry-input.js';
-import type { EntryStore } from './entry-store.js';
+import type { EntryRow, EntryStore, ImageRow } from './entry-store.js';
 import { imagesByEntry } from './entry-view.js';
 import type { EntryTimes, MemoryWriter } from './memory-writer.js';
 
 export function* exportLines(entries: EntryStore, threadId?: string): Generator<MemoryExportLine> {
-  for (const row of entries.exportRows(threadId)) {
-    const images = imagesByEntry(entries.images([row.id], true)).get(row.id) ?? [];
-    yield {
-      id: row.id,
-      thread_id: row.thread_id,
-      source: row.source,
-      text: row.text,
-      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-      tags: JSON.parse(row.tags) as string[],
-      images: images.map((i) => ({ data: i.data!.toString('base64'), mime_type: i.mime_type })),
-      created_at: isoTime(row.created_at),
-      updated_at: isoTime(row.updated_at),
-    };
-  }
+  for (const row of entries.exportRows(threadId)) yield exportLine(row, imagesByEntry(entries.images([row.id], true)).get(row.id) ?? []);
 }
 
-const IMPORT_BATCH = 500;
+/** One entry as an export line (its images with their bytes). */
+export function exportLine(row: EntryRow, images: readonly ImageRow[]): MemoryExportLine {
+  return {
+    id: row.id,
+    thread_id: row.thread_id,
+    source: row.source,
+    text: row.text,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    tags: JSON.parse(row.tags) as string[],
+    images: images.map((i) => ({ data: i.data!.toString('base64'), mime_type: i.mime_type })),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+  };
+}
+
+export const IMPORT_BATCH = 500;
 const MAX_REPORTED = 10;
 
-export function importLines(lines: readonly unknown[], entries: EntryStore, writer: MemoryWriter): MemoryImportReport {
+/** Every line checked before any is written: a bad one is INVALID_INPUT naming it (up to ten), nothing written. */
+export function checkImportLines(lines: readonly unknown[]): { write: EntryWrite; times: EntryTimes }[] {
   const checked: { write: EntryWrite; times: EntryTimes }[] = [];
   const problems: string[] = [];
   lines.forEach((line, i) => {
@@ -44,6 +47,11 @@ export function importLines(lines: readonly unknown[], entries: EntryStore, writ
     const more = problems.length > MAX_REPORTED ? `\n… and ${problems.length - MAX_REPORTED} more` : '';
     throw invalidInput(`nothing was imported: ${problems.length} line${problems.length === 1 ? '' : 's'} cannot be read\n${problems.slice(0, MAX_REPORTED).join('\n')}${more}`);
   }
+  return checked;
+}
+
+export function importLines(lines: readonly unknown[], entries: EntryStore, writer: MemoryWriter): MemoryImportReport {
+  const checked = checkImportLines(lines);
   let imported = 0;
   let skipped = 0;
   for (let i = 0; i < checked.length; i += IMPORT_BATCH) {
@@ -59,7 +67,7 @@ export function importLines(lines: readonly unknown[], entries: EntryStore, writ
   return { imported, skipped };
 }
 
-function sameEntry(a: { write: EntryWrite; times: EntryTimes }, b: { write: EntryWrite; times: EntryTimes }): boolean {
+export function sameEntry(a: { write: EntryWrite; times: EntryTimes }, b: { write: EntryWrite; times: EntryTimes }): boolean {
   return a.write.threadId === b.write.threadId && a.times.createdAt === b.times.createdAt && a.write.source === b.write.source && a.write.text === b.write.text;
 }
 

@@ -32,13 +32,17 @@ export interface SharedEmbedResult {
 
 export class SharedEmbedder {
   private readonly models: QueryEmbedder;
+  private readonly ownsModels: boolean;
 
+  /** `models`: a host's query models to embed with too (one set of workers per model), left open by close(). */
   constructor(
     private readonly storage: Storage,
     profileDir: string,
     private readonly opts: EmbeddingOptions = {},
+    models?: QueryEmbedder,
   ) {
-    this.models = new QueryEmbedder(profileDir, opts);
+    this.models = models ?? new QueryEmbedder(profileDir, opts);
+    this.ownsModels = !models;
   }
 
   /** The model a collection uses: its own choice, the configured default, or by its language (EmbeddingService.modelFor). */
@@ -98,7 +102,7 @@ export class SharedEmbedder {
   }
 
   async close(): Promise<void> {
-    await this.models.close();
+    if (this.ownsModels) await this.models.close();
   }
 
   private async embedSlice(spaceId: number, collectionId: number, slice: readonly { id: number; documentId: number; charStart: number; charEnd: number }[], pool: ModelPool): Promise<number> {

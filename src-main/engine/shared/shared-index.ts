@@ -1,11 +1,12 @@
 // A Trove index in PostgreSQL, read through the storage interface (store/storage.ts): what runs on
 // PostgreSQL today for the faces — search in every mode (keyword with every syntax, filter, tier,
 // snippet and freshness; vector over pgvector; hybrid; rerank) over folder collections, get,
-// multi-get, status, tokens, and the knowledge room's documents source — as a ServedIndex, so
+// multi-get, status, tokens, agent memory (shared-memory.ts) and the knowledge room's documents
+// source — as a ServedIndex, so
 // `trove serve --database` serves the MCP surface from it. Selected by TROVE_DATABASE_URL
 // (engine/config.ts) or `--database`. Indexing, watching and embedding into the database are
-// SharedIndexer's (shared-indexer.ts); memory and datasets still run on SQLite only
-// (docs/scale-out.md says what runs where), and here they say so.
+// SharedIndexer's (shared-indexer.ts), memory's embedding startMemoryEmbedding's; datasets still run
+// on SQLite only (docs/scale-out.md says what runs where), and here they say so.
 import path from 'node:path';
 import type { CreateTokenInput } from '../access-tokens.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
@@ -26,10 +27,12 @@ import type { ServedIndex } from '../served-index.js';
 import { EngineSettings } from '../settings/engine-settings.js';
 import { ALL_KINDS } from '../store/collections.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
-import type { Storage } from '../store/storage.js';
 import { collectionInfo } from '../status-report.js';
-import type { CollectionInfo, DatasetsApi, KnowledgeApi, MemoryApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
-import { DATASETS_UNAVAILABLE, MEMORY_UNAVAILABLE, sharedKnowledge, unavailableApi } from './shared-knowledge.js';
+import type { CollectionInfo, DatasetsApi, KnowledgeApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import { DATASETS_UNAVAILABLE, sharedKnowledge, unavailableApi } from './shared-knowledge.js';
+import { SharedEmbedder } from './shared-embedder.js';
+import { SharedMemory } from './shared-memory.js';
+import { SharedMemoryEmbedding } from './shared-memory-embedding.js';
 import { sharedStatus } from './shared-status.js';
 import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
@@ -47,10 +50,10 @@ export class SharedIndex implements ServedIndex {
   readonly profileDir: string;
   /** Settings stay a file in this host's profile; per-collection redaction comes from the database. */
   readonly settings: EngineSettings;
-  /** knowledge.search / knowledge.get: the documents source; datasets and memory listed as unavailable. */
+  /** knowledge.search / knowledge.get: the documents and memory sources; datasets listed as unavailable. */
   readonly knowledge: KnowledgeApi;
-  /** Memory does not run on PostgreSQL yet: every call is UNAVAILABLE with the reason. */
-  readonly memory: MemoryApi = unavailableApi<MemoryApi>(MEMORY_UNAVAILABLE);
+  /** Agent memory in the database: the memory and persistence MCP tools' store. */
+  readonly memory: SharedMemory;
   readonly datasets: Pick<DatasetsApi, 'info'> = unavailableApi<Pick<DatasetsApi, 'info'>>(DATASETS_UNAVAILABLE);
   private readonly keyword: StorageKeywordSearch;
   private readonly modes: StorageModeSearch;
@@ -61,10 +64,12 @@ export class SharedIndex implements ServedIndex {
   private redaction: Promise<ReadonlyMap<string, boolean | null>> | null = null;
   /** Set when this process also indexes into the database (trackBackgroundWork). */
   private backgroundWork: (() => boolean) | null = null;
+  /** Memory's background embedding, when this host runs it (startMemoryEmbedding). */
+  private memoryEmbedding: { loop: SharedMemoryEmbedding; embedder: SharedEmbedder } | null = null;
 
   private constructor(
-    private readonly storage: Storage,
-    opts: SharedIndexOptions,
+    private readonly storage: PostgresStorage,
+    private readonly opts: SharedIndexOptions,
   ) {
     this.keyword = new StorageKeywordSearch(storage);
     this.profileDir = opts.profileDir ?? process.cwd();
@@ -73,10 +78,12 @@ export class SharedIndex implements ServedIndex {
     this.tokens = new SharedTokens(storage.tokens, async (name) => (await this.requireCollection(name)).id);
     this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
     this.settings = new EngineSettings(this.profileDir, { chunking: DEFAULT_CHUNKING, collectionRedaction: () => this.collectionRedaction() });
-    this.knowledge = sharedKnowledge({ storage, keyword: this.keyword, modes: this.modes, retriever: this.retriever });
+    this.memory = new SharedMemory({ storage, memory: storage.memory, embedder: this.embedder, chunking: DEFAULT_CHUNKING });
+    this.knowledge = sharedKnowledge({ storage, keyword: this.keyword, modes: this.modes, retriever: this.retriever, memory: this.memory });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
     storage.changes.onRemoteChange(() => {
       this.keyword.changed();
+      this.memory.changed();
       this.redaction = null;
     });
   }
@@ -139,9 +146,23 @@ export class SharedIndex implements ServedIndex {
     return this.storage.documents.indexedPaths((await this.requireCollection(collection)).id);
   }
 
-  /** Indexing or embedding this process does into the same database (trackBackgroundWork), else never busy. */
+  /** Indexing or embedding this process does into the same database (trackBackgroundWork, startMemoryEmbedding), else never busy. */
   busy(): boolean {
-    return this.backgroundWork?.() ?? false;
+    return (this.backgroundWork?.() ?? false) || (this.memoryEmbedding?.loop.busy ?? false);
+  }
+
+  /**
+   * Embeds memory's entries in the background while this host serves (`trove serve --database`,
+   * unless --no-embed): what is pending now, then after every change here or on another host,
+   * sharing the work with other hosts through embedding claims. `log` gets a line per run that
+   * embedded something or could not.
+   */
+  startMemoryEmbedding(log: (line: string) => void): void {
+    if (!this.memoryEmbedding) {
+      const embedder = new SharedEmbedder(this.storage, this.profileDir, this.opts.embeddings, this.embedder);
+      this.memoryEmbedding = { embedder, loop: new SharedMemoryEmbedding(this.memory, this.storage, embedder, log) };
+    }
+    this.memoryEmbedding.loop.start();
   }
 
   /** This process also indexes into the database (`trove serve --database`): busy while that works, so an idle host does not stop mid-run. */
@@ -149,9 +170,10 @@ export class SharedIndex implements ServedIndex {
     this.backgroundWork = busy;
   }
 
-  /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. Memory does not run here: left out. */
-  status(opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
-    return sharedStatus(this.storage, this.profileDir, opts);
+  /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list; `memory`: memory's summary (default: when no allow-list is given). */
+  async status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
+    const [report, memory] = await Promise.all([sharedStatus(this.storage, this.profileDir, opts), (opts.memory ?? !opts.collections) ? this.memory.summary() : null]);
+    return memory ? { ...report, memory } : report;
   }
 
   // ---- access tokens: one set for every host on the database (as Engine's, see access-tokens.ts) ----
@@ -176,6 +198,8 @@ export class SharedIndex implements ServedIndex {
 
   /** Settles when the query models' workers have exited. */
   async close(): Promise<void> {
+    await this.memoryEmbedding?.loop.stop();
+    await this.memory.flush().catch(() => undefined); // metrics held back are written if the database still answers
     await Promise.all([this.storage.close(), this.embedder.close(), this.settings.close()]);
   }
 

@@ -1,12 +1,14 @@
-// The knowledge room over an index in PostgreSQL: the same DocumentsSource the SQLite engine uses,
-// reading through the storage interface (DocumentsIndex as round trips), and the sources that do
-// not run on PostgreSQL yet (datasets, memory) listed as unavailable with the reason, so a search
-// or get that names them says why instead of answering empty. What the MCP tools reach of memory
-// and datasets on this backend (SharedIndex.memory / .datasets) fails the same way.
+// The knowledge room over an index in PostgreSQL: the same DocumentsSource and MemorySource the
+// SQLite engine uses, reading through the storage interface (DocumentsIndex as round trips) and
+// SharedIndex.memory, and the source that does not run on PostgreSQL yet (datasets) listed as
+// unavailable with the reason, so a search or get that names it says why instead of answering
+// empty. What the MCP tools reach of datasets on this backend (SharedIndex.datasets) fails the same way.
 import { TroveError } from '../errors.js';
 import { EngineKnowledge } from '../knowledge/knowledge-api.js';
 import { KnowledgeService } from '../knowledge/knowledge-service.js';
 import { DocumentsSource, type DocumentsIndex } from '../knowledge/sources/documents-source.js';
+import { MemorySource } from '../knowledge/sources/memory-source.js';
+import type { ServedMemory } from '../served-index.js';
 import type { KnowledgeSource, SourceTarget } from '../knowledge/sources/source.js';
 import type { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
 import type { StorageKeywordSearch } from '../search/storage-keyword.js';
@@ -14,7 +16,6 @@ import type { StorageModeSearch } from '../search/storage-modes.js';
 import type { Storage } from '../store/storage.js';
 import type { KnowledgeScope, KnowledgeSourceKind } from '../types/index.js';
 
-export const MEMORY_UNAVAILABLE = 'memory is not available on PostgreSQL yet — docs/scale-out.md';
 export const DATASETS_UNAVAILABLE = 'datasets are not available on PostgreSQL yet — docs/scale-out.md';
 
 export interface SharedKnowledgeDeps {
@@ -22,6 +23,7 @@ export interface SharedKnowledgeDeps {
   keyword: StorageKeywordSearch;
   modes: StorageModeSearch;
   retriever: StorageDocumentRetriever;
+  memory: ServedMemory;
 }
 
 export function sharedKnowledge(d: SharedKnowledgeDeps): EngineKnowledge {
@@ -37,7 +39,7 @@ export function sharedKnowledge(d: SharedKnowledgeDeps): EngineKnowledge {
     searched: () => undefined, // a serving host's background embedding (shared-embedding-loop.ts) does not give way to searches yet
   };
   return new EngineKnowledge(
-    new KnowledgeService([new DocumentsSource(documents), new UnavailableSource('datasets', DATASETS_UNAVAILABLE), new UnavailableSource('memory', MEMORY_UNAVAILABLE)]),
+    new KnowledgeService([new DocumentsSource(documents), new UnavailableSource('datasets', DATASETS_UNAVAILABLE), new MemorySource(d.memory)]),
   );
 }
 
@@ -63,7 +65,7 @@ class UnavailableSource implements KnowledgeSource {
   }
 }
 
-/** An API every call of which fails with UNAVAILABLE and the reason (memory and datasets on PostgreSQL). */
+/** An API every call of which fails with UNAVAILABLE and the reason (datasets on PostgreSQL). */
 export function unavailableApi<T extends object>(reason: string): T {
   const fail = () => {
     throw new TroveError('UNAVAILABLE', reason);

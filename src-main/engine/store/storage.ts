@@ -5,7 +5,11 @@
 // PostgreSQL pays a round trip per step and SQLite a resolved promise. Transactions stay inside
 // the backends: an atomic write is one method taking plain data (IndexBatch, a claimed batch's
 // completion), never a callback. Rows are the SQLite stores' row types.
-import type { ResolvedFilters } from '../search/filters.js';
+import type { CheckedDelete, DecodedImage } from '../memory/entry-input.js';
+import type { EntryRow, ImageRow } from '../memory/entry-store.js';
+import type { EntryRewrite } from '../memory/entry-update.js';
+import type { MemoryFilterValues } from '../memory/memory-filters.js';
+import type { FilterClause, ResolvedFilters } from '../search/filters.js';
 import type { ChunkRow, ChunkWrite } from './chunks.js';
 import type { CollectionKind, CollectionRow } from './collections.js';
 import type { DocumentFingerprint, DocumentRow, DocumentWrite } from './documents.js';
@@ -241,6 +245,82 @@ export interface DatasetTables {
   removeFolder(folder: string): Promise<boolean>;
   check(key: string): Promise<number | undefined>;
   putCheck(key: string, bestCosine: number): Promise<void>;
+}
+
+/** A new memory entry as it is written: checked (memory/entry-input.ts), chunked, its times set. */
+export interface MemoryInsert {
+  threadId: string;
+  source: string;
+  text: string;
+  title: string;
+  size: number;
+  tags: readonly string[];
+  tagsJson: string;
+  metadataJson: string;
+  images: readonly DecodedImage[];
+  chunks: readonly ChunkWrite[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface MemoryThreadRow {
+  thread_id: string;
+  entries: number;
+  sources: number;
+  multimodal: number;
+  first: number;
+  last: number;
+  last_id: number;
+}
+
+export interface MemoryCounts {
+  entries: number;
+  threads: number;
+  bySource: Record<string, number>;
+  byContentType: Record<string, number>;
+  images: number;
+  uniqueTags: number;
+  ftsRows: number;
+}
+
+export interface MemorySearchMetric {
+  type: 'fts' | 'semantic' | 'hybrid';
+  query: string;
+  results: number;
+  ms: number;
+  at: number;
+}
+
+/**
+ * Agent memory's tables (entries, tags, images, search metrics) with the entries' documents,
+ * chunks and keyword rows: memory/entry-store.ts and memory-stats.ts on SQLite (the engine's
+ * MemoryService still calls those directly), store/postgres/memory.ts on PostgreSQL. Each write
+ * one transaction; filters as data, rendered by the backend.
+ */
+export interface MemoryRepository {
+  /** Writes the entries of the `~memory` collection in one transaction; their ids in order. */
+  insert(collectionId: number, entries: readonly MemoryInsert[]): Promise<number[]>;
+  /** Reads the entries (NOT_FOUND for a missing one: nothing is written), applies what `plan` decides for each in order (pure, synchronous; an entry listed twice is planned from its first rewrite), in one transaction. */
+  update(ids: readonly number[], plan: (row: EntryRow, index: number) => EntryRewrite): Promise<EntryRewrite[]>;
+  /** Deletes the matching entries and everything that hangs off them (keyword rows, postings, vectors); how many. */
+  remove(criteria: CheckedDelete): Promise<number>;
+  /** An entry with this thread, creation time, source and text (import's duplicate check). */
+  same(threadId: string, createdAt: number, source: string, text: string): Promise<number | undefined>;
+  /** Every entry (or one thread's) after an id, oldest first (export, a page at a time). */
+  exportPage(threadId: string | undefined, afterId: number, limit: number): Promise<EntryRow[]>;
+  byIds(ids: readonly number[]): Promise<EntryRow[]>;
+  byDocuments(documentIds: readonly number[]): Promise<EntryRow[]>;
+  images(ids: readonly number[], withData: boolean): Promise<ImageRow[]>;
+  /** A page newest first, and how many match in all. */
+  list(filters: MemoryFilterValues, limit: number, offset: number): Promise<{ rows: EntryRow[]; total: number }>;
+  /** The filters as the backend's clause over documents d, pushed into keyword and vector search (null: none). */
+  searchClause(filters: MemoryFilterValues): Promise<FilterClause | null>;
+  around(e: EntryRow, before: number, after: number): Promise<{ before: EntryRow[]; after: EntryRow[] }>;
+  threads(): Promise<MemoryThreadRow[]>;
+  counts(): Promise<MemoryCounts>;
+  entriesAndThreads(): Promise<{ entries: number; threads: number }>;
+  recordSearches(rows: readonly MemorySearchMetric[], prune: boolean): Promise<void>;
+  searches(): Promise<{ type: string; count: number; avg: number; last: number | null }[]>;
 }
 
 /** The index generation and other hosts' changes (PostgreSQL: LISTEN/NOTIFY; SQLite: this process only). */

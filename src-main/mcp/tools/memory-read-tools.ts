@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { notFound } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
-import { contextEntry, entryOutput, filterCount, filterFields, jsonResult, pageFields, toFilters } from './memory-shapes.js';
+import { contextEntry, entryOutput, filterCount, filterFields, jsonResult, pageFields, storeNames, toFilters } from './memory-shapes.js';
 import { guarded } from './results.js';
 import { convertedOnce } from './schema-cache.js';
 
@@ -80,8 +80,8 @@ export function registerMemoryReadTools(server: McpServer, ctx: McpContext, allo
         annotations: readOnly,
       },
       (a) =>
-        guarded('get_context_by_ids', () => {
-          const entries = m.get(a.context_ids, { includeImages: a.include_images });
+        guarded('get_context_by_ids', async () => {
+          const entries = await m.get(a.context_ids, { includeImages: a.include_images });
           const found = new Set(entries.map((e) => e.id));
           const missing = [...new Set(a.context_ids)].filter((id) => !found.has(id));
           if (!entries.length) throw notFound(`no context entries with id${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
@@ -102,8 +102,8 @@ export function registerMemoryReadTools(server: McpServer, ctx: McpContext, allo
         annotations: readOnly,
       },
       () =>
-        guarded('list_threads', () => {
-          const threads = m.threads().map((t) => ({
+        guarded('list_threads', async () => {
+          const threads = (await m.threads()).map((t) => ({
             thread_id: t.threadId,
             entry_count: t.entries,
             source_types: t.sourceTypes,
@@ -130,8 +130,8 @@ export function registerMemoryReadTools(server: McpServer, ctx: McpContext, allo
         annotations: readOnly,
       },
       () =>
-        guarded('get_statistics', () => {
-          const s = m.statistics();
+        guarded('get_statistics', async () => {
+          const s = await m.statistics();
           const coverage = s.semantic.chunks ? Math.round((s.semantic.vectors / s.semantic.chunks) * 10_000) / 100 : 0;
           return jsonResult({
             total_entries: s.entries,
@@ -157,8 +157,8 @@ export function registerMemoryReadTools(server: McpServer, ctx: McpContext, allo
               enabled: true,
               available: true,
               language: 'multilingual',
-              backend: 'sqlite',
-              engine: 'fts5 (porter unicode61, CJK bigrams, BM25 4/2/1)',
+              backend: storeNames(ctx.engine.backend).fts,
+              engine: storeNames(ctx.engine.backend).engine,
               indexed_entries: s.keyword.indexedEntries,
               coverage_percentage: s.entries ? 100 : 0,
               segments: s.keyword.segments,
@@ -186,15 +186,15 @@ export function registerMemoryReadTools(server: McpServer, ctx: McpContext, allo
         annotations: readOnly,
       },
       (a) =>
-        guarded('search_context', () => {
-          const page = m.list({ ...toFilters(a), limit: a.limit, offset: a.offset, includeImages: a.include_images });
+        guarded('search_context', async () => {
+          const page = await m.list({ ...toFilters(a), limit: a.limit, offset: a.offset, includeImages: a.include_images });
           const results = page.entries.map((e) => contextEntry(e, { truncate: true, images: a.include_images }));
           return jsonResult({
             results,
             count: results.length,
             total: page.total,
             has_more: page.hasMore,
-            ...(a.explain_query ? { stats: { execution_time_ms: page.tookMs, filters_applied: filterCount(a), rows_returned: results.length, backend: 'sqlite' } } : {}),
+            ...(a.explain_query ? { stats: { execution_time_ms: page.tookMs, filters_applied: filterCount(a), rows_returned: results.length, backend: storeNames(ctx.engine.backend).backend } } : {}),
           });
         }),
     );

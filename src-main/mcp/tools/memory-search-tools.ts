@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { MemoryHit, MemorySearchResponse } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
-import { contextEntry, entryShape, filterCount, filterFields, jsonResult, pageFields, toFilters, type FilterArgs } from './memory-shapes.js';
+import { contextEntry, entryShape, filterCount, filterFields, jsonResult, pageFields, storeNames, toFilters, type FilterArgs } from './memory-shapes.js';
 import { guarded } from './results.js';
 import { convertedOnce } from './schema-cache.js';
 
@@ -99,14 +99,14 @@ function entryOf(h: MemoryHit, images: boolean) {
   return contextEntry(h.entry, { truncate: true, images });
 }
 
-function statsOf(r: MemorySearchResponse, a: FilterArgs): Record<string, unknown> {
-  const base = { execution_time_ms: r.timings.totalMs, filters_applied: filterCount(a), rows_returned: r.hits.length, backend: 'sqlite' };
+function statsOf(r: MemorySearchResponse, a: FilterArgs, store: ReturnType<typeof storeNames>): Record<string, unknown> {
+  const base = { execution_time_ms: r.timings.totalMs, filters_applied: filterCount(a), rows_returned: r.hits.length, backend: store.backend };
   if (r.mode === 'keyword') return { ...base, query_plan: `${r.plan.strategy}: ${r.plan.expression}`, dropped_terms: r.plan.dropped };
   if (r.mode === 'vector') return { ...base, embedding_generation_ms: r.timings.embedMs, search_ms: r.timings.vectorMs, model: r.model };
   return {
     ...base,
-    fts_stats: { execution_time_ms: r.timings.keywordMs, rows_returned: r.legs.keyword, query_plan: r.plan.expression || null, backend: 'sqlite' },
-    semantic_stats: r.legs.vector === null ? null : { execution_time_ms: r.timings.vectorMs, embedding_generation_ms: r.timings.embedMs, rows_returned: r.legs.vector, backend: 'sqlite-vec' },
+    fts_stats: { execution_time_ms: r.timings.keywordMs, rows_returned: r.legs.keyword, query_plan: r.plan.expression || null, backend: store.fts },
+    semantic_stats: r.legs.vector === null ? null : { execution_time_ms: r.timings.vectorMs, embedding_generation_ms: r.timings.embedMs, rows_returned: r.legs.vector, backend: store.vectors },
     fusion_stats: {
       method: r.fusion?.method,
       ...(r.fusion?.method === 'rrf' ? { rrf_k: r.fusion.k } : {}),
@@ -129,14 +129,14 @@ export function registerMemorySearchTools(server: McpServer, ctx: McpContext, al
   if (allowed('fts_search_context')) {
     const t = TOOLS.fts_search_context;
     server.registerTool('fts_search_context', { title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: readOnly }, (a) =>
-      guarded('fts_search_context', () => {
-        const r = m.search({ ...toFilters(a), query: a.query, mode: 'keyword', syntax: a.mode, limit: a.limit, offset: a.offset, includeImages: a.include_images, highlight: a.highlight, snippets: false }) as MemorySearchResponse;
+      guarded('fts_search_context', async () => {
+        const r = await m.search({ ...toFilters(a), query: a.query, mode: 'keyword', syntax: a.mode, limit: a.limit, offset: a.offset, includeImages: a.include_images, highlight: a.highlight, snippets: false });
         const results = r.hits.map((h) => ({
           ...entryOf(h, a.include_images),
           scores: { fts_score: h.keyword?.bm25 ?? null, fts_rank: null, rerank_score: null },
           ...(a.highlight ? { highlighted: h.highlighted ?? '' } : {}),
         }));
-        return jsonResult({ query: r.query, mode: a.mode, language: 'multilingual', results, ...page(r), ...(a.explain_query ? { stats: statsOf(r, a) } : {}) });
+        return jsonResult({ query: r.query, mode: a.mode, language: 'multilingual', results, ...page(r), ...(a.explain_query ? { stats: statsOf(r, a, storeNames(ctx.engine.backend)) } : {}) });
       }),
     );
   }
@@ -146,7 +146,7 @@ export function registerMemorySearchTools(server: McpServer, ctx: McpContext, al
       guarded('semantic_search_context', async () => {
         const r = await m.search({ ...toFilters(a), query: a.query, mode: 'vector', limit: a.limit, offset: a.offset, includeImages: a.include_images, snippets: false });
         const results = r.hits.map((h) => ({ ...entryOf(h, a.include_images), scores: { semantic_distance: h.vector ? l2(h.vector.cosine) : null, semantic_rank: null, rerank_score: null } }));
-        return jsonResult({ query: r.query, model: r.model ?? '', results, ...page(r), ...(a.explain_query ? { stats: statsOf(r, a) } : {}) });
+        return jsonResult({ query: r.query, model: r.model ?? '', results, ...page(r), ...(a.explain_query ? { stats: statsOf(r, a, storeNames(ctx.engine.backend)) } : {}) });
       }),
     );
   }
@@ -177,7 +177,7 @@ export function registerMemorySearchTools(server: McpServer, ctx: McpContext, al
           results,
           ...page(r),
           ...(r.notices.length ? { warnings: r.notices } : {}),
-          ...(a.explain_query ? { stats: statsOf(r, a) } : {}),
+          ...(a.explain_query ? { stats: statsOf(r, a, storeNames(ctx.engine.backend)) } : {}),
         });
       }),
     );

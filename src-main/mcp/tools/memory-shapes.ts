@@ -42,6 +42,13 @@ export const pageFields = (defaultLimit: number) => ({
 
 export type FilterArgs = { [K in keyof typeof filterFields]?: z.output<(typeof filterFields)[K]> };
 
+/** What a stats block names as the store: the context server's words for its SQLite and PostgreSQL backends. */
+export function storeNames(backend: 'sqlite' | 'postgres'): { backend: string; fts: string; vectors: string; engine: string } {
+  return backend === 'postgres'
+    ? { backend: 'postgresql', fts: 'postgresql', vectors: 'pgvector', engine: 'tsvector + postings (Porter terms, CJK bigrams, BM25 4/2/1)' }
+    : { backend: 'sqlite', fts: 'sqlite', vectors: 'sqlite-vec', engine: 'fts5 (porter unicode61, CJK bigrams, BM25 4/2/1)' };
+}
+
 export function toFilters(a: FilterArgs): MemoryFilters {
   return {
     threadId: a.thread_id,

@@ -137,14 +137,14 @@ export function registerMemoryWriteTools(server: McpServer, ctx: McpContext, all
   };
 
   reg('store_context', false, (a: z.output<(typeof TOOLS)['store_context']['inputSchema']>) =>
-    guarded('store_context', () => {
-      const r = m.store({ threadId: a.thread_id, source: a.source, text: a.text, metadata: a.metadata, tags: a.tags, images: a.images });
+    guarded('store_context', async () => {
+      const r = await m.store({ threadId: a.thread_id, source: a.source, text: a.text, metadata: a.metadata, tags: a.tags, images: a.images });
       return writeResult({ success: true, context_id: r.id, thread_id: r.threadId, message: `Context stored (id ${r.id})` });
     }),
   );
   reg('store_context_batch', false, (a: z.output<(typeof TOOLS)['store_context_batch']['inputSchema']>) =>
-    guarded('store_context_batch', () => {
-      const r = m.storeBatch(
+    guarded('store_context_batch', async () => {
+      const r = await m.storeBatch(
         a.entries.map((e) => ({ threadId: e.thread_id, source: e.source, text: e.text, metadata: e.metadata, tags: e.tags, images: e.images })),
         { atomic: a.atomic },
       );
@@ -152,24 +152,24 @@ export function registerMemoryWriteTools(server: McpServer, ctx: McpContext, all
     }),
   );
   reg('update_context', false, (a: UpdateArgs) =>
-    guarded('update_context', () => {
-      const r = m.update(toUpdate(a));
+    guarded('update_context', async () => {
+      const r = await m.update(toUpdate(a));
       return writeResult({ success: true, context_id: r.id, updated_fields: r.updatedFields, message: `Updated ${r.updatedFields.join(', ')} of entry ${r.id}` });
     }),
   );
   reg('update_context_batch', false, (a: z.output<(typeof TOOLS)['update_context_batch']['inputSchema']>) =>
-    guarded('update_context_batch', () => writeResult(batchAnswer(m.updateBatch(a.updates.map(toUpdate), { atomic: a.atomic }), 'updated'))),
+    guarded('update_context_batch', async () => writeResult(batchAnswer(await m.updateBatch(a.updates.map(toUpdate), { atomic: a.atomic }), 'updated'))),
   );
   reg('delete_context', true, (a: z.output<(typeof TOOLS)['delete_context']['inputSchema']>) =>
-    guarded('delete_context', () => {
+    guarded('delete_context', async () => {
       if (!a.context_ids === !a.thread_id) throw invalidInput('give either context_ids or thread_id (not both)');
-      const r = m.delete(a.context_ids ? { ids: a.context_ids } : { threadIds: [a.thread_id!] });
+      const r = await m.delete(a.context_ids ? { ids: a.context_ids } : { threadIds: [a.thread_id!] });
       return writeResult({ success: true, deleted_count: r.deleted, message: r.deleted ? `Deleted ${r.deleted} context entries` : 'No context entries matched; nothing was deleted' });
     }),
   );
   reg('delete_context_batch', true, (a: z.output<(typeof TOOLS)['delete_context_batch']['inputSchema']>) =>
-    guarded('delete_context_batch', () => {
-      const r = m.delete({ ids: a.context_ids, threadIds: a.thread_ids, source: a.source, olderThanDays: a.older_than_days });
+    guarded('delete_context_batch', async () => {
+      const r = await m.delete({ ids: a.context_ids, threadIds: a.thread_ids, source: a.source, olderThanDays: a.older_than_days });
       return writeResult({ success: true, deleted_count: r.deleted, criteria_used: r.criteria, message: r.deleted ? `Deleted ${r.deleted} context entries` : 'No context entries matched; nothing was deleted' });
     }),
   );

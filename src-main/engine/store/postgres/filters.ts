@@ -2,7 +2,8 @@
 // search/filters.ts's SQLite SQL: pushed into the keyword and vector queries so pagination counts
 // only what the caller may see. A path glob becomes picomatch's own regular expression (PostgreSQL's
 // regex engine takes its lookaheads and lazy quantifiers), matched case-insensitively, with the
-// same "a bare name matches at any depth" rule as on SQLite.
+// same "a bare name matches at any depth" rule as on SQLite. A room's `extra` clause comes written
+// for PostgreSQL by the room (PostgreSQL's SharedMemory never hands over SQLite's), its `?`s numbered here.
 import picomatch from 'picomatch';
 import type { ResolvedFilters } from '../../search/filters.js';
 
@@ -48,6 +49,12 @@ export function pgFilterSql(f: ResolvedFilters, first: number): PgFilterSql {
   if (f.modifiedAfterMs !== undefined) clauses.push(`d.mtime_ms >= ${next(f.modifiedAfterMs)}`);
   if (f.modifiedBeforeMs !== undefined) clauses.push(`d.mtime_ms <= ${next(f.modifiedBeforeMs)}`);
   if (f.tags?.length) clauses.push(`d.tags @> ${next(JSON.stringify(f.tags.map((t) => t.toLowerCase())))}::jsonb`);
+  // a room's own condition (memory: memory/memory-filters-pg.ts), written with `?` placeholders
+  if (f.extra?.where) {
+    const values = f.extra.params;
+    let i = 0;
+    clauses.push(`(${f.extra.where.replace(/\?/g, () => next(values[i++]))})`);
+  }
   const shape = clauses.map((c) => c.replace(/\$\d+/g, '?')).join('|');
   return { where: clauses.join(' AND '), params, key: shape };
 }

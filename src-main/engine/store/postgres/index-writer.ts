@@ -119,7 +119,12 @@ async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[],
   );
   const replaced = ids.filter((_, i) => writes[i]!.existingId !== undefined);
   if (replaced.length) await client.query('DELETE FROM chunks WHERE document_id = ANY($1::bigint[])', [replaced]);
-  const chunks = writes.flatMap((w, i) => w.chunks.map((c) => ({ documentId: ids[i]!, c })));
+  return insertChunkRuns(client, writes.map((w, i) => ({ documentId: ids[i]!, chunks: w.chunks })));
+}
+
+/** Several documents' chunks in one statement, in order (ids come out as one statement per document would give them); returns their keyword rows. */
+export async function insertChunkRuns(client: pg.PoolClient, runs: readonly { documentId: number; chunks: readonly ChunkWrite[] }[]): Promise<FtsRow[]> {
+  const chunks = runs.flatMap((r) => r.chunks.map((c) => ({ documentId: r.documentId, c })));
   if (!chunks.length) return [];
   const rows = await client.query<{ id: number; document_id: number; ordinal: number }>(
     `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
@@ -159,7 +164,7 @@ async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: numbe
 }
 
 /** One statement per document; returns the keyword rows to write with the batch's. */
-async function insertChunks(client: pg.PoolClient, documentId: number, chunks: readonly ChunkWrite[]): Promise<FtsRow[]> {
+export async function insertChunks(client: pg.PoolClient, documentId: number, chunks: readonly ChunkWrite[]): Promise<FtsRow[]> {
   if (!chunks.length) return [];
   const r = await client.query<{ id: number; ordinal: number }>(
     `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)

@@ -12,6 +12,7 @@ import { PostgresChunks, PostgresDocuments } from './documents.js';
 import { applyIndexBatch } from './index-writer.js';
 import { PostgresJobQueue } from './jobs.js';
 import { PostgresKeywordIndex } from './keyword-index.js';
+import { PostgresMemory } from './memory.js';
 import { PostgresStats } from './stats.js';
 import { PostgresTokens } from './tokens.js';
 import { PostgresVectors } from './vectors.js';
@@ -28,6 +29,8 @@ export class PostgresStorage implements Storage {
   readonly vectors: PostgresVectors;
   readonly datasets: PostgresDatasetTables;
   readonly changes: PostgresChanges;
+  /** Agent memory (not yet on the Storage interface: SQLite's memory still runs on engine/memory's own stores). */
+  readonly memory: PostgresMemory;
   private readonly keywords: Map<KeywordIndex, PostgresKeywordIndex>;
 
   private constructor(readonly db: PostgresDatabase) {
@@ -43,6 +46,7 @@ export class PostgresStorage implements Storage {
     this.stats = new PostgresStats(db);
     this.vectors = new PostgresVectors(db);
     this.datasets = new PostgresDatasetTables(db);
+    this.memory = new PostgresMemory(db, this.keyword('memory_fts'), notify);
   }
 
   static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStorage> {

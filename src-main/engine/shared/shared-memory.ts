@@ -1,0 +1,371 @@
+// Agent memory on a shared index (PostgreSQL): the MCP memory and persistence tools' ServedMemory,
+// answering as the SQLite room (memory/memory-service.ts) does — the same checks and errors
+// (memory/entry-input.ts, memory-filters.ts, metadata-filter.ts, search-request.ts), the same
+// update decisions (entry-update.ts), shapes (entry-view.ts, search-response.ts) and ranking
+// (shared-memory-search.ts over the storage keyword index and pgvector) — with every read and
+// write a round trip to the memory repository (store/postgres/memory.ts: each write one
+// transaction). Entries are embedded in the background by the serving host
+// (shared-memory-embedding.ts), as the SQLite room's embedding stage does.
+import { invalidInput, notFound } from '../errors.js';
+import { collectionEmbedding } from '../embed/embedding-status.js';
+import type { QueryEmbedder } from '../embed/query-embedder.js';
+import type { ChunkOptions } from '../ingest/chunker.js';
+import { isoTime } from '../memory/dates.js';
+import { checkDelete, checkEntry, checkId, checkThreadId, checkUpdate, type EntryWrite, type UpdateWrite } from '../memory/entry-input.js';
+import type { EntryRow } from '../memory/entry-store.js';
+import { entryChunks, titleOf } from '../memory/entry-text.js';
+import { planUpdate } from '../memory/entry-update.js';
+import { imagesByEntry, toEntry } from '../memory/entry-view.js';
+import { checkFilterValues } from '../memory/memory-filters.js';
+import { ms } from '../memory/memory-search.js';
+import { attempt, checkBatch, checkRange, MEMORY_COLLECTION, tally } from '../memory/memory-service.js';
+import { checkSearch } from '../memory/search-request.js';
+import { memoryResponse, metricType } from '../memory/search-response.js';
+import { checkImportLines, exportLine, IMPORT_BATCH, sameEntry } from '../memory/transfer.js';
+import type { EntryTimes } from '../memory/memory-writer.js';
+import { StorageKeywordSearch } from '../search/storage-keyword.js';
+import type { ServedMemory } from '../served-index.js';
+import type { MemoryRepository, MemorySearchMetric, Storage } from '../store/storage.js';
+import type {
+  MemoryBatchItem,
+  MemoryBatchResult,
+  MemoryContext,
+  MemoryDeleteCriteria,
+  MemoryDeleteResult,
+  MemoryEntry,
+  MemoryEntryInput,
+  MemoryExportLine,
+  MemoryImportReport,
+  MemoryListRequest,
+  MemoryPage,
+  MemorySearchRequest,
+  MemorySearchResponse,
+  MemoryStatistics,
+  MemoryThread,
+  MemoryUpdateInput,
+  MemoryUpdateResult,
+  MemoryWriteResult,
+} from '../types/memory.js';
+import { SharedMemorySearch } from './shared-memory-search.js';
+
+const METRICS_FLUSH_MS = 1000;
+const METRICS_FLUSH_ROWS = 200;
+const EXPORT_PAGE = 200;
+
+export interface SharedMemoryDeps {
+  storage: Storage;
+  memory: MemoryRepository;
+  embedder: QueryEmbedder;
+  chunking: ChunkOptions;
+}
+
+export class SharedMemory implements ServedMemory {
+  private readonly keyword: StorageKeywordSearch;
+  private readonly searcher: SharedMemorySearch;
+  private collectionId: Promise<number | null> | null = null;
+  private readonly listeners = new Set<() => void>();
+  private pending: MemorySearchMetric[] = [];
+  private recorded = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: SharedMemoryDeps) {
+    this.keyword = new StorageKeywordSearch(deps.storage, 'memory_fts');
+    this.searcher = new SharedMemorySearch(deps.storage, this.keyword, deps.embedder);
+  }
+
+  /** Memory changed (here, or on another host): term counts are taken again; listeners (background embedding) hear it. */
+  changed(): void {
+    this.keyword.changed();
+    for (const l of this.listeners) l();
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  async store(input: MemoryEntryInput): Promise<MemoryWriteResult> {
+    const w = checkEntry(input);
+    const [id] = await this.insert([w]);
+    return { id: id!, threadId: w.threadId };
+  }
+
+  async storeBatch(inputs: readonly MemoryEntryInput[], opts: { atomic?: boolean } = {}): Promise<MemoryBatchResult> {
+    checkBatch(inputs, 'entries');
+    const atomic = opts.atomic ?? true;
+    const checked = inputs.map((input, i) => attempt(() => checkEntry(input, `entries[${i}]`)));
+    if (atomic) {
+      const bad = checked.find((c) => c.error !== null);
+      if (bad) throw invalidInput(`nothing was stored (the batch is atomic): ${bad.error}`);
+    }
+    const good = checked.filter((c): c is { value: EntryWrite; error: null } => c.error === null);
+    const ids = good.length ? await this.insert(good.map((c) => c.value)) : [];
+    let next = 0;
+    const results = checked.map((c, index): MemoryBatchItem => (c.error === null ? { index, success: true, id: ids[next++]!, error: null } : { index, success: false, id: null, error: c.error }));
+    return tally(results);
+  }
+
+  async update(input: MemoryUpdateInput): Promise<MemoryUpdateResult> {
+    const u = checkUpdate(input, 'update');
+    const [w] = await this.rewrite([u]);
+    return { id: u.id, updatedFields: w!.fields };
+  }
+
+  async updateBatch(inputs: readonly MemoryUpdateInput[], opts: { atomic?: boolean } = {}): Promise<MemoryBatchResult> {
+    checkBatch(inputs, 'updates');
+    const atomic = opts.atomic ?? true;
+    const checked = inputs.map((input, i) => attempt(() => checkUpdate(input, `updates[${i}]`)));
+    const present = new Set((await this.deps.memory.byIds(checked.flatMap((c) => (c.value ? [c.value.id] : [])))).map((r) => r.id));
+    for (const [i, c] of checked.entries()) {
+      if (c.value && !present.has(c.value.id)) Object.assign(c, { value: null, error: `updates[${i}]: context entry ${c.value.id} not found` });
+    }
+    if (atomic) {
+      const bad = checked.find((c) => c.error !== null);
+      if (bad) throw (/not found/.test(bad.error!) ? notFound : invalidInput)(`nothing was updated (the batch is atomic): ${bad.error}`);
+    }
+    const writes = checked.flatMap((c) => (c.error === null ? [c.value!] : []));
+    const fields = writes.length ? (await this.rewrite(writes)).map((w) => w.fields) : [];
+    let next = 0;
+    return tally(
+      checked.map((c, index): MemoryBatchItem =>
+        c.error !== null ? { index, success: false, id: (inputs[index] as { id?: number })?.id ?? null, error: c.error } : { index, success: true, id: c.value!.id, error: null, updatedFields: fields[next++]! },
+      ),
+    );
+  }
+
+  async delete(criteria: MemoryDeleteCriteria): Promise<MemoryDeleteResult> {
+    const c = checkDelete(criteria, Date.now());
+    const deleted = await this.deps.memory.remove(c);
+    if (deleted) this.changed();
+    return { deleted, criteria: c.used };
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  async get(ids: readonly number[], opts: { includeImages?: boolean } = {}): Promise<MemoryEntry[]> {
+    if (!Array.isArray(ids) || !ids.length) throw invalidInput('context_ids must be a non-empty list of ids');
+    if (ids.length > 1000) throw invalidInput('at most 1000 ids at once');
+    ids.forEach((id, i) => checkId(id, `context_ids[${i}]`));
+    const rows = new Map((await this.deps.memory.byIds([...new Set(ids)])).map((r) => [r.id, r]));
+    const found = [...new Set(ids)].flatMap((id) => rows.get(id) ?? []);
+    return this.view(found, opts.includeImages ?? true, true);
+  }
+
+  async list(req: MemoryListRequest = {}): Promise<MemoryPage> {
+    const t0 = performance.now();
+    const limit = checkRange(req.limit ?? 30, 1, 100, 'limit');
+    const offset = checkRange(req.offset ?? 0, 0, 10_000_000, 'offset');
+    const { rows, total } = await this.deps.memory.list(checkFilterValues(req), limit, offset);
+    const hasMore = offset + rows.length < total;
+    return { entries: await this.view(rows, req.includeImages ?? false, true), total, hasMore, nextOffset: hasMore ? offset + rows.length : null, tookMs: ms(t0) };
+  }
+
+  async search(request: MemorySearchRequest): Promise<MemorySearchResponse> {
+    const t0 = performance.now();
+    const req = checkSearch(request);
+    const clause = await this.deps.memory.searchClause(checkFilterValues(request));
+    const ranked = await this.searcher.run(req, clause ? { extra: clause } : {}, await this.existingCollection());
+    const rows = new Map((await this.deps.memory.byDocuments(ranked.page.map((p) => p.documentId))).map((row) => [row.document_id, row]));
+    const present = ranked.page.filter((p) => rows.has(p.documentId)); // an entry deleted meanwhile drops out
+    const entries = await this.view(present.map((p) => rows.get(p.documentId)!), req.includeImages, false);
+    const totalMs = ms(t0);
+    const response = memoryResponse(req, ranked, present, entries, totalMs);
+    this.record({ type: metricType(req.mode), query: req.query.slice(0, 1000), results: response.hits.length, ms: Math.round(totalMs * 1000) / 1000, at: Date.now() });
+    return response;
+  }
+
+  async threads(): Promise<MemoryThread[]> {
+    return (await this.deps.memory.threads()).map((r) => ({
+      threadId: r.thread_id,
+      entries: r.entries,
+      sourceTypes: r.sources,
+      multimodal: r.multimodal,
+      firstEntry: isoTime(r.first),
+      lastEntry: isoTime(r.last),
+      lastId: r.last_id,
+    }));
+  }
+
+  async statistics(): Promise<MemoryStatistics> {
+    await this.flush();
+    const [c, id, bytes, searches] = await Promise.all([this.deps.memory.counts(), this.existingCollection(), this.deps.storage.stats.databaseBytes(), this.deps.memory.searches()]);
+    const emb = id === null ? null : await this.embedding(id, c.ftsRows);
+    const space = await this.searcher.space(id);
+    return {
+      entries: c.entries,
+      threads: c.threads,
+      bySource: c.bySource,
+      byContentType: c.byContentType,
+      images: c.images,
+      uniqueTags: c.uniqueTags,
+      databaseBytes: bytes,
+      semantic: {
+        model: emb?.model ?? null,
+        dimensions: typeof space !== 'string' ? space.dims : null,
+        chunks: c.ftsRows,
+        vectors: emb?.vectors ?? 0,
+        pendingChunks: emb ? emb.needsEmbedding : c.ftsRows,
+        problem: typeof space === 'string' ? space : null,
+      },
+      // PostgreSQL has no FTS5 segments: its keyword index is the GIN index and the postings table
+      keyword: { indexedEntries: c.entries, chunks: c.ftsRows, segments: 0 },
+      reranker: this.deps.embedder.rerankModelId(),
+      searches: searches.map((r) => ({ type: r.type, count: r.count, avgMs: Math.round(r.avg * 1000) / 1000, lastAt: r.last === null ? null : isoTime(r.last) })),
+    };
+  }
+
+  async summary(): Promise<{ entries: number; threads: number; needsEmbedding: number }> {
+    const [counts, id] = await Promise.all([this.deps.memory.entriesAndThreads(), this.existingCollection()]);
+    if (id === null) return { ...counts, needsEmbedding: 0 };
+    const chunks = (await this.deps.storage.stats.counts()).get(id)?.chunks ?? 0;
+    return { ...counts, needsEmbedding: (await this.embedding(id, chunks)).needsEmbedding };
+  }
+
+  async context(id: number, opts: { before?: number; after?: number } = {}): Promise<MemoryContext> {
+    checkId(id, 'id');
+    const row = (await this.deps.memory.byIds([id]))[0];
+    if (!row) throw notFound(`context entry ${id} not found`);
+    const around = await this.deps.memory.around(row, checkRange(opts.before ?? 2, 0, 50, 'before'), checkRange(opts.after ?? 2, 0, 50, 'after'));
+    const [entry, ...rest] = await this.view([row, ...around.before.reverse(), ...around.after], false, false);
+    return { entry: entry!, before: rest.slice(0, around.before.length), after: rest.slice(around.before.length) };
+  }
+
+  /** Every entry (or one thread's), oldest first, with images (memory/transfer.ts's lines). */
+  async *export(opts: { threadId?: string } = {}): AsyncGenerator<MemoryExportLine> {
+    const threadId = opts.threadId === undefined ? undefined : checkThreadId(opts.threadId, 'thread');
+    for (let after = 0; ; ) {
+      const rows = await this.deps.memory.exportPage(threadId, after, EXPORT_PAGE);
+      if (!rows.length) return;
+      const images = imagesByEntry(await this.deps.memory.images(rows.map((r) => r.id), true));
+      for (const row of rows) yield exportLine(row, images.get(row.id) ?? []);
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /** memory/transfer.ts's import: every line checked first (nothing written if one is bad), entries already present skipped, times kept. */
+  async import(lines: readonly unknown[]): Promise<MemoryImportReport> {
+    const checked = checkImportLines(lines);
+    let imported = 0;
+    let skipped = 0;
+    for (let i = 0; i < checked.length; i += IMPORT_BATCH) {
+      const fresh: typeof checked = [];
+      for (const c of checked.slice(i, i + IMPORT_BATCH)) {
+        const seen = (await this.deps.memory.same(c.write.threadId, c.times.createdAt, c.write.source, c.write.text)) !== undefined || fresh.some((f) => sameEntry(f, c));
+        if (seen) skipped++;
+        else fresh.push(c);
+      }
+      if (fresh.length) await this.insert(fresh.map((f) => f.write), fresh.map((f) => f.times));
+      imported += fresh.length;
+    }
+    return { imported, skipped };
+  }
+
+  /** The `~memory` collection's id, or null before the first entry (memory-service.ts's existingCollection). */
+  existingCollection(): Promise<number | null> {
+    const read = (this.collectionId ??= this.deps.storage.collections.get(MEMORY_COLLECTION, ['memory']).then((c) => c?.id ?? null));
+    read.then(
+      (id) => id === null && this.collectionId === read && (this.collectionId = null), // created later, maybe by another host
+      () => this.collectionId === read && (this.collectionId = null),
+    );
+    return read;
+  }
+
+  /** Writes the search metrics still held (before reading them, and when the index closes). */
+  async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (!this.pending.length) return;
+    const rows = this.pending;
+    this.pending = [];
+    await this.deps.memory.recordSearches(rows, Math.floor(this.recorded / 500) !== Math.floor((this.recorded - rows.length) / 500));
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  private async insert(writes: readonly EntryWrite[], times?: readonly EntryTimes[]): Promise<number[]> {
+    const collectionId = await this.ensureCollection();
+    const now = Date.now();
+    const ids = await this.deps.memory.insert(
+      collectionId,
+      writes.map((w, i) => {
+        const title = titleOf(w.metadata);
+        return {
+          threadId: w.threadId,
+          source: w.source,
+          text: w.text,
+          title,
+          size: Buffer.byteLength(w.text),
+          tags: w.tags,
+          tagsJson: JSON.stringify(w.tags),
+          metadataJson: w.metadataJson,
+          images: w.images,
+          chunks: entryChunks(w.text, title, this.deps.chunking),
+          createdAt: times?.[i]?.createdAt ?? now,
+          updatedAt: times?.[i]?.updatedAt ?? now,
+        };
+      }),
+    );
+    this.changed();
+    return ids;
+  }
+
+  private async rewrite(updates: readonly UpdateWrite[]) {
+    const out = await this.deps.memory.update(
+      updates.map((u) => u.id),
+      (row, i) => planUpdate(row, updates[i]!, this.deps.chunking),
+    );
+    this.changed();
+    return out;
+  }
+
+  private async ensureCollection(): Promise<number> {
+    const id = await this.existingCollection();
+    if (id !== null) return id;
+    const { collections } = this.deps.storage;
+    try {
+      const row = await collections.insert({ name: MEMORY_COLLECTION, kind: 'memory', root: '', include: [], exclude: [], context: 'Agent memory: notes assistants stored' });
+      this.collectionId = Promise.resolve(row.id);
+      return row.id;
+    } catch (err) {
+      // another host created it first
+      const row = await collections.get(MEMORY_COLLECTION, ['memory']);
+      if (!row) throw err;
+      this.collectionId = Promise.resolve(row.id);
+      return row.id;
+    }
+  }
+
+  private async embedding(collectionId: number, chunks: number) {
+    const { vectors } = this.deps.storage;
+    const cv = await vectors.collection(collectionId);
+    const [active, building] = await Promise.all([
+      cv.activeSpaceId !== null ? vectors.space(cv.activeSpaceId) : undefined,
+      cv.buildingSpaceId !== null ? vectors.space(cv.buildingSpaceId) : undefined,
+    ]);
+    const needsEmbedding = active ? await vectors.pendingCount(active.id, collectionId) : chunks;
+    return collectionEmbedding(active, building, chunks, needsEmbedding);
+  }
+
+  private record(m: MemorySearchMetric): void {
+    this.pending.push(m);
+    this.recorded++;
+    if (this.pending.length >= METRICS_FLUSH_ROWS) void this.flush().catch(() => undefined);
+    else if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flush().catch(() => undefined), METRICS_FLUSH_MS);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** Entries with their images (bytes only when asked) and, where asked, whether they wait for vectors. */
+  private async view(rows: readonly EntryRow[], withImageData: boolean, pending: boolean): Promise<MemoryEntry[]> {
+    const ids = rows.filter((r) => r.content_type === 'multimodal').map((r) => r.id);
+    const [images, waiting] = await Promise.all([
+      this.deps.memory.images(ids, withImageData),
+      pending ? this.deps.storage.vectors.documentsPending(rows.map((r) => r.document_id)) : null,
+    ]);
+    const byEntry = imagesByEntry(images);
+    return rows.map((r) => ({ ...toEntry(r, byEntry.get(r.id)), ...(waiting ? { pendingEmbedding: waiting.has(r.document_id) } : {}) }));
+  }
+}
