@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
+import { modelsDir } from '../embed/models-dir.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
@@ -136,5 +137,11 @@ describe('trove memory --database', () => {
     // the same lines back (metadata compared as objects: jsonb keeps keys in its own order)
     const back = (await runTrove(['memory', 'export', '--database', url], { home: empty })).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(back).toEqual(exported.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>));
+    // what an import wrote waits for vectors until a host embeds it: `trove embed --database` does, memory with the folders
+    const embedded = await runTrove(['embed', '--json', '--database', url], { home: empty, env: { TROVE_MODELS_DIR: modelsDir } });
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(oneJson<{ embeddings: { collection: string; embedded: number; pending: number }[] }>(embedded).embeddings).toMatchObject([{ collection: '~memory', embedded: 3, pending: 0 }]);
+    const semantic = oneJson<{ hits: { entry: { text: string } }[] }>(await runTrove(['memory', 'search', 'switching traffic between deployments', '--mode', 'vector', '--json', '--database', url], { home: empty, env: { TROVE_MODELS_DIR: modelsDir } }));
+    expect(semantic.hits[0]?.entry.text).toBe('Blue-green deploys switch the load balancer after health checks pass.');
   });
 });

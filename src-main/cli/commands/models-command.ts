@@ -76,7 +76,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndexer(o.database);
       if (shared) {
-        const names = o.collection ? [o.collection] : (await shared.listCollections()).map((c) => c.name);
+        const names = o.collection ? [o.collection] : await shared.embeddable();
         return printSharedEmbedding(ctx, await embedShared(shared, names, { onProgress: progressLine(ctx) }));
       }
       const status = await ctx.engine().embed({ collection: o.collection, onProgress: progressLine(ctx) });

@@ -57,6 +57,9 @@ const CURRENT_FILE_EVERY_MS = 200;
 /** Batches of one run that may roll back on a collision with another host before the run gives up. */
 const MAX_COLLISIONS = 20;
 
+/** What has vectors: folder collections and memory (a folder dataset's collection is embedded by its registry, not here). */
+const EMBEDDED_KINDS = ['folder', 'memory'] as const;
+
 export class SharedIndexer {
   private readonly progress = new ProgressHub();
   private readonly parsers: ParsePool;
@@ -136,15 +139,22 @@ export class SharedIndexer {
   }
 
   /**
-   * Embeds folder collections' chunks that have no vector yet (one, or all), sharing the work with
+   * Embeds chunks that have no vector yet (one collection, or every folder collection and memory), sharing the work with
    * other hosts doing the same (shared-embedder.ts). Per collection: UNAVAILABLE when its model is
    * not on this host.
    */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void; signal?: AbortSignal } = {}): Promise<SharedEmbedResult[]> {
-    const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
+    const embedded = await this.storage.collections.list(EMBEDDED_KINDS);
+    const named = opts.collection?.toLowerCase();
+    const targets = named === undefined ? embedded : [embedded.find((c) => c.name.toLowerCase() === named) ?? (await this.collections.require(opts.collection!))];
     const results: SharedEmbedResult[] = [];
     for (const c of targets) results.push(await this.sharedEmbedder().embed(c, opts));
     return results;
+  }
+
+  /** The collections embed() embeds when given none: every folder collection, and agent memory once it has entries. */
+  async embeddable(): Promise<string[]> {
+    return (await this.storage.collections.list(EMBEDDED_KINDS)).map((c) => c.name);
   }
 
   /** `trove models use --database`: the collection's model for every host from now on (null: automatic); embed() then re-embeds it. */
