@@ -4,6 +4,9 @@
 export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type HostEnvironment } from './config.js';
 export { Engine, type EngineOptions } from './engine.js';
 export type { Awaitable, ServedIndex } from './served-index.js';
+export type { AppIndex } from './app-index.js';
+import type { AppIndex } from './app-index.js';
+import type { EmbeddingOptions } from './embed/embeddings.js';
 export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode } from './errors.js';
 export { describeActivity } from './jobs/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
@@ -36,4 +39,9 @@ export async function openSharedIndex(url: string, opts?: SharedIndexOptions): P
 /** Indexing folder collections into PostgreSQL, several hosts at once (engine/shared/shared-indexer.ts). */
 export async function openSharedIndexer(url: string, opts?: SharedIndexerOptions): Promise<SharedIndexer> {
   return (await import('./shared/shared-indexer.js')).SharedIndexer.open(url, opts);
+}
+
+/** The app's index in PostgreSQL (engine/shared/shared-app.ts): an index and an indexer on one database, as an AppIndex. */
+export async function openSharedApp(index: SharedIndex, indexer: SharedIndexer, opts?: { embeddings?: EmbeddingOptions }): Promise<AppIndex> {
+  return new (await import('./shared/shared-app.js')).SharedApp(index, indexer, opts);
 }

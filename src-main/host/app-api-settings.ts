@@ -2,10 +2,10 @@
 // where each value comes from, and what the engine can do (search modes).
 import { searchModes, type ValidApiParams } from '../api/methods.js';
 import type { SettingSource, SettingsInfo } from '../api/results.js';
-import { isTroveError, type Engine } from '../engine/index.js';
+import { isTroveError, type AppIndex } from '../engine/index.js';
 
 export interface SettingsDeps {
-  engine: Engine;
+  engine: AppIndex;
   /** The running server's port and where its preferred port came from (none: no server). */
   port?: () => { running: number; source: SettingSource };
 }
@@ -38,7 +38,7 @@ export async function settingsInfo(deps: SettingsDeps): Promise<SettingsInfo> {
     redactionSuggestions: engine.settings.redactionSuggestions(),
     chunking: engine.settings.chunking(),
     searchModes: searchModeStates,
-    backgroundEmbedding: engine.backgroundEmbedding(),
+    backgroundEmbedding: await engine.backgroundEmbedding(),
     notYet: [{ setting: 'chunk size', reason: 'fixed for now: changing it would mean re-chunking every collection' }],
   };
 }

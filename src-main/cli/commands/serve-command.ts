@@ -4,13 +4,15 @@
 // it serves the MCP surface from an index in PostgreSQL instead (engine's ServedIndex), with the
 // same door: loopback, Origin/Host checks, this profile's runtime token, the database's named
 // tokens; it keeps the folder collections it can see fresh (SharedIndexer: a start-up scan, then
-// watching, sharing the work with the other hosts) and embeds their new chunks unless --no-embed.
-// It has no --ui yet (docs/scale-out.md).
+// watching, sharing the work with the other hosts, following collections other hosts add or
+// remove) and embeds their new chunks unless --no-embed; with --ui the web UI and app API answer
+// from the same index (engine's AppIndex: SharedApp), memory and datasets saying UNAVAILABLE.
 import path from 'node:path';
 import type { Command } from 'commander';
+import { openSharedApp, type AppIndex, type ServedIndex } from '../../engine/index.js';
 import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
 import type { CliContext } from '../context.js';
-import { integer, UsageError } from '../options.js';
+import { integer } from '../options.js';
 
 /** How long a host the stdio shim started waits without clients or work before it stops. */
 export const DEFAULT_IDLE_EXIT_MINUTES = 5;
@@ -23,32 +25,38 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--ui', 'also serve the web UI and app API')
     .option('--no-embed', 'do not embed new and changed chunks in the background (vector and hybrid search then wait for `trove embed`)')
     .option('--exit-when-idle', 'stop after TROVE_IDLE_EXIT_MINUTES (default 5) with no clients and no indexing work (how `trove mcp` starts a host)')
-    .option('--database <url>', 'serve the MCP tools from the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL), indexing the folders this host sees with the other hosts')
+    .option('--database <url>', 'serve the MCP tools (and with --ui the web UI) from the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL), indexing the folders this host sees with the other hosts')
     .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
       const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
       if (o.database !== undefined || env.database) {
-        if (o.ui) throw new UsageError('--ui does not run on PostgreSQL yet (the app API needs the SQLite engine; docs/scale-out.md): serve without --ui, or without --database');
         const shared = (await ctx.sharedIndex(o.database))!;
         const indexer = (await ctx.sharedIndexer(o.database))!;
-        shared.trackBackgroundWork(() => indexer.busy());
-        const host = await startHost({ engine: shared, port: o.port, env: env.host, idleExitMs });
+        // with --ui the app API answers from the same index and indexer (SharedApp), which also tracks the indexer's work
+        const served: ServedIndex | AppIndex = o.ui ? await openSharedApp(shared, indexer, { embeddings: env.engine.embeddings }) : shared;
+        if (!o.ui) shared.trackBackgroundWork(indexer);
+        const host = await startHost<ServedIndex | AppIndex>({ engine: served, port: o.port, env: env.host, idleExitMs });
+        let stopUi: { signInUrl: string; close(): Promise<void> } | undefined;
         try {
           await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
           if (o.embed) await indexer.startEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
+          if (o.ui) stopUi = await mountUi(host as Host<AppIndex>, { modelsMirror: env.host.modelsMirror });
         } catch (err) {
           await indexer.stopWatching();
           await host.close(); // not left listening (and runtime.json not left behind) by a host that could not start
           throw err;
         }
+        const signIn = stopUi?.signInUrl;
         process.stderr.write(
           `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
             `indexing the folders this host sees${o.embed ? ' and embedding' : ''}; memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
         );
-        ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location }, () => host.mcpUrl);
+        if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
+        ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location, ...(signIn ? { uiUrl: signIn } : {}) }, () => host.mcpUrl);
         await Promise.race([untilSignalled(), host.stopRequested]);
         process.stderr.write('trove: shutting down\n');
+        await stopUi?.close(); // stops a run the app started before the indexer stops
         await indexer.stopWatching(); // a batch under way is written first; the index and indexer are the CLI's: closed with it
         await host.close();
         return;
@@ -83,7 +91,7 @@ function untilSignalled(): Promise<void> {
 
 /** The web UI and app API (host/app-api-mount.ts): loaded only when asked for. The sign-in link
  *  is one-time; runtime.json's uiUrl always holds one that still works (renewed when one is used). */
-async function mountUi(host: Host, opts: { modelsMirror?: string }): Promise<{ signInUrl: string; close(): Promise<void> }> {
+async function mountUi(host: Host<AppIndex>, opts: { modelsMirror?: string }): Promise<{ signInUrl: string; close(): Promise<void> }> {
   const { mountAppApi } = await import('../../host/app-api-mount.js');
   const mounted = mountAppApi(host, { ui: true, ...opts });
   return { signInUrl: mounted.signInUrl()!, close: () => mounted.close() };

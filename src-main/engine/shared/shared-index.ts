@@ -30,7 +30,7 @@ import type { Storage } from '../store/storage.js';
 import { collectionInfo } from '../status-report.js';
 import type { CollectionInfo, DatasetsApi, KnowledgeApi, MemoryApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
 import { DATASETS_UNAVAILABLE, MEMORY_UNAVAILABLE, sharedKnowledge, unavailableApi } from './shared-knowledge.js';
-import { sharedStatus } from './shared-status.js';
+import { sharedStatus, type HostWork } from './shared-status.js';
 import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
@@ -40,6 +40,12 @@ export interface SharedIndexOptions {
   profileDir?: string;
   embeddings?: EmbeddingOptions;
   search?: { fusion?: FusionMethod };
+}
+
+/** Indexing this process does into the same database (SharedIndexer). */
+export interface BackgroundWork {
+  busy(): boolean;
+  hostWork(): HostWork;
 }
 
 export class SharedIndex implements ServedIndex {
@@ -60,7 +66,7 @@ export class SharedIndex implements ServedIndex {
   /** Each collection's redaction override, read once until some host changes the index. */
   private redaction: Promise<ReadonlyMap<string, boolean | null>> | null = null;
   /** Set when this process also indexes into the database (trackBackgroundWork). */
-  private backgroundWork: (() => boolean) | null = null;
+  private backgroundWork: BackgroundWork | null = null;
 
   private constructor(
     private readonly storage: Storage,
@@ -141,17 +147,21 @@ export class SharedIndex implements ServedIndex {
 
   /** Indexing or embedding this process does into the same database (trackBackgroundWork), else never busy. */
   busy(): boolean {
-    return this.backgroundWork?.() ?? false;
+    return this.backgroundWork?.busy() ?? false;
   }
 
-  /** This process also indexes into the database (`trove serve --database`): busy while that works, so an idle host does not stop mid-run. */
-  trackBackgroundWork(busy: () => boolean): void {
-    this.backgroundWork = busy;
+  /**
+   * This process also indexes into the database (`trove serve --database`: its SharedIndexer):
+   * busy while that works, so an idle host does not stop mid-run, and status reports its watchers
+   * and embedding loop.
+   */
+  trackBackgroundWork(work: BackgroundWork): void {
+    this.backgroundWork = work;
   }
 
   /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list. Memory does not run here: left out. */
   status(opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
-    return sharedStatus(this.storage, this.profileDir, opts);
+    return sharedStatus(this.storage, this.profileDir, opts, this.backgroundWork?.hostWork());
   }
 
   // ---- access tokens: one set for every host on the database (as Engine's, see access-tokens.ts) ----

@@ -67,6 +67,7 @@ export class SharedIndexer {
   private embedder: SharedEmbedder | null = null;
   private watcher: SharedWatcher | null = null;
   private embedding: SharedEmbeddingLoop | null = null;
+  private readonly embeddingListeners = new Set<(p: EmbeddingProgress) => void>();
   private closed = false;
   /** Set when this indexer opened the storage itself (open()): close() closes it too. */
   private owned = false;
@@ -90,12 +91,33 @@ export class SharedIndexer {
   }
 
   /** A folder this host sees, as a collection of the shared index (Engine.addCollection's checks); index it with index(). */
-  addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
-    return this.collections.add(input);
+  async addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
+    const info = await this.collections.add(input);
+    await this.watcher?.sync(); // a watching host watches it at once (other hosts hear of it by NOTIFY)
+    return info;
   }
 
-  renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
-    return this.collections.rename(oldName, newName);
+  async renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
+    const info = await this.collections.rename(oldName, newName);
+    await this.watcher?.sync();
+    return info;
+  }
+
+  setCollectionContext(name: string, context: string): Promise<CollectionInfo> {
+    return this.collections.setContext(name, context);
+  }
+
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
+    return this.collections.setRedaction(name, redactSecrets);
+  }
+
+  /** Pauses one collection's indexing (or every folder collection's) on every host; changes keep being queued. */
+  pause(collection?: string): Promise<void> {
+    return this.collections.setPaused(collection, true);
+  }
+
+  resume(collection?: string): Promise<void> {
+    return this.collections.setPaused(collection, false);
   }
 
   /** The folder collections with their counts, as Engine.listCollections. */
@@ -104,8 +126,9 @@ export class SharedIndexer {
   }
 
   /** Removes the collection and its index rows and jobs, for every host; its files are untouched. */
-  removeCollection(name: string): Promise<void> {
-    return this.collections.remove(name);
+  async removeCollection(name: string): Promise<void> {
+    await this.collections.remove(name);
+    await this.watcher?.sync();
   }
 
   /**
@@ -144,8 +167,18 @@ export class SharedIndexer {
     const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
     this.embedder ??= new SharedEmbedder(this.storage, this.opts.profileDir ?? process.cwd(), this.opts.embeddings);
     const results: SharedEmbedResult[] = [];
-    for (const c of targets) results.push(await this.embedder.embed(c, opts));
+    const onProgress = (p: EmbeddingProgress) => {
+      opts.onProgress?.(p);
+      for (const l of this.embeddingListeners) l(p);
+    };
+    for (const c of targets) results.push(await this.embedder.embed(c, { ...opts, onProgress }));
     return results;
+  }
+
+  /** Every embedding run's progress on this host (the background loop's too): the app's progress events. */
+  onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
+    this.embeddingListeners.add(listener);
+    return () => this.embeddingListeners.delete(listener);
   }
 
   /**
@@ -178,6 +211,11 @@ export class SharedIndexer {
 
   get watching(): boolean {
     return this.watcher?.watching ?? false;
+  }
+
+  /** What this host does in the background, for status: its watchers and its embedding loop (null: not started). */
+  hostWork(): { watchers: { collection: string; polling: boolean }[]; embedding: { busy: boolean } | null } {
+    return { watchers: this.watcher?.watching ? this.watcher.state() : [], embedding: this.embedding ? { busy: this.embedding.busy } : null };
   }
 
   /** Every collection's progress as this host works it (index runs and watching). */

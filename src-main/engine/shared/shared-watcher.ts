@@ -5,6 +5,8 @@
 // collections (pauses honoured) — the jobs any host's watcher recorded, so hosts watching the same
 // shared folder split the work. It looks for work again at once after a batch, when its own
 // watcher records one, and otherwise every POLL_MS (another host's events send no notification).
+// Collections added, renamed or removed while it runs (here or by another host: the change feed,
+// and every reconcile as a fallback) are followed by sync(): watched, renamed, or dropped.
 import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
 import type { ClaimedJobs, Storage } from '../store/storage.js';
 import { scanJob } from '../jobs/runner.js';
@@ -32,6 +34,9 @@ export class SharedWatcher {
   private loopDone: Promise<void> | null = null;
   private readonly idle = new WakeableSleep();
   private active = false;
+  private stopChanges: (() => void) | null = null;
+  private syncing: Promise<void> | null = null;
+  private syncAgain = false;
 
   constructor(
     private readonly deps: SharedWatcherDeps,
@@ -44,11 +49,18 @@ export class SharedWatcher {
     return this.active;
   }
 
+  /** The collections watched here, as status reports them. */
+  state(): { collection: string; polling: boolean }[] {
+    return [...this.watchers.values()].map((w) => ({ collection: w.name, polling: w.watcher.usesPolling }));
+  }
+
   /** Watches every folder collection; resolves when the watchers are live and the start-up scans are queued. */
   async start(): Promise<void> {
     if (this.active) return;
     this.active = true;
     for (const c of await this.deps.storage.collections.list(FILE_BACKED)) await this.watch(c);
+    // another host's add, rename or remove: followed without a restart
+    this.stopChanges = this.deps.storage.changes.onRemoteChange(() => void this.sync());
     this.reconcileTimer = setInterval(() => void this.reconcileAll(), this.opts.reconcileIntervalMs);
     this.reconcileTimer.unref();
     this.loopDone = this.loop();
@@ -58,6 +70,9 @@ export class SharedWatcher {
   async stop(): Promise<void> {
     if (!this.active) return;
     this.active = false;
+    this.stopChanges?.();
+    this.stopChanges = null;
+    await this.syncing;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     this.reconcileTimer = null;
     const closing = [...this.watchers.values()].map((w) => w.watcher.close());
@@ -65,6 +80,38 @@ export class SharedWatcher {
     this.wake();
     await Promise.all([...closing, this.loopDone]);
     this.loopDone = null;
+  }
+
+  /**
+   * Brings the watched set in line with the database's collections: new ones watched (and
+   * scanned), renamed ones renamed, removed ones dropped. Calls while one runs coalesce into one more.
+   */
+  sync(): Promise<void> {
+    if (!this.active) return Promise.resolve();
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    const run = async () => {
+      do {
+        this.syncAgain = false;
+        try {
+          const rows = await this.deps.storage.collections.list(FILE_BACKED);
+          const now = new Map(rows.map((c) => [c.id, c]));
+          for (const [id, w] of this.watchers) {
+            const c = now.get(id);
+            if (!c) {
+              this.watchers.delete(id);
+              await w.watcher.close();
+            } else w.name = c.name;
+          }
+          for (const c of rows) if (this.active && !this.watchers.has(c.id)) await this.watch(c);
+        } catch (err) {
+          process.stderr.write(`trove: could not follow the collections: ${(err as Error).message}\n`);
+        }
+      } while (this.syncAgain && this.active);
+    };
+    return (this.syncing = run().finally(() => (this.syncing = null)));
   }
 
   private async watch(c: CollectionRow): Promise<void> {
@@ -80,6 +127,7 @@ export class SharedWatcher {
   }
 
   private async reconcileAll(): Promise<void> {
+    await this.sync(); // a missed notification (a reconnect) is caught here at the latest
     for (const id of this.watchers.keys()) await this.record(() => this.deps.storage.jobs.recordEvents([scanJob(id)]));
   }
 

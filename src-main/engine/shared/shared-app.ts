@@ -1,0 +1,168 @@
+// The app's index in PostgreSQL (AppIndex, app-index.ts): what the window and the web UI ask of
+// an index, answered by a host serving a shared index — SharedIndex for search, get, status,
+// tokens and the knowledge room; SharedIndexer for collections (shared-collections.ts), index runs
+// with their progress, pauses, watching and the background embedding loop; models from this host's
+// profile. What has no PostgreSQL service yet answers UNAVAILABLE with the reason: datasets (their
+// list, folders and reload), memory (SharedIndex.memory) and choosing a collection's model.
+import { TroveError } from '../errors.js';
+import { EngineModels, profileModelSource } from '../embed/models-api.js';
+import type { EmbeddingOptions } from '../embed/embeddings.js';
+import type { AppIndex } from '../app-index.js';
+import type { CreateTokenInput } from '../access-tokens.js';
+import type { GetOptions, MultiGetOptions } from '../retrieve/documents.js';
+import type { SearchRequest } from '../search/request.js';
+import type {
+  AddCollectionInput,
+  BackgroundEmbedding,
+  CollectionEmbeddingStatus,
+  CollectionInfo,
+  DatasetsApi,
+  EmbeddingProgress,
+  IndexProgress,
+  IndexReport,
+  ModelsApi,
+  SearchSyntax,
+} from '../types/index.js';
+import { DATASETS_UNAVAILABLE } from './shared-knowledge.js';
+import type { SharedIndex } from './shared-index.js';
+import type { SharedIndexer } from './shared-indexer.js';
+import { backgroundOf } from './shared-status.js';
+
+export const MODEL_CHOICE_UNAVAILABLE = 'choosing a collection\'s embedding model is not available on PostgreSQL yet (the automatic model is used) — docs/scale-out.md';
+
+export class SharedApp implements AppIndex {
+  readonly backend = 'postgres' as const;
+  readonly models: ModelsApi;
+  readonly datasets: DatasetsApi = unavailableDatasets();
+
+  /** Over an index and an indexer on the same database that the caller owns (and closes, unless through close()). */
+  constructor(
+    private readonly shared: SharedIndex,
+    private readonly indexer: SharedIndexer,
+    opts: { embeddings?: EmbeddingOptions } = {},
+  ) {
+    shared.trackBackgroundWork(indexer); // busy while indexing or embedding; status reports them
+    this.models = new EngineModels(profileModelSource(shared.profileDir, opts.embeddings));
+  }
+
+  get profileDir() {
+    return this.shared.profileDir;
+  }
+  get settings() {
+    return this.shared.settings;
+  }
+  get knowledge() {
+    return this.shared.knowledge;
+  }
+  get memory() {
+    return this.shared.memory;
+  }
+  /** The URL with its password hidden (Settings' "database"). */
+  get databaseFile(): string {
+    return this.shared.location;
+  }
+
+  search(input: SearchRequest) {
+    return this.shared.search(input);
+  }
+  get(locator: string, opts?: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } }) {
+    return this.shared.get(locator, opts);
+  }
+  multiGet(pattern: string, opts?: MultiGetOptions) {
+    return this.shared.multiGet(pattern, opts);
+  }
+  status(opts?: { collections?: readonly string[] }) {
+    return this.shared.status(opts);
+  }
+  verifyToken(secret: string) {
+    return this.shared.verifyToken(secret);
+  }
+  collectionNotes() {
+    return this.shared.collectionNotes();
+  }
+  documentPaths(collection: string) {
+    return this.shared.documentPaths(collection);
+  }
+  busy(): boolean {
+    return this.shared.busy();
+  }
+
+  // ---- collections, runs, embedding: the indexer's (every host sees the change) ----
+  listCollections(): Promise<CollectionInfo[]> {
+    return this.indexer.listCollections();
+  }
+  addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
+    return this.indexer.addCollection(input);
+  }
+  renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
+    return this.indexer.renameCollection(oldName, newName);
+  }
+  removeCollection(name: string): Promise<void> {
+    return this.indexer.removeCollection(name);
+  }
+  setCollectionContext(name: string, context: string): Promise<CollectionInfo> {
+    return this.indexer.setCollectionContext(name, context);
+  }
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
+    return this.indexer.setCollectionRedaction(name, redactSecrets);
+  }
+  index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal }): Promise<IndexReport[]> {
+    return this.indexer.index(opts);
+  }
+  embed(opts: { collection?: string }): Promise<unknown> {
+    return this.indexer.embed(opts);
+  }
+  setCollectionModel(): Promise<CollectionEmbeddingStatus> {
+    return Promise.reject(new TroveError('UNAVAILABLE', MODEL_CHOICE_UNAVAILABLE));
+  }
+  backgroundEmbedding(): BackgroundEmbedding {
+    return backgroundOf(this.indexer.hostWork());
+  }
+  onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
+    return this.indexer.onEmbeddingProgress(listener);
+  }
+  pause(collection?: string): Promise<void> {
+    return this.indexer.pause(collection);
+  }
+  resume(collection?: string): Promise<void> {
+    return this.indexer.resume(collection);
+  }
+
+  // ---- tokens: one set for every host on the database ----
+  createToken(input: CreateTokenInput) {
+    return this.shared.createToken(input);
+  }
+  listTokens() {
+    return this.shared.listTokens();
+  }
+  revokeToken(name: string) {
+    return this.shared.revokeToken(name);
+  }
+
+  /** Stops watching and embedding, then closes the indexer and the index (the desktop host owns both). */
+  async close(): Promise<void> {
+    await this.indexer.close();
+    await this.shared.close();
+  }
+}
+
+/** Datasets on PostgreSQL: every call UNAVAILABLE with the reason; onChange is a listener that never hears anything. */
+function unavailableDatasets(): DatasetsApi {
+  const fail = (): never => {
+    throw new TroveError('UNAVAILABLE', DATASETS_UNAVAILABLE);
+  };
+  const reject = () => Promise.reject(new TroveError('UNAVAILABLE', DATASETS_UNAVAILABLE));
+  return {
+    list: fail,
+    info: fail,
+    search: reject,
+    document: fail,
+    folders: fail,
+    addFolder: fail,
+    removeFolder: fail,
+    onChange: () => () => undefined,
+    settled: reject,
+    reload: reject,
+    profileFolder: fail,
+  };
+}
