@@ -49,6 +49,10 @@ export interface AppIndex extends ServedIndex {
   pause(collection?: string): Awaitable<void>;
   resume(collection?: string): Awaitable<void>;
 
+  /** Keeps the collections fresh while a host runs (watchers; on PostgreSQL also the background embedding loop), until stopWatching(). */
+  startWatching(): Promise<void>;
+  stopWatching(): Promise<void>;
+
   /** Returns the secret once; only its hash is stored. */
   createToken(input: CreateTokenInput): Awaitable<{ token: string; info: TokenInfo }>;
   listTokens(): Awaitable<TokenInfo[]>;

@@ -17,6 +17,8 @@ export interface AppApiOptions {
   engine: AppIndex;
   /** Where MCP clients reach this host; asked on each call because the server may start later. */
   connect?: () => ConnectSource;
+  /** What chose this host's database (settings shows it); default: the SQLite default, or the saved choice on PostgreSQL. */
+  databaseSource?: SettingSource;
   /** The running server's port and where its preferred port came from (settings shows it). */
   port?: () => { running: number; source: SettingSource };
   /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */

@@ -2,7 +2,7 @@
 // real headless Chromium. A person signs in, adds a folder, watches it index, searches it by
 // keyword, waits for the host's background embedding and searches it semantically; the memory
 // screen and the datasets section say they do not run on PostgreSQL yet (never a blank or a
-// spinner), and Settings names the database. Screens are screenshotted into test/e2e/artifacts/;
+// spinner); Settings names the database and its Database field refuses a URL that does not work. Screens are screenshotted into test/e2e/artifacts/;
 // no console errors are allowed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -118,7 +118,7 @@ describe('web UI on trove serve --ui --database', () => {
     await page.getByLabel('Keyword').check();
   }, 180_000);
 
-  it('says memory and datasets do not run on PostgreSQL yet, and Settings names the database', async () => {
+  it('says memory and datasets do not run on PostgreSQL yet; Settings names the database and refuses a bad one', async () => {
     await page.getByRole('button', { name: 'Memory' }).click();
     await expect.poll(() => page.getByRole('alert').first().textContent(), { timeout: 10_000 }).toMatch(/memory is not available on PostgreSQL yet/);
     await shot('pg-04-memory-unavailable');
@@ -126,6 +126,13 @@ describe('web UI on trove serve --ui --database', () => {
     await expect.poll(() => page.getByTestId('datasets-unavailable').textContent(), { timeout: 10_000 }).toMatch(/datasets are not available on PostgreSQL yet/);
     await page.getByRole('button', { name: 'Settings' }).click();
     await expect.poll(() => page.locator('dd.path').allTextContents(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringMatching(/^postgresql:\/\/trove@127\.0\.0\.1:\d+\/trove_webui_/)]));
+    await expect(page.getByTestId('database-in-use').textContent()).resolves.toMatch(/^In use: PostgreSQL postgresql:\/\/.* \(from --database, which wins over the saved choice\)$/);
+    // the Database field checks a URL by connecting before it saves it, and says why it cannot
+    await page.getByLabel('Database', { exact: true }).fill('postgresql://trove:hunter2@127.0.0.1:1/nope');
+    await page.getByRole('button', { name: 'Check and save' }).click();
+    const error = page.getByTestId('database').getByRole('alert');
+    await expect.poll(() => error.textContent(), { timeout: 15_000 }).toMatch(/^cannot use PostgreSQL at postgresql:\/\/trove:\*\*\*@127\.0\.0\.1:1\/nope: /);
+    await expect(page.getByTestId('database-saved').textContent()).resolves.toMatch(/^Saved for the next start: this computer \(SQLite\)\. /); // nothing saved, no restart asked for
     await shot('pg-05-settings');
     expect(consoleErrors).toEqual([]);
   });

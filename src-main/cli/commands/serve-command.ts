@@ -1,6 +1,7 @@
 // `trove serve`: the engine host, headless — MCP over HTTP on 127.0.0.1 (and ::1), /health, and
 // with --ui the web UI and app API; embeds in the background unless --no-embed. Runs until
-// SIGINT/SIGTERM; runtime.json is removed on the way out. With --database (or TROVE_DATABASE_URL)
+// SIGINT/SIGTERM; runtime.json is removed on the way out. With --database (or TROVE_DATABASE_URL,
+// or the database saved in Settings)
 // it serves the MCP surface from an index in PostgreSQL instead (engine's ServedIndex), with the
 // same door: loopback, Origin/Host checks, this profile's runtime token, the database's named
 // tokens; it keeps the folder collections it can see fresh (SharedIndexer: a start-up scan, then
@@ -9,7 +10,7 @@
 // from the same index (engine's AppIndex: SharedApp), memory and datasets saying UNAVAILABLE.
 import path from 'node:path';
 import type { Command } from 'commander';
-import { openSharedApp, type AppIndex, type ServedIndex } from '../../engine/index.js';
+import { openSharedApp, savedDatabase, type AppIndex, type ServedIndex, type SettingSource } from '../../engine/index.js';
 import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
 import type { CliContext } from '../context.js';
 import { integer } from '../options.js';
@@ -30,9 +31,15 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       ctx.setJson(cmd);
       const env = ctx.environment();
       const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
-      if (o.database !== undefined || env.database) {
-        const shared = (await ctx.sharedIndex(o.database))!;
-        const indexer = (await ctx.sharedIndexer(o.database))!;
+      // --database > TROVE_DATABASE_URL > the database saved in Settings > this profile's SQLite file
+      const saved = o.database === undefined && !env.database ? savedDatabase(env.engine.profileDir) : null;
+      const database = o.database ?? saved ?? undefined;
+      const databaseSource = o.database !== undefined ? 'flag' : env.database ? 'env' : saved ? 'saved' : 'default';
+      if (database !== undefined || env.database) {
+        const shared = (await ctx.sharedIndex(database))!;
+        const indexer = (await ctx.sharedIndexer(database))!;
+        // --no-embed, then the saved switch (read at start on PostgreSQL: the loop is not switched while it runs)
+        const embed = o.embed && shared.settings.savedOrDefaults().backgroundEmbedding !== false;
         // with --ui the app API answers from the same index and indexer (SharedApp), which also tracks the indexer's work
         const served: ServedIndex | AppIndex = o.ui ? await openSharedApp(shared, indexer, { embeddings: env.engine.embeddings }) : shared;
         if (!o.ui) shared.trackBackgroundWork(indexer);
@@ -40,8 +47,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         let stopUi: { signInUrl: string; close(): Promise<void> } | undefined;
         try {
           await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
-          if (o.embed) await indexer.startEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
-          if (o.ui) stopUi = await mountUi(host as Host<AppIndex>, { modelsMirror: env.host.modelsMirror });
+          if (embed) await indexer.startEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
+          if (o.ui) stopUi = await mountUi(host as Host<AppIndex>, { modelsMirror: env.host.modelsMirror, databaseSource });
         } catch (err) {
           await indexer.stopWatching();
           await host.close(); // not left listening (and runtime.json not left behind) by a host that could not start
@@ -50,7 +57,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         const signIn = stopUi?.signInUrl;
         process.stderr.write(
           `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
-            `indexing the folders this host sees${o.embed ? ' and embedding' : ''}; memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
+            `indexing the folders this host sees${embed ? ' and embedding' : ''}; memory and datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
         );
         if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
         ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location, ...(signIn ? { uiUrl: signIn } : {}) }, () => host.mcpUrl);
@@ -64,7 +71,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
       const host = await startHost({ engine, port: o.port, env: env.host, idleExitMs });
       await host.engine.startWatching(); // live folders: the index follows the folders while serving
-      const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror }) : undefined;
+      const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror, databaseSource }) : undefined;
       const signIn = stopUi?.signInUrl;
       process.stderr.write(`trove: serving MCP at ${host.mcpUrl} (pid ${process.pid}; token in ${path.join(host.engine.profileDir, 'runtime.json')})\n`);
       if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
@@ -91,7 +98,7 @@ function untilSignalled(): Promise<void> {
 
 /** The web UI and app API (host/app-api-mount.ts): loaded only when asked for. The sign-in link
  *  is one-time; runtime.json's uiUrl always holds one that still works (renewed when one is used). */
-async function mountUi(host: Host<AppIndex>, opts: { modelsMirror?: string }): Promise<{ signInUrl: string; close(): Promise<void> }> {
+async function mountUi(host: Host<AppIndex>, opts: { modelsMirror?: string; databaseSource: SettingSource }): Promise<{ signInUrl: string; close(): Promise<void> }> {
   const { mountAppApi } = await import('../../host/app-api-mount.js');
   const mounted = mountAppApi(host, { ui: true, ...opts });
   return { signInUrl: mounted.signInUrl()!, close: () => mounted.close() };

@@ -23,12 +23,37 @@ import type {
   ModelsApi,
   SearchSyntax,
 } from '../types/index.js';
+import type { EngineOptions } from '../engine.js';
 import { DATASETS_UNAVAILABLE } from './shared-knowledge.js';
-import type { SharedIndex } from './shared-index.js';
-import type { SharedIndexer } from './shared-indexer.js';
+import { SharedIndex } from './shared-index.js';
+import { SharedIndexer, type SharedIndexerOptions } from './shared-indexer.js';
 import { backgroundOf } from './shared-status.js';
 
 export const MODEL_CHOICE_UNAVAILABLE = 'choosing a collection\'s embedding model is not available on PostgreSQL yet (the automatic model is used) — docs/scale-out.md';
+
+/** The indexer's options from the engine's (what TROVE_* variables set for the SQLite engine applies on PostgreSQL too). */
+export function sharedIndexerOptions(o: EngineOptions): SharedIndexerOptions {
+  const { chunking, maxFileBytes, indexing, profileDir, embeddings } = o;
+  return {
+    profileDir,
+    embeddings,
+    chunking,
+    maxFileBytes,
+    batchDocuments: indexing?.batchDocuments,
+    readConcurrency: indexing?.readConcurrency,
+    retry: indexing?.retry,
+    parsing: indexing?.parsing,
+    live: indexing?.live,
+  };
+}
+
+export interface SharedAppOptions {
+  embeddings?: EmbeddingOptions;
+  /** startWatching() also starts the background embedding loop (default: unless the saved switch is off, read at start). */
+  embed?: boolean;
+  /** A line for the host's log per embedding run that did something or could not. */
+  log?: (line: string) => void;
+}
 
 export class SharedApp implements AppIndex {
   readonly backend = 'postgres' as const;
@@ -39,10 +64,33 @@ export class SharedApp implements AppIndex {
   constructor(
     private readonly shared: SharedIndex,
     private readonly indexer: SharedIndexer,
-    opts: { embeddings?: EmbeddingOptions } = {},
+    private readonly opts: SharedAppOptions = {},
   ) {
     shared.trackBackgroundWork(indexer); // busy while indexing or embedding; status reports them
     this.models = new EngineModels(profileModelSource(shared.profileDir, opts.embeddings));
+  }
+
+  /** A host's own app index on a database (the desktop host): the index and the indexer opened from the engine's options; close() closes both. */
+  static async open(url: string, engine: EngineOptions, opts: Omit<SharedAppOptions, 'embeddings'> = {}): Promise<SharedApp> {
+    const shared = await SharedIndex.open(url, { profileDir: engine.profileDir, embeddings: engine.embeddings, search: engine.search });
+    try {
+      return new SharedApp(shared, await SharedIndexer.open(url, sharedIndexerOptions(engine)), { ...opts, embeddings: engine.embeddings });
+    } catch (err) {
+      await shared.close();
+      throw err;
+    }
+  }
+
+  /** Keeps the folder collections this host sees fresh, with the other hosts, and embeds in the background unless `embed` is false. */
+  async startWatching(): Promise<void> {
+    await this.indexer.startWatching();
+    const embed = this.opts.embed ?? this.settings.savedOrDefaults().backgroundEmbedding !== false;
+    if (embed) await this.indexer.startEmbedding(this.opts.log ?? ((line) => process.stderr.write(`trove: ${line}\n`)));
+  }
+
+  /** Stops watching; a batch under way is written first. */
+  stopWatching(): Promise<void> {
+    return this.indexer.stopWatching();
   }
 
   get profileDir() {
