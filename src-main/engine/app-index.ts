@@ -45,6 +45,8 @@ export interface AppIndex extends ServedIndex {
   /** Background embedding on this host: on or off, what decided, what it is doing. */
   backgroundEmbedding(): Awaitable<BackgroundEmbedding>;
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void;
+  /** Another host changed the index (PostgreSQL's change feed; never on SQLite, where this host is the only writer). */
+  onRemoteChange?(listener: () => void): () => void;
   /** Pauses background indexing and embedding of one collection, or of everything. */
   pause(collection?: string): Awaitable<void>;
   resume(collection?: string): Awaitable<void>;

@@ -29,6 +29,9 @@ export interface AppApiOptions {
   modelsMirror?: string;
 }
 
+/** How often other hosts' changes refresh the window at most. */
+const REMOTE_CHANGE_EVERY_MS = 1000;
+
 type Handlers = { [M in ApiMethod]: (p: ValidApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]> };
 
 export interface AppApi {
@@ -55,6 +58,14 @@ export function createAppApi(opts: AppApiOptions): AppApi {
   const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
   const offDatasets = engine.datasets.onChange((dataset) => emit({ type: 'datasets.changed', dataset }));
   const offRequests = opts.requests?.onRecord((request) => emit({ type: 'connect.request', request }));
+  // other hosts' writes (PostgreSQL): the window's collections refresh, at most once a second however busy they are
+  let remoteTimer: NodeJS.Timeout | null = null;
+  const offRemote = engine.onRemoteChange?.(() => {
+    remoteTimer ??= setTimeout(() => {
+      remoteTimer = null;
+      emit({ type: 'collections.changed' });
+    }, REMOTE_CHANGE_EVERY_MS);
+  });
   const embedding = new Set<Promise<unknown>>();
   // a model that arrived may be what a dataset in error was waiting for: look at them again
   const pulls = new ModelPulls(
@@ -215,6 +226,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       offEmbedding();
       offDatasets();
       offRequests?.();
+      offRemote?.();
+      if (remoteTimer) clearTimeout(remoteTimer);
       await indexing.close();
       // embedding runs are not awaited: they end when the engine closes (the stage stops between
       // chunks and the workers finish their current run), which is the owner's next step

@@ -1,5 +1,5 @@
 // Two hosts on one PostgreSQL database: a collection one host adds through its app API is served
-// by the other without a restart — watched (a file written later is indexed by it alone once the
+// by the other without a restart — its window told to refresh, watched (a file written later is indexed by it alone once the
 // first host has stopped), embedded, and dropped when a third party removes the collection. Real
 // `trove serve --ui --database` processes, the change feed's NOTIFY between them, the real model.
 import path from 'node:path';
@@ -44,6 +44,32 @@ async function until<T>(ask: () => Promise<T>, done: (v: T) => boolean, ms: numb
   throw new Error(`not reached in ${ms} ms; last answer: ${JSON.stringify(last)}`);
 }
 
+/** Subscribes to the host's event stream (GET /api/events, as the web UI reads it); `seen` resolves when it carries an event of this type. */
+async function listenFor(host: ServingTrove, type: string, ms = 30_000): Promise<{ seen: Promise<void> }> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), ms);
+  const res = await fetch(`${host.started.url}/api/events`, { headers: { authorization: `Bearer ${host.token}` }, signal: abort.signal });
+  const reader = res.body!.getReader();
+  let text = '';
+  const seen = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`the event stream ended before a ${type} event: ${text}`);
+        text += new TextDecoder().decode(value);
+        if (text.includes(`"type":"${type}"`)) return;
+      }
+    } catch (err) {
+      if (abort.signal.aborted) throw new Error(`no ${type} event in ${ms} ms: ${text}`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+  })();
+  return { seen };
+}
+
 type Status = { indexing: { watchers: { collection: string }[] }; totals: { documents: number } };
 type Hits = { results: { uri: string }[] };
 
@@ -55,7 +81,9 @@ describe('a collection added by one host', () => {
     try {
       const a = await startServe(['--ui', '--database', url], { home: tempDir('trove-apipg-hosts-a-'), env });
       try {
+        const heard = await listenFor(b, 'collections.changed'); // b's window is told to refresh
         await ok(a, 'collections.add', { root: folder, name: 'shared' });
+        await heard.seen;
         await until(() => ok<{ running: unknown; recent: { state: string }[] }>(a, 'index.activity'), (x) => x.recent.some((r) => r.state === 'done'), 60_000);
         // b heard of it (NOTIFY) and watches it too
         await until(() => ok<Status>(b, 'status'), (s) => s.indexing.watchers.some((w) => w.collection === 'shared'), 30_000);

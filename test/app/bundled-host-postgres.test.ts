@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiReply } from '../../src-main/api/bridge.js';
-import type { SettingsInfo } from '../../src-main/api/results.js';
+import type { ApiEvent, SettingsInfo } from '../../src-main/api/results.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { supervisedHost, until, type SupervisedHost } from '../helpers/supervised-host.js';
@@ -59,6 +59,8 @@ afterAll(async () => {
 describe('the desktop host on PostgreSQL', () => {
   it('serves the app API from the database named by TROVE_DATABASE_URL', async () => {
     const { sup } = desktopHost(tempDir('trove-desktop-pg-a-'), { TROVE_DATABASE_URL: url });
+    const events: ApiEvent[] = [];
+    sup.onEvent((e) => events.push(e));
     expect(result(await sup.call('collections.add', { root: notes, name: 'notes' }))).toMatchObject({ name: 'notes' });
     await until(async () => {
       const r = await sup.call('collections.list', {});
@@ -71,6 +73,9 @@ describe('the desktop host on PostgreSQL', () => {
       const r = await sup.call('search', { query: 'how many times is a failed request retried', mode: 'vector' });
       return r.ok && (r.result as { results: { path: string }[] }).results[0]?.path === 'resilience.md';
     }, 'background embedding', 60_000);
+    // the window's progress: index activity for the run the app started, embedding progress from the host's loop
+    expect(events.some((e) => e.type === 'index.activity' && e.activity.recent.some((r) => r.collection === 'notes' && r.state === 'done'))).toBe(true);
+    expect(events.some((e) => e.type === 'embedding.progress' && e.progress.collection === 'notes' && e.progress.done > 0)).toBe(true);
     const settings = result<SettingsInfo>(await sup.call('settings.get', {}));
     expect(settings.database).toMatchObject({ backend: 'postgres', source: 'env', restartNeeded: false, inUse: expect.stringMatching(/^postgresql:\/\/trove@127\.0\.0\.1:\d+\/trove_desktop_/) });
     const memory = await sup.call('memory.threads', {});

@@ -169,6 +169,9 @@ export class SharedApp implements AppIndex {
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
     return this.indexer.onEmbeddingProgress(listener);
   }
+  onRemoteChange(listener: () => void): () => void {
+    return this.shared.onRemoteChange(listener);
+  }
   pause(collection?: string): Promise<void> {
     return this.indexer.pause(collection);
   }

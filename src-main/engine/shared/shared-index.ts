@@ -145,6 +145,11 @@ export class SharedIndex implements ServedIndex {
     return this.storage.documents.indexedPaths((await this.requireCollection(collection)).id);
   }
 
+  /** Another host changed the index (a collection added, renamed or removed, a batch written): the app refreshes what it shows. */
+  onRemoteChange(listener: () => void): () => void {
+    return this.storage.changes.onRemoteChange(() => listener());
+  }
+
   /** Indexing or embedding this process does into the same database (trackBackgroundWork), else never busy. */
   busy(): boolean {
     return this.backgroundWork?.busy() ?? false;

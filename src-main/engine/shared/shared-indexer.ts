@@ -68,6 +68,8 @@ export class SharedIndexer {
   private watcher: SharedWatcher | null = null;
   private embedding: SharedEmbeddingLoop | null = null;
   private readonly embeddingListeners = new Set<(p: EmbeddingProgress) => void>();
+  /** Collections an index() run of this host is draining, with its report: the watching loop leaves their jobs to it, and counts a batch it had already claimed there. */
+  private readonly drained = new Map<number, ReportCollector>();
   private closed = false;
   /** Set when this indexer opened the storage itself (open()): close() closes it too. */
   private owned = false;
@@ -144,12 +146,14 @@ export class SharedIndexer {
       const stop = this.progress.subscribe((e) => e.collection === c.name && opts.onProgress?.(indexProgressOf(e)));
       try {
         const collector = new ReportCollector(c.name);
+        this.drained.set(c.id, collector);
         await this.storage.jobs.makeDue(c.id, Date.now());
         await this.storage.jobs.recordEvents([scanJob(c.id)]);
         const scanError = await this.drain(c, collector, opts.signal);
         if (scanError) rootErrors.push(scanError);
         else reports.push(collector.finish());
       } finally {
+        this.drained.delete(c.id);
         stop();
       }
     }
@@ -186,7 +190,7 @@ export class SharedIndexer {
    * changes, and a background loop works the watched collections' due jobs with the other hosts.
    */
   async startWatching(): Promise<void> {
-    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), nothingToClaim: () => this.settleFinishedRuns(), batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
+    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), nothingToClaim: () => this.settleFinishedRuns(), drained: this.drained, batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
     await this.watcher.start();
   }
 
@@ -274,7 +278,7 @@ export class SharedIndexer {
     const c = await this.storage.collections.byId(claim.jobs[0]!.collectionId);
     if (!c || !FILE_BACKED.includes(c.kind) || this.closed) return claim.release();
     try {
-      await this.runBatch(c, claim);
+      await this.runBatch(c, claim, this.drained.get(c.id));
     } catch (err) {
       await claim.release().catch(() => undefined);
       if (collided(err)) return;

@@ -24,6 +24,8 @@ export interface SharedWatcherDeps {
   work: (claim: ClaimedJobs) => Promise<void>;
   /** Nothing was left to claim here: runs whose last batches other hosts wrote end now. */
   nothingToClaim: () => Promise<void>;
+  /** Collections an explicit run on this host is draining (SharedIndexer.index): left to it, so its report counts every file. */
+  drained: { has(collectionId: number): boolean };
   batchFiles: number;
 }
 
@@ -160,7 +162,7 @@ export class SharedWatcher {
     while (this.active) {
       let worked = false;
       try {
-        const ids = [...this.watchers.keys()];
+        const ids = [...this.watchers.keys()].filter((id) => !this.deps.drained.has(id));
         const claim = ids.length ? await this.deps.storage.jobs.claim(Date.now(), this.deps.batchFiles, { collections: ids }) : null;
         if (claim) {
           worked = true;
