@@ -92,10 +92,11 @@ export class SharedIndexer {
     return indexer;
   }
 
-  /** A folder this host sees, as a collection of the shared index (Engine.addCollection's checks); index it with index(). */
+  /** A folder this host sees, as a collection of the shared index (Engine.addCollection's checks); index it with index(). A watching host watches it at once (other hosts hear of it by NOTIFY). */
   async addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
     const info = await this.collections.add(input);
-    await this.watcher?.sync(); // a watching host watches it at once (other hosts hear of it by NOTIFY)
+    const row = this.watcher && (await this.storage.collections.get(info.name));
+    if (row) await this.watcher!.adopt(row);
     return info;
   }
 

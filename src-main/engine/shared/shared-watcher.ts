@@ -89,6 +89,19 @@ export class SharedWatcher {
    * scanned), renamed ones renamed, removed ones dropped. Calls while one runs coalesce into one more.
    */
   sync(): Promise<void> {
+    return this.syncAll();
+  }
+
+  /**
+   * Watches a collection this host just added, without queueing a scan: the caller indexes it
+   * (the app's run), and a scan queued here could be worked by this loop before that run starts,
+   * splitting the run's report. Later changes and reconciles are queued as for any other.
+   */
+  async adopt(c: CollectionRow): Promise<void> {
+    if (this.active && !this.watchers.has(c.id)) await this.watch(c, false);
+  }
+
+  private syncAll(): Promise<void> {
     if (!this.active) return Promise.resolve();
     if (this.syncing) {
       this.syncAgain = true;
@@ -116,7 +129,7 @@ export class SharedWatcher {
     return (this.syncing = run().finally(() => (this.syncing = null)));
   }
 
-  private async watch(c: CollectionRow): Promise<void> {
+  private async watch(c: CollectionRow, scan = true): Promise<void> {
     const watcher = new FolderWatcher(this.deps.filterFor(c), this.sinkFor(c), this.opts);
     this.watchers.set(c.id, { name: c.name, watcher });
     try {
@@ -125,7 +138,7 @@ export class SharedWatcher {
       // a folder this host does not see (or cannot read): the scan reports it and retries; keep the others going
       process.stderr.write(`trove: cannot watch collection "${c.name}": ${(err as Error).message}\n`);
     }
-    await this.record(() => this.deps.storage.jobs.recordEvents([scanJob(c.id)]));
+    if (scan) await this.record(() => this.deps.storage.jobs.recordEvents([scanJob(c.id)]));
   }
 
   private async reconcileAll(): Promise<void> {
