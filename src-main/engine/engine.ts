@@ -165,7 +165,7 @@ export class Engine implements AppIndex {
       indexingBusy: () => this.indexing.busy(),
     });
     settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
-    this.embeddings.follow(this.chunks, this.indexing); // vectors go with their chunks; search learns what waits
+    this.embeddings.follow({ chunks: this.chunks, documents: this.documents }, this.indexing); // vectors go with their chunks; search learns what waits
     this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
     this.models = new EngineModels(this.embeddings);
     const live = opts.indexing?.live;

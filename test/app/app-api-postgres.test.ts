@@ -2,9 +2,9 @@
 // migrate`, then two real hosts serve the web UI's API over HTTP — `trove serve --ui` on the
 // SQLite profile and `trove serve --ui --database` on the copy — and get the same calls: the
 // collections, search in every mode, get, knowledge over documents, tokens. Their answers must be
-// equal. Then what differs on purpose (memory, datasets and a model switch answer UNAVAILABLE with
-// the reason; Settings names the database), the collection calls on PostgreSQL (add → an index run
-// with progress → search, context, redaction, pause, rename, remove) and the PostgreSQL host's
+// equal. Then what differs on purpose (memory and datasets answer UNAVAILABLE with the reason;
+// Settings names the database), the collection calls on PostgreSQL (add → an index run with
+// progress → search, context, redaction, pause, rename, remove; a model switch for every host) and the PostgreSQL host's
 // status reporting its own watchers and embedding loop. Real processes, the real model.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -139,7 +139,7 @@ describe('the app API over HTTP on `trove serve --ui --database`', () => {
     expect((await ok<{ tokens: unknown[] }>(pg, 'tokens.list')).tokens).toEqual([]);
   });
 
-  it('memory, datasets and a model switch answer UNAVAILABLE with the reason; Settings names the database', async () => {
+  it('memory and datasets answer UNAVAILABLE with the reason; Settings names the database', async () => {
     for (const [method, params] of [
       ['memory.threads', {}],
       ['memory.entries', { thread: 't' }],
@@ -147,7 +147,6 @@ describe('the app API over HTTP on `trove serve --ui --database`', () => {
       ['memory.statistics', {}],
       ['datasets.list', {}],
       ['datasets.reload', {}],
-      ['collections.setModel', { name: 'notes', model: 'multilingual-e5-small' }],
     ] as const) {
       const r = await call(pg, method, params);
       expect(r.ok, method).toBe(false);
@@ -178,6 +177,16 @@ describe('the app API over HTTP on `trove serve --ui --database`', () => {
     expect(hits.results.map((h) => h.uri)).toEqual(['trove://airships/zeppelin.md']);
     // the background loop embeds it: vector search finds it
     await until(() => ok<{ results: { uri: string }[] }>(pg, 'search', { query: 'lighter-than-air flying vessels', mode: 'vector' }), (r) => r.results[0]?.uri === 'trove://airships/zeppelin.md', 90_000);
+
+    // another model for this collection, for every host: built beside the active one by the app's embedding run, then swapped in
+    const unknown = await call(pg, 'collections.setModel', { name: 'airships', model: 'no-such-model' });
+    expect(unknown).toMatchObject({ ok: false, error: { message: expect.stringContaining('no-such-model') } });
+    expect(await ok(pg, 'collections.setModel', { name: 'airships', model: 'multilingual-e5-small' })).toMatchObject({ collection: 'airships', model: 'all-MiniLM-L6-v2' });
+    await until(
+      () => ok<{ embeddings: { collections: { collection: string; model: string | null; switchingTo: string | null }[] } }>(pg, 'status'),
+      (s) => s.embeddings.collections.some((c) => c.collection === 'airships' && c.model === 'multilingual-e5-small' && c.switchingTo === null),
+      90_000,
+    );
 
     expect(await ok(pg, 'collections.setContext', { name: 'airships', context: 'Flying things' })).toMatchObject({ context: 'Flying things' });
     expect(await ok(pg, 'collections.setRedaction', { name: 'airships', redactSecrets: false })).toMatchObject({ redactSecrets: false });

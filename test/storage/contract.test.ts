@@ -140,6 +140,11 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect(texts.get(ja.id)).toBe(await s.documents.content(ja.id));
     expect(texts.has(987654)).toBe(false);
     expect((await s.documents.byIds([])).size + (await s.chunks.byIds([])).size + (await s.documents.contents([])).size).toBe(0);
+    // the automatic model choice's sample: the first documents by id, the start of each, in one read
+    const firstIds = (await s.documents.indexedDocuments(c.id)).map((d) => d.id).sort((a, b) => a - b).slice(0, 3);
+    const full = await s.documents.contents(firstIds);
+    expect(await s.documents.languageSample(c.id, { documents: 3, chars: 12 })).toEqual(firstIds.map((id) => full.get(id)!.slice(0, 12)));
+    expect(await s.documents.languageSample(987654, { documents: 3, chars: 12 })).toEqual([]);
     const known = await s.documents.byPaths(c.id, ['retry.md', 'ja.md', 'missing.md']);
     expect([...known.keys()].sort()).toEqual(['ja.md', 'retry.md']);
     expect((await s.documents.byHashes(c.id, [retry.hash!, 'nope'])).get(retry.hash!)?.map((f) => f.path)).toEqual(['retry.md']);

@@ -2,7 +2,8 @@
 // folder indexed and embedded by `trove index --database` holds, for every chunk, the vector
 // SQLite's stage makes (all-MiniLM-L6-v2, cosines equal to 3 decimals), and vector and hybrid
 // search answer as on SQLite without `trove migrate`. Two hosts embedding one collection at once
-// share it through claims: every chunk embedded once, none left.
+// share it through claims: every chunk embedded once, none left. `trove embed --database` and
+// `trove models use --database` do on PostgreSQL what they do on SQLite.
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -116,6 +117,39 @@ describe('embedding on PostgreSQL', () => {
       expect(r.notices ?? [], q.query).toEqual((await engine.search(q)).notices ?? []);
       expect(answers(r), q.query).toEqual(answers(await engine.search(q)));
     }
+  });
+
+  it('`trove embed --database` fills what `index --no-embed` left; `trove models use --database` re-embeds with another model; an unknown model changes nothing', async () => {
+    const home = tempDir('trove-pgembed-cmd-');
+    const folder = tempDir('trove-pgembed-later-');
+    writeTree(folder, { 'a.md': '# Tides\n\nThe moon pulls the oceans into tides twice a day.\n', 'b.md': '# Ferns\n\nFerns spread by spores rather than seeds.\n' });
+    const env = { TROVE_MODELS_DIR: modelsDir };
+    expect((await runTrove(['collection', 'add', folder, '--name', 'later', '--no-index', '--database', url], { home })).code).toBe(0);
+    const indexed = await runTrove(['index', '--collection', 'later', '--no-embed', '--json', '--database', url], { home, env });
+    expect(indexed.code, indexed.stderr).toBe(0);
+    const chunks = (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections k ON k.id = d.collection_id WHERE k.name = 'later'")).rows[0]!.n;
+    expect(chunks).toBeGreaterThan(0);
+    expect((await postgresVectors('notes')).size).toBeGreaterThan(0); // another collection, untouched below
+
+    type Embedded = { embeddings: { collection: string; model: string; embedded: number; pending: number }[] };
+    const embedded = await runTrove(['embed', '--collection', 'later', '--json', '--database', url], { home, env });
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(oneJson<Embedded>(embedded).embeddings).toEqual([{ collection: 'later', model: 'all-MiniLM-L6-v2', embedded: chunks, pending: 0 }]);
+    const again = await runTrove(['embed', '--collection', 'later', '--json', '--database', url], { home, env });
+    expect(oneJson<Embedded>(again).embeddings).toEqual([{ collection: 'later', model: 'all-MiniLM-L6-v2', embedded: 0, pending: 0 }]);
+
+    const switched = await runTrove(['models', 'use', 'multilingual-e5-small', '--collection', 'later', '--json', '--database', url], { home, env });
+    expect(switched.code, switched.stderr).toBe(0);
+    expect(oneJson<Embedded>(switched).embeddings).toEqual([{ collection: 'later', model: 'multilingual-e5-small', embedded: chunks, pending: 0 }]);
+    const activeModel = async () =>
+      (await client.query<{ model: string; choice: string | null }>("SELECT s.model_id AS model, v.model_choice AS choice FROM collection_vectors v JOIN vector_spaces s ON s.id = v.active_space_id JOIN collections k ON k.id = v.collection_id WHERE k.name = 'later'")).rows[0];
+    expect(await activeModel()).toEqual({ model: 'multilingual-e5-small', choice: 'multilingual-e5-small' });
+    expect((await postgresVectors('later')).size).toBe(chunks);
+
+    const unknown = await runTrove(['models', 'use', 'no-such-model', '--collection', 'later', '--database', url], { home, env });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no-such-model');
+    expect(await activeModel()).toEqual({ model: 'multilingual-e5-small', choice: 'multilingual-e5-small' });
   });
 
   it('two hosts embedding one collection at once share it: every chunk embedded once, none left', async () => {

@@ -301,7 +301,7 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
     const status = await runTrove(['status', '--json'], { home: tempDir('trove-shared-empty-'), env: { TROVE_DATABASE_URL: url } });
     expect(status.code, status.stderr).toBe(0);
     expect(oneJson<{ totals: { documents: number } }>(status).totals.documents).toBe(8);
-    const other = await runTrove(['embed'], { home: profile, env: { TROVE_DATABASE_URL: url } });
+    const other = await runTrove(['failures'], { home: profile, env: { TROVE_DATABASE_URL: url } });
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet/);
   });

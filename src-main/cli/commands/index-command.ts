@@ -1,7 +1,7 @@
 // `trove index [--watch]`: bring the index up to date with the folders (and keep it so), and
 // `trove failures`: the files that could not be indexed, with attempts and next retry.
 import { type Command } from 'commander';
-import { isTroveError, type Engine, type IndexProgress, type ProgressEvent, type SharedIndexer } from '../../engine/index.js';
+import { isTroveError, type Engine, type EmbeddingProgress, type IndexProgress, type ProgressEvent, type SharedIndexer } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { formatIndexReport } from '../format.js';
 import { indexProgressBar } from '../progress.js';
@@ -70,11 +70,11 @@ export async function runSharedIndex(indexer: SharedIndexer, collection: string 
 }
 
 /** The embedding stage after `trove index --database`; a collection whose model is not on this host is reported, not fatal (its keyword index is done). */
-export async function embedShared(indexer: SharedIndexer, collections: readonly string[]): Promise<SharedEmbedding[]> {
+export async function embedShared(indexer: SharedIndexer, collections: readonly string[], opts: { onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<SharedEmbedding[]> {
   const out: SharedEmbedding[] = [];
   for (const collection of collections) {
     try {
-      out.push(...(await indexer.embed({ collection })));
+      out.push(...(await indexer.embed({ collection, onProgress: opts.onProgress })));
     } catch (err) {
       if (!isTroveError(err) || err.code !== 'UNAVAILABLE') throw err;
       process.stderr.write(`trove: ${collection}: not embedded: ${err.message}\n`);
@@ -84,7 +84,7 @@ export async function embedShared(indexer: SharedIndexer, collections: readonly 
   return out;
 }
 
-type SharedEmbedding = Awaited<ReturnType<SharedIndexer['embed']>>[number] | { collection: string; error: string };
+export type SharedEmbedding = Awaited<ReturnType<SharedIndexer['embed']>>[number] | { collection: string; error: string };
 
 export function formatSharedEmbedding(e: SharedEmbedding): string {
   if ('error' in e) return `${e.collection}: not embedded (${e.error})`;

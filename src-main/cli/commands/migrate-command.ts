@@ -34,5 +34,8 @@ function describe(r: MigrationReport): string {
   const note = r.approximateKeywordDocuments
     ? `\n${r.approximateKeywordDocuments} document(s) parsed from HTML or binary formats got keyword rows from their stored text (headings inside a chunk count as body text).`
     : '';
+  if (r.finishedEarlier) {
+    return [`${r.target} already holds a finished copy of this profile; nothing copied. Counts now (hosts may have used the database since):`, `  ${'table'.padEnd(width)}  ${'SQLite'.padStart(9)}  ${'PostgreSQL'.padStart(9)}`, ...rows].join('\n');
+  }
   return [`Copied to ${r.target}; every count matches:`, `  ${'table'.padEnd(width)}  ${'SQLite'.padStart(9)}  ${'PostgreSQL'.padStart(9)}`, ...rows].join('\n') + note;
 }

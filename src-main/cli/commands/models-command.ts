@@ -1,8 +1,10 @@
 // `trove models list|pull|verify|use` (the embedding and reranker models) and `trove embed`
-// (compute the vectors still missing, with progress). Everything goes through Engine.models.
+// (compute the vectors still missing, with progress). Everything goes through Engine.models, or
+// with --database through the SharedIndexer, which shares the embedding with other hosts.
 import type { Command } from 'commander';
 import type { EmbeddingProgress } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
+import { embedShared, formatSharedEmbedding, type SharedEmbedding } from './index-command.js';
 
 export function registerModelsCommand(program: Command, ctx: CliContext): void {
   const models = program.command('models').description('embedding and reranker models: list, pull, verify, use');
@@ -51,8 +53,14 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .command('use <id>')
     .description('embed a collection with this model (re-embeds in the background, swaps when done); "auto" picks by language')
     .requiredOption('--collection <name>', 'the collection')
-    .action(async (id: string, o: { collection: string }, cmd: Command) => {
+    .option('--database <url>', "the collection in PostgreSQL (default TROVE_DATABASE_URL) instead of this profile's SQLite index; this host embeds, others share the work")
+    .action(async (id: string, o: { collection: string; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
+      const shared = await ctx.sharedIndexer(o.database);
+      if (shared) {
+        await shared.chooseModel(o.collection, id === 'auto' ? null : id);
+        return printSharedEmbedding(ctx, await embedShared(shared, [o.collection], { onProgress: progressLine(ctx) }));
+      }
       const engine = ctx.engine();
       await engine.setCollectionModel(o.collection, id === 'auto' ? null : id);
       const status = await engine.embed({ collection: o.collection, onProgress: progressLine(ctx) });
@@ -63,8 +71,14 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .command('embed')
     .description('compute the vectors still missing (after `trove index`); resumable')
     .option('--collection <name>', 'only this collection')
-    .action(async (o: { collection?: string }, cmd: Command) => {
+    .option('--database <url>', "embed a PostgreSQL index (default TROVE_DATABASE_URL) instead of this profile's SQLite one; several hosts may run at once")
+    .action(async (o: { collection?: string; database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
+      const shared = await ctx.sharedIndexer(o.database);
+      if (shared) {
+        const names = o.collection ? [o.collection] : (await shared.listCollections()).map((c) => c.name);
+        return printSharedEmbedding(ctx, await embedShared(shared, names, { onProgress: progressLine(ctx) }));
+      }
       const status = await ctx.engine().embed({ collection: o.collection, onProgress: progressLine(ctx) });
       ctx.print({ collections: status }, () =>
         status.map((s) => `${s.collection}: ${s.model ?? 'no model'}, ${s.vectors} vectors, ${s.needsEmbedding} waiting`).join('\n'),
@@ -79,4 +93,10 @@ function progressLine(ctx: CliContext) {
     last = Date.now();
     process.stderr.write(`embedding ${p.collection} (${p.model}): ${p.done}/${p.total} chunks, ${p.chunksPerSecond}/s, ETA ${p.etaSeconds ?? '?'} s\n`);
   };
+}
+
+/** What this host embedded on PostgreSQL; a collection whose model is not here fails the command (exit 1) after the rest are done. */
+function printSharedEmbedding(ctx: CliContext, embeddings: SharedEmbedding[]): void {
+  ctx.print({ embeddings }, () => (embeddings.length ? embeddings.map(formatSharedEmbedding).join('\n') : 'No collections to embed.'));
+  if (embeddings.some((e) => 'error' in e)) process.exitCode = 1;
 }

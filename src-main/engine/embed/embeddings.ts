@@ -8,6 +8,7 @@ import path from 'node:path';
 import { TroveError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { ChunkStore } from '../store/chunks.js';
+import type { DocumentStore } from '../store/documents.js';
 import { VectorStore, type VectorSpace } from '../store/vectors.js';
 import { AnnSpaces } from '../search/ann-spaces.js';
 import type { PendingEmbeddingProbe } from '../watch/freshness.js';
@@ -15,7 +16,7 @@ import { BackgroundPolicy, type BackgroundDeps } from './background.js';
 import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
 import { coverageOf, EmbeddingCounts } from './embedding-status.js';
 import { coverageNotice, describeBackground, describeCollectionEmbedding, describeCoverage } from './describe.js';
-import { looksEnglish } from './language.js';
+import { LANGUAGE_SAMPLE, looksEnglish } from './language.js';
 import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
 import { ModelPool } from './pool.js';
 import { resolveModel, type ModelLocations, type ResolvedModel } from './resolver.js';
@@ -78,7 +79,8 @@ export class EmbeddingService {
 
   readonly vectors: VectorStore;
   readonly ann: AnnSpaces;
-  private readonly sampleTextStmt;
+  /** The automatic model choice's sample of a collection's text (from the document store, given in follow()). */
+  private languageSample: (collectionId: number) => string[] = () => [];
   private readonly collectionIdsStmt;
   private readonly textStmt;
 
@@ -93,9 +95,6 @@ export class EmbeddingService {
     this.vectors = new VectorStore(db);
     this.ann = new AnnSpaces(this.vectors, path.join(profileDir, 'vectors'), opts.annMinVectors);
     this.vectors.setListener(this.ann);
-    this.sampleTextStmt = db.prepare<[number], { t: string }>(
-      `SELECT substr(t.text, 1, 2000) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT 40`,
-    );
     this.collectionIdsStmt = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM collections ORDER BY id');
     this.counts = new EmbeddingCounts(db, this.vectors);
     this.policy = new BackgroundPolicy({ ...background, allowed: opts.auto ?? false }, { searchQuietMs: opts.searchQuietMs ?? 100 });
@@ -117,8 +116,10 @@ export class EmbeddingService {
     return this.locations;
   }
 
-  /** Vectors are deleted with their chunks; freshness asks which documents still wait for vectors. */
-  follow(chunks: ChunkStore, indexing: { setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void }): void {
+  /** Vectors are deleted with their chunks; freshness asks which documents still wait for vectors; the language sample reads documents. */
+  follow(store: { chunks: ChunkStore; documents: DocumentStore }, indexing: { setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void }): void {
+    const { chunks, documents } = store;
+    this.languageSample = (id) => documents.languageSample(id, LANGUAGE_SAMPLE);
     chunks.addDeleteHook({ forDocument: (id) => this.vectors.deleteForDocument(id), forCollection: (id) => this.vectors.deleteForCollection(id) });
     indexing.setPendingEmbeddingProbe((ids) => this.vectors.documentsPending(ids));
   }
@@ -129,8 +130,7 @@ export class EmbeddingService {
   modelFor(collectionId: number): string {
     const choice = this.vectors.collection(collectionId).modelChoice ?? this.opts.defaultModel;
     if (choice) return choice;
-    const rows = this.sampleTextStmt.all(collectionId);
-    return looksEnglish(rows.map((r) => r.t).join('\n')) ? this.manifest.defaults.embed : this.manifest.defaults.embedMultilingual;
+    return looksEnglish(this.languageSample(collectionId).join('\n')) ? this.manifest.defaults.embed : this.manifest.defaults.embedMultilingual;
   }
 
   resolve(modelId: string, role: 'embed' | 'rerank' = 'embed'): Promise<ResolvedModel> {

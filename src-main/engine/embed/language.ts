@@ -1,6 +1,13 @@
 // The automatic model choice: the English model for English text, the multilingual one when a
 // collection's text is mostly something else (CJK, Cyrillic, or Latin-script languages whose
 // common words are not English ones).
+/** How much text the choice reads: the first documents of a collection (by id), the start of each. */
+export interface LanguageSample {
+  documents: number;
+  chars: number;
+}
+export const LANGUAGE_SAMPLE: LanguageSample = { documents: 40, chars: 2000 };
+
 const ENGLISH = new Set('the of and to a in is that for it as with was on be by are this or from at an not have which but'.split(' '));
 
 export function looksEnglish(sample: string): boolean {

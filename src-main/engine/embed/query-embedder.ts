@@ -51,6 +51,11 @@ export class QueryEmbedder {
     return pool.score(query, await passages());
   }
 
+  /** An embedding model as this host has it: UNAVAILABLE when it is unknown, not a passage model, or not on this host. */
+  embeddingModel(modelId: string): Promise<ResolvedModel> {
+    return this.resolve(modelId, 'embed');
+  }
+
   /** An embedding model's workers, for passages (UNAVAILABLE when the model is not on this host). */
   async passageModel(modelId: string): Promise<{ model: ResolvedModel; pool: ModelPool }> {
     const model = await this.resolve(modelId, 'embed');

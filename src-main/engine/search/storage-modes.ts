@@ -20,7 +20,7 @@ import type { StorageKeywordSearch } from './storage-keyword.js';
 import { pageAnchors, type PageAnchor } from './storage-anchors.js';
 import { DEFAULT_VECTOR_MIN_SCORE, MAX_K, rankedDocuments, round, settleRound, type DocumentNearest } from './vector.js';
 
-const NOT_EMBEDDING = 'a host serving the database embeds them in the background, or `trove index --database`';
+const NOT_EMBEDDING = 'vectors are made by `trove embed --database`, `trove index --database` or a `trove serve --database` host';
 
 /** Candidates each leg contributes to fusion (and the reranker's pool), as modes.ts. */
 const LEG_DEPTH = 50;

@@ -2,8 +2,8 @@
 // an index, answered by a host serving a shared index — SharedIndex for search, get, status,
 // tokens and the knowledge room; SharedIndexer for collections (shared-collections.ts), index runs
 // with their progress, pauses, watching and the background embedding loop; models from this host's
-// profile. What has no PostgreSQL service yet answers UNAVAILABLE with the reason: datasets (their
-// list, folders and reload), memory (SharedIndex.memory) and choosing a collection's model.
+// profile; a collection's model chosen for every host. What has no PostgreSQL service yet answers
+// UNAVAILABLE with the reason: datasets (their list, folders and reload) and memory (SharedIndex.memory).
 import { TroveError } from '../errors.js';
 import { EngineModels, profileModelSource } from '../embed/models-api.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
@@ -28,8 +28,6 @@ import { DATASETS_UNAVAILABLE } from './shared-knowledge.js';
 import { SharedIndex } from './shared-index.js';
 import { SharedIndexer, type SharedIndexerOptions } from './shared-indexer.js';
 import { backgroundOf } from './shared-status.js';
-
-export const MODEL_CHOICE_UNAVAILABLE = 'choosing a collection\'s embedding model is not available on PostgreSQL yet (the automatic model is used) — docs/scale-out.md';
 
 /** The indexer's options from the engine's (what TROVE_* variables set for the SQLite engine applies on PostgreSQL too). */
 export function sharedIndexerOptions(o: EngineOptions): SharedIndexerOptions {
@@ -160,8 +158,11 @@ export class SharedApp implements AppIndex {
   embed(opts: { collection?: string }): Promise<unknown> {
     return this.indexer.embed(opts);
   }
-  setCollectionModel(): Promise<CollectionEmbeddingStatus> {
-    return Promise.reject(new TroveError('UNAVAILABLE', MODEL_CHOICE_UNAVAILABLE));
+  /** The collection's model for every host (null: automatic; NOT_FOUND or UNAVAILABLE when the model is unknown or not here); the app's embed() then builds its space beside the active one. */
+  async setCollectionModel(name: string, modelId: string | null): Promise<CollectionEmbeddingStatus> {
+    await this.indexer.chooseModel(name, modelId);
+    const status = await this.shared.status({ collections: [name] });
+    return status.embeddings.collections[0]!;
   }
   backgroundEmbedding(): BackgroundEmbedding {
     return backgroundOf(this.indexer.hostWork());

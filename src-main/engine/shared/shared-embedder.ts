@@ -8,7 +8,7 @@
 // one SQLite would hold.
 import { TroveError } from '../errors.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
-import { looksEnglish } from '../embed/language.js';
+import { LANGUAGE_SAMPLE, looksEnglish } from '../embed/language.js';
 import type { ModelPool } from '../embed/pool.js';
 import { QueryEmbedder } from '../embed/query-embedder.js';
 import type { CollectionRow } from '../store/collections.js';
@@ -45,9 +45,14 @@ export class SharedEmbedder {
   async modelFor(c: CollectionRow): Promise<string> {
     const choice = (await this.storage.vectors.collection(c.id)).modelChoice ?? this.opts.defaultModel;
     if (choice) return choice;
-    const sample = (await this.storage.documents.indexedDocuments(c.id)).map((d) => d.id).sort((a, b) => a - b).slice(0, 40);
-    const texts = await this.storage.documents.contents(sample);
-    return looksEnglish(sample.map((id) => (texts.get(id) ?? '').slice(0, 2000)).join('\n')) ? this.models.defaults.embed : this.models.defaults.embedMultilingual;
+    const sample = await this.storage.documents.languageSample(c.id, LANGUAGE_SAMPLE);
+    return looksEnglish(sample.join('\n')) ? this.models.defaults.embed : this.models.defaults.embedMultilingual;
+  }
+
+  /** A collection's model from now on (null: automatic); the next embed() builds its space beside the active one and swaps it in. */
+  async chooseModel(c: CollectionRow, modelId: string | null): Promise<void> {
+    if (modelId !== null) await this.models.embeddingModel(modelId); // fails now when the model is unknown or not on this host
+    await this.storage.vectors.setModelChoice(c.id, modelId);
   }
 
   /** Embeds the collection's pending chunks with the other hosts until none is left; UNAVAILABLE when the model is not on this host. */

@@ -170,13 +170,12 @@ export class SharedIndexer {
    */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void; signal?: AbortSignal } = {}): Promise<SharedEmbedResult[]> {
     const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
-    this.embedder ??= new SharedEmbedder(this.storage, this.opts.profileDir ?? process.cwd(), this.opts.embeddings);
     const results: SharedEmbedResult[] = [];
     const onProgress = (p: EmbeddingProgress) => {
       opts.onProgress?.(p);
       for (const l of this.embeddingListeners) l(p);
     };
-    for (const c of targets) results.push(await this.embedder.embed(c, { ...opts, onProgress }));
+    for (const c of targets) results.push(await this.sharedEmbedder().embed(c, { ...opts, onProgress }));
     return results;
   }
 
@@ -184,6 +183,15 @@ export class SharedIndexer {
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
     this.embeddingListeners.add(listener);
     return () => this.embeddingListeners.delete(listener);
+  }
+
+  /** `trove models use --database`: the collection's model for every host from now on (null: automatic); embed() then re-embeds it. */
+  async chooseModel(collection: string, modelId: string | null): Promise<void> {
+    await this.sharedEmbedder().chooseModel(await this.collections.require(collection), modelId);
+  }
+
+  private sharedEmbedder(): SharedEmbedder {
+    return (this.embedder ??= new SharedEmbedder(this.storage, this.opts.profileDir ?? process.cwd(), this.opts.embeddings));
   }
 
   /**

@@ -114,6 +114,7 @@ export class DocumentStore {
   private readonly describeStmt;
   private readonly childrenStmt;
   private readonly moveChildrenStmt;
+  private readonly languageSampleStmt;
 
   constructor(db: Db) {
     this.fingerprintsStmt = db.prepare<[number], DocumentFingerprint>(
@@ -139,6 +140,9 @@ export class DocumentStore {
     this.deleteStmt = db.prepare('DELETE FROM documents WHERE id = ?');
     this.docidExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM documents WHERE docid = ?');
     this.contentStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
+    this.languageSampleStmt = db.prepare<[number, number, number], { t: string }>(
+      'SELECT substr(t.text, 1, ?) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT ?',
+    );
     this.putContentStmt = db.prepare(
       'INSERT INTO contents (document_id, text) VALUES (?, ?) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
     );
@@ -253,6 +257,11 @@ export class DocumentStore {
 
   content(id: number): string | undefined {
     return this.contentStmt.get(id)?.text;
+  }
+
+  /** The start (`chars`) of the first `documents` texts by id, for the automatic model choice (embed/language.ts). */
+  languageSample(collectionId: number, sample: { documents: number; chars: number }): string[] {
+    return this.languageSampleStmt.all(sample.chars, collectionId, sample.documents).map((r) => r.t);
   }
 
   deleteContent(id: number): void {

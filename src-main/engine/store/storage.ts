@@ -55,6 +55,8 @@ export interface DocumentRepository {
   content(id: number): Promise<string | undefined>;
   /** Several documents' texts in one read, keyed by document id. */
   contents(ids: readonly number[]): Promise<Map<number, string>>;
+  /** The start (`chars`) of the collection's first `documents` texts by id: the automatic model choice's sample. */
+  languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]>;
 }
 
 export interface ChunkRepository {

@@ -40,6 +40,12 @@ export interface MigrationReport {
   counts: MigrationCount[];
   /** Documents whose keyword rows were made from the stored title, headings and text rather than the indexer's own preparation. */
   approximateKeywordDocuments: number;
+  /**
+   * The copy had finished in an earlier run: nothing was copied, and the counts are only shown —
+   * hosts may have used the database since, and the profile may have changed (copying its new rows
+   * into a database in use could clash with the ids hosts gave theirs).
+   */
+  finishedEarlier: boolean;
 }
 
 interface Column {
@@ -114,6 +120,9 @@ export async function migrateToPostgres(opts: {
   try {
     await claimTarget(target, opts.sqliteFile);
     source.exec('BEGIN'); // one snapshot for the whole copy
+    if (await finishedEarlier(target, opts.sqliteFile)) {
+      return { target: redactPostgresUrl(opts.url), copied: {}, counts: await compareCounts(source, target), approximateKeywordDocuments: 0, finishedEarlier: true };
+    }
     const copied: Record<string, number> = {};
     for (const t of TABLES) {
       copied[t.name] = await copyTable(source, target, t, opts.onProgress);
@@ -135,7 +144,7 @@ export async function migrateToPostgres(opts: {
     // a bulk load leaves the visibility map unset and the statistics empty: keyword ranking's
     // index-only scans would fetch every posting from the table until autovacuum came round
     await target.query('VACUUM (ANALYZE)');
-    return { target: redactPostgresUrl(opts.url), copied, counts, approximateKeywordDocuments: copied.approximate ?? 0 };
+    return { target: redactPostgresUrl(opts.url), copied, counts, approximateKeywordDocuments: copied.approximate ?? 0, finishedEarlier: false };
   } finally {
     if (source.inTransaction) source.exec('ROLLBACK');
     source.close();
@@ -155,6 +164,12 @@ async function claimTarget(db: PostgresDatabase, sqliteFile: string): Promise<vo
     const has = await db.one<{ n: number }>('SELECT (SELECT count(*) FROM collections) + (SELECT count(*) FROM access_tokens) AS n');
     if (has && has.n > 0) throw new TroveError('CONFLICT', 'the database already holds an index; migrate into an empty database');
   }
+}
+
+/** An earlier run of this migration got to the end (every table marked done with the counts checked). */
+async function finishedEarlier(db: PostgresDatabase, sqliteFile: string): Promise<boolean> {
+  const r = await db.one<{ n: number; open: number }>('SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT done)::int AS open FROM migrate_progress WHERE source = $1', [sqliteFile]);
+  return !!r && r.n > 0 && r.open === 0;
 }
 
 /** Where an earlier run of this migration stopped in a table (-Infinity: nothing copied yet). */

@@ -125,6 +125,14 @@ export class PostgresDocuments implements DocumentRepository {
     const rows = await this.db.query<{ document_id: number; text: string }>('SELECT document_id, text FROM contents WHERE document_id = ANY($1::bigint[])', [[...new Set(ids)]]);
     return new Map(rows.map((r) => [r.document_id, r.text]));
   }
+
+  async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
+    const rows = await this.db.query<{ t: string }>(
+      'SELECT substr(t.text, 1, $1) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = $2 ORDER BY d.id LIMIT $3',
+      [sample.chars, collectionId, sample.documents],
+    );
+    return rows.map((r) => r.t);
+  }
 }
 
 interface RawChunk {

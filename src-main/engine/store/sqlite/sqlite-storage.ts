@@ -125,6 +125,9 @@ class Documents implements DocumentRepository {
   async contents(ids: readonly number[]): Promise<Map<number, string>> {
     return presentById(ids, (id) => this.store.content(id));
   }
+  async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
+    return this.store.languageSample(collectionId, sample);
+  }
 }
 
 class Chunks implements ChunkRepository {
