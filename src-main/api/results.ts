@@ -185,6 +185,13 @@ export interface SettingsInfo {
   searchModes: { mode: string; available: boolean; reason: string | null }[];
   /** Background embedding in force (`--no-embed` beats the saved switch) and what it is doing; a saved change applies at once. */
   backgroundEmbedding: BackgroundEmbedding;
+  /**
+   * Where this host's index is (`inUse`: the SQLite file or the PostgreSQL URL, password hidden) and
+   * what is saved for the next start (`saved`, password hidden; null: this computer's SQLite file).
+   * `source`: what chose the one in use (--database, TROVE_DATABASE_URL, the saved choice, the default).
+   * `restartNeeded`: the saved choice is not the one in use and would be at the next start.
+   */
+  database: { backend: 'sqlite' | 'postgres'; inUse: string; saved: string | null; source: SettingSource; restartNeeded: boolean };
   /** Settings the issue asks for that this engine cannot change yet, and why. */
   notYet: { setting: string; reason: string }[];
 }

@@ -51,7 +51,7 @@ export const ENVIRONMENT_VARIABLES = {
   TROVE_MCP_TOKEN: 'the token `trove mcp` sends',
   TROVE_IDLE_EXIT_MINUTES: 'minutes a host started by `trove mcp` waits without clients or indexing work before it stops (default 5)',
   TROVE_DEBUG: '1 prints stack traces of unexpected errors',
-  TROVE_DATABASE_URL: 'the index in PostgreSQL (postgresql://user@host/db; today `trove search` only)',
+  TROVE_DATABASE_URL: 'the index in PostgreSQL (postgresql://user@host/db) for the commands that run there, `trove serve` and the desktop host (docs/scale-out.md)',
 } as const;
 
 /** Reads and checks every TROVE_* variable; throws INVALID_INPUT naming the first bad one. */

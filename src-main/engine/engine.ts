@@ -34,7 +34,7 @@ import { openDatabase, storageError, type Db } from './store/database.js';
 import { DocumentStore } from './store/documents.js';
 import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { StatsStore } from './store/stats.js';
-import type { ServedIndex } from './served-index.js';
+import type { AppIndex } from './app-index.js';
 import { StatusReporter } from './status-report.js';
 import { TokenStore } from './store/tokens.js';
 import type {
@@ -79,7 +79,7 @@ export interface EngineOptions {
   datasets?: { hnswGraphFrom?: number };
 }
 
-export class Engine implements ServedIndex {
+export class Engine implements AppIndex {
   readonly backend = 'sqlite' as const;
   readonly profileDir: string;
   readonly databaseFile: string;

@@ -4,6 +4,12 @@
 export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type HostEnvironment } from './config.js';
 export { Engine, type EngineOptions } from './engine.js';
 export type { Awaitable, ServedIndex, ServedMemory } from './served-index.js';
+export type { AppIndex } from './app-index.js';
+import type { AppIndex } from './app-index.js';
+import type { SharedAppOptions } from './shared/shared-app.js';
+import type { EngineOptions } from './engine.js';
+import { readSettings } from './settings/settings-store.js';
+export type { SharedAppOptions } from './shared/shared-app.js';
 export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode } from './errors.js';
 export { describeActivity } from './jobs/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
@@ -18,7 +24,7 @@ export type { SearchRequest } from './search/request.js';
 export type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
 import type { SharedIndexer, SharedIndexerOptions } from './shared/shared-indexer.js';
 export type { SharedIndexer, SharedIndexerOptions } from './shared/shared-indexer.js';
-export { validatePostgresUrl } from './store/postgres/url.js';
+export { redactPostgresUrl, validatePostgresUrl } from './store/postgres/url.js';
 export type * from './types/index.js';
 
 // The PostgreSQL backend (pg, pgvector) loads only when a command asks for it: a SQLite command
@@ -26,6 +32,11 @@ export type * from './types/index.js';
 /** A profile's index copied into PostgreSQL (`trove migrate`, docs/scale-out.md). */
 export async function migrateProfile(opts: MigrateProfileOptions): Promise<MigrationReport> {
   return (await import('./store/migrate/to-postgres.js')).migrateProfile(opts);
+}
+
+/** Connects to a PostgreSQL URL and checks it can hold a Trove index, changing nothing (Settings' Database field). */
+export async function checkDatabase(url: string): Promise<void> {
+  return (await import('./store/postgres/connection.js')).checkPostgres(url);
 }
 
 /** An index in PostgreSQL, for search in every mode (engine/shared/shared-index.ts); `opts`: where the query models are. */
@@ -36,4 +47,23 @@ export async function openSharedIndex(url: string, opts?: SharedIndexOptions): P
 /** Indexing folder collections into PostgreSQL, several hosts at once (engine/shared/shared-indexer.ts). */
 export async function openSharedIndexer(url: string, opts?: SharedIndexerOptions): Promise<SharedIndexer> {
   return (await import('./shared/shared-indexer.js')).SharedIndexer.open(url, opts);
+}
+
+/** The app's index in PostgreSQL (engine/shared/shared-app.ts) over an index and an indexer the caller owns (`trove serve --database --ui`). */
+export async function openSharedApp(index: SharedIndex, indexer: SharedIndexer, opts?: SharedAppOptions): Promise<AppIndex> {
+  return new (await import('./shared/shared-app.js')).SharedApp(index, indexer, opts);
+}
+
+/** A host's own app index in PostgreSQL (the desktop host): opened from the engine's options; its close() closes everything it opened. */
+export async function openSharedAppHost(url: string, engine: EngineOptions, opts?: Omit<SharedAppOptions, 'embeddings'>): Promise<AppIndex> {
+  return (await import('./shared/shared-app.js')).SharedApp.open(url, engine, opts);
+}
+
+/** The database a host uses when neither --database nor TROVE_DATABASE_URL says: the one saved in Settings (null: this computer's SQLite file, also when settings.json is broken). */
+export function savedDatabase(profileDir: string): string | null {
+  try {
+    return readSettings(profileDir).database;
+  } catch {
+    return null;
+  }
 }

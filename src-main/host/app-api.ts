@@ -1,10 +1,10 @@
-// The app API dispatcher: validates each call with the shared schemas and answers it from the
-// Engine facade. The engine host exposes it twice: as IPC messages to the Electron main process
+// The app API dispatcher: validates each call with the shared schemas and answers it from an
+// AppIndex (engine/app-index.ts: the SQLite Engine, or an index in PostgreSQL), awaiting every answer. The engine host exposes it twice: as IPC messages to the Electron main process
 // (app-api-ipc.ts) and over HTTP for the web UI (ui-routes.ts). Nothing here knows which.
 import { checkParams, isApiMethod, type ApiMethod, type ValidApiParams } from '../api/methods.js';
 import type { ApiReply } from '../api/bridge.js';
 import type { ApiEvent, ApiResults, ClientRequest, ClientSession, SettingSource } from '../api/results.js';
-import { isTroveError, TroveError, type Engine } from '../engine/index.js';
+import { isTroveError, TroveError, type AppIndex } from '../engine/index.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
 import { writeClientConfig } from './client-config-file.js';
@@ -14,9 +14,11 @@ import { ModelPulls } from './app-api-models.js';
 import { settingsInfo, updateSettingsCall } from './app-api-settings.js';
 
 export interface AppApiOptions {
-  engine: Engine;
+  engine: AppIndex;
   /** Where MCP clients reach this host; asked on each call because the server may start later. */
   connect?: () => ConnectSource;
+  /** What chose this host's database (settings shows it); default: the SQLite default, or the saved choice on PostgreSQL. */
+  databaseSource?: SettingSource;
   /** The running server's port and where its preferred port came from (settings shows it). */
   port?: () => { running: number; source: SettingSource };
   /** The MCP endpoint's live request log (the Connect screen's); none when this host serves no MCP. */
@@ -26,6 +28,9 @@ export interface AppApiOptions {
   /** Base URL serving <model id>/<file> for `models.pull` (TROVE_MODELS_MIRROR); default each model's own source. */
   modelsMirror?: string;
 }
+
+/** How often other hosts' changes refresh the window at most. */
+const REMOTE_CHANGE_EVERY_MS = 1000;
 
 type Handlers = { [M in ApiMethod]: (p: ValidApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]> };
 
@@ -53,6 +58,14 @@ export function createAppApi(opts: AppApiOptions): AppApi {
   const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
   const offDatasets = engine.datasets.onChange((dataset) => emit({ type: 'datasets.changed', dataset }));
   const offRequests = opts.requests?.onRecord((request) => emit({ type: 'connect.request', request }));
+  // other hosts' writes (PostgreSQL): the window's collections refresh, at most once a second however busy they are
+  let remoteTimer: NodeJS.Timeout | null = null;
+  const offRemote = engine.onRemoteChange?.(() => {
+    remoteTimer ??= setTimeout(() => {
+      remoteTimer = null;
+      emit({ type: 'collections.changed' });
+    }, REMOTE_CHANGE_EVERY_MS);
+  });
   const embedding = new Set<Promise<unknown>>();
   // a model that arrived may be what a dataset in error was waiting for: look at them again
   const pulls = new ModelPulls(
@@ -91,37 +104,37 @@ export function createAppApi(opts: AppApiOptions): AppApi {
 
   const handlers: Handlers = {
     'collections.list': () => engine.listCollections(),
-    'collections.add': (p) => {
-      const info = engine.addCollection({ root: p.root, name: p.name, include: p.include, exclude: p.exclude, context: p.context });
+    'collections.add': async (p) => {
+      const info = await engine.addCollection({ root: p.root, name: p.name, include: p.include, exclude: p.exclude, context: p.context });
       if (p.index !== false) indexing.enqueue(info.name);
       return changed(info);
     },
-    'collections.remove': (p) => {
+    'collections.remove': async (p) => {
       assertNotIndexing(p.name, 'remove');
-      engine.removeCollection(p.name);
+      await engine.removeCollection(p.name);
       return changed({ removed: p.name });
     },
-    'collections.rename': (p) => {
+    'collections.rename': async (p) => {
       assertNotIndexing(p.name, 'rename');
-      return changed(engine.renameCollection(p.name, p.newName));
+      return changed(await engine.renameCollection(p.name, p.newName));
     },
-    'collections.setContext': (p) => changed(engine.setCollectionContext(p.name, p.context)),
-    'collections.setRedaction': (p) => changed(engine.setCollectionRedaction(p.name, p.redactSecrets)),
-    'collections.reindex': (p) => {
+    'collections.setContext': async (p) => changed(await engine.setCollectionContext(p.name, p.context)),
+    'collections.setRedaction': async (p) => changed(await engine.setCollectionRedaction(p.name, p.redactSecrets)),
+    'collections.reindex': async (p) => {
       // fail now, not later in the queue, when the name is wrong
-      if (!engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
+      if (!(await engine.listCollections()).some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
       return indexing.enqueue(p.name);
     },
-    'collections.pause': (p) => {
-      engine.pause(p.name);
+    'collections.pause': async (p) => {
+      await engine.pause(p.name);
       return changed({ paused: p.name ?? 'all' });
     },
-    'collections.resume': (p) => {
-      engine.resume(p.name);
+    'collections.resume': async (p) => {
+      await engine.resume(p.name);
       return changed({ resumed: p.name ?? 'all' });
     },
-    'collections.embed': (p) => {
-      if (p.name && !engine.listCollections().some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
+    'collections.embed': async (p) => {
+      if (p.name && !(await engine.listCollections()).some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);
       return startEmbedding(p.name);
     },
     'collections.setModel': async (p) => {
@@ -135,7 +148,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     status: () => engine.status(),
     // the UI shows what assistants get: secrets and the user's rules redacted as the MCP server does (highlights move with the text)
     search: async (p) => engine.settings.redact(await engine.search(p)),
-    get: (p) => engine.settings.redact(engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers, highlight: p.highlight })),
+    get: async (p) => engine.settings.redact(await engine.get(p.locator, { fromLine: p.fromLine, maxLines: p.maxLines, lineNumbers: p.lineNumbers, highlight: p.highlight })),
     'folders.list': (p) => listFolders(p.path),
     'connect.info': () => connectInfo(opts.connect?.() ?? { endpoint: null, token: null }),
     'connect.writeConfig': (p) => {
@@ -148,7 +161,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'knowledge.search': async (p) => engine.settings.redact(await engine.knowledge.search(p)),
     // the preview shows what assistants get: the same redaction rules as the MCP server
     'knowledge.get': async (p) => engine.settings.redact(await engine.knowledge.get({ ...p, max_tokens_explicit: p.retrieval?.max_tokens !== undefined })),
-    'tokens.list': () => ({ tokens: engine.listTokens(), toolNames: [...TOOL_NAMES] }),
+    'tokens.list': async () => ({ tokens: await engine.listTokens(), toolNames: [...TOOL_NAMES] }),
     'tokens.create': (p) => {
       const unknown = p.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new TroveError('INVALID_INPUT', `unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
@@ -160,15 +173,15 @@ export function createAppApi(opts: AppApiOptions): AppApi {
         profile: p.profile,
       });
     },
-    'tokens.revoke': (p) => {
-      engine.revokeToken(p.name);
+    'tokens.revoke': async (p) => {
+      await engine.revokeToken(p.name);
       return { revoked: p.name };
     },
     'memory.threads': () => engine.memory.threads(),
     // memory text is redacted like document text (the memory screen shows what assistants get)
-    'memory.entries': (p) => engine.settings.redact(engine.memory.list({ threadId: p.thread, limit: p.limit, offset: p.offset })),
-    'memory.get': (p) => {
-      const [entry] = engine.memory.get([p.id], { includeImages: true });
+    'memory.entries': async (p) => engine.settings.redact(await engine.memory.list({ threadId: p.thread, limit: p.limit, offset: p.offset })),
+    'memory.get': async (p) => {
+      const [entry] = await engine.memory.get([p.id], { includeImages: true });
       if (!entry) throw new TroveError('NOT_FOUND', `memory entry ${p.id} not found`);
       return engine.settings.redact(entry);
     },
@@ -213,6 +226,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       offEmbedding();
       offDatasets();
       offRequests?.();
+      offRemote?.();
+      if (remoteTimer) clearTimeout(remoteTimer);
       await indexing.close();
       // embedding runs are not awaited: they end when the engine closes (the stage stops between
       // chunks and the workers finish their current run), which is the owner's next step

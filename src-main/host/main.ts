@@ -2,11 +2,13 @@
 // utilityProcess (electron-vite builds it to out/main/host.js). It runs the very host that
 // `trove serve` runs (engine + MCP over loopback HTTP, so assistants reach Trove while the
 // window is closed) and serves the app API to the main process over the process's message port.
+// Its index is the profile's SQLite file, or an index in PostgreSQL when TROVE_DATABASE_URL is set
+// or Settings saved a database (engine's AppIndex either way: the same window).
 import type { FromHost } from '../api/host-protocol.js';
-import { invalidInput, readEnvironment } from '../engine/index.js';
+import { openSharedAppHost, readEnvironment, savedDatabase, type AppIndex } from '../engine/index.js';
 import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
 import { mountAppApi } from './app-api-mount.js';
-import { hostEngineOptions, startHost } from './host.js';
+import { hostEngineOptions, startHost, type Host } from './host.js';
 
 interface ParentPort {
   postMessage(message: unknown): void;
@@ -22,12 +24,22 @@ async function main(): Promise<void> {
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
     const env = readEnvironment(process.env); // the one place this process reads its environment
-    // the app does not run on PostgreSQL yet: say so rather than quietly opening the SQLite index
-    if (env.database) throw invalidInput('TROVE_DATABASE_URL is set, but the desktop app does not run on PostgreSQL yet (docs/scale-out.md); unset it');
-    // background embedding on: the Settings switch turns it off (applied without a restart)
-    const host = await startHost({ engineOptions: hostEngineOptions(env.engine, { embed: true }), env: env.host });
+    // background embedding on: the Settings switch turns it off (applied without a restart; on SQLite)
+    const engineOptions = hostEngineOptions(env.engine, { embed: true });
+    const saved = env.database ? null : savedDatabase(env.engine.profileDir);
+    const database = env.database ?? saved;
+    // a database that cannot be reached is a fatal start-up error naming it (password hidden), never a quiet fall back to SQLite
+    const shared = database ? await openSharedAppHost(database, engineOptions, { log: (line) => process.stderr.write(`trove host: ${line}\n`) }) : undefined;
+    let host: Host<AppIndex>;
+    try {
+      host = shared ? await startHost<AppIndex>({ engine: shared, env: env.host }) : await startHost({ engineOptions, env: env.host });
+    } catch (err) {
+      await shared?.close();
+      throw err;
+    }
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
-    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), modelsMirror: env.host.modelsMirror });
+    const databaseSource = env.database ? 'env' : saved ? 'saved' : 'default';
+    const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), modelsMirror: env.host.modelsMirror, databaseSource });
     let stopping: Promise<void> | null = null;
     // every step is awaited, the engine's close last: model workers finish their current run
     // and exit before the process does (terminating one mid-run aborts the whole process)
@@ -37,6 +49,7 @@ async function main(): Promise<void> {
           await mounted.close();
           await host.engine.stopWatching();
           await host.close();
+          await shared?.close(); // the host closes an engine it opened itself, not one it was given
         } catch (err) {
           process.stderr.write(`trove host: error while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
           code = code || 1;
@@ -47,7 +60,7 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => void stop(0));
     void host.stopRequested.then(() => stop(0)); // the profile folder is gone
     port.postMessage({ kind: 'ready', endpoint: host.mcpUrl, uiUrl: mounted.signInUrl() });
-    process.stderr.write(`trove host: engine ready, MCP at ${host.mcpUrl}\n`);
+    process.stderr.write(`trove host: engine ready, MCP at ${host.mcpUrl}${shared ? ` from PostgreSQL at ${shared.databaseFile}` : ''}\n`);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     port.postMessage({ kind: 'fatal', message });

@@ -35,6 +35,8 @@ interface AppState {
   status: StatusReport | null;
   /** Registered datasets and the folders scanned for them (null until loaded). */
   datasets: DatasetList | null;
+  /** Why the datasets could not be listed (UNAVAILABLE on a host serving PostgreSQL), shown in their section. */
+  datasetsError: string | null;
   /** Live embedding progress per collection, and how the last run ended. */
   embedding: { progress: Record<string, EmbeddingProgress>; finished: { collection: string | null; error: string | null } | null };
   search: { form: SearchForm; response: SearchResponse | null; error: string | null; busy: boolean; selected: string | null };
@@ -70,6 +72,7 @@ export const useApp = create<AppState>((set, get) => ({
   activity: null,
   status: null,
   datasets: null,
+  datasetsError: null,
   embedding: { progress: {}, finished: null },
   downloads: { progress: {}, errors: {}, finished: 0 },
   search: {
@@ -98,9 +101,9 @@ export const useApp = create<AppState>((set, get) => ({
   },
   async refreshDatasets() {
     try {
-      set({ datasets: await trove.call('datasets.list', {}) });
+      set({ datasets: await trove.call('datasets.list', {}), datasetsError: null });
     } catch (err) {
-      set({ loadError: errorMessage(err) });
+      set({ datasetsError: errorMessage(err) });
     }
   },
   setActivity: (activity) => set({ activity }),

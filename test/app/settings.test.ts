@@ -29,15 +29,20 @@ function freePort(): Promise<number> {
 describe('settings store', () => {
   it('round-trips through settings.json and keeps what a partial update leaves out', () => {
     const dir = tempDir();
-    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null });
+    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, database: null });
     updateSettings(dir, { port: 8123, redaction: ['secret-\\d+'] });
     updateSettings(dir, { maxFileBytes: 4096, backgroundEmbedding: false });
-    const saved = { port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true, backgroundEmbedding: false };
+    const saved = { port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true, backgroundEmbedding: false, database: null };
     expect(readSettings(dir)).toEqual(saved);
     expect(JSON.parse(fs.readFileSync(path.join(dir, SETTINGS_FILE), 'utf8'))).toEqual(saved);
     expect(fs.readdirSync(dir)).toEqual([SETTINGS_FILE]); // no temp file left behind
     updateSettings(dir, { port: null });
     expect(readSettings(dir).port).toBeNull();
+    // a database URL (checked by connecting in the app API before it gets here) and back to this computer
+    updateSettings(dir, { database: 'postgresql://trove@/trove?host=/run/postgresql' });
+    expect(readSettings(dir)).toMatchObject({ database: 'postgresql://trove@/trove?host=/run/postgresql', maxFileBytes: 4096 });
+    updateSettings(dir, { database: null });
+    expect(readSettings(dir).database).toBeNull();
   });
 
   it('refuses bad values with clear messages and saves nothing', () => {
@@ -57,9 +62,12 @@ describe('settings store', () => {
       [{ redaction: Array.from({ length: 51 }, (_, i) => `rule${i}`) }, /at most 50 redaction rules/],
       [{ colour: 'blue' }, /unrecognized key|colour/i],
       [{ backgroundEmbedding: 'yes' }, /backgroundEmbedding: background embedding is on \(true\), off \(false\) or the default \(null\)/],
+      [{ database: 'mysql://localhost/db' }, /database: the database must start with postgresql:\/\/ or postgres:\/\//],
+      [{ database: 'postgresql://localhost' }, /database: the database names no database/],
+      [{ database: 5432 }, /database/],
     ];
     for (const [patch, message] of bad) expect(() => updateSettings(dir, patch), JSON.stringify(patch).slice(0, 60)).toThrow(message);
-    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null });
+    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, database: null });
   });
 
   it('a hand-broken settings.json is reported, not silently ignored', () => {

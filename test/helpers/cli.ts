@@ -71,7 +71,7 @@ export function runTrove(args: string[], opts: CliOptions): Promise<CliResult> {
 
 export interface ServingTrove {
   /** The start-up line `serve --json` prints: mcpUrl, port, pid, backend… */
-  started: { mcpUrl: string; backend?: string };
+  started: { url: string; mcpUrl: string; backend?: string; uiUrl?: string };
   /** This host's runtime token (runtime.json in its profile). */
   token: string;
   /** Everything the host wrote to stderr so far. */

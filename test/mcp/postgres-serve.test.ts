@@ -7,7 +7,7 @@
 // purpose: datasets answer isError saying they do not run on PostgreSQL yet (memory answers: see
 // postgres-memory.test.ts); a token
 // from the database scoped to one collection cannot see the other; and the CLI: a bad URL, an
-// unreachable server and --ui give clear errors at start-up, `trove serve --database` serves a real
+// unreachable server give clear errors at start-up, `trove serve --database` serves a real
 // client over the server's unix socket, and `trove mcp` with TROVE_DATABASE_URL relays to such a host.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -272,7 +272,7 @@ describe('the door of a PostgreSQL host', () => {
 describe('`trove serve --database`', () => {
   beforeAll(() => ensureBuilt());
 
-  it('a bad URL, an unreachable server and --ui are clear errors at start-up', async () => {
+  it('a bad URL and an unreachable server are clear errors at start-up', async () => {
     const home = tempDir('trove-pgserve-cli-');
     const bad = await runTrove(['serve', '--database', 'mysql://localhost/db'], { home });
     expect(bad.code).toBe(2);
@@ -281,9 +281,6 @@ describe('`trove serve --database`', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/cannot reach PostgreSQL at postgresql:\/\/trove:\*\*\*@127\.0\.0\.1:1\/trove/);
     expect(unreachable.stderr).not.toContain('hunter2');
-    const ui = await runTrove(['serve', '--ui'], { home, env: { TROVE_DATABASE_URL: url } });
-    expect(ui.code).toBe(2);
-    expect(ui.stderr).toMatch(/--ui does not run on PostgreSQL yet/);
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
   });
 

@@ -106,6 +106,11 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     await s.collections.setContext(b.id, 'new note');
     await s.collections.markIndexed(b.id, 1234);
     expect(await s.collections.byId(b.id)).toMatchObject({ name: 'gamma', context: 'new note', lastIndexedAt: 1234 });
+    expect((await s.collections.byId(b.id))!.redactSecrets).toBeNull();
+    await s.collections.setRedactSecrets(b.id, false);
+    expect((await s.collections.byId(b.id))!.redactSecrets).toBe(false);
+    await s.collections.setRedactSecrets(b.id, null);
+    expect((await s.collections.byId(b.id))!.redactSecrets).toBeNull();
     await expect(s.collections.insert({ name: 'GAMMA', root: '/g', include: [], exclude: [], context: '' })).rejects.toThrow();
   });
 

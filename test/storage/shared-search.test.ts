@@ -228,7 +228,7 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
     expect({ needs: pg.needsEmbedding, has: pg.hasVectorIndex }).toEqual({ needs: lite.needsEmbedding, has: lite.hasVectorIndex });
     expect(pg.embeddings.collections.map(({ summary: _s, ...c }) => c)).toEqual(lite.embeddings.collections.map(({ summary: _s, ...c }) => c));
     expect(pg.embeddings.coverage).toMatchObject({ embedded: lite.embeddings.coverage.embedded, chunks: lite.embeddings.coverage.chunks });
-    expect(pg.embeddings.summary).toMatch(/embedding does not run on PostgreSQL yet/);
+    expect(pg.embeddings.summary).toMatch(/this process does not embed in the background/); // a one-shot reader: no loop of its own
     expect(pg.database.path).toBe(shared.location);
     expect(pg.database.bytes).toBeGreaterThan(0);
     expect(pg.hasVectorIndex).toBe(true); // not vacuous: the profile was embedded before it was copied

@@ -3,12 +3,29 @@
 import type { CatalogueEntry, ModelLocations, ModelsApi, ModelVerification, PullOptions } from '../types/models.js';
 import { modelCatalogue } from './catalogue.js';
 import { downloadModel } from './downloader.js';
-import type { EmbeddingService } from './embeddings.js';
-import { findModel } from './manifest.js';
+import { findModel, loadManifest, type Manifest } from './manifest.js';
 import { candidateDirs, resolveModel } from './resolver.js';
+import path from 'node:path';
+import type { EmbeddingOptions } from './embeddings.js';
+
+/** What the catalogue reads: the manifest, where models are looked for, and who forgets resolutions after a download (EmbeddingService). */
+export interface ModelSource {
+  readonly manifest: Manifest;
+  readonly modelLocations: ModelLocations;
+  refresh(): void;
+}
+
+/** A host without an EmbeddingService (an index in PostgreSQL): the same manifest and locations as EmbeddingService reads (profile's models folder by default). */
+export function profileModelSource(profileDir: string, opts: EmbeddingOptions = {}, refresh: () => void = () => undefined): ModelSource {
+  return {
+    manifest: loadManifest(opts.manifestFile),
+    modelLocations: { modelsDir: opts.modelsDir, packagedDir: opts.packagedDir, cacheDir: opts.cacheDir ?? path.join(profileDir, 'models') },
+    refresh,
+  };
+}
 
 export class EngineModels implements ModelsApi {
-  constructor(private readonly embeddings: EmbeddingService) {}
+  constructor(private readonly embeddings: ModelSource) {}
 
   list(): Promise<CatalogueEntry[]> {
     return modelCatalogue(this.embeddings.manifest, this.embeddings.modelLocations);

@@ -44,7 +44,11 @@ interface Slot {
 /** Starts the worker script: compiled JS next to this file, or the TypeScript source through tsx (tests, benches). */
 function spawnWorker(init: WorkerInit): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), { workerData: init });
+  if (!here.endsWith('.ts')) {
+    // electron-vite puts code shared with a lazily loaded module (the PostgreSQL host's SharedApp) in out/main/chunks/; the worker entry sits in out/main
+    const url = /\/chunks\/[^/]+$/.test(here) ? new URL('../worker.js', here) : new URL('./worker.js', here);
+    return new Worker(url, { workerData: init });
+  }
   // `--import tsx` in a worker's execArgv does not reach the worker on Node 20: register tsx's loader from inside it
   const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./worker.ts', here).href)}); })`;
   return new Worker(boot, { eval: true, workerData: init });

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { TroveError } from '../errors.js';
 import { ensurePrivateDir, tightenFile } from '../profile.js';
 import { ruleProblem } from '../redaction/user-rules.js';
+import { validatePostgresUrl } from '../store/postgres/url.js';
 import type { RedactionSuggestion, SavedSettings } from '../types/settings.js';
 
 export const SETTINGS_FILE = 'settings.json';
@@ -36,6 +37,18 @@ export const settingsSchema = z
     redaction: z.array(rule).max(MAX_REDACTION_RULES, `at most ${MAX_REDACTION_RULES} redaction rules`),
     redactSecrets: z.boolean(),
     backgroundEmbedding: z.boolean({ error: 'background embedding is on (true), off (false) or the default (null)' }).nullable(),
+    // absent in files written before it existed: this computer's SQLite file (EMPTY_SETTINGS)
+    database: z
+      .string()
+      .max(2000, 'a database URL is at most 2000 characters')
+      .superRefine((url, ctx) => {
+        try {
+          validatePostgresUrl(url, 'the database');
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      })
+      .nullable(),
   })
   .strict();
 
@@ -46,7 +59,7 @@ void sameShape;
 export const settingsPatchSchema = settingsSchema.partial();
 export type SettingsPatch = z.input<typeof settingsPatchSchema>;
 
-export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null };
+export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, database: null };
 
 /** Ready-made rules the Settings screen offers; none is on until the user adds it (secrets are redacted by default without them). */
 export const REDACTION_SUGGESTIONS: readonly RedactionSuggestion[] = [

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { assertFolder, validateGlobs, validateName } from '../collection-input.js';
-import { notFound, TroveError } from '../errors.js';
+import { invalidInput, notFound, TroveError } from '../errors.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from '../ingest/defaults.js';
 import { collectionInfo } from '../status-report.js';
 import type { CollectionRow } from '../store/collections.js';
@@ -40,6 +40,26 @@ export class SharedCollections {
   async remove(name: string): Promise<void> {
     const c = await this.require(name);
     await this.storage.collections.remove(c.id);
+  }
+
+  async setContext(name: string, context: string): Promise<CollectionInfo> {
+    const c = await this.require(name);
+    if (context.length > 4000) throw invalidInput('a context note is limited to 4000 characters');
+    await this.storage.collections.setContext(c.id, context);
+    return this.info((await this.storage.collections.byId(c.id))!);
+  }
+
+  /** true or false overrides the Settings switch for this collection, null follows it (every host). */
+  async setRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
+    const c = await this.require(name);
+    await this.storage.collections.setRedactSecrets(c.id, redactSecrets);
+    return this.info((await this.storage.collections.byId(c.id))!);
+  }
+
+  /** Pauses (or resumes) one collection's indexing on every host, or every folder collection's. */
+  async setPaused(name: string | undefined, paused: boolean): Promise<void> {
+    const targets = name === undefined ? await this.storage.collections.list() : [await this.require(name)];
+    for (const c of targets) await this.storage.jobs.setPaused(c.id, paused);
   }
 
   async list(): Promise<CollectionInfo[]> {

@@ -33,7 +33,7 @@ import { DATASETS_UNAVAILABLE, sharedKnowledge, unavailableApi } from './shared-
 import { SharedEmbedder } from './shared-embedder.js';
 import { SharedMemory } from './shared-memory.js';
 import { SharedMemoryEmbedding } from './shared-memory-embedding.js';
-import { sharedStatus } from './shared-status.js';
+import { sharedStatus, type HostWork } from './shared-status.js';
 import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
@@ -43,6 +43,12 @@ export interface SharedIndexOptions {
   profileDir?: string;
   embeddings?: EmbeddingOptions;
   search?: { fusion?: FusionMethod };
+}
+
+/** Indexing this process does into the same database (SharedIndexer). */
+export interface BackgroundWork {
+  busy(): boolean;
+  hostWork(): HostWork;
 }
 
 export class SharedIndex implements ServedIndex {
@@ -63,7 +69,7 @@ export class SharedIndex implements ServedIndex {
   /** Each collection's redaction override, read once until some host changes the index. */
   private redaction: Promise<ReadonlyMap<string, boolean | null>> | null = null;
   /** Set when this process also indexes into the database (trackBackgroundWork). */
-  private backgroundWork: (() => boolean) | null = null;
+  private backgroundWork: BackgroundWork | null = null;
   /** Memory's background embedding, when this host runs it (startMemoryEmbedding). */
   private memoryEmbedding: { loop: SharedMemoryEmbedding; embedder: SharedEmbedder } | null = null;
 
@@ -146,11 +152,6 @@ export class SharedIndex implements ServedIndex {
     return this.storage.documents.indexedPaths((await this.requireCollection(collection)).id);
   }
 
-  /** Indexing or embedding this process does into the same database (trackBackgroundWork, startMemoryEmbedding), else never busy. */
-  busy(): boolean {
-    return (this.backgroundWork?.() ?? false) || (this.memoryEmbedding?.loop.busy ?? false);
-  }
-
   /**
    * Embeds memory's entries in the background while this host serves (`trove serve --database`,
    * unless --no-embed): what is pending now, then after every change here or on another host,
@@ -165,14 +166,31 @@ export class SharedIndex implements ServedIndex {
     this.memoryEmbedding.loop.start();
   }
 
-  /** This process also indexes into the database (`trove serve --database`): busy while that works, so an idle host does not stop mid-run. */
-  trackBackgroundWork(busy: () => boolean): void {
-    this.backgroundWork = busy;
+  /** Another host changed the index (a collection added, renamed or removed, a batch written): the app refreshes what it shows. */
+  onRemoteChange(listener: () => void): () => void {
+    return this.storage.changes.onRemoteChange(() => listener());
+  }
+
+  /** Indexing or embedding this process does into the same database (trackBackgroundWork, startMemoryEmbedding), else never busy. */
+  busy(): boolean {
+    return (this.backgroundWork?.busy() ?? false) || (this.memoryEmbedding?.loop.busy ?? false);
+  }
+
+  /**
+   * This process also indexes into the database (`trove serve --database`: its SharedIndexer):
+   * busy while that works, so an idle host does not stop mid-run, and status reports its watchers
+   * and embedding loop.
+   */
+  trackBackgroundWork(work: BackgroundWork): void {
+    this.backgroundWork = work;
   }
 
   /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list; `memory`: memory's summary (default: when no allow-list is given). */
   async status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
-    const [report, memory] = await Promise.all([sharedStatus(this.storage, this.profileDir, opts), (opts.memory ?? !opts.collections) ? this.memory.summary() : null]);
+    const [report, memory] = await Promise.all([
+      sharedStatus(this.storage, this.profileDir, opts, this.backgroundWork?.hostWork()),
+      (opts.memory ?? !opts.collections) ? this.memory.summary() : null,
+    ]);
     return memory ? { ...report, memory } : report;
   }
 

@@ -70,6 +70,9 @@ export class SharedIndexer {
   private embedder: SharedEmbedder | null = null;
   private watcher: SharedWatcher | null = null;
   private embedding: SharedEmbeddingLoop | null = null;
+  private readonly embeddingListeners = new Set<(p: EmbeddingProgress) => void>();
+  /** Collections an index() run of this host is draining, with its report: the watching loop leaves their jobs to it, and counts a batch it had already claimed there. */
+  private readonly drained = new Map<number, ReportCollector>();
   private closed = false;
   /** Set when this indexer opened the storage itself (open()): close() closes it too. */
   private owned = false;
@@ -92,13 +95,35 @@ export class SharedIndexer {
     return indexer;
   }
 
-  /** A folder this host sees, as a collection of the shared index (Engine.addCollection's checks); index it with index(). */
-  addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
-    return this.collections.add(input);
+  /** A folder this host sees, as a collection of the shared index (Engine.addCollection's checks); index it with index(). A watching host watches it at once (other hosts hear of it by NOTIFY). */
+  async addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
+    const info = await this.collections.add(input);
+    const row = this.watcher && (await this.storage.collections.get(info.name));
+    if (row) await this.watcher!.adopt(row);
+    return info;
   }
 
-  renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
-    return this.collections.rename(oldName, newName);
+  async renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
+    const info = await this.collections.rename(oldName, newName);
+    await this.watcher?.sync();
+    return info;
+  }
+
+  setCollectionContext(name: string, context: string): Promise<CollectionInfo> {
+    return this.collections.setContext(name, context);
+  }
+
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
+    return this.collections.setRedaction(name, redactSecrets);
+  }
+
+  /** Pauses one collection's indexing (or every folder collection's) on every host; changes keep being queued. */
+  pause(collection?: string): Promise<void> {
+    return this.collections.setPaused(collection, true);
+  }
+
+  resume(collection?: string): Promise<void> {
+    return this.collections.setPaused(collection, false);
   }
 
   /** The folder collections with their counts, as Engine.listCollections. */
@@ -107,8 +132,9 @@ export class SharedIndexer {
   }
 
   /** Removes the collection and its index rows and jobs, for every host; its files are untouched. */
-  removeCollection(name: string): Promise<void> {
-    return this.collections.remove(name);
+  async removeCollection(name: string): Promise<void> {
+    await this.collections.remove(name);
+    await this.watcher?.sync();
   }
 
   /**
@@ -124,12 +150,14 @@ export class SharedIndexer {
       const stop = this.progress.subscribe((e) => e.collection === c.name && opts.onProgress?.(indexProgressOf(e)));
       try {
         const collector = new ReportCollector(c.name);
+        this.drained.set(c.id, collector);
         await this.storage.jobs.makeDue(c.id, Date.now());
         await this.storage.jobs.recordEvents([scanJob(c.id)]);
         const scanError = await this.drain(c, collector, opts.signal);
         if (scanError) rootErrors.push(scanError);
         else reports.push(collector.finish());
       } finally {
+        this.drained.delete(c.id);
         stop();
       }
     }
@@ -148,13 +176,23 @@ export class SharedIndexer {
     const named = opts.collection?.toLowerCase();
     const targets = named === undefined ? embedded : [embedded.find((c) => c.name.toLowerCase() === named) ?? (await this.collections.require(opts.collection!))];
     const results: SharedEmbedResult[] = [];
-    for (const c of targets) results.push(await this.sharedEmbedder().embed(c, opts));
+    const onProgress = (p: EmbeddingProgress) => {
+      opts.onProgress?.(p);
+      for (const l of this.embeddingListeners) l(p);
+    };
+    for (const c of targets) results.push(await this.sharedEmbedder().embed(c, { ...opts, onProgress }));
     return results;
   }
 
   /** The collections embed() embeds when given none: every folder collection, and agent memory once it has entries. */
   async embeddable(): Promise<string[]> {
     return (await this.storage.collections.list(EMBEDDED_KINDS)).map((c) => c.name);
+  }
+
+  /** Every embedding run's progress on this host (the background loop's too): the app's progress events. */
+  onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
+    this.embeddingListeners.add(listener);
+    return () => this.embeddingListeners.delete(listener);
   }
 
   /** `trove models use --database`: the collection's model for every host from now on (null: automatic); embed() then re-embeds it. */
@@ -171,7 +209,7 @@ export class SharedIndexer {
    * changes, and a background loop works the watched collections' due jobs with the other hosts.
    */
   async startWatching(): Promise<void> {
-    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), nothingToClaim: () => this.settleFinishedRuns(), batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
+    this.watcher ??= new SharedWatcher({ storage: this.storage, filterFor: (c) => this.filterFor(c), work: (claim) => this.workClaim(claim), nothingToClaim: () => this.settleFinishedRuns(), drained: this.drained, batchFiles: this.opts.batchFiles ?? 64 }, this.opts.live);
     await this.watcher.start();
   }
 
@@ -196,6 +234,11 @@ export class SharedIndexer {
 
   get watching(): boolean {
     return this.watcher?.watching ?? false;
+  }
+
+  /** What this host does in the background, for status: its watchers and its embedding loop (null: not started). */
+  hostWork(): { watchers: { collection: string; polling: boolean }[]; embedding: { busy: boolean } | null } {
+    return { watchers: this.watcher?.watching ? this.watcher.state() : [], embedding: this.embedding ? { busy: this.embedding.busy } : null };
   }
 
   /** Every collection's progress as this host works it (index runs and watching). */
@@ -254,7 +297,7 @@ export class SharedIndexer {
     const c = await this.storage.collections.byId(claim.jobs[0]!.collectionId);
     if (!c || !FILE_BACKED.includes(c.kind) || this.closed) return claim.release();
     try {
-      await this.runBatch(c, claim);
+      await this.runBatch(c, claim, this.drained.get(c.id));
     } catch (err) {
       await claim.release().catch(() => undefined);
       if (collided(err)) return;

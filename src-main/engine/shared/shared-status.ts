@@ -1,18 +1,26 @@
 // The status report of a shared index (store/storage.ts: PostgreSQL), in the shape Engine.status
 // gives (status-report.ts): collections with counts and problems, totals, the job queue every
 // host shares, and how far embedding has come per collection. What runs per host is reported as
-// such: this process neither watches nor embeds, registered datasets and memory do not run on
-// PostgreSQL yet (datasets: none; memory: left out).
+// such: a serving host (`trove serve --database`, the app) reports its own watchers and embedding
+// loop (HostWork), a one-shot command neither watches nor embeds; registered datasets and memory
+// do not run on PostgreSQL yet (datasets: none; memory: left out).
 import { collectionEmbedding, coverageOf } from '../embed/embedding-status.js';
 import { describeCollectionEmbedding, describeCoverage } from '../embed/describe.js';
 import { collectionInfo, sumKinds } from '../status-report.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Storage } from '../store/storage.js';
-import type { CollectionEmbeddingStatus, StatusReport } from '../types/index.js';
+import type { BackgroundEmbedding, CollectionEmbeddingStatus, StatusReport } from '../types/index.js';
 
-const NOT_EMBEDDING = 'embedding does not run on PostgreSQL yet (embed on SQLite before `trove migrate`)';
+const NOT_EMBEDDING = 'this process does not embed in the background (`trove index --database` and a serving host do)';
 
-export async function sharedStatus(storage: Storage, profileDir: string, opts: { collections?: readonly string[] } = {}): Promise<StatusReport> {
+/** What this host does in the background besides the database's shared state (SharedIndexer.hostWork). */
+export interface HostWork {
+  watchers: { collection: string; polling: boolean }[];
+  /** The background embedding loop; null when this host does not run one. */
+  embedding: { busy: boolean } | null;
+}
+
+export async function sharedStatus(storage: Storage, profileDir: string, opts: { collections?: readonly string[] } = {}, host?: HostWork): Promise<StatusReport> {
   const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
   const [all, counts, jobs, pauses, bytes] = await Promise.all([
     storage.collections.list(),
@@ -33,9 +41,9 @@ export async function sharedStatus(storage: Storage, profileDir: string, opts: {
     totals: { collections: collections.length, documents: sum('documents'), chunks: sum('chunks'), skipped: sum('skipped'), failed: sum('failed'), kinds: sumKinds(collections.map((c) => c.kinds)) },
     collections,
     indexing: {
-      watching: false,
+      watching: (host?.watchers.length ?? 0) > 0,
       paused: false,
-      watchers: [],
+      watchers: (host?.watchers ?? []).filter((w) => !allow || allow.has(w.collection.toLowerCase())),
       collections: visible.map((c) => {
         const j = jobs.get(c.id);
         return { collection: c.name, paused: pauses.has(c.id), queued: j?.queued ?? 0, retrying: j?.retrying ?? 0, gaveUp: j?.gaveUp ?? 0, progress: null };
@@ -46,12 +54,18 @@ export async function sharedStatus(storage: Storage, profileDir: string, opts: {
     embeddings: {
       collections: withSummary,
       progress: [],
-      background: { enabled: false, source: 'option', state: 'off' },
+      background: backgroundOf(host),
       coverage,
-      summary: `${describeCoverage(coverage)}; ${NOT_EMBEDDING}`,
+      summary: host?.embedding ? describeCoverage(coverage) : `${describeCoverage(coverage)}; ${NOT_EMBEDDING}`,
     },
     datasets: [],
   };
+}
+
+/** The background embedding of a host: its loop's state, or off (a one-shot command, `--no-embed`). */
+export function backgroundOf(host?: HostWork): BackgroundEmbedding {
+  if (!host?.embedding) return { enabled: false, source: 'option', state: 'off' };
+  return { enabled: true, source: 'option', state: host.embedding.busy ? 'embedding' : 'idle' };
 }
 
 /** EmbeddingCounts.collection's answer, over the repositories. */

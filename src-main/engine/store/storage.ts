@@ -33,6 +33,8 @@ export interface CollectionRepository {
   insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string }): Promise<CollectionRow>;
   rename(id: number, name: string): Promise<void>;
   setContext(id: number, context: string): Promise<void>;
+  /** Secret redaction for this collection: true or false overrides the Settings switch, null follows it. */
+  setRedactSecrets(id: number, value: boolean | null): Promise<void>;
   markIndexed(id: number, at: number): Promise<void>;
   /** The collection and everything of it: documents, chunks, keyword rows, vectors, jobs. */
   remove(id: number): Promise<void>;

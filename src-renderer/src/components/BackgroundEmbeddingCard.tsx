@@ -49,7 +49,8 @@ export function BackgroundEmbeddingCard({ info, onSaved }: { info: SettingsInfo;
         pausing indexing pauses it too. Applies at once.
       </p>
       <p data-testid="background-state">
-        {bg.source === 'option' ? 'Off for this server: it was started with --no-embed, which wins over this switch.' : stateText[bg.state]}
+        {bg.source === 'option' && !bg.enabled ? 'Off for this server: it was started with --no-embed, which wins over this switch.' : stateText[bg.state]}
+        {info.database.backend === 'postgres' ? ' On PostgreSQL the switch applies when this server starts next.' : ''}
       </p>
       {error && (
         <p className="error" role="alert">

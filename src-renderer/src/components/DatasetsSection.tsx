@@ -8,7 +8,7 @@ import { DatasetCard } from './DatasetCard';
 import { FolderBrowser } from './FolderBrowser';
 
 export function DatasetsSection() {
-  const { datasets, refreshDatasets } = useApp();
+  const { datasets, datasetsError, refreshDatasets } = useApp();
   const [folder, setFolder] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -95,7 +95,11 @@ export function DatasetsSection() {
           ))}
         </ul>
       )}
-      {datasets === null ? (
+      {datasets === null && datasetsError ? (
+        <p className="error" role="alert" data-testid="datasets-unavailable">
+          {datasetsError}
+        </p>
+      ) : datasets === null ? (
         <p className="muted">Loading datasets…</p>
       ) : datasets.datasets.length === 0 ? (
         <p className="muted" data-testid="no-datasets">

@@ -1,9 +1,10 @@
 // Settings: theme, background embedding, embedding models, the saved settings (port, file size
-// limit, redaction), what this engine reports about itself, and, plainly, what cannot be changed yet.
+// limit, redaction), the database (next start), what this engine reports about itself, and, plainly, what cannot be changed yet.
 import { useEffect, useState } from 'react';
 import type { SettingsInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { BackgroundEmbeddingCard } from '../components/BackgroundEmbeddingCard';
+import { DatabaseCard } from '../components/DatabaseCard';
 import { ModelsCard } from '../components/ModelsCard';
 import { SavedSettingsCard } from '../components/SavedSettingsCard';
 import { applyTheme, savedTheme, themeChoices, type ThemeChoice } from '../theme';
@@ -43,6 +44,7 @@ export function SettingsScreen() {
       {info && (
         <>
           <SavedSettingsCard info={info} onSaved={setInfo} />
+          <DatabaseCard info={info} onSaved={setInfo} />
           <div className="card">
             <h2>Engine</h2>
             <dl className="pairs">

@@ -79,6 +79,12 @@ export class PostgresCollections implements CollectionRepository {
 
   async setContext(id: number, context: string): Promise<void> {
     await this.db.query('UPDATE collections SET context = $1, updated_at = $2 WHERE id = $3', [context, Date.now(), id]);
+    await this.changed(id);
+  }
+
+  async setRedactSecrets(id: number, value: boolean | null): Promise<void> {
+    await this.db.query('UPDATE collections SET redact_secrets = $1, updated_at = $2 WHERE id = $3', [value, Date.now(), id]);
+    await this.changed(id); // every host's redaction cache (SharedIndex) is dropped
   }
 
   async markIndexed(id: number, at: number): Promise<void> {

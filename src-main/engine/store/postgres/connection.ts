@@ -28,6 +28,26 @@ export interface PostgresOptions {
   applicationName?: string;
 }
 
+/**
+ * Connects once and checks the server can hold a Trove index (pgvector installable), changing
+ * nothing: what Settings does before it saves a database URL. INVALID_INPUT for a bad URL,
+ * UNAVAILABLE with the server's reason otherwise; the password is never in the message.
+ */
+export async function checkPostgres(url: string): Promise<void> {
+  validatePostgresUrl(url, 'the database');
+  const client = new pg.Client({ connectionString: url, application_name: 'trove-check', connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const vector = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+    if (!vector.rowCount) throw new Error('pgvector is not installed on that server (Trove needs the vector extension)');
+  } catch (err) {
+    throw new TroveError('UNAVAILABLE', `cannot use PostgreSQL at ${redactPostgresUrl(url)}: ${(err as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export class PostgresDatabase {
   private closed = false;
 

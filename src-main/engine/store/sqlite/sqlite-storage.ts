@@ -57,6 +57,9 @@ class Collections implements CollectionRepository {
   async setContext(id: number, context: string): Promise<void> {
     this.store.setContext(id, context);
   }
+  async setRedactSecrets(id: number, value: boolean | null): Promise<void> {
+    this.store.setRedactSecrets(id, value);
+  }
   async markIndexed(id: number, at: number): Promise<void> {
     this.store.markIndexed(id, at);
   }
