@@ -58,23 +58,6 @@ export async function redactValue<T>(value: T, policy: RedactionPolicy, runner: 
 }
 
 /**
- * Whether a value holds any document text the policy would look at (a string under TEXT_KEYS, at
- * any depth): false means redaction is a no-op whatever the policy says, so a caller may skip
- * reading the policy at all (a write's answer, a count). The same keys walk() visits; no copies.
- */
-export function holdsText(v: unknown, key: string | null = null): boolean {
-  if (typeof v === 'string') return key !== null && TEXT_KEYS.has(key);
-  if (Array.isArray(v)) {
-    for (const x of v) if (holdsText(x, key)) return true;
-    return false;
-  }
-  if (v && typeof v === 'object') {
-    for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k) && holdsText((v as Record<string, unknown>)[k], k)) return true;
-  }
-  return false;
-}
-
-/**
  * Visits document-text strings in a fixed order, with the collection they belong to and, for a
  * hit's snippet or a document's text, the highlights beside it (or knowledge.get's content); returns a copy with each replaced.
  */

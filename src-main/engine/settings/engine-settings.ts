@@ -6,7 +6,7 @@ import path from 'node:path';
 import { TroveError } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import type { RedactionSuggestion, SavedSettings, SettingsApi } from '../types/settings.js';
-import { holdsText, redactValue } from '../redaction/policy.js';
+import { redactValue } from '../redaction/policy.js';
 import { UserRuleRunner } from '../redaction/user-rules.js';
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -106,11 +106,8 @@ export class EngineSettings implements SettingsApi {
    * A copy of a result with secret-looking text and the saved rules' matches redacted in its
    * document text. Fails closed: when the file is broken (hand-edited) or a rule runs over its time
    * budget, nothing is returned unredacted — the call fails with the reason until it is fixed.
-   * A value with no document text in it (a write's answer, counts) is returned as it is without
-   * reading the settings file or the collections' overrides: there is nothing to redact in it.
    */
   async redact<T>(value: T): Promise<T> {
-    if (!holdsText(value)) return value;
     let saved: SavedSettings;
     try {
       saved = this.saved();
