@@ -77,14 +77,15 @@ export interface Served {
 
 /**
  * Builds the CLI, then runs `trove serve` on `profile` (with `args`, e.g. `--no-embed` for a
- * keyword-only profile, which a host would otherwise spend many minutes embedding); resolves once
+ * keyword-only profile, which a host would otherwise spend many minutes embedding; `nodeArgs`
+ * before the script, e.g. a preload); resolves once
  * it has gone quiet (its start-up scans, and background embedding if on, done).
  */
-export async function serveProfile(root: string, profile: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<Served> {
+export async function serveProfile(root: string, profile: string, env: Record<string, string> = {}, args: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Served> {
   spawnSync('npx', ['tsc', '-p', 'tsconfig.node.json'], { cwd: root, stdio: 'inherit' });
   const runtimeFile = path.join(profile, 'runtime.json');
   fs.rmSync(runtimeFile, { force: true });
-  const server = spawn(process.execPath, [path.join(root, 'bin/trove.js'), 'serve', '--port', String(20000 + Math.floor(Math.random() * 20000)), ...args], {
+  const server = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/trove.js'), 'serve', '--port', String(20000 + Math.floor(Math.random() * 20000)), ...args], {
     env: { ...process.env, ...env, TROVE_HOME: profile },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -7,7 +7,7 @@
 // authenticated (401), rate limited per token (429) and size-capped (413) before either side.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest, isJsonContentType, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ServedIndex } from '../../engine/index.js';
 import { CollectionDirectory, type McpContext } from '../context.js';
@@ -20,6 +20,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../secur
 import { RefusalLog } from '../security/refusals.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
 import { InMemoryEventStore } from './event-store.js';
+import { nodeHandlerFor } from './node-adapter.js';
 import { clientInfoOf, McpRequestLog } from './request-log.js';
 
 export interface McpHttpOptions {
@@ -91,14 +92,15 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   let open = 0;
   let lastActivityAt = Date.now();
 
+  const reportError = (err: Error) => void process.stderr.write(`[trove mcp] ${err.message}\n`);
   const modern = createMcpHandler((ctx) => {
     const facts = factsOf(ctx.authInfo);
     return buildMcpServer(contextFor(facts.access, { client: facts.client, protocol: '2026-07-28', initDefaults: {} }), opts.extend, calledTool(ctx.requestInfo));
   }, {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
-    onerror: (err) => process.stderr.write(`[trove mcp] ${err.message}\n`),
+    onerror: reportError,
   });
-  const modernNode = toNodeHandler(modern, { maxRequestBodySize: maxBody });
+  const modernNode = nodeHandlerFor(modern, reportError);
 
   async function handleLegacy(req: IncomingMessage, res: ServerResponse, access: Access, body: unknown): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
@@ -213,10 +215,11 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     const session = sessions.get(header(req, 'mcp-session-id') ?? '');
     const legacy = isLegacyPost(req, body);
     const client = legacy ? (session?.access.key === access.key ? session.client : null) : clientIdentity(clientInfoOf(body));
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor({ access, requestConfig, client });
+    const auth = authInfoFor({ access, requestConfig, client });
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
     requests.watch(res, body, { client, token: access.name, protocol: legacy ? '2025' : '2026-07-28' });
     if (legacy) await handleLegacy(req, res, access, body);
-    else await modernNode(req, res, body);
+    else await modernNode(req, res, body, auth);
     return true;
   };
 
