@@ -3,8 +3,7 @@
 // embedding, pauses, tokens, models and datasets. Both the SQLite engine (Engine) and an index in
 // PostgreSQL (shared/SharedApp: SharedIndex + SharedIndexer) satisfy it, so the app API takes this
 // type and awaits every answer: on SQLite most are values in hand, on PostgreSQL round trips.
-// What a backend does not run (memory, datasets, model switches on PostgreSQL) fails with
-// UNAVAILABLE and the reason. Declared once here; faces import it through engine/index.ts.
+// What a backend does not run (datasets on PostgreSQL) fails with UNAVAILABLE and the reason. Declared once here; faces import it through engine/index.ts.
 import type { CreateTokenInput } from './access-tokens.js';
 import type { Awaitable, ServedIndex } from './served-index.js';
 import type {

@@ -80,6 +80,18 @@ describe('the desktop host on PostgreSQL', () => {
     expect(settings.database).toMatchObject({ backend: 'postgres', source: 'env', restartNeeded: false, inUse: expect.stringMatching(/^postgresql:\/\/trove@127\.0\.0\.1:\d+\/trove_desktop_/) });
     const memory = await sup.call('memory.threads', {});
     expect(memory).toEqual({ ok: true, result: [] }); // the database's memory: empty, and there
+    // memory another process stores is embedded by this host in the background, as on SQLite
+    const lines = path.join(tempDir('trove-desktop-pg-memory-'), 'memory.jsonl');
+    fs.writeFileSync(lines, `${JSON.stringify({ thread_id: 'kitchen', source: 'agent', text: 'The starter needs feeding the evening before baking.' })}\n`);
+    const imported = spawnSync(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'memory', 'import', lines, '--database', url], { encoding: 'utf8', env: { ...process.env, TROVE_HOME: tempDir('trove-desktop-pg-cli-'), TROVE_DATABASE_URL: '' } });
+    expect(imported.status, imported.stderr).toBe(0);
+    await until(async () => {
+      const r = await sup.call('memory.statistics', {});
+      const st = r.ok ? (r.result as { entries: number; semantic: { pendingChunks: number } }) : null;
+      return st?.entries === 1 && st.semantic.pendingChunks === 0;
+    }, "memory's background embedding", 60_000);
+    const semantic = result<{ hits: { entry: { text: string } }[] }>(await sup.call('memory.search', { query: 'when to feed the sourdough', mode: 'vector' }));
+    expect(semantic.hits[0]?.entry.text).toBe('The starter needs feeding the evening before baking.');
     const datasets = await sup.call('datasets.list', {});
     expect(datasets).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE', message: expect.stringMatching(/datasets are not available on PostgreSQL yet/) } });
   }, 120_000);

@@ -79,11 +79,14 @@ export class SharedApp implements AppIndex {
     }
   }
 
-  /** Keeps the folder collections this host sees fresh, with the other hosts, and embeds in the background unless `embed` is false. */
+  /** Keeps the folder collections this host sees fresh, with the other hosts, and embeds them and memory in the background unless `embed` is false. */
   async startWatching(): Promise<void> {
     await this.indexer.startWatching();
     const embed = this.opts.embed ?? this.settings.savedOrDefaults().backgroundEmbedding !== false;
-    if (embed) await this.indexer.startEmbedding(this.opts.log ?? ((line) => process.stderr.write(`trove: ${line}\n`)));
+    if (!embed) return;
+    const log = this.opts.log ?? ((line: string) => process.stderr.write(`trove: ${line}\n`));
+    await this.indexer.startEmbedding(log);
+    this.shared.startMemoryEmbedding(log); // memory the window or an assistant stores gets its vectors here too, as on SQLite
   }
 
   /** Stops watching; a batch under way is written first. */

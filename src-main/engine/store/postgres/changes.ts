@@ -21,9 +21,17 @@ export class PostgresChanges implements ChangeFeed {
 
   constructor(private readonly db: PostgresDatabase) {}
 
-  /** Tells the other hosts (after this host's write committed). */
+  /**
+   * Tells the other hosts (after this host's write committed). Never throws: the write is done, and
+   * reporting it as failed would make a caller retry it (a memory entry stored twice); a lost
+   * notice only delays the other hosts until their next reconcile or change.
+   */
   async notify(collectionId: number | null): Promise<void> {
-    await this.db.query('SELECT pg_notify($1, $2)', [CHANNEL, `${this.host}:${collectionId ?? ''}`]);
+    try {
+      await this.db.query('SELECT pg_notify($1, $2)', [CHANNEL, `${this.host}:${collectionId ?? ''}`]);
+    } catch {
+      // the connection dropped after the commit: nothing to undo
+    }
   }
 
   onRemoteChange(listener: (collectionId: number | null) => void): () => void {

@@ -26,6 +26,8 @@ export function redactPostgresUrl(url: string): string {
   try {
     const u = parse(url);
     if (u.password) u.password = '***';
+    // node-postgres takes these from the query string too (pg-connection-string), so they are as secret
+    for (const key of ['password', 'sslpassword']) if (u.searchParams.has(key)) u.searchParams.set(key, '***');
     return u.toString().replace(`@${NO_HOST}`, '@');
   } catch {
     return 'postgresql://(unparsable URL)';
