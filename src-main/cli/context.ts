@@ -1,7 +1,7 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, openSharedIndex, openSharedIndexer, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
+import { Engine, openSharedIndex, openSharedIndexerFor, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
 import { UsageError } from './options.js';
 
 export class CliContext {
@@ -40,18 +40,7 @@ export class CliContext {
   async sharedIndexer(option?: string): Promise<SharedIndexer | null> {
     const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
     if (!url) return null;
-    const { chunking, maxFileBytes, indexing, profileDir, embeddings } = this.environment().engine;
-    return (this.indexer ??= await openSharedIndexer(url, {
-      profileDir,
-      embeddings,
-      chunking,
-      maxFileBytes,
-      batchDocuments: indexing?.batchDocuments,
-      readConcurrency: indexing?.readConcurrency,
-      retry: indexing?.retry,
-      parsing: indexing?.parsing,
-      live: indexing?.live,
-    }));
+    return (this.indexer ??= await openSharedIndexerFor(url, this.environment().engine));
   }
 
   setJson(cmd: Command): void {

@@ -49,6 +49,12 @@ export async function openSharedIndexer(url: string, opts?: SharedIndexerOptions
   return (await import('./shared/shared-indexer.js')).SharedIndexer.open(url, opts);
 }
 
+/** The same, its options taken from the engine's (what TROVE_* variables set for SQLite applies on PostgreSQL too). */
+export async function openSharedIndexerFor(url: string, engine: EngineOptions): Promise<SharedIndexer> {
+  const m = await import('./shared/shared-indexer.js');
+  return m.SharedIndexer.open(url, m.sharedIndexerOptions(engine));
+}
+
 /** The app's index in PostgreSQL (engine/shared/shared-app.ts) over an index and an indexer the caller owns (`trove serve --database --ui`). */
 export async function openSharedApp(index: SharedIndex, indexer: SharedIndexer, opts?: SharedAppOptions): Promise<AppIndex> {
   return new (await import('./shared/shared-app.js')).SharedApp(index, indexer, opts);

@@ -26,24 +26,8 @@ import type {
 import type { EngineOptions } from '../engine.js';
 import { DATASETS_UNAVAILABLE } from './shared-knowledge.js';
 import { SharedIndex } from './shared-index.js';
-import { SharedIndexer, type SharedIndexerOptions } from './shared-indexer.js';
+import { SharedIndexer, sharedIndexerOptions } from './shared-indexer.js';
 import { backgroundOf } from './shared-status.js';
-
-/** The indexer's options from the engine's (what TROVE_* variables set for the SQLite engine applies on PostgreSQL too). */
-export function sharedIndexerOptions(o: EngineOptions): SharedIndexerOptions {
-  const { chunking, maxFileBytes, indexing, profileDir, embeddings } = o;
-  return {
-    profileDir,
-    embeddings,
-    chunking,
-    maxFileBytes,
-    batchDocuments: indexing?.batchDocuments,
-    readConcurrency: indexing?.readConcurrency,
-    retry: indexing?.retry,
-    parsing: indexing?.parsing,
-    live: indexing?.live,
-  };
-}
 
 export interface SharedAppOptions {
   embeddings?: EmbeddingOptions;

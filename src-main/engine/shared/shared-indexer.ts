@@ -32,6 +32,7 @@ import { SharedEmbeddingLoop } from './shared-embedding-loop.js';
 import { SharedWatcher } from './shared-watcher.js';
 import type { LiveOptions } from '../watch/live-folders.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
+import type { EngineOptions } from '../engine.js';
 import type { EmbeddingProgress } from '../types/models.js';
 
 export interface SharedIndexerOptions {
@@ -56,6 +57,22 @@ const HELD_ELSEWHERE_MS = 50;
 const CURRENT_FILE_EVERY_MS = 200;
 /** Batches of one run that may roll back on a collision with another host before the run gives up. */
 const MAX_COLLISIONS = 20;
+
+/** The indexer's options from the engine's (what TROVE_* variables set for the SQLite engine applies on PostgreSQL too). */
+export function sharedIndexerOptions(o: EngineOptions): SharedIndexerOptions {
+  const { chunking, maxFileBytes, indexing, profileDir, embeddings } = o;
+  return {
+    profileDir,
+    embeddings,
+    chunking,
+    maxFileBytes,
+    batchDocuments: indexing?.batchDocuments,
+    readConcurrency: indexing?.readConcurrency,
+    retry: indexing?.retry,
+    parsing: indexing?.parsing,
+    live: indexing?.live,
+  };
+}
 
 /** What has vectors: folder collections and memory (a folder dataset's collection is embedded by its registry, not here). */
 const EMBEDDED_KINDS = ['folder', 'memory'] as const;
