@@ -15,7 +15,6 @@ import type { Db } from '../store/database.js';
 import type { DocumentStore } from '../store/documents.js';
 import type {
   MemoryApi,
-  MemoryBatchItem,
   MemoryBatchResult,
   MemoryContext,
   MemoryDeleteCriteria,
@@ -34,7 +33,8 @@ import type {
   MemoryUpdateResult,
   MemoryWriteResult,
 } from '../types/memory.js';
-import { checkDelete, checkEntry, checkId, checkThreadId, checkUpdate, MEMORY_LIMITS, type EntryWrite, type UpdateWrite } from './entry-input.js';
+import { checkDelete, checkEntry, checkId, checkThreadId, checkUpdate } from './entry-input.js';
+import { checkUpdateBatch, planStoreBatch, planUpdateBatch, storeBatchResult, updateBatchResult } from './batch-plan.js';
 import { EntryStore, type EntryRow } from './entry-store.js';
 import { imagesByEntry, toEntry } from './entry-view.js';
 import { memoryResponse, metricType } from './search-response.js';
@@ -99,19 +99,10 @@ export class MemoryService implements MemoryApi {
   }
 
   storeBatch(inputs: readonly MemoryEntryInput[], opts: { atomic?: boolean } = {}): MemoryBatchResult {
-    checkBatch(inputs, 'entries');
-    const atomic = opts.atomic ?? true;
-    const checked = inputs.map((input, i) => attempt(() => checkEntry(input, `entries[${i}]`)));
-    if (atomic) {
-      const bad = checked.find((c) => c.error !== null);
-      if (bad) throw invalidInput(`nothing was stored (the batch is atomic): ${bad.error}`);
-    }
-    const good = checked.filter((c): c is { value: EntryWrite; error: null } => c.error === null);
-    const ids = good.length ? this.writer.insert(good.map((c) => c.value)) : [];
+    const { checked, writes } = planStoreBatch(inputs, opts.atomic ?? true);
+    const ids = writes.length ? this.writer.insert(writes) : [];
     if (ids.length) this.changed();
-    let next = 0;
-    const results = checked.map((c, index): MemoryBatchItem => (c.error === null ? { index, success: true, id: ids[next++]!, error: null } : { index, success: false, id: null, error: c.error }));
-    return tally(results);
+    return storeBatchResult(checked, ids);
   }
 
   update(input: MemoryUpdateInput): MemoryUpdateResult {
@@ -122,30 +113,12 @@ export class MemoryService implements MemoryApi {
   }
 
   updateBatch(inputs: readonly MemoryUpdateInput[], opts: { atomic?: boolean } = {}): MemoryBatchResult {
-    checkBatch(inputs, 'updates');
-    const atomic = opts.atomic ?? true;
-    const checked = inputs.map((input, i) => attempt(() => checkUpdate(input, `updates[${i}]`)));
+    const checked = checkUpdateBatch(inputs);
     const present = new Set(this.entries.byIds(checked.flatMap((c) => (c.value ? [c.value.id] : []))).map((r) => r.id));
-    for (const [i, c] of checked.entries()) {
-      if (c.value && !present.has(c.value.id)) Object.assign(c, { value: null, error: `updates[${i}]: context entry ${c.value.id} not found` });
-    }
-    if (atomic) {
-      const bad = checked.find((c) => c.error !== null);
-      if (bad) throw (/not found/.test(bad.error!) ? notFound : invalidInput)(`nothing was updated (the batch is atomic): ${bad.error}`);
-    }
-    const results: MemoryBatchItem[] = [];
-    const writes = checked.flatMap((c) => (c.error === null ? [c.value!] : []));
-    let fields: string[][] = [];
-    if (writes.length) {
-      fields = this.writer.update(writes as UpdateWrite[]);
-      this.changed();
-    }
-    let next = 0;
-    checked.forEach((c, index) => {
-      if (c.error !== null) results.push({ index, success: false, id: (inputs[index] as { id?: number })?.id ?? null, error: c.error });
-      else results.push({ index, success: true, id: c.value!.id, error: null, updatedFields: fields[next++]! });
-    });
-    return tally(results);
+    const writes = planUpdateBatch(checked, present, opts.atomic ?? true);
+    const fields = writes.length ? this.writer.update(writes) : [];
+    if (writes.length) this.changed();
+    return updateBatchResult(inputs, checked, fields);
   }
 
   delete(criteria: MemoryDeleteCriteria): MemoryDeleteResult {
@@ -314,24 +287,6 @@ export class MemoryService implements MemoryApi {
     this.generation++;
     this.deps.changed();
   }
-}
-
-export function checkBatch(items: readonly unknown[], name: string): void {
-  if (!Array.isArray(items) || !items.length) throw invalidInput(`${name} must be a non-empty list`);
-  if (items.length > MEMORY_LIMITS.batch) throw invalidInput(`${name}: a batch holds at most ${MEMORY_LIMITS.batch} items (got ${items.length})`);
-}
-
-export function attempt<T>(fn: () => T): { value: T | null; error: string | null } {
-  try {
-    return { value: fn(), error: null };
-  } catch (err) {
-    return { value: null, error: (err as Error).message };
-  }
-}
-
-export function tally(results: MemoryBatchItem[]): MemoryBatchResult {
-  const succeeded = results.filter((r) => r.success).length;
-  return { results, succeeded, failed: results.length - succeeded };
 }
 
 export function checkRange(v: unknown, min: number, max: number, name: string): number {

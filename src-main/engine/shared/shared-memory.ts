@@ -18,7 +18,8 @@ import { planUpdate } from '../memory/entry-update.js';
 import { imagesByEntry, toEntry } from '../memory/entry-view.js';
 import { checkFilterValues } from '../memory/memory-filters.js';
 import { ms } from '../memory/memory-search.js';
-import { attempt, checkBatch, checkRange, MEMORY_COLLECTION, tally } from '../memory/memory-service.js';
+import { checkUpdateBatch, planStoreBatch, planUpdateBatch, storeBatchResult, updateBatchResult } from '../memory/batch-plan.js';
+import { checkRange, MEMORY_COLLECTION } from '../memory/memory-service.js';
 import { checkSearch } from '../memory/search-request.js';
 import { memoryResponse, metricType } from '../memory/search-response.js';
 import { checkImportLines, exportLine, IMPORT_BATCH, sameEntry } from '../memory/transfer.js';
@@ -27,7 +28,6 @@ import { StorageKeywordSearch } from '../search/storage-keyword.js';
 import type { ServedMemory } from '../served-index.js';
 import type { MemoryRepository, MemorySearchMetric, Storage } from '../store/storage.js';
 import type {
-  MemoryBatchItem,
   MemoryBatchResult,
   MemoryContext,
   MemoryDeleteCriteria,
@@ -93,18 +93,8 @@ export class SharedMemory implements ServedMemory {
   }
 
   async storeBatch(inputs: readonly MemoryEntryInput[], opts: { atomic?: boolean } = {}): Promise<MemoryBatchResult> {
-    checkBatch(inputs, 'entries');
-    const atomic = opts.atomic ?? true;
-    const checked = inputs.map((input, i) => attempt(() => checkEntry(input, `entries[${i}]`)));
-    if (atomic) {
-      const bad = checked.find((c) => c.error !== null);
-      if (bad) throw invalidInput(`nothing was stored (the batch is atomic): ${bad.error}`);
-    }
-    const good = checked.filter((c): c is { value: EntryWrite; error: null } => c.error === null);
-    const ids = good.length ? await this.insert(good.map((c) => c.value)) : [];
-    let next = 0;
-    const results = checked.map((c, index): MemoryBatchItem => (c.error === null ? { index, success: true, id: ids[next++]!, error: null } : { index, success: false, id: null, error: c.error }));
-    return tally(results);
+    const { checked, writes } = planStoreBatch(inputs, opts.atomic ?? true);
+    return storeBatchResult(checked, writes.length ? await this.insert(writes) : []);
   }
 
   async update(input: MemoryUpdateInput): Promise<MemoryUpdateResult> {
@@ -114,25 +104,10 @@ export class SharedMemory implements ServedMemory {
   }
 
   async updateBatch(inputs: readonly MemoryUpdateInput[], opts: { atomic?: boolean } = {}): Promise<MemoryBatchResult> {
-    checkBatch(inputs, 'updates');
-    const atomic = opts.atomic ?? true;
-    const checked = inputs.map((input, i) => attempt(() => checkUpdate(input, `updates[${i}]`)));
+    const checked = checkUpdateBatch(inputs);
     const present = new Set((await this.deps.memory.byIds(checked.flatMap((c) => (c.value ? [c.value.id] : [])))).map((r) => r.id));
-    for (const [i, c] of checked.entries()) {
-      if (c.value && !present.has(c.value.id)) Object.assign(c, { value: null, error: `updates[${i}]: context entry ${c.value.id} not found` });
-    }
-    if (atomic) {
-      const bad = checked.find((c) => c.error !== null);
-      if (bad) throw (/not found/.test(bad.error!) ? notFound : invalidInput)(`nothing was updated (the batch is atomic): ${bad.error}`);
-    }
-    const writes = checked.flatMap((c) => (c.error === null ? [c.value!] : []));
-    const fields = writes.length ? (await this.rewrite(writes)).map((w) => w.fields) : [];
-    let next = 0;
-    return tally(
-      checked.map((c, index): MemoryBatchItem =>
-        c.error !== null ? { index, success: false, id: (inputs[index] as { id?: number })?.id ?? null, error: c.error } : { index, success: true, id: c.value!.id, error: null, updatedFields: fields[next++]! },
-      ),
-    );
+    const writes = planUpdateBatch(checked, present, opts.atomic ?? true);
+    return updateBatchResult(inputs, checked, writes.length ? (await this.rewrite(writes)).map((w) => w.fields) : []);
   }
 
   async delete(criteria: MemoryDeleteCriteria): Promise<MemoryDeleteResult> {
