@@ -142,18 +142,7 @@ export class MemorySearch {
       if (!(err instanceof TroveError && err.code === 'INVALID_INPUT') || !vectorPromise) throw err;
       notices.push(`keyword leg skipped: ${err.message}`);
     }
-    let vectorHits: RankedHit[] = [];
-    let model: string | null = null;
-    if (!vectorPromise) notices.push(`vector leg skipped (keyword results only): ${space as string}`);
-    else {
-      try {
-        vectorHits = (await vectorPromise).hits;
-        model = (space as VectorSpace).modelId;
-      } catch (err) {
-        if (!(err instanceof TroveError)) throw err;
-        notices.push(`vector leg skipped (keyword results only): ${err.message}`);
-      }
-    }
+    const { vectorHits, model } = await settleVectorLeg(space, vectorPromise, notices);
     return fusedPage(req, { keywordHits, vectorHits, vectorRan: vectorPromise !== null, model, notices, plan, timings, bm25Scale }, depth, (fused) => this.rerank(req.query, fused, notices, generation));
   }
 
@@ -188,6 +177,24 @@ export interface MemoryLegs {
  * in rerank mode, each entry with what each leg said, and the page. Shared by both backends
  * (memory-search.ts here, shared/shared-memory-search.ts on PostgreSQL).
  */
+/**
+ * The hybrid's vector leg, awaited after the keyword leg ran: its hits and model, or none with the
+ * reason in `notices` (no space yet: `space` is that reason; the query model failing: its message).
+ */
+export async function settleVectorLeg(space: VectorSpace | string, leg: Promise<{ hits: RankedHit[] }> | null, notices: string[]): Promise<{ vectorHits: RankedHit[]; model: string | null }> {
+  if (!leg) {
+    notices.push(`vector leg skipped (keyword results only): ${space as string}`);
+    return { vectorHits: [], model: null };
+  }
+  try {
+    return { vectorHits: (await leg).hits, model: (space as VectorSpace).modelId };
+  } catch (err) {
+    if (!(err instanceof TroveError)) throw err;
+    notices.push(`vector leg skipped (keyword results only): ${err.message}`);
+    return { vectorHits: [], model: null };
+  }
+}
+
 export async function fusedPage(req: ValidMemorySearch, l: MemoryLegs, depth: number, rerank: (fused: FusedHit[]) => Promise<RerankedHit[]>): Promise<RankedPage> {
   const { keywordHits, vectorHits } = l;
   const f = req.fusion;

@@ -191,22 +191,31 @@ export class StorageModeSearch {
     }
   }
 
-  private async rerank(query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
-    const top = fused.slice(0, DEFAULT_RERANK_TOP);
-    if (!top.length) return fused;
-    try {
-      const passages = async () => {
-        const anchors = await pageAnchors(this.storage, top.map((h) => h.hit), true);
-        return top.map((h) => {
-          const a = anchors.get(h.hit.chunkId);
-          return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
-        });
-      };
-      return blendRerank(fused, await this.embedder.rerankScores(query, passages));
-    } catch (err) {
-      if (!(err instanceof TroveError)) throw err;
-      notices.push(`rerank skipped: ${err.message}`);
-      return fused;
-    }
+  private rerank(query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
+    return storageRerank(this.storage, this.embedder, query, fused, notices);
+  }
+}
+
+/**
+ * The rerank blend over the storage interface (documents here, memory in shared-memory-search.ts):
+ * the top fused hits' chunk texts scored by the reranker; a reranker that is not there leaves the
+ * fused order and says so in `notices`.
+ */
+export async function storageRerank(storage: Storage, embedder: QueryEmbedder, query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
+  const top = fused.slice(0, DEFAULT_RERANK_TOP);
+  if (!top.length) return fused;
+  try {
+    const passages = async () => {
+      const anchors = await pageAnchors(storage, top.map((h) => h.hit), true);
+      return top.map((h) => {
+        const a = anchors.get(h.hit.chunkId);
+        return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
+      });
+    };
+    return blendRerank(fused, await embedder.rerankScores(query, passages));
+  } catch (err) {
+    if (!(err instanceof TroveError)) throw err;
+    notices.push(`rerank skipped: ${err.message}`);
+    return fused;
   }
 }

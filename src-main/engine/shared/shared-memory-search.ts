@@ -5,15 +5,13 @@
 // (memory/memory-search.ts fusedPage / pagedRanking). Returns ranked entries by document id.
 import { TroveError } from '../errors.js';
 import type { QueryEmbedder } from '../embed/query-embedder.js';
-import { fusedPage, ms, pagedRanking, vectorRanking, type RankedPage, type ValidMemorySearch } from '../memory/memory-search.js';
+import { fusedPage, ms, pagedRanking, settleVectorLeg, vectorRanking, type RankedPage, type ValidMemorySearch } from '../memory/memory-search.js';
 import type { ResolvedFilters } from '../search/filters.js';
-import type { FusedHit } from '../search/fusion.js';
 import type { RankedHit } from '../search/hit.js';
 import type { LexicalHit } from '../search/lexical.js';
-import { blendRerank, DEFAULT_RERANK_TOP, type RerankedHit } from '../search/rerank.js';
-import { pageAnchors } from '../search/storage-anchors.js';
 import type { StorageKeywordSearch } from '../search/storage-keyword.js';
 import { MAX_K, rankedDocuments, round, settleRound, type DocumentNearest } from '../search/vector.js';
+import { storageRerank } from '../search/storage-modes.js';
 import type { Storage } from '../store/storage.js';
 import type { VectorSpace } from '../store/vectors.js';
 
@@ -97,19 +95,8 @@ export class SharedMemorySearch {
       if (!(err instanceof TroveError && err.code === 'INVALID_INPUT') || !vectorPromise) throw err;
       notices.push(`keyword leg skipped: ${err.message}`);
     }
-    let vectorHits: RankedHit[] = [];
-    let model: string | null = null;
-    if (!vectorPromise) notices.push(`vector leg skipped (keyword results only): ${space as string}`);
-    else {
-      try {
-        vectorHits = (await vectorPromise).hits;
-        model = (space as VectorSpace).modelId;
-      } catch (err) {
-        if (!(err instanceof TroveError)) throw err;
-        notices.push(`vector leg skipped (keyword results only): ${err.message}`);
-      }
-    }
-    return fusedPage(req, { keywordHits, vectorHits, vectorRan: vectorPromise !== null, model, notices, plan, timings, bm25Scale }, depth, (fused) => this.rerank(req.query, fused, notices));
+    const { vectorHits, model } = await settleVectorLeg(space, vectorPromise, notices);
+    return fusedPage(req, { keywordHits, vectorHits, vectorRan: vectorPromise !== null, model, notices, plan, timings, bm25Scale }, depth, (fused) => storageRerank(this.storage, this.embedder, req.query, fused, notices));
   }
 
   /** The best `top` entries by cosine (vector.ts's collapse to documents and stopping rules), filters inside the scan. */
@@ -131,22 +118,4 @@ export class SharedMemorySearch {
     return { hits, exhausted };
   }
 
-  private async rerank(query: string, fused: FusedHit[], notices: string[]): Promise<RerankedHit[]> {
-    const top = fused.slice(0, DEFAULT_RERANK_TOP);
-    if (!top.length) return fused;
-    try {
-      const passages = async () => {
-        const anchors = await pageAnchors(this.storage, top.map((h) => h.hit), true);
-        return top.map((h) => {
-          const a = anchors.get(h.hit.chunkId);
-          return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
-        });
-      };
-      return blendRerank(fused, await this.embedder.rerankScores(query, passages));
-    } catch (err) {
-      if (!(err instanceof TroveError)) throw err;
-      notices.push(`rerank skipped: ${err.message}`);
-      return fused;
-    }
-  }
 }
