@@ -9,7 +9,7 @@
 // JavaScript's toLowerCase, which SQLite's trove_fold uses) and text compares in byte order
 // (COLLATE "C", SQLite's BINARY).
 import type { FilterClause } from '../search/filters.js';
-import type { MemoryFilterValues } from './memory-filters.js';
+import { entryConditions, type MemoryFilterValues } from './memory-filters.js';
 import type { MetadataCondition, Scalar, SqlFragment } from './metadata-filter.js';
 import { fold } from './metadata-filter.js';
 
@@ -20,17 +20,7 @@ export interface PgMetadataOptions {
 
 /** The checked filters (memory-filters.ts checkFilterValues) over memory_entries e and documents d. */
 export function pgMemoryFilters(v: MemoryFilterValues, opts: PgMetadataOptions): { entry: SqlFragment; document: SqlFragment; any: boolean } {
-  const entry: SqlFragment = { where: [], params: [] };
-  const add = (sql: string, param: unknown) => {
-    entry.where.push(sql);
-    entry.params.push(param);
-  };
-  if (v.threadId !== undefined) add('e.thread_id = ?', v.threadId);
-  if (v.source !== undefined) add('e.source = ?', v.source);
-  if (v.contentType !== undefined) add('e.content_type = ?', v.contentType);
-  if (v.start !== undefined) add('e.created_at >= ?', v.start);
-  if (v.end !== undefined) add('e.created_at <= ?', v.end);
-  if (v.tags) add('EXISTS (SELECT 1 FROM memory_tags t WHERE t.entry_id = e.id AND t.tag = ANY(?::text[]))', v.tags);
+  const entry: SqlFragment = entryConditions(v, (tags) => ['t.tag = ANY(?::text[])', tags]);
   const document = pgMetadataSql('d.metadata', v.metadata, opts);
   return { entry, document, any: entry.where.length > 0 || document.where.length > 0 };
 }

@@ -59,9 +59,11 @@ export function indexedFilter(v: MemoryFilterValues): boolean {
   return v.threadId !== undefined || v.start !== undefined || v.end !== undefined;
 }
 
-/** The filters as SQLite: conditions over memory_entries e and over documents d. */
-export function checkFilters(f: MemoryFilters): CheckedFilters {
-  const v = checkFilterValues(f);
+/**
+ * The conditions over memory_entries e, with `?` placeholders, as both backends write them; only
+ * how a list of tags is bound differs (`tagMatch`: the condition on memory_tags t and its parameter).
+ */
+export function entryConditions(v: MemoryFilterValues, tagMatch: (tags: string[]) => [sql: string, param: unknown]): { where: string[]; params: unknown[] } {
   const entry = { where: [] as string[], params: [] as unknown[] };
   const add = (sql: string, param: unknown) => {
     entry.where.push(sql);
@@ -72,8 +74,18 @@ export function checkFilters(f: MemoryFilters): CheckedFilters {
   if (v.contentType !== undefined) add('e.content_type = ?', v.contentType);
   if (v.start !== undefined) add('e.created_at >= ?', v.start);
   if (v.end !== undefined) add('e.created_at <= ?', v.end);
-  // any of them (OR): one probe of the (entry_id, tag) key per entry
-  if (v.tags) add(`EXISTS (SELECT 1 FROM memory_tags t WHERE t.entry_id = e.id AND t.tag IN (SELECT value FROM json_each(?)))`, JSON.stringify(v.tags));
+  if (v.tags) {
+    const [sql, param] = tagMatch(v.tags);
+    add(`EXISTS (SELECT 1 FROM memory_tags t WHERE t.entry_id = e.id AND ${sql})`, param);
+  }
+  return entry;
+}
+
+/** The filters as SQLite: conditions over memory_entries e and over documents d. */
+export function checkFilters(f: MemoryFilters): CheckedFilters {
+  const v = checkFilterValues(f);
+  // any of the tags (OR): one probe of the (entry_id, tag) key per entry
+  const entry = entryConditions(v, (tags) => ['t.tag IN (SELECT value FROM json_each(?))', JSON.stringify(tags)]);
   const document = sqliteMetadataSql('d.metadata', v.metadata);
   return { entry, document, any: entry.where.length > 0 || document.where.length > 0, indexed: indexedFilter(v) };
 }
