@@ -22,7 +22,7 @@ const ENTRIES = [
   { thread_id: 'alpha', source: 'user', text: 'Is the backoff capped? Jitter matters too.', created_at: '2025-11-29T10:00:00Z',
     metadata: { status: 'pending', priority: 2, done: true, team: { name: 'platform' }, langs: ['py'], ids: [3] }, tags: ['question'] },
   { thread_id: 'beta', source: 'agent', text: 'Backoff notes for the crawler: cap at thirty seconds.', created_at: '2025-11-29T23:59:59Z',
-    metadata: { status: 'done', priority: 9, team: { name: 'Crawl-Team' }, langs: 'ts', note: 'Capped', city: 'ÉCOLE Straße' }, tags: ['OPS'] },
+    metadata: { status: 'done', priority: 9, team: { name: 'Crawl-Team' }, langs: 'ts', note: 'Capped', city: 'ÉCOLE Straße', ids: { '0': 1, '1': 'two', '-1': 3 } }, tags: ['OPS'] },
   { thread_id: 'beta', source: 'user', text: 'Unrelated: lunch order for Friday.', created_at: '2025-11-30T00:00:00Z', metadata: { priority: '5' }, tags: [],
     images: [{ data: Buffer.from('tiny image bytes').toString('base64'), mime_type: 'image/png' }] },
   { thread_id: 'gamma', source: 'agent', text: '東京の天気は晴れです。東京タワーは赤い。', created_at: '2025-12-01T08:00:00Z', metadata: { title: 'Tokyo weather' }, tags: ['travel'] },
@@ -134,6 +134,14 @@ describe('listing with filters', () => {
     await op('ids', 'array_contains', 3);
     await op('langs', 'array_contains', 'go', { case_sensitive: true });
     await op('langs', 'array_contains', 'Go', { case_sensitive: true });
+    // a segment that reads as an integer names an object's key on both, never an array's element
+    expect(texts(await op('ids.0', 'eq', 1))).toBe('2');
+    expect(texts(await op('ids.1', 'eq', 'TWO'))).toBe('2');
+    expect(texts(await op('ids.-1', 'gte', 3))).toBe('2');
+    expect(texts(await op('ids.0', 'exists'))).toBe('2');
+    expect(texts(await op('ids.0', 'ne', 1))).toBe('4310');
+    expect(texts(await op('ids.1', 'is_not_null'))).toBe('2');
+    await list({ metadata: { 'ids.0': 1 } });
     await list({ metadata: { status: 'done' } });
     expect(texts(await list({ metadata: { status: 'Active' } }))).toBe('0');
     await list({ metadata: { status: 'active' } });
@@ -291,4 +299,50 @@ describe('semantic and hybrid search, once embedded in the background', () => {
     expect(stats.semantic.pendingChunks).toBe(0);
     expect(stats.searches.map((s) => s.type).sort()).toEqual(['fts', 'hybrid', 'semantic']);
   }, 120_000);
+});
+
+describe('another host deleting an entry while a batch updates it (PostgreSQL only: one SQLite process has no such race)', () => {
+  /** Runs `update` while another connection's uncommitted delete of `victim` holds its row, then commits the delete. */
+  async function racedDelete<T>(victim: number, update: () => Promise<T>): Promise<T> {
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('DELETE FROM documents WHERE id = (SELECT document_id FROM memory_entries WHERE id = $1)', [victim]);
+      const running = update();
+      // the batch has read the entry (the delete is not committed) and now waits for its row lock
+      const waiting = "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+      await expect.poll(async () => Number((await other.query<{ n: string }>(waiting)).rows[0]!.n), { timeout: 10_000, interval: 20 }).toBeGreaterThan(0);
+      await other.query('COMMIT');
+      return await running;
+    } finally {
+      await other.end();
+    }
+  }
+  const race = async () => {
+    const stored = await shared.memory.storeBatch([
+      { threadId: 'race', source: 'agent', text: 'kept entry' },
+      { threadId: 'race', source: 'agent', text: 'deleted by another host' },
+    ]);
+    return stored.results.map((r) => r.id!);
+  };
+
+  it('per item: that update fails as not found, the others are written', async () => {
+    const [kept, victim] = await race();
+    const result = await racedDelete(victim!, () => shared.memory.updateBatch([{ id: victim!, text: 'too late' }, { id: kept!, text: 'kept entry, edited' }], { atomic: false }));
+    expect(result.results).toEqual([
+      { index: 0, success: false, id: victim, error: `updates[0]: context entry ${victim} not found` },
+      { index: 1, success: true, id: kept, error: null, updatedFields: ['text_content'] },
+    ]);
+    expect((await shared.memory.get([kept!, victim!])).map((e) => e.text)).toEqual(['kept entry, edited']);
+    await shared.memory.delete({ threadIds: ['race'] });
+  });
+
+  it('atomic: the batch fails whole as not found and writes nothing', async () => {
+    const [kept, victim] = await race();
+    const failed = await racedDelete(victim!, () => shared.memory.updateBatch([{ id: kept!, text: 'kept entry, edited' }, { id: victim!, text: 'too late' }]).then(() => null, (err: TroveError) => err));
+    expect(failed).toMatchObject({ code: 'NOT_FOUND', message: `nothing was updated (the batch is atomic): updates[1]: context entry ${victim} not found` });
+    expect((await shared.memory.get([kept!])).map((e) => e.text)).toEqual(['kept entry']);
+    await shared.memory.delete({ threadIds: ['race'] });
+  });
 });

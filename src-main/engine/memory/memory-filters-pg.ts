@@ -49,13 +49,9 @@ export function pgMetadataSql(column: string, conditions: readonly MetadataCondi
 }
 
 function condition(m: string, c: MetadataCondition, opts: PgMetadataOptions, params: unknown[]): string {
-  const at = () => {
-    params.push(c.keys);
-    return `(${m} #> ?::text[])`;
-  };
+  const at = () => reach(m, c.keys, '#>', params);
   const text = (cs: boolean) => {
-    params.push(c.keys);
-    const t = `(${m} #>> ?::text[])`;
+    const t = reach(m, c.keys, '#>>', params);
     return cs ? `${t} COLLATE "C"` : `lower(${t}${opts.foldCollation ? ` COLLATE ${opts.foldCollation}` : ''}) COLLATE "C"`;
   };
   switch (c.op) {
@@ -131,9 +127,32 @@ function matches(m: string, keys: readonly string[], v: Scalar, cs: boolean, opt
     params.push(JSON.stringify(nest(keys, v)));
     return `(${m} @> ?::jsonb)`;
   }
-  params.push(keys, keys, fold(v));
-  return `(jsonb_typeof(${m} #> ?::text[]) = 'string' AND lower((${m} #>> ?::text[])${opts.foldCollation ? ` COLLATE ${opts.foldCollation}` : ''}) COLLATE "C" = ?::text)`;
+  const x = reach(m, keys, '#>', params);
+  const t = reach(m, keys, '#>>', params);
+  params.push(fold(v));
+  return `(jsonb_typeof(${x}) = 'string' AND lower(${t}${opts.foldCollation ? ` COLLATE ${opts.foldCollation}` : ''}) COLLATE "C" = ?::text)`;
 }
+
+/**
+ * The value at a dotted path (`#>` as jsonb, `#>>` as text). PostgreSQL's path operators read a
+ * segment that parses as an integer (`items.0`, ` 1`, `-1`) as an index when they meet an array;
+ * SQLite's path (`$."items"."0"`, metadata-filter.ts jsonPath) only ever names an object's key.
+ * So such a segment is reached only through an object, and the common path stays one operator.
+ */
+function reach(m: string, keys: readonly string[], operator: '#>' | '#>>', params: unknown[]): string {
+  const guards: string[] = [];
+  keys.forEach((k, i) => {
+    if (!INDEX_LIKE.test(k)) return;
+    params.push(keys.slice(0, i));
+    guards.push(`jsonb_typeof(${m} #> ?::text[]) = 'object'`);
+  });
+  params.push(keys);
+  const value = `(${m} ${operator} ?::text[])`;
+  return guards.length ? `(CASE WHEN ${guards.join(' AND ')} THEN ${value} END)` : value;
+}
+
+/** What PostgreSQL's strtoint would take as an array index: optional spaces and sign, then digits. */
+const INDEX_LIKE = /^\s*[+-]?\d+\s*$/;
 
 /** {"team": {"name": v}} for team.name. */
 function nest(keys: readonly string[], v: unknown): unknown {

@@ -99,15 +99,30 @@ export class SharedMemory implements ServedMemory {
 
   async update(input: MemoryUpdateInput): Promise<MemoryUpdateResult> {
     const u = checkUpdate(input, 'update');
-    const [w] = await this.rewrite([u]);
+    const [w] = await this.rewrite([u], () => {
+      throw notFound(`context entry ${u.id} not found`);
+    });
     return { id: u.id, updatedFields: w!.fields };
   }
 
   async updateBatch(inputs: readonly MemoryUpdateInput[], opts: { atomic?: boolean } = {}): Promise<MemoryBatchResult> {
+    const atomic = opts.atomic ?? true;
     const checked = checkUpdateBatch(inputs);
     const present = new Set((await this.deps.memory.byIds(checked.flatMap((c) => (c.value ? [c.value.id] : [])))).map((r) => r.id));
-    const writes = planUpdateBatch(checked, present, opts.atomic ?? true);
-    return updateBatchResult(inputs, checked, writes.length ? (await this.rewrite(writes)).map((w) => w.fields) : []);
+    const writes = planUpdateBatch(checked, present, atomic);
+    if (!writes.length) return updateBatchResult(inputs, checked, []);
+    // another host may delete an entry between that read and the write: inside the write's
+    // transaction an atomic batch then fails whole, and a per-item one fails that item alone
+    const inputOf = writes.map((w) => checked.findIndex((c) => c.value === w));
+    const gone = (write: number) => `updates[${inputOf[write]}]: context entry ${writes[write]!.id} not found`;
+    const rewritten = await this.rewrite(writes, (write) => {
+      if (atomic) throw notFound(`nothing was updated (the batch is atomic): ${gone(write)}`);
+      return null;
+    });
+    rewritten.forEach((w, write) => {
+      if (!w) Object.assign(checked[inputOf[write]!]!, { value: null, error: gone(write) });
+    });
+    return updateBatchResult(inputs, checked, rewritten.flatMap((w) => (w ? [w.fields] : [])));
   }
 
   async delete(criteria: MemoryDeleteCriteria): Promise<MemoryDeleteResult> {
@@ -286,10 +301,11 @@ export class SharedMemory implements ServedMemory {
     return ids;
   }
 
-  private async rewrite(updates: readonly UpdateWrite[]) {
+  /** Writes the updates in one transaction; `missing` decides for an entry no longer there (throw: nothing is written; null: that one is left out). */
+  private async rewrite(updates: readonly UpdateWrite[], missing: (index: number) => null) {
     const out = await this.deps.memory.update(
       updates.map((u) => u.id),
-      (row, i) => planUpdate(row, updates[i]!, this.deps.chunking),
+      (row, i) => (row ? planUpdate(row, updates[i]!, this.deps.chunking) : missing(i)),
     );
     this.changed();
     return out;

@@ -302,8 +302,13 @@ export interface MemorySearchMetric {
 export interface MemoryRepository {
   /** Writes the entries of the `~memory` collection in one transaction; their ids in order. */
   insert(collectionId: number, entries: readonly MemoryInsert[]): Promise<number[]>;
-  /** Reads the entries (NOT_FOUND for a missing one: nothing is written), applies what `plan` decides for each in order (pure, synchronous; an entry listed twice is planned from its first rewrite), in one transaction. */
-  update(ids: readonly number[], plan: (row: EntryRow, index: number) => EntryRewrite): Promise<EntryRewrite[]>;
+  /**
+   * Reads the entries (locked) and applies what `plan` decides for each in order (pure, synchronous;
+   * an entry listed twice is planned from its first rewrite), in one transaction. `plan` sees
+   * `undefined` for an entry that is not (or no longer) there: it throws to write nothing, or
+   * answers null to leave that one out (its place in the answer is null).
+   */
+  update(ids: readonly number[], plan: (row: EntryRow | undefined, index: number) => EntryRewrite | null): Promise<(EntryRewrite | null)[]>;
   /** Deletes the matching entries and everything that hangs off them (keyword rows, postings, vectors); how many. */
   remove(criteria: CheckedDelete): Promise<number>;
   /** An entry with this thread, creation time, source and text (import's duplicate check). */

@@ -13,7 +13,6 @@ import type { EntryRow, ImageRow } from '../../memory/entry-store.js';
 import type { EntryRewrite } from '../../memory/entry-update.js';
 import type { MemoryFilterValues } from '../../memory/memory-filters.js';
 import { numbered, pgListingClause, pgSearchClause, type PgMetadataOptions } from '../../memory/memory-filters-pg.js';
-import { notFound } from '../../errors.js';
 import { toIndexText } from '../../search/cjk.js';
 import type { FilterClause } from '../../search/filters.js';
 import type { MemoryCounts, MemoryInsert, MemoryRepository, MemorySearchMetric, MemoryThreadRow } from '../storage.js';
@@ -68,16 +67,16 @@ export class PostgresMemory implements MemoryRepository {
     return ids;
   }
 
-  async update(ids: readonly number[], plan: (row: EntryRow, index: number) => EntryRewrite): Promise<EntryRewrite[]> {
+  async update(ids: readonly number[], plan: (row: EntryRow | undefined, index: number) => EntryRewrite | null): Promise<(EntryRewrite | null)[]> {
     const out = await this.db.transaction(async (client) => {
       const rows = new Map((await client.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.id = ANY($1::bigint[]) FOR UPDATE OF e`, [ids])).rows.map((r) => [r.id, r]));
-      const rewrites: EntryRewrite[] = [];
+      const rewrites: (EntryRewrite | null)[] = [];
       const now = Date.now();
       for (const [index, id] of ids.entries()) {
         const row = rows.get(id);
-        if (!row) throw notFound(`context entry ${id} not found`);
         const w = plan(row, index);
         rewrites.push(w);
+        if (!row || !w) continue;
         // an entry updated twice in one batch: the second update starts from the first one's result, as on SQLite
         rows.set(id, { ...row, metadata: w.metadataJson, tags: w.tagsJson, text: w.text?.text ?? row.text, content_type: w.contentType, updated_at: now });
         await client.query('UPDATE documents SET title = $1, size = $2, mtime_ms = $3, indexed_at = $3, tags = $4::jsonb, metadata = $5::jsonb WHERE id = $6', [w.title, w.size, now, w.tagsJson, w.metadataJson, w.documentId]);
