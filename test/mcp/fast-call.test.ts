@@ -211,6 +211,9 @@ describe('the fast tools/call path answers as the SDK path does', () => {
 
   it('scoped tokens: what a token may call, and what it may not, answer alike', async () => {
     await same({ tool: 'search', args: { query: 'backoff' }, token: 'searchOnly' }, true);
+    // a log level in the envelope (the MCP Inspector sends one): answered alike, on the fast path
+    await same({ tool: 'search', args: { query: 'backoff' }, body: (b) => ({ ...b, params: { ...(b.params as object), _meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'debug' } } }) }, true);
+    await same({ tool: 'search', args: { query: 'backoff' }, body: (b) => ({ ...b, params: { ...(b.params as object), _meta: { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'loud' } } }) }, false);
     await same({ tool: 'get', args: { file: 'notes/retries.md' }, token: 'searchOnly' }, false); // not its tool: the SDK's "not found"
     await same({ tool: 'store_context', args: entry('x'), token: 'memoryRead' }, false);
     await same({ tool: 'fts_search_context', args: { query: 'backoff' }, token: 'memoryRead' }, true);

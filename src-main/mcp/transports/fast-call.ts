@@ -5,7 +5,8 @@
 // server's time for a call that does little.
 //
 // It takes only the well-formed request: the classifier's modern route for tools/call on
-// 2026-07-28, params of `name`, `arguments` and an envelope-only `_meta`, and the three standard
+// 2026-07-28, params of `name`, `arguments` and an envelope-only `_meta` (protocol version, client
+// info and capabilities, log level — the Inspector sends one), and the three standard
 // headers present and agreeing with the body (the Mcp-Name header plain, not a base64 sentinel).
 // Those are the requests the SDK's entry checks (version, envelope, header cross-checks, required
 // client capabilities — none for tools/call) would all let through; anything else — a bad or
@@ -20,7 +21,7 @@
 // and costs ~1 µs per item of a batch answer), errors as isError results; and the SDK's wire
 // encoding of the result (wire-result.ts), written once with its Content-Length.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { McpContext } from '../context.js';
 import { redactRegistrations } from '../redaction.js';
@@ -29,7 +30,8 @@ import { canCall, registerTools } from '../tools/index.js';
 import { InvalidWireResult, wireToolResult } from './wire-result.js';
 
 const MODERN_REVISION = '2026-07-28';
-const ENVELOPE_KEYS = new Set<string>([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
+/** The envelope keys the SDK lifts out of _meta; a log level only matters to a tool that logs, and none of Trove's does. */
+const ENVELOPE_KEYS = new Set<string>([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY]);
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 
 /** A tools/call the fast path may answer. */
