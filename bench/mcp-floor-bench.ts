@@ -1,4 +1,5 @@
-// bench:mcp-floor [--calls 2000] [--warmup 1000] [--only health|discover|tool|store] [--server-cpu-prof DIR]: the floor of one MCP call over HTTP — a call
+// bench:mcp-floor [--calls 2000] [--warmup 1000] [--only health|discover|tool|store] [--fast-calls on|off] [--server-cpu-prof DIR]:
+// the floor of one MCP call over HTTP — a call
 // that does no work, round trip, split into the client's share and the server's. The client is
 // the benches' own (fetch with keep-alive, one call at a time, stateless 2026-07-28 requests:
 // bench/lib/mcp-http.ts); the server is the real `trove serve --no-embed` on an empty profile,
@@ -13,13 +14,17 @@
 // client = round trip − server, per call; server CPU per call (its process's user + system time
 // over the timed calls, /proc) is the figure least disturbed by a busy machine. Prints a table and one JSON line. --server-cpu-prof
 // writes the server's CPU profile (1 ms sampling: finer keeps the server from looking idle) to DIR when it stops.
+// --fast-calls off: the server answers tool calls through the SDK's per-request server (TROVE_MCP_FAST_CALLS=0), for an A/B
+// against the fast tools/call path (mcp/transports/fast-call.ts) run back to back.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ENVELOPE, serveProfile } from './lib/mcp-http.js';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, warmup: { type: 'string', default: '1000' }, only: { type: 'string' }, 'server-cpu-prof': { type: 'string' } } });
+const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, warmup: { type: 'string', default: '1000' }, only: { type: 'string' }, 'server-cpu-prof': { type: 'string' }, 'fast-calls': { type: 'string', default: 'on' } } });
+if (!['on', 'off'].includes(values['fast-calls'])) throw new Error('--fast-calls is on or off');
+const fastCalls = values['fast-calls'] === 'on';
 const N = Number(values.calls);
 const WARMUP = Number(values.warmup);
 const root = path.resolve(import.meta.dirname, '..');
@@ -28,7 +33,7 @@ const timingFile = path.join(scratch, 'server-timing.json');
 const loadBefore = os.loadavg().map((x) => +x.toFixed(2));
 
 const prof = values['server-cpu-prof'];
-const served = await serveProfile(root, path.join(scratch, 'profile'), { TROVE_BENCH_TIMING_FILE: timingFile }, ['--no-embed'], [
+const served = await serveProfile(root, path.join(scratch, 'profile'), { TROVE_BENCH_TIMING_FILE: timingFile, TROVE_MCP_FAST_CALLS: fastCalls ? '1' : '0' }, ['--no-embed'], [
   '--import',
   path.join(root, 'bench/lib/server-timing.mjs'),
   ...(prof ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(prof)] : []),
@@ -129,7 +134,7 @@ try {
   ];
   const rows = [];
   for (const [key, label, call] of cases) if (!values.only || values.only === key) rows.push(await measure(label, call));
-  console.log(JSON.stringify({ bench: 'mcp-floor', load_before: loadBefore, load_after: os.loadavg().map((x) => +x.toFixed(2)), rows }));
+  console.log(JSON.stringify({ bench: 'mcp-floor', fast_calls: fastCalls, load_before: loadBefore, load_after: os.loadavg().map((x) => +x.toFixed(2)), rows }));
 } finally {
   await served.stop();
   fs.rmSync(scratch, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // bench:memory [--entries 5000] [--scale 100000] [--embed] [--queries 200] [--no-peer] [--no-stdio] [--no-scale] [--no-quality]
 //   [--database <url>]: Trove's hosts serve memory from that PostgreSQL (`trove serve --database`; memory emptied before
 //   each server run) and the JSON line says "backend": "postgres" (else "sqlite"); --embed and the quality run are SQLite only yet
-//   [--quality-docs N] [--quality-queries N] [--server-cpu-prof DIR] [--clients N]: Trove's memory tools side by side with the peer
+//   [--quality-docs N] [--quality-queries N] [--server-cpu-prof DIR] [--clients N] [--fast-calls on|off]: Trove's memory tools side by side with the peer
 // (mcp-context-server 2.2.2, installed from PyPI by ../shared/bench/peers/context-server.sh) on
 // the same workload, in one run:
 // 1. the peer's own run (`context-server.sh run N`: stdio, its official client) — one JSON line;
@@ -16,6 +16,10 @@
 //    over stdio (a server per client, one database): bench/lib/concurrent-clients.ts;
 // 4. quality: SciFact's corpus stored as entries (one thread, titles in metadata), its 300 test
 //    queries through hybrid_search_context (and fts_search_context): nDCG@10.
+// Trove over HTTP is called with a lean client (fetch, keep-alive, stateless 2026-07-28 JSON-RPC:
+// bench/lib/mcp-callers.ts), as the peer is with its own; over stdio with the MCP SDK's client.
+// --fast-calls off: Trove's servers answer tool calls through the SDK's per-request server
+// (TROVE_MCP_FAST_CALLS=0) instead of the fast tools/call path, for an A/B run back to back.
 // Prints a summary and ends with one JSON line. Embedding runs in process between server runs
 // (the host does not embed in the background unless told to); TROVE_MODELS_DIR must hold the model.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -44,8 +48,11 @@ const { values } = parseArgs({
     'server-cpu-prof': { type: 'string' },
     clients: { type: 'string' },
     database: { type: 'string' },
+    'fast-calls': { type: 'string', default: 'on' },
   },
 });
+if (!['on', 'off'].includes(values['fast-calls'])) throw new Error('--fast-calls is on or off');
+const FAST_CALLS = values['fast-calls'] === 'on';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin/trove.js');
 const SHARED = path.resolve(ROOT, '../shared/bench');
@@ -63,7 +70,7 @@ fs.mkdirSync(SCRATCH, { recursive: true });
 spawnSync('npx', ['tsc', '-p', 'tsconfig.node.json'], { cwd: ROOT, stdio: 'inherit' });
 const docs = readSciFact(SCIFACT);
 const DATABASE = values.database;
-const result: Record<string, unknown> = { backend: DATABASE ? 'postgres' : 'sqlite', entries: N, cpus: os.cpus().length, load_before: os.loadavg().map((x) => +x.toFixed(2)) };
+const result: Record<string, unknown> = { backend: DATABASE ? 'postgres' : 'sqlite', fast_calls: FAST_CALLS, entries: N, cpus: os.cpus().length, load_before: os.loadavg().map((x) => +x.toFixed(2)) };
 
 // ---- 1. the peer ----------------------------------------------------------------------------
 if (!values['no-peer']) {
@@ -355,7 +362,10 @@ async function startServer(profile: string): Promise<Server> {
     }
     db.push('--database', DATABASE);
   }
-  const child = spawn(process.execPath, [...prof, BIN, 'serve', ...db, '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], { env: { ...process.env, TROVE_HOME: profile }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...prof, BIN, 'serve', ...db, '--no-embed', '--port', String(20000 + Math.floor(Math.random() * 20000))], {
+    env: { ...process.env, TROVE_HOME: profile, TROVE_MCP_FAST_CALLS: FAST_CALLS ? '1' : '0' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const info = await waitFor(() => (fs.existsSync(runtime) ? (JSON.parse(fs.readFileSync(runtime, 'utf8')) as { mcpUrl: string; token: string }) : null));
   await waitQuiet(child.pid!);
   return {

@@ -31,7 +31,7 @@ function outcome(ms: number, r: ToolResult): CallOutcome {
 export function httpCaller(url: string, token: string): Caller {
   let id = 0;
   return {
-    label: 'http (2026-07-28)',
+    label: 'http (2026-07-28, fetch client)',
     async call(tool, args) {
       const t0 = performance.now();
       try {

@@ -21,6 +21,8 @@ export interface HostEnvironment {
   mcpToken?: string;
   /** TROVE_IDLE_EXIT_MINUTES: how long a host `trove mcp` started waits without clients or work before it stops. */
   idleExitMinutes?: number;
+  /** TROVE_MCP_FAST_CALLS: 0 answers every MCP call through the SDK's per-request server (the fast tools/call path off, for A/B). */
+  mcpFastCalls?: boolean;
 }
 
 export interface TroveEnvironment {
@@ -50,6 +52,7 @@ export const ENVIRONMENT_VARIABLES = {
   TROVE_MODELS_MIRROR: 'base URL to download models from instead of their own sources',
   TROVE_MCP_TOKEN: 'the token `trove mcp` sends',
   TROVE_IDLE_EXIT_MINUTES: 'minutes a host started by `trove mcp` waits without clients or indexing work before it stops (default 5)',
+  TROVE_MCP_FAST_CALLS: "0 turns off the MCP server's fast path for stateless tool calls (the same answers through the SDK's per-request server; for A/B)",
   TROVE_DEBUG: '1 prints stack traces of unexpected errors',
   TROVE_DATABASE_URL: 'the index in PostgreSQL (postgresql://user@host/db) for the commands that run there, `trove serve` and the desktop host (docs/scale-out.md)',
 } as const;
@@ -81,6 +84,7 @@ export function readEnvironment(env: Env, platform: NodeJS.Platform = process.pl
     ...optional('modelsMirror', v.url('TROVE_MODELS_MIRROR')),
     ...optional('mcpToken', v.string('TROVE_MCP_TOKEN')),
     ...optional('idleExitMinutes', v.number('TROVE_IDLE_EXIT_MINUTES', 0.01, 7 * 24 * 60)),
+    ...optional('mcpFastCalls', v.boolean('TROVE_MCP_FAST_CALLS')),
   };
   return { engine, host, debug: v.boolean('TROVE_DEBUG') ?? false, ...optional('database', v.postgresUrl('TROVE_DATABASE_URL')) };
 }

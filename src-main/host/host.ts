@@ -46,6 +46,8 @@ export interface HostOptions<E extends ServedIndex = Engine> {
   maxBodyBytes?: number;
   /** Extra MCP registrations (tests: the conformance suite's named fixtures). */
   mcpExtension?: ServerExtension;
+  /** Stateless tools/calls on the fast path (mcp/transports/fast-call.ts); default env.mcpFastCalls, else on. Tests and benches turn it off to A/B. */
+  mcpFastCalls?: boolean;
   /** Stop after this long with no clients and no indexing work (hosts the stdio shim starts); default never. */
   idleExitMs?: number;
   /** How often the lifecycle checks run (default 2 s); tests make it shorter. */
@@ -92,6 +94,7 @@ export async function startHost<E extends ServedIndex = Engine>(opts: HostOption
       rateLimit: opts.rateLimit,
       maxBodyBytes: opts.maxBodyBytes,
       extend: opts.mcpExtension,
+      fastCalls: opts.mcpFastCalls ?? opts.env?.mcpFastCalls ?? true,
     });
     const preferred = preferredPort(opts.port, opts.env?.port, engine.settings.savedOrDefaults().port);
     const server = await startLoopbackServer({

@@ -62,10 +62,13 @@ describe('MCP Inspector CLI', () => {
     const list = JSON.parse((await inspector('--method', 'tools/list')).stdout) as { result: { tools: { name: string }[] } };
     expect(list.result.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['search', 'vsearch', 'query', 'get', 'multi_get', 'status']));
     for (const era of ['legacy', 'modern']) {
+      const fastBefore = host.mcp.fastCallCount();
       const call = JSON.parse((await inspector('--protocol-era', era, '--method', 'tools/call', '--tool-name', 'search', '--tool-arg', 'query=jitter')).stdout) as {
         result: { structuredContent: { results: { file: string }[] } };
       };
       expect(call.result.structuredContent.results[0]!.file, era).toBe('notes/retries.md');
+      // the Inspector's stateless call is one the fast tools/call path answers (mcp/transports/fast-call.ts)
+      expect(host.mcp.fastCallCount() - fastBefore, era).toBe(era === 'modern' ? 1 : 0);
     }
   });
 });

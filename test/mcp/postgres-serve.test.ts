@@ -321,6 +321,9 @@ describe('`trove mcp` with TROVE_DATABASE_URL', () => {
       const info = readRuntimeFile(home);
       if (info) process.kill(info.pid, 'SIGTERM');
       for (let i = 0; i < 200 && fs.existsSync(path.join(home, 'runtime.json')); i++) await new Promise((r) => setTimeout(r, 50));
+      // and until the host process is gone: it can still write into HOME (onnxruntime's .cache) after
+      // removing runtime.json, which raced the temp folder's removal (ENOTEMPTY) on a busy machine
+      for (let i = 0; i < 200 && info && alive(info.pid); i++) await new Promise((r) => setTimeout(r, 50));
     }
     expect(fs.readFileSync(path.join(home, 'host.log'), 'utf8')).toMatch(/from PostgreSQL at postgresql:/);
     expect(fs.existsSync(path.join(home, 'runtime.json'))).toBe(false);
@@ -339,5 +342,14 @@ async function socketUrlOf(tcpUrl: string): Promise<string> {
     return `postgresql://${u.username}@${u.pathname}?host=${encodeURIComponent(dir)}&port=${port}`;
   } finally {
     await c.end();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

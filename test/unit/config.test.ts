@@ -38,6 +38,7 @@ describe('readEnvironment', () => {
       TROVE_MODELS_MIRROR: 'http://127.0.0.1:9/models',
       TROVE_MCP_TOKEN: 'trove_scoped',
       TROVE_IDLE_EXIT_MINUTES: '0.5',
+      TROVE_MCP_FAST_CALLS: '0',
       TROVE_DEBUG: '1',
       TROVE_DATABASE_URL: 'postgresql://trove@/index?host=/run/postgresql',
     });
@@ -50,7 +51,7 @@ describe('readEnvironment', () => {
         indexing: { live: { usePolling: true, pollIntervalMs: 250, reconcileIntervalMs: 30_000 } },
         embeddings: { modelsDir: '/models', rerankModel: 'test-tiny-cross-encoder', signedWeights: false },
       },
-      host: { port: 7099, token: 'a-token-of-sixteen-chars', modelsMirror: 'http://127.0.0.1:9/models', mcpToken: 'trove_scoped', idleExitMinutes: 0.5 },
+      host: { port: 7099, token: 'a-token-of-sixteen-chars', modelsMirror: 'http://127.0.0.1:9/models', mcpToken: 'trove_scoped', idleExitMinutes: 0.5, mcpFastCalls: false },
       debug: true,
       database: 'postgresql://trove@/index?host=/run/postgresql',
     });
@@ -58,7 +59,7 @@ describe('readEnvironment', () => {
     expect(Object.keys(ENVIRONMENT_VARIABLES).sort()).toEqual(
       ['TROVE_HOME', 'TROVE_MAX_FILE_BYTES', 'TROVE_MODELS_DIR', 'TROVE_RERANK_MODEL', 'TROVE_FUSION', 'TROVE_NATIVE_RANK', 'TROVE_NATIVE_DIR',
         'TROVE_ONNX_SIGNED_WEIGHTS', 'TROVE_WATCH_POLLING', 'TROVE_WATCH_POLL_MS', 'TROVE_RECONCILE_MINUTES', 'TROVE_PORT', 'TROVE_TOKEN',
-        'TROVE_MODELS_MIRROR', 'TROVE_MCP_TOKEN', 'TROVE_IDLE_EXIT_MINUTES', 'TROVE_DEBUG', 'TROVE_DATABASE_URL'].sort(),
+        'TROVE_MODELS_MIRROR', 'TROVE_MCP_TOKEN', 'TROVE_IDLE_EXIT_MINUTES', 'TROVE_MCP_FAST_CALLS', 'TROVE_DEBUG', 'TROVE_DATABASE_URL'].sort(),
     );
   });
 

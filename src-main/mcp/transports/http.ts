@@ -20,6 +20,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../secur
 import { RefusalLog } from '../security/refusals.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
 import { InMemoryEventStore } from './event-store.js';
+import { fastCallOf, FastToolCalls, type ClassifiedRoute } from './fast-call.js';
 import { nodeHandlerFor } from './node-adapter.js';
 import { clientInfoOf, McpRequestLog } from './request-log.js';
 
@@ -39,6 +40,8 @@ export interface McpHttpOptions {
   knowledgeSessions?: Partial<SessionLimits>;
   /** Where refused requests are logged (the host's log; default stderr). */
   refusals?: RefusalLog;
+  /** Answer stateless tools/calls of Trove's own tools on the fast path (transports/fast-call.ts; default true; TROVE_MCP_FAST_CALLS=0 turns it off). */
+  fastCalls?: boolean;
 }
 
 /** The endpoint as an HTTP route: true when it answered the request (the host's RouteHandler). */
@@ -52,6 +55,8 @@ export interface McpHttpEndpoint {
   requests: McpRequestLog;
   /** The knowledge tools' sessions (2025 protocol sessions and 2026 handles), for the Connect screen. */
   knowledgeSessions: KnowledgeSessions;
+  /** How many stateless tools/calls the fast path answered (transports/fast-call.ts). */
+  fastCallCount(): number;
   /** Requests (and SSE streams) open now, live sessions, and when the last request started or ended (a host's idle check). */
   activity(): { open: number; sessions: number; lastActivityAt: number };
   close(): Promise<void>;
@@ -92,15 +97,17 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   let open = 0;
   let lastActivityAt = Date.now();
 
+  const modernContext = (auth: AuthInfo | undefined) => {
+    const facts = factsOf(auth);
+    return contextFor(facts.access, { client: facts.client, protocol: '2026-07-28', initDefaults: {} });
+  };
   const reportError = (err: Error) => void process.stderr.write(`[trove mcp] ${err.message}\n`);
-  const modern = createMcpHandler((ctx) => {
-    const facts = factsOf(ctx.authInfo);
-    return buildMcpServer(contextFor(facts.access, { client: facts.client, protocol: '2026-07-28', initDefaults: {} }), opts.extend, calledTool(ctx.requestInfo));
-  }, {
+  const modern = createMcpHandler((ctx) => buildMcpServer(modernContext(ctx.authInfo), opts.extend, calledTool(ctx.requestInfo)), {
     legacy: 'reject', // 2025 traffic never gets here: it is routed to our sessions below
     onerror: reportError,
   });
   const modernNode = nodeHandlerFor(modern, reportError);
+  const fast = opts.fastCalls === false ? undefined : new FastToolCalls(modernContext);
 
   async function handleLegacy(req: IncomingMessage, res: ServerResponse, access: Access, body: unknown): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
@@ -213,19 +220,24 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
       return true;
     }
     const session = sessions.get(header(req, 'mcp-session-id') ?? '');
-    const legacy = isLegacyPost(req, body);
+    const route = classify(req, body);
+    const legacy = route.kind === 'legacy';
     const client = legacy ? (session?.access.key === access.key ? session.client : null) : clientIdentity(clientInfoOf(body));
     const auth = authInfoFor({ access, requestConfig, client });
     (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
     requests.watch(res, body, { client, token: access.name, protocol: legacy ? '2025' : '2026-07-28' });
     if (legacy) await handleLegacy(req, res, access, body);
-    else await modernNode(req, res, body, auth);
+    else {
+      const call = fast && fastCallOf(req, route);
+      if (!call || !(await fast!.answer(res, call, auth))) await modernNode(req, res, body, auth);
+    }
     return true;
   };
 
   return {
     route,
     sessionCount: () => sessions.size,
+    fastCallCount: () => fast?.answered ?? 0,
     requests,
     knowledgeSessions,
     activity: () => ({ open, sessions: sessions.size, lastActivityAt }),
@@ -263,19 +275,18 @@ function factsOf(info: AuthInfo | undefined): RequestFacts {
 }
 
 /**
- * The SDK's isLegacyRequest for a POST whose body is already parsed: the same classifier on the
- * same facts, without building a web Request first just to read three headers (~0.2 ms a call).
+ * The SDK's classifier for a POST whose body is already parsed (its isLegacyRequest: kind
+ * "legacy"), without building a web Request first just to read three headers (~0.2 ms a call).
+ * The fast path reads the modern route it returns.
  */
-function isLegacyPost(req: IncomingMessage, body: unknown): boolean {
-  if (body === undefined) return true;
-  const outcome = classifyInboundRequest({
+function classify(req: IncomingMessage, body: unknown): ClassifiedRoute {
+  return classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: header(req, 'mcp-protocol-version'),
     mcpMethodHeader: header(req, 'mcp-method'),
     mcpNameHeader: header(req, 'mcp-name'),
     body,
-  });
-  return outcome.kind === 'legacy';
+  }) as ClassifiedRoute;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
