@@ -1,14 +1,16 @@
-// bench:memory-engine [--entries 10000] [--single 1000] [--scale 0] [--queries 200] [--profile DIR]:
+// bench:memory-engine [--entries 10000] [--single 1000] [--scale 0] [--queries 200] [--profile DIR] [--anatomy [--rounds 3]]:
 // memory's engine-side cost with no MCP in the way — what store_context_batch, store_context and
 // fts_search_context cost inside Engine.memory, on the bench:memory workload (SciFact slices,
 // 2 tags, 3 metadata keys). `--scale N` first grows the store to N entries (batches of 100), then
 // times the natural-language queries. Run under `node --cpu-prof` (via tsx) to see the steps.
-// Prints a summary and one JSON line.
+// `--anatomy`: instead, where a batch write's time goes, piece by piece, and what each piece costs
+// in all (bench/lib/memory-write-anatomy.ts), on `--entries` entries. Prints a summary and one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { writeAnatomy } from './lib/memory-write-anatomy.js';
 import { entry, lat, readSciFact, rng, workloadQueries, workloadTexts } from './lib/memory-workload.js';
 
 const { values } = parseArgs({
@@ -18,6 +20,8 @@ const { values } = parseArgs({
     scale: { type: 'string', default: '0' },
     queries: { type: 'string', default: '200' },
     profile: { type: 'string' },
+    anatomy: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -28,6 +32,20 @@ const SCALE = Number(values.scale);
 const NQ = Number(values.queries);
 const BATCH = 100;
 const log = (s: string) => process.stderr.write(`${s}\n`);
+
+if (values.anatomy) {
+  const random = rng(42);
+  const texts = workloadTexts(readSciFact(SCIFACT), N, random);
+  const entries = texts.map((text, i) => {
+    const e = entry(text, `t${i % 50}`, random);
+    return { threadId: e.thread_id, source: e.source, text: e.text, tags: e.tags, metadata: e.metadata };
+  });
+  const loadBefore = os.loadavg().map((x) => +x.toFixed(2));
+  const rows = writeAnatomy(entries, Number(values.rounds));
+  for (const r of rows) log(`${r.variant.padEnd(34)} cpu ${String(r.cpu_us_per_entry).padStart(5)} µs/entry  wall ${String(r.wall_us_per_entry).padStart(5)}  ${JSON.stringify(r.us)}${r.wal_pages_per_batch === null ? '' : `  WAL pages/batch ${r.wal_pages_per_batch}`}`);
+  console.log(JSON.stringify({ anatomy: rows, entries: N, rounds: Number(values.rounds), cpus: os.cpus().length, load_before: loadBefore, load_after: os.loadavg().map((x) => +x.toFixed(2)) }));
+  process.exit(0);
+}
 
 const profile = values.profile ?? path.join(os.tmpdir(), `trove-bench-memory-engine-${process.pid}`);
 const fresh = !values.profile || !fs.existsSync(path.join(profile, 'trove.db'));

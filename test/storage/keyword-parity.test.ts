@@ -98,6 +98,8 @@ afterAll(async () => {
 
 const QUERIES = [
   'retry backoff jitter',
+  'process processes', // two words, one term: each counts, as in FTS5
+  'cmdlet attaches debugger running processes local computer', // an AND step of seven terms (one fenced step per term)
   'socket timeout the',
   'café résumé',
   'naive cafe', // accents folded on both sides
@@ -171,6 +173,13 @@ describe('keyword ranking: PostgreSQL against SQLite FTS5', () => {
     const top2 = await keyword.candidates({ op: 'or', terms: kw }, { pathGlob: 'powershell/**' }, 2, stats);
     expect(top2.map((r) => r.chunkId)).toEqual(expected.slice(0, 2).map((r) => r.id));
     expect(await keyword.candidates({ op: 'or', terms: kw }, { collectionIds: [] }, 10, stats)).toEqual([]);
+    // an AND step with a filter
+    const both = await termsOf('process module');
+    const expectedAnd = sqliteRanks(both.fts5.join(' AND ')).filter((r) => docsByPrefix.get('powershell')!.includes(docOfChunk.get(r.id)!));
+    expect(expectedAnd.length).toBeGreaterThan(1);
+    const gotAnd = await keyword.candidates({ op: 'and', terms: both.kw }, { pathGlob: 'powershell/**' }, 1000, stats);
+    expect(gotAnd.map((r) => r.chunkId)).toEqual(expectedAnd.map((r) => r.id));
+    for (const [i, r] of gotAnd.entries()) expect(r.rank).toBeCloseTo(expectedAnd[i]!.rank, 5);
   });
 
   it('matches expressions (phrases, NOT) through the GIN index', async () => {

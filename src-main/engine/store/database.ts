@@ -20,6 +20,10 @@ export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOpt
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: durable across app crashes, fast commits
+  // Checkpoint every ~16 MB of WAL rather than SQLite's 4 MB: each checkpoint syncs the WAL and the
+  // database file, and a writer waits for both. With memory batches the 4 MB checkpoint was a third
+  // of the wall time under disk contention (bench:memory-engine --anatomy: CPU the same, fewer waits).
+  db.pragma('wal_autocheckpoint = 4000');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -65536'); // 64 MB: FTS5 segment merges thrash the default 2 MB cache

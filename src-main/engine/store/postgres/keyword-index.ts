@@ -133,31 +133,35 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
   }
 
   /**
-   * An AND step of exact terms: the rarest term's postings, each probed for the other terms by the
-   * (term, chunk_id) key, as FTS5 intersects — instead of reading every posting of every term and
-   * keeping the chunks that have them all (a common word's ten thousand postings cost ~40 ms on
-   * cpp-docs; this reads the rare one's few and probes). The same chunks and the same BM25.
+   * An AND step of exact terms: the rarest term's postings, intersected with each next-rarest
+   * term's by the (term, chunk_id) key, as FTS5 intersects — instead of reading every posting of
+   * every term and keeping the chunks that have them all (a common word's ten thousand postings cost
+   * ~40 ms on cpp-docs; this reads the rare one's few and probes). Each intersection is its own
+   * materialized step of two relations: written as one self-join per term, PostgreSQL spent 12–18 ms
+   * planning a six-term AND (seven relations in one equivalence class) for a 0.4 ms execution
+   * (EXPLAIN ANALYZE, memory at 100,000 entries). The same chunks and the same BM25.
    */
   private async allTerms(terms: readonly PlannedKeywordTerm[], filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable): Promise<KeywordCandidate[]> {
     const order = terms.map((t, i) => ({ t, i })).sort((a, b) => a.t.df - b.t.df || a.i - b.i);
-    const alias = new Map(order.map((o, j) => [o.i, `t${j}`]));
     const params: unknown[] = [];
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
     const avgdl = p(stats.avgLength || 1);
     // summed in the query's term order, as FTS5 sums: the same float result, so near-ties order alike
-    const score = terms
-      .map((t, i) => `${p(idf(stats.rows, t.df))}::float8 * ${bm25Part(`${alias.get(i)}.f`, 't0.len', avgdl)}`)
-      .join(' + ');
-    const rarest = p(order[0]!.t.term);
-    const probes = order.slice(1).map((o, k) => `JOIN ${this.terms} t${k + 1} ON t${k + 1}.term = ${p(o.t.term)} AND t${k + 1}.chunk_id = t0.chunk_id`);
+    const score = terms.map((t, i) => `${p(idf(stats.rows, t.df))}::float8 * ${bm25Part(`s.f${i}`, 's.len', avgdl)}`).join(' + ');
+    // each step a fence of two relations (survivors × one term's postings): planned in microseconds
+    const steps = order.map(({ t, i }, k) =>
+      k === 0
+        ? `s0 AS MATERIALIZED (SELECT chunk_id, len, f AS f${i} FROM ${this.terms} WHERE term = ${p(t.term)})`
+        : `s${k} AS MATERIALIZED (SELECT s.*, t.f AS f${i} FROM s${k - 1} s JOIN ${this.terms} t ON t.term = ${p(t.term)} AND t.chunk_id = s.chunk_id)`,
+    );
     const f = pgFilterSql(filters, params.length + 1);
     params.push(...f.params);
     const sql = `
-      SELECT t0.chunk_id AS "chunkId", c.document_id AS "documentId", -(${score}) AS rank
-        FROM ${this.terms} t0 ${probes.join(' ')}
-        JOIN chunks c ON c.id = t0.chunk_id ${f.where ? 'JOIN documents d ON d.id = c.document_id' : ''}
-       WHERE t0.term = ${rarest} ${f.where ? `AND ${f.where}` : ''}
-       ORDER BY rank, t0.chunk_id LIMIT ${p(limit)}`;
+      WITH ${steps.join(',\n           ')}
+      SELECT s.chunk_id AS "chunkId", c.document_id AS "documentId", -(${score}) AS rank
+        FROM s${steps.length - 1} s
+        JOIN chunks c ON c.id = s.chunk_id ${f.where ? `JOIN documents d ON d.id = c.document_id WHERE ${f.where}` : ''}
+       ORDER BY rank, s.chunk_id LIMIT ${p(limit)}`;
     return this.db.query<KeywordCandidate>(sql, params, on);
   }
 
