@@ -1,7 +1,7 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, openSharedIndex, openSharedIndexerFor, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
+import { Engine, openSharedIndex, sharedIndexOptions, openSharedIndexerFor, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
 import { UsageError } from './options.js';
 
 export class CliContext {
@@ -32,8 +32,7 @@ export class CliContext {
   async sharedIndex(option?: string): Promise<SharedIndex | null> {
     const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
     if (!url) return null;
-    const { profileDir, embeddings, search } = this.environment().engine;
-    return (this.shared ??= await openSharedIndex(url, { profileDir, embeddings, search }));
+    return (this.shared ??= await openSharedIndex(url, sharedIndexOptions(this.environment().engine)));
   }
 
   /** Indexing into PostgreSQL (`--database`, else TROVE_DATABASE_URL), or null for the profile's SQLite index. */

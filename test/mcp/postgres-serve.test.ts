@@ -202,10 +202,11 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
     expect(b!.structuredContent.totalDocuments).toBe(7);
   });
 
-  it('datasets say they do not run on PostgreSQL yet (isError, never a crash or an empty answer); memory answers there', async () => {
-    const r = (await onPg.callTool({ name: 'datasets.search', arguments: { query: 'remember' } })) as { isError?: boolean; content: { text: string }[] };
-    expect(r.isError).toBe(true);
-    expect(r.content[0]!.text).toMatch(/datasets are not available on PostgreSQL yet — docs\/scale-out\.md/);
+  it('datasets answer as on SQLite (none registered here: the same isError with the same reason); memory answers there', async () => {
+    const ask = { name: 'datasets.search', arguments: { query: 'remember' } };
+    const [r, lite] = (await Promise.all([onPg.callTool(ask), onLite.callTool(ask)])) as { isError?: boolean; content: { text: string }[] }[];
+    expect(r!.isError).toBe(lite!.isError);
+    expect(r!.content[0]!.text).toBe(lite!.content[0]!.text);
     // memory runs on PostgreSQL (test/mcp/postgres-memory.test.ts compares it call by call): written on both, found on both
     const thread = `pg-serve-${era}`;
     const store = { name: 'store_context', arguments: { thread_id: thread, source: 'agent', text: `remember the ${era} keep-alive pool` } };

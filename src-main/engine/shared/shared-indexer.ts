@@ -74,8 +74,8 @@ export function sharedIndexerOptions(o: EngineOptions): SharedIndexerOptions {
   };
 }
 
-/** What has vectors: folder collections and memory (a folder dataset's collection is embedded by its registry, not here). */
-const EMBEDDED_KINDS = ['folder', 'memory'] as const;
+/** What has vectors: folder collections, folder datasets' collections (kept by the hosts' registries) and memory. */
+const EMBEDDED_KINDS = ['folder', 'dataset', 'memory'] as const;
 
 export class SharedIndexer {
   private readonly progress = new ProgressHub();
@@ -232,6 +232,11 @@ export class SharedIndexer {
 
   async stopWatching(): Promise<void> {
     await this.watcher?.stop();
+  }
+
+  /** Watches (and scans) the collections new to this host now, rather than at the next change notice or reconcile: a folder dataset's collection the registry just made. */
+  async followCollections(): Promise<void> {
+    await this.watcher?.sync();
   }
 
   /**
