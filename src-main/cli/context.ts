@@ -23,7 +23,7 @@ export class CliContext {
   /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
   engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
     if (!this.opened && this.environment().database) {
-      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `embed`, `models use`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status`, `memory` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
+      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `embed`, `models use`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status`, `memory`, `dataset` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
     }
     return (this.opened ??= Engine.open(adjust(this.environment().engine)));
   }

@@ -34,6 +34,7 @@ export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetMod
     async search(id: string, query: string, opts: DatasetSearchOptions = {}): Promise<DatasetSearchResult> {
       const started = performance.now();
       const q = checkQuery(query);
+      await sync();
       const { entry, dataset } = ready(id);
       const topK = checkInt(opts.topK ?? entry.info.defaultTopK, 'topK', 1, 100);
       const offset = checkInt(opts.offset ?? 0, 'offset', 0, 10_000);
@@ -56,13 +57,14 @@ export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetMod
     },
     document(id: string, ref: string): Awaitable<DatasetDocument> {
       if (typeof ref !== 'string' || !ref) throw invalidInput('a document ref is required');
-      return ready(id).dataset.document(ref);
+      return after(sync(), () => ready(id).dataset.document(ref));
     },
     folders: () => after(sync(), () => registry.folders()),
     addFolder: (dir) => registry.addFolder(dir),
     removeFolder: (dir) => registry.removeFolder(dir),
     onChange: (listener) => registry.onChange(listener),
     settled: async () => {
+      await sync(); // the added folders first: their datasets are what to wait for
       await registry.settled();
       return after(sync(), () => registry.list());
     },

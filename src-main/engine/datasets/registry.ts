@@ -137,8 +137,11 @@ export class DatasetRegistry {
       const known = this.deps.folders.list();
       const match = known.find((f) => f === abs || f === realFolderOrSelf(abs));
       if (!match) throw new TroveError('NOT_FOUND', `${abs} is not an added dataset folder${known.length ? ` (added: ${known.join(', ')})` : ' (none are added)'}`);
+      // its folder datasets' collections go too, even where this registry had not loaded them yet (a one-shot command on a shared database)
+      const leaving = findManifests(this.profileFolder(), [match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
       return after(this.deps.folders.remove(match), () => {
         this.ensureStarted();
+        for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) this.wanted.add(name);
         this.refresh();
       });
     });

@@ -25,6 +25,7 @@ import type { ClaimedJobs, JobRetry, Storage } from '../store/storage.js';
 import { PathFilter } from '../watch/path-filter.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { AddCollectionInput, CollectionInfo } from '../types/index.js';
+import { DATASET_COLLECTION_PREFIX } from '../datasets/folder-dataset.js';
 import { planBatch } from './shared-batch.js';
 import { SharedCollections } from './shared-collections.js';
 import { SharedEmbedder, type SharedEmbedResult } from './shared-embedder.js';
@@ -159,8 +160,8 @@ export class SharedIndexer {
    * hosts doing the same at once. Resolves when the collection's queue is empty; the report
    * counts what this host did (the scan's counts are the folder's).
    */
-  async index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
-    const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
+  async index(opts: { collection?: string; dataset?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
+    const targets = opts.dataset ? [await this.datasetCollection(opts.dataset)] : opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
     const reports: IndexReport[] = [];
     const rootErrors: Error[] = [];
     for (const c of targets) {
@@ -215,6 +216,13 @@ export class SharedIndexer {
   /** `trove models use --database`: the collection's model for every host from now on (null: automatic); embed() then re-embeds it. */
   async chooseModel(collection: string, modelId: string | null): Promise<void> {
     await this.sharedEmbedder().chooseModel(await this.collections.require(collection), modelId);
+  }
+
+  /** A folder dataset's collection (a registry made it: `trove dataset add --database`). */
+  private async datasetCollection(id: string): Promise<CollectionRow> {
+    const c = await this.storage.collections.get(`${DATASET_COLLECTION_PREFIX}${id}`, ['dataset']);
+    if (!c) throw notFound(`dataset "${id}" has no folder to index here (a FAISS index, or not loaded)`);
+    return c;
   }
 
   private sharedEmbedder(): SharedEmbedder {
