@@ -7,6 +7,7 @@
 // knowledge.get answer as SQLite's do; a bad folder is the same error; removing the folder on
 // one host drops its datasets on both. Real PostgreSQL, the real model.
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, openSharedAppHost, type AppIndex, type DatasetInfo, type DatasetSearchResult } from '../../src-main/engine/index.js';
 import { modelsDir } from '../embed/models-dir.js';
@@ -21,6 +22,7 @@ const embeddings = { modelsDir, workers: 1 };
 let lite: Engine;
 let a: AppIndex;
 let b: AppIndex;
+let url: string;
 
 async function until<T>(what: string, ask: () => Promise<T>, done: (v: T) => boolean, ms = 90_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -59,7 +61,7 @@ const hits = (r: DatasetSearchResult) => ({
 });
 
 beforeAll(async () => {
-  const url = await freshDatabase('datasets');
+  url = await freshDatabase('datasets');
   lite = Engine.open({ profileDir: tempDir('trove-ds-lite-'), embeddings });
   lite.datasets.addFolder(FIXTURES);
   await lite.datasets.settled();
@@ -150,6 +152,21 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
     const unknown = await troveErrorAsync(async () => b.datasets.removeFolder(nowhere));
     expect(unknown.code).toBe('NOT_FOUND');
     expect(await a.datasets.folders()).toEqual([FIXTURES]);
+  });
+
+  it('a folder another machine added that this host cannot read holds nothing here: no crash, the other datasets serve on', async () => {
+    const elsewhere = '/mnt/another-machine/datasets';
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      await db.query('INSERT INTO dataset_folders (path, added_at) VALUES ($1, $2)', [elsewhere, Date.now()]);
+      expect(await b.datasets.folders()).toEqual([FIXTURES, elsewhere]);
+      expect(comparable(await b.datasets.list())).toEqual(comparable(lite.datasets.list()));
+      expect((await b.datasets.search('ip', QUESTION, { topK: 1 })).results[0]).toMatchObject({ path: 'repairs/bike-tire.md' });
+    } finally {
+      await db.query('DELETE FROM dataset_folders WHERE path = $1', [elsewhere]);
+      await db.end();
+    }
   });
 
   it('removing the folder on one host drops its datasets, and the folder dataset\'s index, on both', async () => {
