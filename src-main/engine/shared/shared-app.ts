@@ -71,9 +71,10 @@ export class SharedApp implements AppIndex {
     this.shared.startMemoryEmbedding(log); // memory the window or an assistant stores gets its vectors here too, as on SQLite
   }
 
-  /** Stops watching; a batch under way is written first. */
-  stopWatching(): Promise<void> {
-    return this.indexer.stopWatching();
+  /** Stops watching (the folders and the dataset manifests); a batch under way is written first. */
+  async stopWatching(): Promise<void> {
+    await this.shared.stopDatasets();
+    await this.indexer.stopWatching();
   }
 
   get profileDir() {

@@ -199,6 +199,11 @@ export class SharedIndex implements ServedIndex {
     return this.datasetRoom.startWatching();
   }
 
+  /** Stops following the dataset manifests (the datasets keep serving). */
+  stopDatasets(): Promise<void> {
+    return this.datasetRoom.registry.stopWatching();
+  }
+
   /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list; `memory`: memory's summary (default: when no allow-list is given). */
   async status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
     const [report, memory] = await Promise.all([

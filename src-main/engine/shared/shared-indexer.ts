@@ -185,7 +185,7 @@ export class SharedIndexer {
   }
 
   /**
-   * Embeds chunks that have no vector yet (one collection, or every folder collection and memory), sharing the work with
+   * Embeds chunks that have no vector yet (one collection, or every folder collection, folder dataset and memory), sharing the work with
    * other hosts doing the same (shared-embedder.ts). Per collection: UNAVAILABLE when its model is
    * not on this host.
    */
@@ -202,7 +202,7 @@ export class SharedIndexer {
     return results;
   }
 
-  /** The collections embed() embeds when given none: every folder collection, and agent memory once it has entries. */
+  /** The collections embed() embeds when given none: every folder collection, every folder dataset's, and agent memory once it has entries. */
   async embeddable(): Promise<string[]> {
     return (await this.storage.collections.list(EMBEDDED_KINDS)).map((c) => c.name);
   }
