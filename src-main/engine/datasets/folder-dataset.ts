@@ -29,6 +29,8 @@ export interface FolderPage {
 export class FolderDataset {
   /** The documents counted last (what a list shows where the count is a round trip: refreshSize()). */
   private counted = 0;
+  /** The backend counts by round trips (PostgreSQL): size answers what refreshSize() counted, asking nothing. */
+  private roundTrips = false;
 
   constructor(
     readonly id: string,
@@ -38,8 +40,10 @@ export class FolderDataset {
 
   /** Its indexed documents: counted now where the backend answers in hand (SQLite), else as last counted. */
   get size(): number {
+    if (this.roundTrips) return this.counted;
     const n = this.index.documentCount(this.collection.id);
     if (typeof n === 'number') return (this.counted = n);
+    this.roundTrips = true;
     void n.then((v) => (this.counted = v)).catch(() => undefined);
     return this.counted;
   }
