@@ -1,7 +1,7 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use, closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, openSharedIndex, openSharedIndexerFor, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
+import { Engine, openSharedIndex, sharedIndexOptions, openSharedIndexerFor, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
 import { UsageError } from './options.js';
 
 export class CliContext {
@@ -23,7 +23,7 @@ export class CliContext {
   /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
   engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
     if (!this.opened && this.environment().database) {
-      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `embed`, `models use`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status`, `memory` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
+      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `embed`, `models use`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status`, `memory`, `dataset` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
     }
     return (this.opened ??= Engine.open(adjust(this.environment().engine)));
   }
@@ -32,8 +32,7 @@ export class CliContext {
   async sharedIndex(option?: string): Promise<SharedIndex | null> {
     const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
     if (!url) return null;
-    const { profileDir, embeddings, search } = this.environment().engine;
-    return (this.shared ??= await openSharedIndex(url, { profileDir, embeddings, search }));
+    return (this.shared ??= await openSharedIndex(url, sharedIndexOptions(this.environment().engine)));
   }
 
   /** Indexing into PostgreSQL (`--database`, else TROVE_DATABASE_URL), or null for the profile's SQLite index. */

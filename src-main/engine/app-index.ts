@@ -3,15 +3,14 @@
 // embedding, pauses, tokens, models and datasets. Both the SQLite engine (Engine) and an index in
 // PostgreSQL (shared/SharedApp: SharedIndex + SharedIndexer) satisfy it, so the app API takes this
 // type and awaits every answer: on SQLite most are values in hand, on PostgreSQL round trips.
-// What a backend does not run (datasets on PostgreSQL) fails with UNAVAILABLE and the reason. Declared once here; faces import it through engine/index.ts.
+// Declared once here; faces import it through engine/index.ts.
 import type { CreateTokenInput } from './access-tokens.js';
-import type { Awaitable, ServedIndex } from './served-index.js';
+import type { Awaitable, ServedDatasets, ServedIndex } from './served-index.js';
 import type {
   AddCollectionInput,
   BackgroundEmbedding,
   CollectionEmbeddingStatus,
   CollectionInfo,
-  DatasetsApi,
   EmbeddingProgress,
   IndexProgress,
   IndexReport,
@@ -24,8 +23,8 @@ export interface AppIndex extends ServedIndex {
   readonly databaseFile: string;
   /** The model catalogue and downloads: models stay files in this host's profile on every backend. */
   readonly models: ModelsApi;
-  /** Registered datasets; on PostgreSQL every call but onChange is UNAVAILABLE with the reason. */
-  readonly datasets: DatasetsApi;
+  /** Registered datasets: the list, added folders, reloads and state changes (answers awaitable). */
+  readonly datasets: ServedDatasets;
 
   addCollection(input: AddCollectionInput): Awaitable<CollectionInfo>;
   listCollections(): Awaitable<CollectionInfo[]>;

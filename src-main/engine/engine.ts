@@ -319,7 +319,7 @@ export class Engine implements AppIndex {
       throw storageError(err) ?? err;
     } finally {
       this.generation++;
-      this.registry.indexed(); // folder datasets waiting for their first index become Ready
+      await this.registry.indexed(); // folder datasets waiting for their first index become Ready
       this.embeddings.changed(); // background embedding (when enabled) after keyword indexing
     }
   }

@@ -3,7 +3,7 @@
 // here (test/architecture.test.ts checks it); everything else in engine/ is its own business.
 export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type HostEnvironment } from './config.js';
 export { Engine, type EngineOptions } from './engine.js';
-export type { Awaitable, ServedIndex, ServedMemory } from './served-index.js';
+export type { Awaitable, ServedIndex, ServedMemory, ServedDatasets } from './served-index.js';
 export type { AppIndex } from './app-index.js';
 import type { AppIndex } from './app-index.js';
 import type { SharedAppOptions } from './shared/shared-app.js';
@@ -22,6 +22,7 @@ import type { MigrateProfileOptions, MigrationReport } from './store/migrate/to-
 import type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
 export type { SearchRequest } from './search/request.js';
 export type { SharedIndex, SharedIndexOptions } from './shared/shared-index.js';
+export { sharedIndexOptions } from './shared/shared-options.js';
 import type { SharedIndexer, SharedIndexerOptions } from './shared/shared-indexer.js';
 export type { SharedIndexer, SharedIndexerOptions } from './shared/shared-indexer.js';
 export { redactPostgresUrl, validatePostgresUrl } from './store/postgres/url.js';

@@ -19,6 +19,17 @@ export type ServedMemory = {
   [K in Exclude<keyof MemoryApi, 'export' | 'import'>]: (...args: Parameters<MemoryApi[K]>) => Awaitable<Awaited<ReturnType<MemoryApi[K]>>>;
 };
 
+/**
+ * Registered datasets as a host serves them: DatasetsApi's questions, each answer awaitable — in
+ * hand on SQLite (Engine.datasets), a promise where the registry's ports are round trips
+ * (PostgreSQL: shared/shared-datasets.ts).
+ */
+export type ServedDatasets = {
+  [K in Exclude<keyof DatasetsApi, 'onChange' | 'profileFolder'>]: (
+    ...args: Parameters<DatasetsApi[K]>
+  ) => ReturnType<DatasetsApi[K]> extends Promise<unknown> ? ReturnType<DatasetsApi[K]> : Awaitable<ReturnType<DatasetsApi[K]>>;
+} & Pick<DatasetsApi, 'onChange' | 'profileFolder'>;
+
 export interface ServedIndex {
   /** Where this index lives: the profile's SQLite file, or a PostgreSQL database. */
   readonly backend: 'sqlite' | 'postgres';
@@ -30,8 +41,8 @@ export interface ServedIndex {
   readonly knowledge: KnowledgeApi;
   /** The agent memory store (the memory and persistence MCP tools await its answers). */
   readonly memory: ServedMemory;
-  /** A registered dataset's description (the knowledge tools' default topK); UNAVAILABLE on PostgreSQL. */
-  readonly datasets: Pick<DatasetsApi, 'info'>;
+  /** Registered datasets: their descriptions (the knowledge tools' default topK), search and documents. */
+  readonly datasets: ServedDatasets;
 
   search(input: SearchRequest): Awaitable<SearchResponse>;
   get(locator: string, opts?: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } }): Awaitable<RetrievedDocument>;

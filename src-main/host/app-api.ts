@@ -191,10 +191,10 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     'memory.statistics': () => engine.memory.statistics(),
     'settings.get': () => settingsInfo(opts),
     'settings.update': (p) => updateSettingsCall(opts, p),
-    'datasets.list': () => ({ datasets: engine.datasets.list(), profileFolder: engine.datasets.profileFolder(), folders: engine.datasets.folders() }),
+    'datasets.list': async () => ({ datasets: await engine.datasets.list(), profileFolder: engine.datasets.profileFolder(), folders: await engine.datasets.folders() }),
     'datasets.addFolder': (p) => engine.datasets.addFolder(p.path),
-    'datasets.removeFolder': (p) => {
-      engine.datasets.removeFolder(p.path);
+    'datasets.removeFolder': async (p) => {
+      await engine.datasets.removeFolder(p.path);
       return { removed: p.path };
     },
     'datasets.reload': () => engine.datasets.reload(),

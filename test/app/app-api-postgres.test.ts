@@ -3,8 +3,8 @@
 // SQLite profile and `trove serve --ui --database` on the copy — and get the same calls: the
 // collections, search in every mode, get, knowledge over documents, tokens. Their answers must be
 // equal. Memory, stored on SQLite and copied with the rest, answers the memory screen's calls as
-// there. Then what differs on purpose (datasets answer UNAVAILABLE with the reason; Settings names
-// the database), the collection calls on PostgreSQL (add → an index run with
+// there, and so does a folder dataset indexed on SQLite and copied (its added folder, its state,
+// knowledge search over it). Then what differs on purpose (Settings names the database), the collection calls on PostgreSQL (add → an index run with
 // progress → search, context, redaction, pause, rename, remove; a model switch for every host) and the PostgreSQL host's
 // status reporting its own watchers and embedding loop. Real processes, the real model.
 import fs from 'node:fs';
@@ -18,6 +18,7 @@ import { modelsDir } from '../embed/models-dir.js';
 import { ensureBuilt, startServe, type ServingTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { FIXTURES } from '../datasets/fixtures.js';
 
 const NOTES: Record<string, string> = {
   'docs/resilience.md': '# Resilience\n\n## Retries\n\nThe HTTP client retries failed requests three times with exponential backoff.\n\n## Timeouts\n\nA request times out after thirty seconds.\n',
@@ -39,6 +40,11 @@ beforeAll(async () => {
   const engine = Engine.open({ profileDir: profile, embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', workers: 1 } });
   engine.addCollection({ root: path.join(root, 'notes'), name: 'notes', context: 'Engineering notes' });
   await engine.index();
+  // a folder dataset (the fixtures' handbook), indexed on SQLite; `trove migrate` copies it with the rest
+  fs.cpSync(path.join(FIXTURES, 'datasets', 'handbook'), path.join(root, 'sets', 'handbook'), { recursive: true });
+  engine.datasets.addFolder(path.join(root, 'sets'));
+  await engine.datasets.settled();
+  await engine.index({ dataset: 'handbook' });
   engine.memory.store({ threadId: 'ops', source: 'agent', text: 'The deploy runs every Tuesday after the backup finishes.', tags: ['deploy'] });
   engine.memory.store({ threadId: 'ops', source: 'user', text: 'Rotate the vault token before each deploy.' });
   engine.memory.store({ threadId: 'ui', source: 'user', text: 'The settings screen should remember the last tab.' });
@@ -143,7 +149,7 @@ describe('the app API over HTTP on `trove serve --ui --database`', () => {
     expect((await ok<{ tokens: unknown[] }>(pg, 'tokens.list')).tokens).toEqual([]);
   });
 
-  it('memory answers as on SQLite (threads, entries, search, an entry, delete); datasets answer UNAVAILABLE with the reason; Settings names the database', async () => {
+  it('memory answers as on SQLite (threads, entries, search, an entry, delete); so does the migrated folder dataset; Settings names the database', async () => {
     const threads = await ok<{ threadId: string; entries: number }[]>(pg, 'memory.threads');
     expect(threads.map((t) => [t.threadId, t.entries]).sort()).toEqual([['ops', 2], ['ui', 1]]);
     expect(comparable(threads)).toEqual(comparable(await ok(lite, 'memory.threads')));
@@ -164,19 +170,26 @@ describe('the app API over HTTP on `trove serve --ui --database`', () => {
     expect((await ok<{ threadId: string }[]>(pg, 'memory.threads')).map((t) => t.threadId)).toEqual(['ops']);
     const missing = await call(pg, 'memory.get', { id: 987654 });
     expect(missing).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    for (const [method, params] of [
-      ['datasets.list', {}],
-      ['datasets.reload', {}],
-    ] as const) {
-      const r = await call(pg, method, params);
-      expect(r.ok, method).toBe(false);
-      if (r.ok) continue;
-      expect(r.error.code, method).toBe('UNAVAILABLE');
-      expect(r.error.message, method).toMatch(/not available on PostgreSQL yet/);
-    }
+    type Datasets = { datasets: { id: string; state: string; updatedAt: string }[]; folders: string[] };
+    const same = (l: Datasets) => ({ folders: l.folders, datasets: l.datasets.map(({ updatedAt: _, ...d }) => d) });
+    const ready = async (h: ServingTrove) => {
+      for (let i = 0; i < 100; i++) {
+        const l = await ok<Datasets>(h, 'datasets.list');
+        if (l.datasets[0]?.state === 'ready') return l;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('the handbook dataset did not become ready');
+    };
+    const [liteSets, pgSets] = await Promise.all([ready(lite), ready(pg)]);
+    expect(same(pgSets)).toEqual(same(liteSets));
+    expect(pgSets.datasets).toMatchObject([{ id: 'handbook', state: 'ready', kind: 'folder', documents: 4 }]);
+    expect(same(await ok<Datasets>(pg, 'datasets.reload').then((d) => ({ datasets: d as unknown as Datasets['datasets'], folders: pgSets.folders })))).toEqual(same(liteSets));
+    type Hits = { results: { id: string; score: number; snippet: string | null }[] };
+    const ask = { query: 'lost badge', sources: ['datasets:handbook'], mode: 'keyword' };
+    expect((await ok<Hits>(pg, 'knowledge.search', ask)).results).toEqual((await ok<Hits>(lite, 'knowledge.search', ask)).results);
     const sources = await ok<{ source: string; unavailable?: string | null }[]>(pg, 'knowledge.sources');
     expect(sources.find((s) => s.source === 'memory')?.unavailable ?? null).toBeNull();
-    expect(sources.find((s) => s.source === 'datasets')?.unavailable).toMatch(/datasets are not available on PostgreSQL yet/);
+    expect(sources.find((s) => s.source === 'datasets:handbook')?.unavailable ?? null).toBeNull();
     const settings = await ok<{ databasePath: string; searchModes: { mode: string; available: boolean }[]; backgroundEmbedding: { enabled: boolean } }>(pg, 'settings.get');
     expect(settings.databasePath).toMatch(/^postgresql:\/\/trove@127\.0\.0\.1:\d+\/trove_apipg_/);
     expect(settings.searchModes.every((m) => m.available)).toBe(true);

@@ -1,6 +1,7 @@
 // The desktop app's engine host (the shipped bundle, out/main/host.js, as the app runs it) on
 // PostgreSQL: with TROVE_DATABASE_URL it serves the app API from the database (collections, index
-// runs, search, background embedding in the bundle's workers; memory from the database, datasets UNAVAILABLE with the reason); and on a profile without it, Settings'
+// runs, search, background embedding in the bundle's workers; memory from the database; a dataset folder added, its
+// FAISS dataset loaded from this host's files); and on a profile without it, Settings'
 // Database field refuses a URL that does not work (checked by connecting, nothing saved), saves
 // one that does with "takes effect when Trove restarts", and the next start serves that database.
 import { spawnSync } from 'node:child_process';
@@ -8,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiReply } from '../../src-main/api/bridge.js';
+import { FIXTURES } from '../datasets/fixtures.js';
 import type { ApiEvent, SettingsInfo } from '../../src-main/api/results.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { freshDatabase } from '../helpers/postgres.js';
@@ -92,8 +94,19 @@ describe('the desktop host on PostgreSQL', () => {
     }, "memory's background embedding", 60_000);
     const semantic = result<{ hits: { entry: { text: string } }[] }>(await sup.call('memory.search', { query: 'when to feed the sourdough', mode: 'vector' }));
     expect(semantic.hits[0]?.entry.text).toBe('The starter needs feeding the evening before baking.');
-    const datasets = await sup.call('datasets.list', {});
-    expect(datasets).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE', message: expect.stringMatching(/datasets are not available on PostgreSQL yet/) } });
+    // a dataset folder added through the app API: kept in the database, its FAISS dataset loaded from this host's files
+    const sets = tempDir('trove-desktop-pg-sets-');
+    fs.cpSync(path.join(FIXTURES, 'datasets', 'ip'), path.join(sets, 'datasets', 'ip'), { recursive: true });
+    expect(await sup.call('datasets.addFolder', { path: sets })).toMatchObject({ ok: true, result: [{ id: 'ip' }] });
+    let listed: unknown;
+    await until(async () => {
+      const r = await sup.call('datasets.list', {});
+      listed = r;
+      const list = r.ok ? (r.result as { datasets: { id: string; state: string; documents: number }[]; folders: string[] }) : null;
+      return list?.datasets[0]?.state === 'ready' && list.datasets[0].documents === 24 && list.folders[0] === fs.realpathSync(sets);
+    }, 'the FAISS dataset ready', 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(listed)}`);
+    });
   }, 120_000);
 
   it('Settings → Database: a bad URL is refused with the reason, a good one is saved and used from the next start', async () => {

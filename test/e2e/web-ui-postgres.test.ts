@@ -1,8 +1,8 @@
 // The web UI on PostgreSQL: `trove serve --ui --database <url>` on an empty database, driven in
 // real headless Chromium. A person signs in, adds a folder, watches it index, searches it by
 // keyword, waits for the host's background embedding and searches it semantically; the memory
-// screen shows the database's memory (an entry imported there first); the datasets section says
-// it does not run on PostgreSQL yet (never a blank or a spinner); Settings names the database and its Database field refuses a URL that does not work. Screens are screenshotted into test/e2e/artifacts/;
+// screen shows the database's memory (an entry imported there first); the datasets section shows
+// the database's datasets (none here: "No datasets yet", never a blank or a spinner); Settings names the database and its Database field refuses a URL that does not work. Screens are screenshotted into test/e2e/artifacts/;
 // no console errors are allowed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -127,7 +127,7 @@ describe('web UI on trove serve --ui --database', () => {
     await page.getByLabel('Keyword').check();
   }, 180_000);
 
-  it("shows the database's memory; says datasets do not run on PostgreSQL yet; Settings names the database and refuses a bad one", async () => {
+  it("shows the database's memory and its (empty) datasets; Settings names the database and refuses a bad one", async () => {
     await page.getByRole('button', { name: 'Memory' }).click();
     await expect.poll(() => page.getByTestId('memory-summary').textContent(), { timeout: 10_000 }).toMatch(/^1 entry in 1 thread/);
     await page.getByTestId('thread-voyage').getByRole('button').click();
@@ -135,7 +135,8 @@ describe('web UI on trove serve --ui --database', () => {
     expect(await page.getByRole('alert').count()).toBe(0);
     await shot('pg-04-memory');
     await page.getByRole('button', { name: 'Collections' }).click();
-    await expect.poll(() => page.getByTestId('datasets-unavailable').textContent(), { timeout: 10_000 }).toMatch(/datasets are not available on PostgreSQL yet/);
+    await expect.poll(() => page.getByTestId('no-datasets').textContent(), { timeout: 10_000 }).toMatch(/No datasets yet/);
+    expect(await page.getByTestId('datasets-unavailable').count()).toBe(0);
     await page.getByRole('button', { name: 'Settings' }).click();
     await expect.poll(() => page.locator('dd.path').allTextContents(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringMatching(/^postgresql:\/\/trove@127\.0\.0\.1:\d+\/trove_webui_/)]));
     await expect(page.getByTestId('database-in-use').textContent()).resolves.toMatch(/^In use: PostgreSQL postgresql:\/\/.* \(from --database, which wins over the saved choice\)$/);

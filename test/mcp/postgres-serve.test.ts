@@ -4,7 +4,7 @@
 // the stateless 2026-07-28 revision) ask both the same questions: QMD's tools in every search
 // mode, get, multi_get, status, the document resource and its completions, the knowledge toolset
 // over documents, the deep-research profile — the answers must be equal. Then what differs on
-// purpose: datasets answer isError saying they do not run on PostgreSQL yet (memory answers: see
+// purpose: none (datasets — the same FAISS fixtures added on both — and memory answer alike: see also
 // postgres-memory.test.ts); a token
 // from the database scoped to one collection cannot see the other; and the CLI: a bad URL, an
 // unreachable server give clear errors at start-up, `trove serve --database` serves a real
@@ -26,6 +26,7 @@ import { modelsDir } from '../embed/models-dir.js';
 import { BIN, ensureBuilt, runTrove, startServe } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { FIXTURES } from '../datasets/fixtures.js';
 
 const NOTES: Record<string, string> = {
   'docs/resilience.md': '# Resilience\n\n## Retries\n\nThe HTTP client retries failed requests three times with exponential backoff.\n\n## Timeouts\n\nA request times out after thirty seconds.\n',
@@ -202,10 +203,11 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
     expect(b!.structuredContent.totalDocuments).toBe(7);
   });
 
-  it('datasets say they do not run on PostgreSQL yet (isError, never a crash or an empty answer); memory answers there', async () => {
-    const r = (await onPg.callTool({ name: 'datasets.search', arguments: { query: 'remember' } })) as { isError?: boolean; content: { text: string }[] };
-    expect(r.isError).toBe(true);
-    expect(r.content[0]!.text).toMatch(/datasets are not available on PostgreSQL yet — docs\/scale-out\.md/);
+  it('datasets answer as on SQLite (none registered here: the same isError with the same reason); memory answers there', async () => {
+    const ask = { name: 'datasets.search', arguments: { query: 'remember' } };
+    const [r, lite] = (await Promise.all([onPg.callTool(ask), onLite.callTool(ask)])) as { isError?: boolean; content: { text: string }[] }[];
+    expect(r!.isError).toBe(lite!.isError);
+    expect(r!.content[0]!.text).toBe(lite!.content[0]!.text);
     // memory runs on PostgreSQL (test/mcp/postgres-memory.test.ts compares it call by call): written on both, found on both
     const thread = `pg-serve-${era}`;
     const store = { name: 'store_context', arguments: { thread_id: thread, source: 'agent', text: `remember the ${era} keep-alive pool` } };
@@ -223,6 +225,33 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
     const all = (await onPg.callTool({ name: 'knowledge.search', arguments: { query: 'backoff' } })) as { isError?: boolean; structuredContent: { results: unknown[] } };
     expect(all.isError).toBeFalsy();
     expect(all.structuredContent.results.length).toBeGreaterThan(0);
+  });
+
+  it('the dataset tools answer as on SQLite: datasets.search {dataset, query, topK}, over every dataset, a broken one, and datasets.get', async () => {
+    // the same folder of FAISS fixtures added on both (this profile's SQLite table, the database's dataset_folders)
+    const holder = tempDir('trove-pgserve-sets-');
+    for (const id of ['ip', 'truncated']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
+    engine.datasets.addFolder(holder);
+    await shared.datasets.addFolder(holder);
+    await Promise.all([engine.datasets.settled(), shared.datasets.settled()]);
+    // clients of their own: a 2025 session remembers what it returned, and the earlier tests asked the two hosts different things
+    const [toLite, toPg] = await Promise.all([connect(lite, era), connect(pgHost, era)]);
+    try {
+      for (const call of [
+        { name: 'datasets.search', arguments: { dataset: 'ip', query: 'how do I fix a flat tire on my bike', topK: 3 } },
+        { name: 'datasets.search', arguments: { query: 'what makes a volcano explode' } },
+        { name: 'knowledge.search', arguments: { dataset: 'ip', query: 'immune memory after a shot' } },
+        { name: 'datasets.search', arguments: { dataset: 'truncated', query: 'x' } },
+        { name: 'datasets.get', arguments: { dataset: 'ip', id: '2', retrieval: { mode: 'full' } } },
+      ]) {
+        const [a, b] = await Promise.all([toLite.callTool(call), toPg.callTool(call)]);
+        expect(comparable(b), `${call.name} ${JSON.stringify(call.arguments)}`).toEqual(comparable(a));
+      }
+    } finally {
+      await Promise.all([toLite.close(), toPg.close()]);
+      engine.datasets.removeFolder(holder);
+      await shared.datasets.removeFolder(holder);
+    }
   });
 
   it('a token from the database scoped to one collection cannot see the other', async () => {

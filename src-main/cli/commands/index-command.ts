@@ -60,10 +60,10 @@ export async function runIndex(e: Engine, collection: string | undefined, json: 
 }
 
 /** `trove index --database`: this host's share of the work, with the same progress bar. */
-export async function runSharedIndex(indexer: SharedIndexer, collection: string | undefined, json: boolean) {
+export async function runSharedIndex(indexer: SharedIndexer, collection: string | undefined, json: boolean, dataset?: string) {
   const bar = indexProgressBar(!json && !!process.stderr.isTTY);
   try {
-    return await indexer.index({ collection, onProgress: (p: IndexProgress) => bar.update(p) });
+    return await indexer.index({ collection, dataset, onProgress: (p: IndexProgress) => bar.update(p) });
   } finally {
     bar.stop();
   }

@@ -7,8 +7,9 @@
 // tokens; it keeps the folder collections it can see fresh (SharedIndexer: a start-up scan, then
 // watching, sharing the work with the other hosts, following collections other hosts add or
 // remove) and embeds their new chunks unless --no-embed; agent memory lives in the database too
-// (its entries embedded in the background unless --no-embed); with --ui the web UI and app API
-// answer from the same index (engine's AppIndex: SharedApp), datasets saying UNAVAILABLE.
+// (its entries embedded in the background unless --no-embed), and so are registered datasets'
+// added folders and folder datasets (FAISS datasets stay files of this profile); with --ui the
+// web UI and app API answer from the same index (engine's AppIndex: SharedApp).
 import path from 'node:path';
 import type { Command } from 'commander';
 import { openSharedApp, savedDatabase, type AppIndex, type ServedIndex, type SettingSource } from '../../engine/index.js';
@@ -48,6 +49,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         let stopUi: { signInUrl: string; close(): Promise<void> } | undefined;
         try {
           await indexer.startWatching(); // the start-up scans are queued; the watching loop works them with the other hosts
+          await shared.startDatasets(); // folder datasets' collections made (and so watched and indexed), manifests followed
           if (embed) await indexer.startEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
           if (embed) shared.startMemoryEmbedding((line) => process.stderr.write(`trove: ${line}\n`));
           if (o.ui) stopUi = await mountUi(host as Host<AppIndex>, { modelsMirror: env.host.modelsMirror, databaseSource });
@@ -59,7 +61,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         const signIn = stopUi?.signInUrl;
         process.stderr.write(
           `trove: serving MCP at ${host.mcpUrl} from PostgreSQL at ${shared.location} (pid ${process.pid}; token in ${path.join(shared.profileDir, 'runtime.json')}); ` +
-            `indexing the folders this host sees${embed ? ' and embedding' : ''}; datasets do not run on PostgreSQL yet (docs/scale-out.md)\n`,
+            `indexing the folders this host sees${embed ? ' and embedding' : ''}, and serving registered datasets\n`,
         );
         if (signIn) process.stderr.write(`trove: web UI at ${signIn}\n`);
         ctx.print({ url: host.url, mcpUrl: host.mcpUrl, port: host.port, pid: process.pid, backend: 'postgres', database: shared.location, ...(signIn ? { uiUrl: signIn } : {}) }, () => host.mcpUrl);

@@ -1,17 +1,24 @@
 // Engine.datasets: the registry as plain-data methods (the faces never hold the service), with the
 // search inputs checked as the dataset-registry spec's SearchQuery (query 1..1024 characters and not
 // only whitespace, topK 1..100, default the dataset's defaultTopK).
-import type { EmbeddingService } from '../embed/embeddings.js';
 import { invalidInput, notFound, TroveError } from '../errors.js';
+import type { ServedDatasets } from '../served-index.js';
 import type { DatasetDocument, DatasetInfo, DatasetSearchOptions, DatasetSearchResult, DatasetsApi } from '../types/datasets.js';
 import { FaissDataset } from './faiss-dataset.js';
 import { type FolderDataset } from './folder-dataset.js';
+import { after, type Awaitable, type DatasetModels } from './ports.js';
 import type { DatasetRegistry, Entry } from './registry.js';
 
 const MAX_QUERY = 1024;
 const DEFAULT_SNIPPET = 300;
 
-export function datasetsApi(registry: DatasetRegistry, embeddings: EmbeddingService): DatasetsApi {
+/**
+ * The registry's plain-data methods. On SQLite (Engine.datasets) every port answers in hand, so
+ * every answer here is a value and this is a DatasetsApi; on PostgreSQL (shared/shared-datasets.ts)
+ * some are promises: ServedDatasets. `sync`: reads what another host may have changed (the added
+ * folders, the documents counted) before a list or a reload.
+ */
+export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetModels, sync: () => Awaitable<void> = () => undefined): ServedDatasets {
   const ready = (id: string): { entry: Entry; dataset: FaissDataset | FolderDataset } => {
     const entry = known(registry, id);
     if (entry.info.state !== 'ready' || !entry.dataset) {
@@ -22,11 +29,12 @@ export function datasetsApi(registry: DatasetRegistry, embeddings: EmbeddingServ
   };
 
   return {
-    list: () => registry.list(),
-    info: (id) => snapshotOf(registry, id),
+    list: () => after(sync(), () => registry.list()),
+    info: (id) => after(sync(), () => snapshotOf(registry, id)),
     async search(id: string, query: string, opts: DatasetSearchOptions = {}): Promise<DatasetSearchResult> {
       const started = performance.now();
       const q = checkQuery(query);
+      await sync();
       const { entry, dataset } = ready(id);
       const topK = checkInt(opts.topK ?? entry.info.defaultTopK, 'topK', 1, 100);
       const offset = checkInt(opts.offset ?? 0, 'offset', 0, 10_000);
@@ -45,24 +53,34 @@ export function datasetsApi(registry: DatasetRegistry, embeddings: EmbeddingServ
         return done({ mode: 'semantic', results: page.results, hasMore: page.hasMore, datasetSize: dataset.size, notices: [...notices, ...page.notices] });
       }
       const page = await dataset.search(q, { topK, offset, mode: opts.mode, snippetLength });
-      return done({ mode: page.mode, results: page.results, hasMore: page.hasMore, datasetSize: dataset.size, notices: page.notices });
+      return done({ mode: page.mode, results: page.results, hasMore: page.hasMore, datasetSize: await dataset.refreshSize(), notices: page.notices });
     },
-    document(id: string, ref: string): DatasetDocument {
+    document(id: string, ref: string): Awaitable<DatasetDocument> {
       if (typeof ref !== 'string' || !ref) throw invalidInput('a document ref is required');
-      return ready(id).dataset.document(ref);
+      return after(sync(), () => ready(id).dataset.document(ref));
     },
-    folders: () => registry.folders(),
+    folders: () => after(sync(), () => registry.folders()),
     addFolder: (dir) => registry.addFolder(dir),
     removeFolder: (dir) => registry.removeFolder(dir),
     onChange: (listener) => registry.onChange(listener),
-    settled: () => registry.settled(),
+    settled: async () => {
+      await sync(); // the added folders first: their datasets are what to wait for
+      await registry.settled();
+      return after(sync(), () => registry.list());
+    },
     async reload(): Promise<DatasetInfo[]> {
-      registry.ensureStarted();
+      await registry.sync();
       registry.refresh();
-      return registry.settled();
+      await registry.settled();
+      return after(sync(), () => registry.list());
     },
     profileFolder: () => registry.profileFolder(),
   };
+}
+
+/** The SQLite engine's datasets: every port in hand (open-registry.ts), so every answer is a value. */
+export function datasetsApi(registry: DatasetRegistry, embeddings: DatasetModels): DatasetsApi {
+  return servedDatasets(registry, embeddings) as DatasetsApi;
 }
 
 function known(registry: DatasetRegistry, id: string): Entry {

@@ -8,7 +8,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { TroveError, notFound } from '../errors.js';
-import type { EmbeddingService } from '../embed/embeddings.js';
 import type { Manifest, ModelSpec } from '../embed/manifest.js';
 import { queryMatcher } from '../search/highlight.js';
 import type { TermMatcher } from '../search/snippet.js';
@@ -17,6 +16,7 @@ import { parseFaissIndex, type FaissIndex } from './faiss-format.js';
 import { parseMetadata, type MetadataEntry } from './faiss-metadata.js';
 import { plainSnippet } from './plain-snippet.js';
 import { searchGraph, VisitMarks } from './hnsw-search.js';
+import type { DatasetModels, ModelChecks } from './ports.js';
 import { dotKernel, type DotKernel } from './simd-dots.js';
 import { innerProducts, squaredNorms, topGroups, type GroupHit } from './vector-scan.js';
 
@@ -30,11 +30,7 @@ const PROBES = 3;
 /** An IndexHNSWFlat this large is searched through its graph; smaller ones exactly (a scan of 50k × 384 takes ~10 ms). */
 export const HNSW_GRAPH_FROM = 50_000;
 
-/** Remembers how well a dataset's vectors matched its model (store/dataset-folders.ts DatasetCheckStore). */
-export interface ModelChecks {
-  get(key: string): number | undefined;
-  put(key: string, bestCosine: number): void;
-}
+export type { ModelChecks };
 
 export interface FaissPage {
   results: DatasetHit[];
@@ -81,7 +77,7 @@ export class FaissDataset {
   /** Reads and checks everything; throws (UNAVAILABLE, with the reason) when the dataset cannot serve. */
   static async load(
     input: { id: string; model: string; indexPath: string; metadataPath: string; hnswGraphFrom?: number },
-    embeddings: EmbeddingService,
+    embeddings: DatasetModels,
     checks: ModelChecks,
   ): Promise<FaissDataset> {
     const spec = embeddingModel(embeddings.manifest, input.model);
@@ -123,7 +119,7 @@ export class FaissDataset {
    * outcome is remembered for these exact files and weights, so a command that only shows states
    * does not start the model.
    */
-  private async checkModel(embeddings: EmbeddingService, checks: ModelChecks, key: string): Promise<void> {
+  private async checkModel(embeddings: DatasetModels, checks: ModelChecks, key: string): Promise<void> {
     const rows: number[] = [];
     for (let r = 0; r < this.index.ntotal && rows.length < PROBES; r++) {
       const e = this.entries[this.rowDoc[r]!]!;
@@ -133,14 +129,14 @@ export class FaissDataset {
       this.warnings.push(`no metadata entry has text to check the vectors against ${this.model}; they are trusted to come from it`);
       return;
     }
-    let best = checks.get(key) ?? -Infinity;
+    let best = (await checks.get(key)) ?? -Infinity;
     if (best === -Infinity) {
       for (const r of rows) {
         const e = this.entries[this.rowDoc[r]!]!;
         const { vector } = await embeddings.embedWithModel(this.model, e.text ?? e.snippet!, 'passage');
         best = Math.max(best, this.rowDot(r, vector) / Math.sqrt(this.norms2[r]!));
       }
-      checks.put(key, best);
+      await checks.put(key, best);
     }
     const shown = best.toFixed(2);
     if (best < MISMATCH_BELOW) {

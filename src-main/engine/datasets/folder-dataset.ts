@@ -4,32 +4,19 @@
 // nor moves its statistics. Searched by keyword, semantic (its vectors) or hybrid, like a collection.
 import path from 'node:path';
 import { notFound, TroveError } from '../errors.js';
-import type { Bm25Scale, LexicalSearch } from '../search/lexical.js';
-import type { ModeSearch } from '../search/modes.js';
+import type { Bm25Scale } from '../search/lexical.js';
 import type { RankedHit } from '../search/hit.js';
 import { validateSearchRequest } from '../search/request.js';
-import type { ChunkStore } from '../store/chunks.js';
 import type { CollectionRow } from '../store/collections.js';
-import type { DocumentStore } from '../store/documents.js';
 import type { DatasetDocument, DatasetHit, DatasetSearchMode } from '../types/datasets.js';
 import { flatten } from './plain-snippet.js';
+import { after, type Awaitable, type FolderIndex } from './ports.js';
 
 /** System collections of registered folder datasets are named so; a person's collection never can be ('~'). */
 export const DATASET_COLLECTION_PREFIX = '~dataset:';
 
 export function datasetCollectionName(id: string): string {
   return `${DATASET_COLLECTION_PREFIX}${id}`;
-}
-
-export interface FolderSearchDeps {
-  documents: DocumentStore;
-  /** The chunk store writing dataset_fts. */
-  chunks: ChunkStore;
-  /** Keyword search over dataset_fts. */
-  lexical: LexicalSearch;
-  /** Semantic and hybrid modes over the dataset keyword index and the shared vectors. */
-  modes: ModeSearch;
-  generation: () => number;
 }
 
 export interface FolderPage {
@@ -40,24 +27,35 @@ export interface FolderPage {
 }
 
 export class FolderDataset {
+  /** The documents counted last (what a list shows where the count is a round trip: refreshSize()). */
+  private counted = 0;
+  /** The backend counts by round trips (PostgreSQL): size answers what refreshSize() counted, asking nothing. */
+  private roundTrips = false;
+
   constructor(
     readonly id: string,
     readonly collection: CollectionRow,
-    private readonly deps: FolderSearchDeps,
+    private readonly index: FolderIndex,
   ) {}
 
+  /** Its indexed documents: counted now where the backend answers in hand (SQLite), else as last counted. */
   get size(): number {
-    return this.deps.documents.indexedCount(this.collection.id);
+    if (this.roundTrips) return this.counted;
+    const n = this.index.documentCount(this.collection.id);
+    if (typeof n === 'number') return (this.counted = n);
+    this.roundTrips = true;
+    void n.then((v) => (this.counted = v)).catch(() => undefined);
+    return this.counted;
   }
 
-  /** Whether any of its chunks has a vector (semantic and hybrid need them). */
-  hasVectors(): boolean {
-    return this.deps.modes.spacesFor([this.collection.id]).spaces.length > 0;
+  /** Counts its documents again (PostgreSQL, before a list). */
+  refreshSize(): Awaitable<number> {
+    return after(this.index.documentCount(this.collection.id), (n) => (this.counted = n));
   }
 
   async search(query: string, opts: { topK: number; offset: number; mode?: DatasetSearchMode; snippetLength: number }): Promise<FolderPage> {
     const notices: string[] = [];
-    const vectors = this.hasVectors();
+    const vectors = await this.index.hasVectors(this.collection.id);
     let mode = opts.mode;
     if (!mode) {
       mode = vectors ? 'hybrid' : 'keyword';
@@ -77,17 +75,16 @@ export class FolderDataset {
       freshness: false,
       ...(mode === 'semantic' ? { minScore: 0 } : {}),
     });
-    const generation = this.deps.generation();
     let page: RankedHit[];
     let hasMore: boolean;
     let bm25Scale: Bm25Scale | null;
     if (mode === 'keyword') {
-      const r = this.deps.lexical.search({ ...req, filters }, generation);
+      const r = await this.index.keyword({ ...req, filters });
       page = r.hits;
       hasMore = r.hasMore;
       bm25Scale = r.bm25Scale;
     } else {
-      const r = await this.deps.modes.run(req, filters, [this.collection.id], generation);
+      const r = await this.index.modes(req, filters, [this.collection.id]);
       page = r.hits.slice(req.offset, req.offset + req.limit);
       hasMore = r.hits.length > req.offset + req.limit;
       bm25Scale = r.bm25Scale;
@@ -111,20 +108,21 @@ export class FolderDataset {
     };
   }
 
-  document(ref: string): DatasetDocument {
-    const doc = this.deps.documents.byPath(this.collection.id, ref);
-    const text = doc && doc.status === 'indexed' ? this.deps.documents.content(doc.id) : undefined;
-    if (!doc || text === undefined) throw notFound(`dataset "${this.id}" has no document "${ref}": its refs are the documents' paths relative to ${this.collection.root}`);
-    return {
-      dataset: this.id,
-      ref: doc.path,
-      title: doc.title || path.posix.basename(doc.path),
-      path: doc.path,
-      text,
-      metadata: doc.metadata,
-      chunks: this.deps.chunks.forDocument(doc.id).map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd, page: c.page })),
-      modified: new Date(doc.mtimeMs).toISOString(),
-    };
+  document(ref: string): Awaitable<DatasetDocument> {
+    return after(this.index.document(this.collection.id, ref), (found) => {
+      if (!found) throw notFound(`dataset "${this.id}" has no document "${ref}": its refs are the documents' paths relative to ${this.collection.root}`);
+      const { doc, text, chunks } = found;
+      return {
+        dataset: this.id,
+        ref: doc.path,
+        title: doc.title || path.posix.basename(doc.path),
+        path: doc.path,
+        text,
+        metadata: doc.metadata,
+        chunks: chunks.map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd, page: c.page })),
+        modified: new Date(doc.mtimeMs).toISOString(),
+      };
+    });
   }
 }
 

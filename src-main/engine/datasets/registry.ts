@@ -8,33 +8,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TroveError } from '../errors.js';
-import type { EmbeddingService } from '../embed/embeddings.js';
-import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from '../ingest/defaults.js';
-import type { IndexingService } from '../jobs/indexing-service.js';
-import type { ChunkStore } from '../store/chunks.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
-import type { Db } from '../store/database.js';
-import type { DatasetFolderStore } from '../store/dataset-folders.js';
+import type { CollectionRow } from '../store/collections.js';
 import type { DatasetInfo, DatasetState } from '../types/datasets.js';
 import { findManifests, type FoundManifest } from './discovery.js';
-import { embeddingModel, FAISS_FILE, FaissDataset, type ModelChecks } from './faiss-dataset.js';
-import { DATASET_COLLECTION_PREFIX, datasetCollectionName, FolderDataset, type FolderSearchDeps } from './folder-dataset.js';
+import { FAISS_FILE, FaissDataset } from './faiss-dataset.js';
+import { DATASET_COLLECTION_PREFIX, FolderDataset } from './folder-dataset.js';
+import { dropUnwanted, indexedOnce, isDirectory, loadFolderDataset, wantedCollections } from './folder-loading.js';
 import { readManifest, resolveDatasetPath, type DatasetManifest, type ManifestRead } from './manifest.js';
 import { ManifestWatcher, type ManifestWatchSettings } from './manifest-watcher.js';
+import { after, allOf, type Awaitable, type DatasetCollections, type DatasetFolderList, type DatasetIndexing, type DatasetModels, type FolderIndex, type ModelChecks } from './ports.js';
 
+/** The registry's ports (ports.ts): SQLite's from open-registry.ts, PostgreSQL's from shared/shared-datasets.ts. */
 export interface RegistryDeps {
-  db: Db;
   profileDir: string;
-  collections: CollectionStore;
-  /** The chunk store writing dataset_fts (dropping a dataset's collection clears its rows). */
-  chunks: ChunkStore;
-  folders: DatasetFolderStore;
+  folders: DatasetFolderList;
   checks: ModelChecks;
-  indexing: IndexingService;
-  embeddings: EmbeddingService;
-  search: FolderSearchDeps;
-  /** A dataset collection came or went: the engine bumps its cache generation. */
-  changed(): void;
+  collections: DatasetCollections;
+  indexing: DatasetIndexing;
+  models: DatasetModels;
+  folderIndex: FolderIndex;
+  /**
+   * true: this host is the index's only one (SQLite), and drops every dataset collection no
+   * manifest here wants; false (a shared database): another host's manifests may want one, so a
+   * host drops only the collections it stopped wanting.
+   */
+  ownsAllDatasets: boolean;
   watch: Omit<ManifestWatchSettings, 'debounceMs'> & { debounceMs?: number };
   /** An IndexHNSWFlat with this many vectors is searched through its graph (default HNSW_GRAPH_FROM). */
   hnswGraphFrom?: number;
@@ -75,6 +73,8 @@ export class DatasetRegistry {
   private offProgress: (() => void) | null = null;
   /** While a refresh builds the new list, its changes wait here: a listener then sees them in list(). */
   private held: DatasetInfo[] | null = null;
+  /** The collection names this host's manifests wanted at the last refresh. */
+  private wanted = new Set<string>();
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -86,8 +86,8 @@ export class DatasetRegistry {
   ensureStarted(): void {
     if (this.started || this.closed) return;
     this.started = true;
-    this.offProgress = this.deps.indexing.onProgress((e) => {
-      if (e.phase === 'idle' && e.collection.startsWith(DATASET_COLLECTION_PREFIX)) this.indexed();
+    this.offProgress = this.deps.indexing.onIdle((collection) => {
+      if (collection.startsWith(DATASET_COLLECTION_PREFIX)) this.track(this.indexed());
     });
     this.refresh();
   }
@@ -119,25 +119,47 @@ export class DatasetRegistry {
     return this.deps.folders.list();
   }
 
-  addFolder(dir: string): DatasetInfo[] {
+  addFolder(dir: string): Awaitable<DatasetInfo[]> {
     const profile = realFolderOrSelf(this.profileFolder());
     if (realFolderOrSelf(path.resolve(dir)) === profile) throw new TroveError('CONFLICT', `${profile} is the profile's own datasets folder, which is always scanned`);
     const abs = realFolder(dir);
     if (abs === profile) throw new TroveError('CONFLICT', `${abs} is the profile's own datasets folder, which is always scanned`);
-    this.deps.folders.add(abs);
-    this.ensureStarted();
-    this.refresh();
-    return [...this.entries.values()].filter((e) => e.folder === abs).map((e) => this.snapshot(e));
+    return after(this.deps.folders.add(abs), () => {
+      this.ensureStarted();
+      this.refresh();
+      return [...this.entries.values()].filter((e) => e.folder === abs).map((e) => this.snapshot(e));
+    });
   }
 
-  removeFolder(dir: string): void {
+  removeFolder(dir: string): Awaitable<void> {
     const abs = path.resolve(dir);
-    const known = this.deps.folders.list();
-    const match = known.find((f) => f === abs || f === realFolderOrSelf(abs));
-    if (!match) throw new TroveError('NOT_FOUND', `${abs} is not an added dataset folder${known.length ? ` (added: ${known.join(', ')})` : ' (none are added)'}`);
-    this.deps.folders.remove(match);
-    this.ensureStarted();
-    this.refresh();
+    return after(this.deps.folders.reload(), () => {
+      const known = this.deps.folders.list();
+      const match = known.find((f) => f === abs || f === realFolderOrSelf(abs));
+      if (!match) throw new TroveError('NOT_FOUND', `${abs} is not an added dataset folder${known.length ? ` (added: ${known.join(', ')})` : ' (none are added)'}`);
+      // its folder datasets' collections go too, even where this registry had not loaded them yet (a one-shot command on a shared database)
+      const leaving = findManifests(this.profileFolder(), [match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
+      return after(this.deps.folders.remove(match), () => {
+        this.ensureStarted();
+        for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) this.wanted.add(name);
+        this.refresh();
+      });
+    });
+  }
+
+  /** Reads the added folders again (another host may have added or removed one), and looks again when they changed. */
+  sync(): Awaitable<void> {
+    const before = this.deps.folders.list().join('\0');
+    return after(this.deps.folders.reload(), () => {
+      if (!this.started) return this.ensureStarted();
+      if (this.deps.folders.list().join('\0') !== before) this.refresh();
+    });
+  }
+
+  /** Counts the folder datasets' documents again where that is a round trip (PostgreSQL), for list(). */
+  countDocuments(): Awaitable<void> {
+    const counts = [...this.entries.values()].flatMap((e) => (e.dataset instanceof FolderDataset ? [e.dataset.refreshSize()] : []));
+    return after(allOf(counts), () => undefined);
   }
 
   /** Follows the manifest folders (and FAISS files) until close: changes reload without a restart. */
@@ -285,9 +307,9 @@ export class DatasetRegistry {
     const m = entry.manifest!;
     try {
       if (entry.missing) throw new TroveError('UNAVAILABLE', entry.missing);
-      if (m.kind === 'folder') this.loadFolder(entry, m);
+      if (m.kind === 'folder') await this.loadFolder(entry, m);
       else {
-        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath!, hnswGraphFrom: this.deps.hnswGraphFrom }, this.deps.embeddings, this.deps.checks);
+        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath!, hnswGraphFrom: this.deps.hnswGraphFrom }, this.deps.models, this.deps.checks);
         if (!this.current(entry)) return;
         entry.dataset = ds;
         Object.assign(entry.info, { model: ds.model, indexType: ds.indexType, dims: ds.dims, scoring: ds.scoring, warnings: ds.warnings, documents: ds.size });
@@ -301,49 +323,24 @@ export class DatasetRegistry {
   }
 
   /** Its collection (created, or re-rooted when the manifest moved it), the model it embeds with; Ready once indexed. */
-  private loadFolder(entry: Entry, m: DatasetManifest): void {
-    const root = entry.info.indexPath!;
-    if (!isDirectory(root)) throw new TroveError('IO', `the documents folder ${root} does not exist or is not a folder`);
-    try {
-      fs.readdirSync(root);
-    } catch (err) {
-      throw new TroveError('IO', `the documents folder ${root} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    const model = m.model ? embeddingModel(this.deps.embeddings.manifest, m.model).id : null;
-    const real = fs.realpathSync(root);
-    const name = datasetCollectionName(m.id);
-    let row = this.deps.collections.get(name, ['dataset']);
-    if (row && row.root !== real) {
-      this.dropCollection(row);
-      row = undefined;
-    }
-    if (!row) {
-      row = this.deps.collections.insert({
-        name,
-        kind: 'dataset',
-        root: real,
-        include: [...DEFAULT_INCLUDE],
-        exclude: [...DEFAULT_EXCLUDE, MANIFEST_GLOB],
-        context: m.description,
-      });
-      this.deps.changed();
-      this.deps.indexing.collectionAdded(row); // watched (and scanned) when a host is watching
-    }
-    // the embedding stage reports a model that is not here yet; keyword search works meanwhile
-    if ((this.deps.embeddings.vectors.collection(row.id).modelChoice ?? null) !== model) this.deps.embeddings.vectors.setModelChoice(row.id, model);
-    if (!this.current(entry)) return;
-    entry.dataset = new FolderDataset(m.id, row, this.deps.search);
-    entry.info.model = model;
-    if (row.lastIndexedAt !== null) this.transition(entry, 'ready', null);
+  private loadFolder(entry: Entry, m: DatasetManifest): Awaitable<void> {
+    return after(loadFolderDataset(this.deps, m, entry.info.indexPath!), ({ dataset, model }) => {
+      if (!this.current(entry)) return;
+      entry.dataset = dataset;
+      entry.info.model = model;
+      if (dataset.collection.lastIndexedAt !== null) this.transition(entry, 'ready', null);
+    });
   }
 
-  /** A folder dataset's indexing finished: those waiting for their first index become Ready. */
-  indexed(): void {
-    for (const e of this.entries.values()) {
-      if (e.info.state !== 'loading' || !(e.dataset instanceof FolderDataset)) continue;
-      const row = this.deps.collections.byId(e.dataset.collection.id);
-      if (row?.lastIndexedAt) this.transition(e, 'ready', null);
-    }
+  /** A folder dataset's indexing finished (here, or on another host): those waiting for their first index become Ready. */
+  indexed(): Awaitable<void> {
+    const waiting = [...this.entries.values()].filter((e) => e.info.state === 'loading' && e.dataset instanceof FolderDataset);
+    const checks = waiting.map((e) =>
+      after(indexedOnce(this.deps.collections, (e.dataset as FolderDataset).collection), (done) => {
+        if (done && e.info.state === 'loading' && this.current(e)) this.transition(e, 'ready', null);
+      }),
+    );
+    return after(allOf(checks), () => undefined);
   }
 
   /** The collections of folder datasets that are loading or loaded. */
@@ -352,20 +349,24 @@ export class DatasetRegistry {
     return [...this.entries.values()].flatMap((e) => (e.dataset instanceof FolderDataset ? [e.dataset.collection] : []));
   }
 
-  /** Drops collections no valid folder manifest wants (removed, invalid, renamed ids, or left from another run). */
+  /** Drops collections no valid folder manifest wants (removed, invalid, renamed ids, or left from another run; on a shared database only those this host stopped wanting). */
   private dropUnwantedCollections(): void {
-    const wanted = new Set<string>();
-    for (const e of this.entries.values()) if (e.manifest?.kind === 'folder') wanted.add(datasetCollectionName(e.manifest.id));
-    for (const c of this.deps.collections.list(['dataset'])) if (!wanted.has(c.name)) this.dropCollection(c);
+    const wanted = wantedCollections([...this.entries.values()].map((e) => e.manifest));
+    const stopped = new Set([...this.wanted].filter((n) => !wanted.has(n)));
+    this.wanted = wanted;
+    if (!this.deps.ownsAllDatasets && !stopped.size) return;
+    this.track(dropUnwanted(this.deps.collections, wanted, this.deps.ownsAllDatasets ? null : stopped));
   }
 
-  private dropCollection(c: CollectionRow): void {
-    this.deps.indexing.collectionRemoved(c.id);
-    this.deps.db.transaction(() => {
-      this.deps.chunks.deleteForCollection(c.id);
-      this.deps.collections.delete(c.id);
-    })();
-    this.deps.changed();
+  /** Work that may be a promise (a backend's round trips) is waited for by settled(); a failure is logged, never thrown at a caller that did not ask. */
+  private track(work: Awaitable<void>): void {
+    if (!(work instanceof Promise)) return;
+    const p: Promise<void> = work
+      .catch((err: unknown) => {
+        if (!this.closed) process.stderr.write(`trove: datasets: ${(err as Error).message}\n`);
+      })
+      .finally(() => this.loads.delete(p));
+    this.loads.add(p);
   }
 
   private current(entry: Entry): boolean {
@@ -405,23 +406,12 @@ export class DatasetRegistry {
   }
 }
 
-/** A folder dataset never indexes its own manifest (when its documents folder holds it). */
-const MANIFEST_GLOB = 'manifest.json';
-
 function stamp(p: string): string {
   try {
     const st = fs.statSync(p);
     return `${p}:${st.size}:${st.mtimeMs}`;
   } catch {
     return `${p}:missing`;
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -15,7 +15,8 @@ import { resolveModel, type ResolvedModel } from './resolver.js';
 const QUERY_CACHE = 256;
 
 export class QueryEmbedder {
-  private readonly manifest: Manifest;
+  /** The model catalogue (a registered dataset names its model from it). */
+  readonly manifest: Manifest;
   private readonly pools = new Map<string, Promise<ModelPool>>();
   private readonly cache = new Map<string, Float32Array>();
   private closed = false;
@@ -59,6 +60,20 @@ export class QueryEmbedder {
   /** An embedding model as this host has it: UNAVAILABLE when it is unknown, not a passage model, or not on this host. */
   embeddingModel(modelId: string): Promise<ResolvedModel> {
     return this.resolve(modelId, 'embed');
+  }
+
+  /** A text embedded by a model named directly (a registered FAISS dataset's vectors came from it); queries cached like embedQuery's. */
+  async embedWithModel(modelId: string, text: string, kind: 'query' | 'passage'): Promise<{ vector: Float32Array; model: ResolvedModel }> {
+    const model = await this.resolve(modelId, 'embed');
+    const key = `${model.spec.id}@${model.weightsSha256}\0${kind}\0${text}`;
+    const hit = kind === 'query' ? this.cache.get(key) : undefined;
+    if (hit) return { vector: hit, model };
+    const vector = await (await this.pool(model)).embed([text], kind, { lane: kind === 'query' ? 'urgent' : 'normal' });
+    if (kind === 'query') {
+      this.cache.set(key, vector);
+      if (this.cache.size > QUERY_CACHE) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return { vector, model };
   }
 
   /** An embedding model's workers, for passages (UNAVAILABLE when the model is not on this host). */

@@ -3,8 +3,7 @@
 // tokens, agent memory (SharedIndex.memory) and the knowledge room; SharedIndexer for collections
 // (shared-collections.ts), index runs with their progress, pauses, watching and the background
 // embedding loop; models from this host's profile; a collection's model chosen for every host.
-// Datasets have no PostgreSQL service yet: their list, folders and reload answer UNAVAILABLE with the reason.
-import { TroveError } from '../errors.js';
+// Registered datasets are SharedIndex's (shared-datasets.ts), made Ready by this host's indexer.
 import { EngineModels, profileModelSource } from '../embed/models-api.js';
 import type { EmbeddingOptions } from '../embed/embeddings.js';
 import type { AppIndex } from '../app-index.js';
@@ -16,7 +15,6 @@ import type {
   BackgroundEmbedding,
   CollectionEmbeddingStatus,
   CollectionInfo,
-  DatasetsApi,
   EmbeddingProgress,
   IndexProgress,
   IndexReport,
@@ -24,8 +22,8 @@ import type {
   SearchSyntax,
 } from '../types/index.js';
 import type { EngineOptions } from '../engine.js';
-import { DATASETS_UNAVAILABLE } from './shared-knowledge.js';
 import { SharedIndex } from './shared-index.js';
+import { sharedIndexOptions } from './shared-options.js';
 import { SharedIndexer, sharedIndexerOptions } from './shared-indexer.js';
 import { backgroundOf } from './shared-status.js';
 
@@ -40,7 +38,6 @@ export interface SharedAppOptions {
 export class SharedApp implements AppIndex {
   readonly backend = 'postgres' as const;
   readonly models: ModelsApi;
-  readonly datasets: DatasetsApi = unavailableDatasets();
 
   /** Over an index and an indexer on the same database that the caller owns (and closes, unless through close()). */
   constructor(
@@ -54,7 +51,7 @@ export class SharedApp implements AppIndex {
 
   /** A host's own app index on a database (the desktop host): the index and the indexer opened from the engine's options; close() closes both. */
   static async open(url: string, engine: EngineOptions, opts: Omit<SharedAppOptions, 'embeddings'> = {}): Promise<SharedApp> {
-    const shared = await SharedIndex.open(url, { profileDir: engine.profileDir, embeddings: engine.embeddings, search: engine.search });
+    const shared = await SharedIndex.open(url, sharedIndexOptions(engine));
     try {
       return new SharedApp(shared, await SharedIndexer.open(url, sharedIndexerOptions(engine)), { ...opts, embeddings: engine.embeddings });
     } catch (err) {
@@ -66,6 +63,7 @@ export class SharedApp implements AppIndex {
   /** Keeps the folder collections this host sees fresh, with the other hosts, and embeds them and memory in the background unless `embed` is false. */
   async startWatching(): Promise<void> {
     await this.indexer.startWatching();
+    await this.shared.startDatasets(); // folder datasets' collections made and watched, manifests followed
     const embed = this.opts.embed ?? this.settings.savedOrDefaults().backgroundEmbedding !== false;
     if (!embed) return;
     const log = this.opts.log ?? ((line: string) => process.stderr.write(`trove: ${line}\n`));
@@ -73,9 +71,10 @@ export class SharedApp implements AppIndex {
     this.shared.startMemoryEmbedding(log); // memory the window or an assistant stores gets its vectors here too, as on SQLite
   }
 
-  /** Stops watching; a batch under way is written first. */
-  stopWatching(): Promise<void> {
-    return this.indexer.stopWatching();
+  /** Stops watching (the folders and the dataset manifests); a batch under way is written first. */
+  async stopWatching(): Promise<void> {
+    await this.shared.stopDatasets();
+    await this.indexer.stopWatching();
   }
 
   get profileDir() {
@@ -89,6 +88,9 @@ export class SharedApp implements AppIndex {
   }
   get memory() {
     return this.shared.memory;
+  }
+  get datasets() {
+    return this.shared.datasets;
   }
   /** The URL with its password hidden (Settings' "database"). */
   get databaseFile(): string {
@@ -183,25 +185,4 @@ export class SharedApp implements AppIndex {
     await this.indexer.close();
     await this.shared.close();
   }
-}
-
-/** Datasets on PostgreSQL: every call UNAVAILABLE with the reason; onChange is a listener that never hears anything. */
-function unavailableDatasets(): DatasetsApi {
-  const fail = (): never => {
-    throw new TroveError('UNAVAILABLE', DATASETS_UNAVAILABLE);
-  };
-  const reject = () => Promise.reject(new TroveError('UNAVAILABLE', DATASETS_UNAVAILABLE));
-  return {
-    list: fail,
-    info: fail,
-    search: reject,
-    document: fail,
-    folders: fail,
-    addFolder: fail,
-    removeFolder: fail,
-    onChange: () => () => undefined,
-    settled: reject,
-    reload: reject,
-    profileFolder: fail,
-  };
 }

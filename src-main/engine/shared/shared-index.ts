@@ -1,15 +1,15 @@
 // A Trove index in PostgreSQL, read through the storage interface (store/storage.ts): what runs on
 // PostgreSQL today for the faces — search in every mode (keyword with every syntax, filter, tier,
 // snippet and freshness; vector over pgvector; hybrid; rerank) over folder collections, get,
-// multi-get, status, tokens, agent memory (shared-memory.ts) and the knowledge room's documents
-// source — as a ServedIndex, so
-// `trove serve --database` serves the MCP surface from it. Selected by TROVE_DATABASE_URL
-// (engine/config.ts) or `--database`. Indexing, watching and embedding into the database are
-// SharedIndexer's (shared-indexer.ts), memory's embedding startMemoryEmbedding's; datasets still run
-// on SQLite only (docs/scale-out.md says what runs where), and here they say so.
+// multi-get, status, tokens, agent memory (shared-memory.ts), registered datasets
+// (shared-datasets.ts) and the knowledge room's documents, datasets and memory sources — as a
+// ServedIndex, so `trove serve --database` serves the MCP surface from it. Selected by
+// TROVE_DATABASE_URL (engine/config.ts) or `--database`. Indexing, watching and embedding into the
+// database are SharedIndexer's (shared-indexer.ts), memory's embedding startMemoryEmbedding's
+// (docs/scale-out.md says what runs where).
 import path from 'node:path';
 import type { CreateTokenInput } from '../access-tokens.js';
-import type { EmbeddingOptions } from '../embed/embeddings.js';
+import type { SharedIndexOptions } from './shared-options.js';
 import { QueryEmbedder } from '../embed/query-embedder.js';
 import { invalidInput, notFound } from '../errors.js';
 import { DEFAULT_CHUNKING } from '../ingest/chunker.js';
@@ -19,17 +19,17 @@ import { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
 import { highlightSpans, queryMatcher } from '../search/highlight.js';
 import type { ResolvedFilters } from '../search/filters.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../search/request.js';
-import type { FusionMethod } from '../search/modes.js';
 import { keywordResponse, semanticResponse } from '../search/response.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
 import { StorageModeSearch } from '../search/storage-modes.js';
-import type { ServedIndex } from '../served-index.js';
+import type { ServedDatasets, ServedIndex } from '../served-index.js';
 import { EngineSettings } from '../settings/engine-settings.js';
 import { ALL_KINDS } from '../store/collections.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import { collectionInfo } from '../status-report.js';
-import type { CollectionInfo, DatasetsApi, KnowledgeApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
-import { DATASETS_UNAVAILABLE, sharedKnowledge, unavailableApi } from './shared-knowledge.js';
+import type { CollectionInfo, KnowledgeApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import { SharedDatasets, type DatasetIndexer } from './shared-datasets.js';
+import { sharedKnowledge } from './shared-knowledge.js';
 import { SharedEmbedder } from './shared-embedder.js';
 import { SharedMemory } from './shared-memory.js';
 import { SharedMemoryEmbedding } from './shared-memory-embedding.js';
@@ -38,15 +38,10 @@ import { SharedTokens } from './shared-tokens.js';
 import type { Freshness, SearchResponse } from '../types/search.js';
 import { changedOnDisk } from '../watch/freshness.js';
 
-/** What searching needs besides the database: where the query models are (as EngineOptions has them). */
-export interface SharedIndexOptions {
-  profileDir?: string;
-  embeddings?: EmbeddingOptions;
-  search?: { fusion?: FusionMethod };
-}
+export type { SharedIndexOptions };
 
-/** Indexing this process does into the same database (SharedIndexer). */
-export interface BackgroundWork {
+/** Indexing this process does into the same database (SharedIndexer): what makes folder datasets Ready here. */
+export interface BackgroundWork extends DatasetIndexer {
   busy(): boolean;
   hostWork(): HostWork;
 }
@@ -60,7 +55,9 @@ export class SharedIndex implements ServedIndex {
   readonly knowledge: KnowledgeApi;
   /** Agent memory in the database: the memory and persistence MCP tools' store. */
   readonly memory: SharedMemory;
-  readonly datasets: Pick<DatasetsApi, 'info'> = unavailableApi<Pick<DatasetsApi, 'info'>>(DATASETS_UNAVAILABLE);
+  /** Registered datasets: the database's added folders and folder datasets, this host's FAISS files. */
+  readonly datasets: ServedDatasets;
+  private readonly datasetRoom: SharedDatasets;
   private readonly keyword: StorageKeywordSearch;
   private readonly modes: StorageModeSearch;
   private readonly embedder: QueryEmbedder;
@@ -85,11 +82,19 @@ export class SharedIndex implements ServedIndex {
     this.modes = new StorageModeSearch(storage, this.keyword, this.embedder, { fusion: opts.search?.fusion ?? 'rrf' });
     this.settings = new EngineSettings(this.profileDir, { chunking: DEFAULT_CHUNKING, collectionRedaction: () => this.collectionRedaction() });
     this.memory = new SharedMemory({ storage, memory: storage.memory, embedder: this.embedder, chunking: DEFAULT_CHUNKING });
-    this.knowledge = sharedKnowledge({ storage, keyword: this.keyword, modes: this.modes, retriever: this.retriever, memory: this.memory });
+    this.datasetRoom = new SharedDatasets(storage, this.embedder, {
+      profileDir: this.profileDir,
+      fusion: opts.search?.fusion ?? 'rrf',
+      hnswGraphFrom: opts.datasets?.hnswGraphFrom,
+      watch: opts.datasets?.watch,
+    });
+    this.datasets = this.datasetRoom.api;
+    this.knowledge = sharedKnowledge({ storage, keyword: this.keyword, modes: this.modes, retriever: this.retriever, memory: this.memory, datasets: this.datasets });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
     storage.changes.onRemoteChange(() => {
       this.keyword.changed();
       this.memory.changed();
+      this.datasetRoom.remoteChange();
       this.redaction = null;
     });
   }
@@ -183,12 +188,26 @@ export class SharedIndex implements ServedIndex {
    */
   trackBackgroundWork(work: BackgroundWork): void {
     this.backgroundWork = work;
+    this.datasetRoom.attachIndexer(work);
+  }
+
+  /**
+   * Registered datasets while this host serves: the added folders read, folder datasets' collections
+   * made (and, with an indexer tracked, watched and indexed), manifests followed until close.
+   */
+  startDatasets(): Promise<void> {
+    return this.datasetRoom.startWatching();
+  }
+
+  /** Stops following the dataset manifests (the datasets keep serving). */
+  stopDatasets(): Promise<void> {
+    return this.datasetRoom.registry.stopWatching();
   }
 
   /** The index's status as Engine.status reports it (status-report.ts); `collections`: a scoped caller's allow-list; `memory`: memory's summary (default: when no allow-list is given). */
   async status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
     const [report, memory] = await Promise.all([
-      sharedStatus(this.storage, this.profileDir, opts, this.backgroundWork?.hostWork()),
+      sharedStatus(this.storage, this.profileDir, opts, this.backgroundWork?.hostWork(), opts.collections ? null : this.datasets),
       (opts.memory ?? !opts.collections) ? this.memory.summary() : null,
     ]);
     return memory ? { ...report, memory } : report;
@@ -217,6 +236,7 @@ export class SharedIndex implements ServedIndex {
   /** Settles when the query models' workers have exited. */
   async close(): Promise<void> {
     await this.memoryEmbedding?.loop.stop();
+    await this.datasetRoom.close();
     await this.memory.flush().catch(() => undefined); // metrics held back are written if the database still answers
     await Promise.all([this.storage.close(), this.embedder.close(), this.settings.close()]);
   }

@@ -25,6 +25,7 @@ import type { ClaimedJobs, JobRetry, Storage } from '../store/storage.js';
 import { PathFilter } from '../watch/path-filter.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import type { AddCollectionInput, CollectionInfo } from '../types/index.js';
+import { DATASET_COLLECTION_PREFIX } from '../datasets/folder-dataset.js';
 import { planBatch } from './shared-batch.js';
 import { SharedCollections } from './shared-collections.js';
 import { SharedEmbedder, type SharedEmbedResult } from './shared-embedder.js';
@@ -74,8 +75,8 @@ export function sharedIndexerOptions(o: EngineOptions): SharedIndexerOptions {
   };
 }
 
-/** What has vectors: folder collections and memory (a folder dataset's collection is embedded by its registry, not here). */
-const EMBEDDED_KINDS = ['folder', 'memory'] as const;
+/** What has vectors: folder collections, folder datasets' collections (kept by the hosts' registries) and memory. */
+const EMBEDDED_KINDS = ['folder', 'dataset', 'memory'] as const;
 
 export class SharedIndexer {
   private readonly progress = new ProgressHub();
@@ -159,8 +160,8 @@ export class SharedIndexer {
    * hosts doing the same at once. Resolves when the collection's queue is empty; the report
    * counts what this host did (the scan's counts are the folder's).
    */
-  async index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
-    const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
+  async index(opts: { collection?: string; dataset?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
+    const targets = opts.dataset ? [await this.datasetCollection(opts.dataset)] : opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list(['folder']);
     const reports: IndexReport[] = [];
     const rootErrors: Error[] = [];
     for (const c of targets) {
@@ -184,7 +185,7 @@ export class SharedIndexer {
   }
 
   /**
-   * Embeds chunks that have no vector yet (one collection, or every folder collection and memory), sharing the work with
+   * Embeds chunks that have no vector yet (one collection, or every folder collection, folder dataset and memory), sharing the work with
    * other hosts doing the same (shared-embedder.ts). Per collection: UNAVAILABLE when its model is
    * not on this host.
    */
@@ -201,7 +202,7 @@ export class SharedIndexer {
     return results;
   }
 
-  /** The collections embed() embeds when given none: every folder collection, and agent memory once it has entries. */
+  /** The collections embed() embeds when given none: every folder collection, every folder dataset's, and agent memory once it has entries. */
   async embeddable(): Promise<string[]> {
     return (await this.storage.collections.list(EMBEDDED_KINDS)).map((c) => c.name);
   }
@@ -215,6 +216,13 @@ export class SharedIndexer {
   /** `trove models use --database`: the collection's model for every host from now on (null: automatic); embed() then re-embeds it. */
   async chooseModel(collection: string, modelId: string | null): Promise<void> {
     await this.sharedEmbedder().chooseModel(await this.collections.require(collection), modelId);
+  }
+
+  /** A folder dataset's collection (a registry made it: `trove dataset add --database`). */
+  private async datasetCollection(id: string): Promise<CollectionRow> {
+    const c = await this.storage.collections.get(`${DATASET_COLLECTION_PREFIX}${id}`, ['dataset']);
+    if (!c) throw notFound(`dataset "${id}" has no folder to index here (a FAISS index, or not loaded)`);
+    return c;
   }
 
   private sharedEmbedder(): SharedEmbedder {
@@ -232,6 +240,11 @@ export class SharedIndexer {
 
   async stopWatching(): Promise<void> {
     await this.watcher?.stop();
+  }
+
+  /** Watches (and scans) the collections new to this host now, rather than at the next change notice or reconcile: a folder dataset's collection the registry just made. */
+  async followCollections(): Promise<void> {
+    await this.watcher?.sync();
   }
 
   /**

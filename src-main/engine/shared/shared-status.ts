@@ -2,12 +2,13 @@
 // gives (status-report.ts): collections with counts and problems, totals, the job queue every
 // host shares, and how far embedding has come per collection. What runs per host is reported as
 // such: a serving host (`trove serve --database`, the app) reports its own watchers and embedding
-// loop (HostWork), a one-shot command neither watches nor embeds; registered datasets and memory
-// do not run on PostgreSQL yet (datasets: none; memory: left out).
+// loop (HostWork), a one-shot command neither watches nor embeds; registered datasets as the
+// registry lists them (shared-datasets.ts); memory's summary is SharedIndex's.
 import { collectionEmbedding, coverageOf } from '../embed/embedding-status.js';
 import { describeCollectionEmbedding, describeCoverage } from '../embed/describe.js';
 import { collectionInfo, sumKinds } from '../status-report.js';
 import type { CollectionRow } from '../store/collections.js';
+import type { ServedDatasets } from '../served-index.js';
 import type { Storage } from '../store/storage.js';
 import type { BackgroundEmbedding, CollectionEmbeddingStatus, StatusReport } from '../types/index.js';
 
@@ -20,14 +21,22 @@ export interface HostWork {
   embedding: { busy: boolean } | null;
 }
 
-export async function sharedStatus(storage: Storage, profileDir: string, opts: { collections?: readonly string[] } = {}, host?: HostWork): Promise<StatusReport> {
+export async function sharedStatus(
+  storage: Storage,
+  profileDir: string,
+  opts: { collections?: readonly string[] } = {},
+  host?: HostWork,
+  /** The registered datasets (null: none shown — a caller scoped to collections sees none, as on SQLite). */
+  datasets: Pick<ServedDatasets, 'list'> | null = null,
+): Promise<StatusReport> {
   const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
-  const [all, counts, jobs, pauses, bytes] = await Promise.all([
+  const [all, counts, jobs, pauses, bytes, registered] = await Promise.all([
     storage.collections.list(),
     storage.stats.counts(),
     storage.jobs.counts(),
     storage.jobs.pauses(),
     storage.stats.databaseBytes(),
+    datasets ? datasets.list() : [],
   ]);
   const visible = all.filter((c) => !allow || allow.has(c.name.toLowerCase()));
   const collections = await Promise.all(visible.map(async (c) => ({ ...collectionInfo(c, counts), problems: await storage.stats.failures(c.id, 50) })));
@@ -43,7 +52,8 @@ export async function sharedStatus(storage: Storage, profileDir: string, opts: {
     indexing: {
       watching: (host?.watchers.length ?? 0) > 0,
       paused: false,
-      watchers: (host?.watchers ?? []).filter((w) => !allow || allow.has(w.collection.toLowerCase())),
+      // as SQLite's: the watchers of the collections shown (a folder dataset's is not one)
+      watchers: (host?.watchers ?? []).filter((w) => visible.some((c) => c.name === w.collection)),
       collections: visible.map((c) => {
         const j = jobs.get(c.id);
         return { collection: c.name, paused: pauses.has(c.id), queued: j?.queued ?? 0, retrying: j?.retrying ?? 0, gaveUp: j?.gaveUp ?? 0, progress: null };
@@ -58,7 +68,7 @@ export async function sharedStatus(storage: Storage, profileDir: string, opts: {
       coverage,
       summary: host?.embedding ? describeCoverage(coverage) : `${describeCoverage(coverage)}; ${NOT_EMBEDDING}`,
     },
-    datasets: [],
+    datasets: registered,
   };
 }
 

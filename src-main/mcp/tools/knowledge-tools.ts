@@ -69,9 +69,9 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
         annotations: READ_ONLY,
       },
       (args, extra) =>
-        guarded('knowledge.search', () => {
+        guarded('knowledge.search', async () => {
           const sources = args.dataset ? [`datasets:${args.dataset}`, ...(args.sources ?? [])] : args.sources;
-          return runSearch(ctx, extra, { ...args, limit: args.topK ?? args.limit ?? (args.dataset ? defaultTopK(ctx, args.dataset) : undefined) }, sources);
+          return runSearch(ctx, extra, { ...args, limit: args.topK ?? args.limit ?? (args.dataset ? await defaultTopK(ctx, args.dataset) : undefined) }, sources);
         }),
     );
   }
@@ -133,9 +133,9 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
         annotations: READ_ONLY,
       },
       (args, extra) =>
-        guarded('datasets.search', () => {
+        guarded('datasets.search', async () => {
           const ids = [...(args.dataset ? [args.dataset] : []), ...(args.datasets ?? [])];
-          const limit = args.topK ?? args.limit ?? (ids.length === 1 ? defaultTopK(ctx, ids[0]!) : undefined);
+          const limit = args.topK ?? args.limit ?? (ids.length === 1 ? await defaultTopK(ctx, ids[0]!) : undefined);
           return runSearch(ctx, extra, { ...args, limit }, ids.length ? ids.map((d) => `datasets:${d}`) : ['datasets']);
         }),
     );
@@ -273,11 +273,11 @@ export async function runGet(ctx: McpContext, extra: ServerContext, args: Knowle
  * The dataset's defaultTopK, the spec's default for {dataset, query, topK}; undefined when the
  * caller may not see it or it does not exist (the search then says so, as for any source).
  */
-function defaultTopK(ctx: McpContext, dataset: string): number | undefined {
+async function defaultTopK(ctx: McpContext, dataset: string): Promise<number | undefined> {
   const scope = scopeOf(ctx.access);
   if (scope.datasets && !scope.datasets.includes(dataset)) return undefined;
   try {
-    return ctx.engine.datasets.info(dataset).defaultTopK;
+    return (await ctx.engine.datasets.info(dataset)).defaultTopK;
   } catch {
     return undefined;
   }

@@ -6,7 +6,8 @@
 import picomatch from 'picomatch';
 import { notFound, TroveError } from '../../errors.js';
 import { parseDateFilter } from '../../search/request.js';
-import type { DatasetHit, DatasetInfo, DatasetSearchResult, DatasetsApi } from '../../types/datasets.js';
+import type { ServedDatasets } from '../../served-index.js';
+import type { DatasetHit, DatasetInfo, DatasetSearchResult } from '../../types/datasets.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, semanticEvidence, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
@@ -21,12 +22,17 @@ const PAGE = 100;
 export class DatasetsSource implements KnowledgeSource {
   readonly kind = 'datasets' as const;
 
-  constructor(private readonly datasets: DatasetsApi) {}
+  constructor(private readonly datasets: ServedDatasets) {}
 
-  targets(scope: KnowledgeScope): SourceTarget[] {
+  targets(scope: KnowledgeScope): SourceTarget[] | Promise<SourceTarget[]> {
+    const list = this.datasets.list();
+    return list instanceof Promise ? list.then((l) => this.targetsOf(l, scope)) : this.targetsOf(list, scope);
+  }
+
+  private targetsOf(list: readonly DatasetInfo[], scope: KnowledgeScope): SourceTarget[] {
     const allow = scope.datasets ? new Set(scope.datasets) : null;
     const byId = new Map<string, DatasetInfo>();
-    for (const d of this.datasets.list()) {
+    for (const d of list) {
       if (allow && !allow.has(d.id)) continue;
       const seen = byId.get(d.id);
       if (!seen || (seen.state !== 'ready' && d.state === 'ready')) byId.set(d.id, d); // a taken id's second manifest is the invalid one
@@ -112,17 +118,17 @@ export class DatasetsSource implements KnowledgeSource {
   async open(ref: ItemRef, scope: KnowledgeScope): Promise<SourceItem> {
     if (ref.source !== 'datasets') throw new TroveError('INTERNAL', `datasets cannot open a ${ref.source} item`);
     if (scope.datasets && !scope.datasets.includes(ref.dataset)) throw notFound(`no dataset "${ref.dataset}"`); // as if it did not exist
-    const doc = this.datasets.document(ref.dataset, ref.ref);
+    const doc = await this.datasets.document(ref.dataset, ref.ref);
     const chunks: ItemChunk[] | null = doc.chunks
       ? doc.chunks.map((c) => ({ index: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd }))
       : null;
-    return Promise.resolve({
+    return {
       meta: { ...itemOf({ ...doc, modified: doc.modified }), snippet: null, highlights: [], score: null, score_type: null, loc: null },
       text: doc.text,
       chunks,
       version: `${doc.modified ?? ''}:${doc.text.length}:${fingerprint(doc.text)}`,
       attachments: Object.keys(doc.metadata).length ? [{ type: 'metadata', metadata: doc.metadata }] : null,
-    });
+    };
   }
 }
 

@@ -89,6 +89,7 @@ export class PostgresCollections implements CollectionRepository {
 
   async markIndexed(id: number, at: number): Promise<void> {
     await this.db.query('UPDATE collections SET last_indexed_at = $1 WHERE id = $2', [at, id]);
+    await this.changed(id); // a folder dataset another host indexed becomes Ready on every host
   }
 
   async remove(id: number): Promise<void> {

@@ -45,7 +45,7 @@ export class PostgresStorage implements Storage {
     this.tokens = new PostgresTokens(db);
     this.stats = new PostgresStats(db);
     this.vectors = new PostgresVectors(db);
-    this.datasets = new PostgresDatasetTables(db);
+    this.datasets = new PostgresDatasetTables(db, () => notify(null));
     this.memory = new PostgresMemory(db, this.keyword('memory_fts'), notify);
   }
 

@@ -1,0 +1,83 @@
+// A folder dataset's collection, kept in line with its manifest (the registry's folder half): made
+// when the manifest becomes valid, re-rooted when it moves the documents folder, its embedding
+// model set, and dropped when no manifest wants it. Every step goes through the registry's ports,
+// chained with `after`: synchronous on SQLite, round trips on PostgreSQL.
+import fs from 'node:fs';
+import { TroveError } from '../errors.js';
+import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from '../ingest/defaults.js';
+import type { CollectionRow } from '../store/collections.js';
+import { embeddingModel } from './faiss-dataset.js';
+import { datasetCollectionName, FolderDataset } from './folder-dataset.js';
+import type { DatasetManifest } from './manifest.js';
+import { after, allOf, type Awaitable, type DatasetCollections, type DatasetModels, type FolderIndex } from './ports.js';
+
+/** A folder dataset never indexes its own manifest (when its documents folder holds it). */
+const MANIFEST_GLOB = 'manifest.json';
+
+export interface FolderLoadingDeps {
+  collections: DatasetCollections;
+  models: DatasetModels;
+  folderIndex: FolderIndex;
+}
+
+/**
+ * The collection for a valid folder manifest whose documents folder is at `root`, and the model
+ * it embeds with; throws (IO) when this host cannot read the folder. `current()` says whether
+ * the manifest is still the registry's when the collection is there.
+ */
+export function loadFolderDataset(deps: FolderLoadingDeps, m: DatasetManifest, root: string): Awaitable<{ dataset: FolderDataset; model: string | null }> {
+  if (!isDirectory(root)) throw new TroveError('IO', `the documents folder ${root} does not exist or is not a folder`);
+  try {
+    fs.readdirSync(root);
+  } catch (err) {
+    throw new TroveError('IO', `the documents folder ${root} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const model = m.model ? embeddingModel(deps.models.manifest, m.model).id : null;
+  const real = fs.realpathSync(root);
+  const name = datasetCollectionName(m.id);
+  const { collections } = deps;
+  const create = () =>
+    collections.add({ name, root: real, include: [...DEFAULT_INCLUDE], exclude: [...DEFAULT_EXCLUDE, MANIFEST_GLOB], context: m.description });
+  const found = after(collections.get(name), (row) => (row && row.root !== real ? after(collections.remove(row), () => undefined) : row));
+  const row = after(found, (r) => r ?? create());
+  return after(row, (r) =>
+    after(collections.modelChoice(r.id), (choice) =>
+      // the embedding stage reports a model that is not here yet; keyword search works meanwhile
+      after((choice ?? null) !== model ? collections.setModelChoice(r.id, model) : undefined, () => ({ dataset: new FolderDataset(m.id, r, deps.folderIndex), model })),
+    ),
+  );
+}
+
+/**
+ * Drops the dataset collections no valid folder manifest wants (removed, invalid, renamed ids, or
+ * left from another run). `only`: drop only these names (a shared database, where another host's
+ * manifests may want the rest: a host drops what it stopped wanting); null: every unwanted one.
+ */
+export function dropUnwanted(collections: DatasetCollections, wanted: ReadonlySet<string>, only: ReadonlySet<string> | null): Awaitable<void> {
+  return after(collections.list(), (rows) =>
+    after(
+      allOf(rows.filter((c) => !wanted.has(c.name) && (!only || only.has(c.name))).map((c) => collections.remove(c))),
+      () => undefined,
+    ),
+  );
+}
+
+/** The names of the collections these folder manifests want. */
+export function wantedCollections(manifests: readonly (DatasetManifest | null)[]): Set<string> {
+  const wanted = new Set<string>();
+  for (const m of manifests) if (m?.kind === 'folder') wanted.add(datasetCollectionName(m.id));
+  return wanted;
+}
+
+/** Whether the dataset's collection has been indexed once (it is Ready from then on). */
+export function indexedOnce(collections: DatasetCollections, c: CollectionRow): Awaitable<boolean> {
+  return after(collections.byId(c.id), (row) => Boolean(row?.lastIndexedAt));
+}
+
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
