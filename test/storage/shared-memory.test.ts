@@ -346,3 +346,29 @@ describe('another host deleting an entry while a batch updates it (PostgreSQL on
     await shared.memory.delete({ threadIds: ['race'] });
   });
 });
+
+describe("other hosts' change notices", () => {
+  it("wake memory's listeners for memory's collection or an unnamed one, not for a folder's", async () => {
+    let heard = 0;
+    const stop = shared.memory.onChange(() => heard++);
+    try {
+      const memoryId = (await shared.memory.existingCollection())!;
+      expect(memoryId).toBeGreaterThan(0);
+      shared.memory.remoteChange(memoryId + 1000); // a folder collection another host indexed
+      shared.memory.remoteChange(memoryId);
+      shared.memory.remoteChange(null);
+      await expect.poll(() => heard).toBe(2);
+      // and through a real notice: another host storing memory wakes this one
+      const other = await openSharedIndex(url, { profileDir: tempDir('trove-memory-pg-other-'), embeddings });
+      try {
+        await other.memory.store({ threadId: 'notice', source: 'agent', text: 'stored on another host' });
+        await expect.poll(() => heard, { timeout: 10_000 }).toBe(3);
+        await other.memory.delete({ threadIds: ['notice'] });
+      } finally {
+        await other.close();
+      }
+    } finally {
+      stop();
+    }
+  });
+});

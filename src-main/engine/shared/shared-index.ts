@@ -91,9 +91,9 @@ export class SharedIndex implements ServedIndex {
     this.datasets = this.datasetRoom.api;
     this.knowledge = sharedKnowledge({ storage, keyword: this.keyword, modes: this.modes, retriever: this.retriever, memory: this.memory, datasets: this.datasets });
     // term and row counts are kept until some host changes the index (LISTEN/NOTIFY: store/postgres/changes.ts)
-    storage.changes.onRemoteChange(() => {
+    storage.changes.onRemoteChange((collectionId) => {
       this.keyword.changed();
-      this.memory.changed();
+      this.memory.remoteChange(collectionId);
       this.datasetRoom.remoteChange();
       this.redaction = null;
     });

@@ -73,9 +73,27 @@ export class SharedMemory implements ServedMemory {
     this.searcher = new SharedMemorySearch(deps.storage, this.keyword, deps.embedder);
   }
 
-  /** Memory changed (here, or on another host): term counts are taken again; listeners (background embedding) hear it. */
+  /** Memory changed on this host: term counts are taken again; listeners (background embedding) hear it. */
   changed(): void {
     this.keyword.changed();
+    this.tell();
+  }
+
+  /**
+   * Another host changed the index: term counts are taken again, and listeners hear it only when
+   * the change may be memory's — its collection, one a notice does not name, or any before this
+   * host knows memory's collection — so a host indexing folders does not wake memory's embedding.
+   */
+  remoteChange(collectionId: number | null): void {
+    this.keyword.changed();
+    if (collectionId === null) return this.tell();
+    void this.existingCollection().then(
+      (id) => (id === null || id === collectionId) && this.tell(),
+      () => this.tell(),
+    );
+  }
+
+  private tell(): void {
     for (const l of this.listeners) l();
   }
 
