@@ -6,6 +6,7 @@
 // reasons, keyword / hybrid / semantic / FAISS searches, documents, knowledge.search and
 // knowledge.get answer as SQLite's do; a bad folder is the same error; removing the folder on
 // one host drops its datasets on both. Real PostgreSQL, the real model.
+import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -176,4 +177,30 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
     expect(await a.datasets.folders()).toEqual([]);
     await expect(Promise.resolve().then(() => a.datasets.search('handbook', 'badge'))).rejects.toThrow(/no dataset "handbook"/);
   });
+
+  it("a folder one host stops seeing for a while (an unmounted share) keeps its folder dataset's index for every host", async () => {
+    const share = path.join(tempDir('trove-ds-share-'), 'share');
+    fs.cpSync(path.join(FIXTURES, 'datasets', 'handbook'), path.join(share, 'handbook'), { recursive: true });
+    await a.datasets.addFolder(share);
+    const ready = (l: readonly DatasetInfo[]) => l.some((d) => d.id === 'handbook' && d.state === 'ready');
+    await until('ready on host A', () => a.datasets.reload(), ready);
+    await until('ready on host B', () => b.datasets.reload(), ready);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const indexed = async () => (await db.query<{ name: string; docs: string }>("SELECT c.name, (SELECT count(*) FROM documents d WHERE d.collection_id = c.id) AS docs FROM collections c WHERE c.kind = 'dataset'")).rows;
+      const before = await indexed();
+      expect(before.length).toBe(1);
+      fs.renameSync(share, `${share}-unmounted`);
+      expect((await b.datasets.reload()).map((d) => d.id)).not.toContain('handbook'); // host B cannot see it now
+      expect(await indexed()).toEqual(before); // but its index is the other hosts' too: kept
+      fs.renameSync(`${share}-unmounted`, share);
+      expect((await b.datasets.reload()).find((d) => d.id === 'handbook')).toMatchObject({ state: 'ready' }); // back at once, not indexed again
+      expect(await indexed()).toEqual(before);
+    } finally {
+      await db.end();
+    }
+    await a.datasets.removeFolder(share);
+    await until('host B drops it', () => b.datasets.reload(), (l) => l.length === 0);
+  }, 120_000);
 });

@@ -49,14 +49,15 @@ export function loadFolderDataset(deps: FolderLoadingDeps, m: DatasetManifest, r
 }
 
 /**
- * Drops the dataset collections no valid folder manifest wants (removed, invalid, renamed ids, or
- * left from another run). `only`: drop only these names (a shared database, where another host's
- * manifests may want the rest: a host drops what it stopped wanting); null: every unwanted one.
+ * Drops the dataset collections `unwanted` names (no valid folder manifest wants them: removed,
+ * invalid, renamed ids, or left from another run; on a shared database only those this host
+ * stopped wanting, since another host's manifests may want the rest). `unwanted` is asked once the
+ * list answered, so a manifest that became valid again meanwhile keeps its collection.
  */
-export function dropUnwanted(collections: DatasetCollections, wanted: ReadonlySet<string>, only: ReadonlySet<string> | null): Awaitable<void> {
+export function dropUnwanted(collections: DatasetCollections, unwanted: (name: string) => boolean): Awaitable<void> {
   return after(collections.list(), (rows) =>
     after(
-      allOf(rows.filter((c) => !wanted.has(c.name) && (!only || only.has(c.name))).map((c) => collections.remove(c))),
+      allOf(rows.filter((c) => unwanted(c.name)).map((c) => collections.remove(c))),
       () => undefined,
     ),
   );

@@ -75,6 +75,10 @@ export class DatasetRegistry {
   private held: DatasetInfo[] | null = null;
   /** The collection names this host's manifests wanted at the last refresh. */
   private wanted = new Set<string>();
+  /** Collections wanted by manifests in added folders (kept until dropped): on a shared database another host may serve them. */
+  private inAddedFolders = new Set<string>();
+  /** Collections of an added folder this host removed: dropped at the next refresh even on a shared database. */
+  private removedFolders = new Set<string>();
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -141,7 +145,10 @@ export class DatasetRegistry {
       const leaving = findManifests(this.profileFolder(), [match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
       return after(this.deps.folders.remove(match), () => {
         this.ensureStarted();
-        for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) this.wanted.add(name);
+        for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) {
+          this.wanted.add(name);
+          this.removedFolders.add(name);
+        }
         this.refresh();
       });
     });
@@ -351,11 +358,23 @@ export class DatasetRegistry {
 
   /** Drops collections no valid folder manifest wants (removed, invalid, renamed ids, or left from another run; on a shared database only those this host stopped wanting). */
   private dropUnwantedCollections(): void {
-    const wanted = wantedCollections([...this.entries.values()].map((e) => e.manifest));
-    const stopped = new Set([...this.wanted].filter((n) => !wanted.has(n)));
-    this.wanted = wanted;
+    const entries = [...this.entries.values()];
+    const wanted = wantedCollections(entries.map((e) => e.manifest));
+    for (const name of wantedCollections(entries.filter((e) => e.folder !== null).map((e) => e.manifest))) this.inAddedFolders.add(name);
+    // On a shared database an added folder's dataset this host merely stopped seeing (the folder
+    // unreadable here for a moment, an unmounted share) is still the other hosts': dropping it would
+    // delete their documents and vectors. Only what this host's own profile stopped wanting, or a
+    // folder removed from the list here, is dropped.
+    const mayDrop = (name: string) => this.deps.ownsAllDatasets || !this.inAddedFolders.has(name) || this.removedFolders.has(name);
+    const stopped = new Set([...this.wanted].filter((n) => !wanted.has(n) && mayDrop(n)));
+    for (const name of stopped) {
+      this.inAddedFolders.delete(name);
+      this.removedFolders.delete(name);
+    }
+    this.wanted = new Set([...wanted, ...[...this.wanted].filter((n) => !wanted.has(n) && !stopped.has(n))]);
     if (!this.deps.ownsAllDatasets && !stopped.size) return;
-    this.track(dropUnwanted(this.deps.collections, wanted, this.deps.ownsAllDatasets ? null : stopped));
+    // asked again when the list answers: a manifest valid again meanwhile keeps its collection
+    this.track(dropUnwanted(this.deps.collections, (name) => !this.wanted.has(name) && (this.deps.ownsAllDatasets || stopped.has(name))));
   }
 
   /** Work that may be a promise (a backend's round trips) is waited for by settled(); a failure is logged, never thrown at a caller that did not ask. */

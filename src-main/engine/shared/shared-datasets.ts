@@ -42,6 +42,10 @@ export class SharedDatasets {
   private indexer: { off: () => void; follow: () => Promise<void> } | null = null;
   /** The registry has read the added folders once (it starts on the first question, as SQLite's). */
   private started = false;
+  private closed = false;
+  /** The follow-up of other hosts' changes under way; notices arriving meanwhile ask for one more. */
+  private following: Promise<void> | null = null;
+  private followAgain = false;
 
   constructor(
     private readonly storage: Storage,
@@ -114,11 +118,23 @@ export class SharedDatasets {
   /** Another host changed the index: counts are taken again, added folders read again, and folder datasets that host indexed may be Ready. */
   remoteChange(): void {
     this.keyword.changed();
-    if (!this.started) return;
-    void (async () => {
-      await this.registry.sync();
-      await this.registry.indexed();
-    })().catch((err: unknown) => process.stderr.write(`trove: datasets: ${(err as Error).message}\n`));
+    if (!this.started || this.closed) return;
+    // a burst of notices (another host indexing) is one run plus at most one more, never one each
+    if (this.following) {
+      this.followAgain = true;
+      return;
+    }
+    this.following = (async () => {
+      do {
+        this.followAgain = false;
+        await this.registry.sync();
+        await this.registry.indexed();
+      } while (this.followAgain && !this.closed);
+    })()
+      .catch((err: unknown) => {
+        if (!this.closed) process.stderr.write(`trove: datasets: ${(err as Error).message}\n`);
+      })
+      .finally(() => (this.following = null));
   }
 
   /** Follows the manifest folders (and FAISS files) until close, as the SQLite host does. */
@@ -128,7 +144,9 @@ export class SharedDatasets {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.indexer?.off();
+    await this.following;
     await this.registry.close();
   }
 
