@@ -137,11 +137,21 @@ const unavailable = (what: string) => () => {
 export class FastToolCalls {
   /** Calls answered here (tests prove with it which path answered). */
   answered = 0;
+  private closed = false;
+  /** Calls under way, aborted when the endpoint closes (as the SDK's handler closes its servers). */
+  private readonly inFlight = new Set<AbortController>();
   /** @param contextFor the caller's McpContext, as the SDK path's server factory builds it. */
   constructor(private readonly contextFor: (auth: AuthInfo) => McpContext) {}
 
+  /** From now on every call goes to the SDK path (which refuses it once closed); calls under way are aborted. */
+  close(): void {
+    this.closed = true;
+    for (const a of this.inFlight) a.abort();
+  }
+
   /** Answers the call and returns true, or returns false having done nothing (the SDK path answers it). */
   async answer(res: ServerResponse, call: FastCall, auth: AuthInfo): Promise<boolean> {
+    if (this.closed) return false;
     const ctx = this.contextFor(auth);
     if (!canCall(ctx, call.name)) return false;
     const tool = registrationFor(ctx, call.name);
@@ -150,6 +160,7 @@ export class FastToolCalls {
     if (input && declaresParamHeaders(input)) return false;
 
     const abort = new AbortController();
+    this.inFlight.add(abort);
     let done = false;
     res.once('close', () => {
       if (!done) abort.abort();
@@ -184,6 +195,7 @@ export class FastToolCalls {
       result = { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
     }
     done = true;
+    this.inFlight.delete(abort);
     if (abort.signal.aborted || res.destroyed) {
       this.answered++;
       return true; // the client went away; the SDK path drops the answer too
@@ -193,8 +205,12 @@ export class FastToolCalls {
     try {
       body = JSON.stringify({ result: wireToolResult(result, { ...SERVER_INFO }), jsonrpc: '2.0', id: call.id });
     } catch (err) {
-      if (!(err instanceof InvalidWireResult)) throw err;
-      body = JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32602, message: `Invalid tools/call result: ${err.message}` } });
+      // a result that cannot be written still answers the call, with its id
+      body = JSON.stringify(
+        err instanceof InvalidWireResult
+          ? { jsonrpc: '2.0', id: call.id, error: { code: -32602, message: `Invalid tools/call result: ${err.message}` } }
+          : { jsonrpc: '2.0', id: call.id, error: { code: -32603, message: `Internal error: ${(err as Error).message}` } },
+      );
     }
     this.answered++;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);

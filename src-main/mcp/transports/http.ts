@@ -243,6 +243,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     activity: () => ({ open, sessions: sessions.size, lastActivityAt }),
     async close() {
       clearInterval(sweep);
+      fast?.close();
       knowledgeSessions.close();
       const open = [...sessions.values()];
       sessions.clear();
