@@ -159,11 +159,19 @@ export async function runStdioShim(opts: StdioShimOptions): Promise<void> {
   agent.destroy(); // its idle keep-alive sockets would hold the process open
 }
 
-/** One request to the host on a kept-alive connection; resolves once the answer's headers are in. */
-function send(url: string, method: string, headers: Record<string, string>, agent: http.Agent, body?: string): Promise<HostAnswer> {
+/** How long the host may take to start answering (fetch's headers timeout, which the relay used before). */
+const HEADERS_TIMEOUT_MS = 300_000;
+
+/**
+ * One request to the host on a kept-alive connection; resolves once the answer's headers are in.
+ * A kept-alive socket the host closed while idle fails with ECONNRESET on reuse: that is tried
+ * once more on a fresh socket, not taken for a host that went away (which would replay a session).
+ */
+function send(url: string, method: string, headers: Record<string, string>, agent: http.Agent, body?: string, retried = false): Promise<HostAnswer> {
   return new Promise((resolve, reject) => {
     const sized = body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
     const req = http.request(url, { method, headers: sized, agent }, (res) => {
+      clearTimeout(timer);
       resolve({
         status: res.statusCode ?? 0,
         header: (name) => {
@@ -173,7 +181,12 @@ function send(url: string, method: string, headers: Record<string, string>, agen
         body: res,
       });
     });
-    req.on('error', reject);
+    const timer = setTimeout(() => req.destroy(new Error(`no answer from the Trove host in ${HEADERS_TIMEOUT_MS / 1000} s`)), HEADERS_TIMEOUT_MS);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) resolve(send(url, method, headers, agent, body, true));
+      else reject(err);
+    });
     req.end(body);
   });
 }
