@@ -11,6 +11,7 @@ import { modelsDir } from '../embed/models-dir.js';
 import { ensureBuilt, startServe, type ServingTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 
 const env = { TROVE_MODELS_DIR: modelsDir };
 let url: string;
@@ -31,17 +32,6 @@ async function ok<T>(host: ServingTrove, method: string, params: unknown = {}): 
   const r = (await res.json()) as ApiReply;
   if (!r.ok) throw new Error(`${method}: ${r.error.code}: ${r.error.message}`);
   return r.result as T;
-}
-
-async function until<T>(ask: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await ask();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not reached in ${ms} ms; last answer: ${JSON.stringify(last)}`);
 }
 
 /** Subscribes to the host's event stream (GET /api/events, as the web UI reads it); `seen` resolves when it carries an event of this type. */

@@ -19,6 +19,7 @@ import { ensureBuilt, startServe, type ServingTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { FIXTURES } from '../datasets/fixtures.js';
+import { until } from '../helpers/until.js';
 
 const NOTES: Record<string, string> = {
   'docs/resilience.md': '# Resilience\n\n## Retries\n\nThe HTTP client retries failed requests three times with exponential backoff.\n\n## Timeouts\n\nA request times out after thirty seconds.\n',
@@ -91,18 +92,6 @@ function comparable(value: unknown): unknown {
     );
   }
   return value;
-}
-
-/** Calls until `done` holds for the answer (a host works in the background), or fails after `ms`. */
-async function until<T>(ask: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await ask();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not reached in ${ms} ms; last answer: ${JSON.stringify(last)}`);
 }
 
 const SAME: { method: string; params: Record<string, unknown> }[] = [

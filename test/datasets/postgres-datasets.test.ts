@@ -16,6 +16,10 @@ import { troveError, troveErrorAsync } from '../helpers/engine.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { FIXTURES } from './fixtures.js';
+import { until as eventually } from '../helpers/until.js';
+
+/** until() with what it waits for first, as these tests read. */
+const until = <T>(what: string, ask: () => Promise<T>, done: (v: T) => boolean) => eventually(ask, done, 90_000, what);
 
 const QUESTION = 'how do I fix a flat tire on my bike';
 const embeddings = { modelsDir, workers: 1 };
@@ -24,17 +28,6 @@ let lite: Engine;
 let a: AppIndex;
 let b: AppIndex;
 let url: string;
-
-async function until<T>(what: string, ask: () => Promise<T>, done: (v: T) => boolean, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await ask();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${what}: not reached in ${ms} ms; last answer: ${JSON.stringify(last)}`);
-}
 
 /** What two hosts must agree on (the time of the last change and the manifest's host-specific paths aside). */
 const comparable = (list: readonly DatasetInfo[]) =>

@@ -27,7 +27,7 @@ import type { McpContext } from '../context.js';
 import { redactRegistrations } from '../redaction.js';
 import { SERVER_INFO } from '../server.js';
 import { canCall, registerTools } from '../tools/index.js';
-import { InvalidWireResult, wireToolResult } from './wire-result.js';
+import { InvalidWireResult, isPlainObject, wireToolResult } from './wire-result.js';
 
 const MODERN_REVISION = '2026-07-28';
 /** The envelope keys the SDK lifts out of _meta; a log level only matters to a tool that logs, and none of Trove's does. */
@@ -50,8 +50,6 @@ export interface ClassifiedRoute {
   message?: unknown;
   classification?: { revision?: string };
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The HTTP OWS trim the SDK applies to the standard headers before comparing them. */
 const trimOws = (v: string | undefined) => v?.replace(/^[ \t]+|[ \t]+$/g, '');

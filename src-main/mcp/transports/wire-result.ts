@@ -18,7 +18,8 @@ export class InvalidWireResult extends Error {}
 
 type Json = Record<string, unknown>;
 
-const isPlainObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object (not null, not an array). */
+export const isPlainObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Keys that mark a result as another family's (the SDK leaves such a result's missing content alone). */
 const FOREIGN_FAMILY_KEYS = ['task', 'inputRequests', 'requestState'];
