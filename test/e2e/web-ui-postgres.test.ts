@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../helpers/chromium.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { testModelsDir } from '../helpers/test-models.js';
+import { ensureBuilt } from '../helpers/cli.js';
+import { buildRendererOnce } from '../helpers/renderer-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = testModelsDir();
@@ -27,20 +29,13 @@ let context: BrowserContext;
 let page: Page;
 const consoleErrors: string[] = [];
 
-function build(args: string[], output: string): void {
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
-  // tsc still emits when a type error elsewhere fails it; `npm run typecheck` is where those fail
-  if (!fs.existsSync(path.join(ROOT, output))) throw new Error(`${args.join(' ')} did not produce ${output}:\n${r.stdout}\n${r.stderr}`);
-  if (r.status !== 0 && !args.some((a) => a.endsWith('tsc'))) throw new Error(`${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
-}
-
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
 beforeAll(async () => {
-  build([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node.json'], 'dist/cli/main.js');
-  build([path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], 'out/renderer/index.html');
+  ensureBuilt();
+  buildRendererOnce();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   fs.mkdirSync(path.join(docs, 'trips'), { recursive: true });
   fs.writeFileSync(path.join(docs, 'trips', 'lighthouse.md'), '# Lighthouse visit\n\nThe keeper logs wind, swell and visibility every four hours.\n\n## Lamp\n\nThe Fresnel lens turns once every ten seconds.\n');

@@ -5,7 +5,7 @@
 // model from a local mirror (on a second server whose models folder is empty) and removes the
 // collection. Each screen is screenshotted into test/e2e/artifacts/ and checked by its visible
 // text; no console errors are allowed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../helpers/chromium.js';
 import { startModelMirror, TINY_MODEL } from '../helpers/model-mirror.js';
 import { testModelsDir } from '../helpers/test-models.js';
+import { ensureBuilt } from '../helpers/cli.js';
+import { buildRendererOnce } from '../helpers/renderer-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = testModelsDir();
@@ -29,13 +31,6 @@ let signInUrl = '';
 let context: BrowserContext;
 let page: Page;
 const consoleErrors: string[] = [];
-
-function build(args: string[], output: string): void {
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
-  // tsc still emits when a type error elsewhere fails it; `npm run typecheck` is where those fail
-  if (!fs.existsSync(path.join(ROOT, output))) throw new Error(`${args.join(' ')} did not produce ${output}:\n${r.stdout}\n${r.stderr}`);
-  if (r.status !== 0 && !args.some((a) => a.endsWith('tsc'))) throw new Error(`${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
-}
 
 async function shot(name: string, on: Page = page): Promise<void> {
   await on.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -71,8 +66,8 @@ async function stopServe(child: ChildProcess | undefined): Promise<void> {
 
 beforeAll(async () => {
   // the CLI (dist/) and the renderer (out/renderer) this test serves are built from the current sources
-  build([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node.json'], 'dist/cli/main.js');
-  build([path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], 'out/renderer/index.html');
+  ensureBuilt();
+  buildRendererOnce();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 
   fs.mkdirSync(path.join(docs, 'trips'), { recursive: true });
