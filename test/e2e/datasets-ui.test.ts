@@ -3,17 +3,19 @@
 // shows each dataset reaching Ready or Error (with the error); a manifest changed on disk updates
 // the screen by itself; removing the folder removes its datasets. Screenshots go to
 // test/e2e/artifacts/; no console errors are allowed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../datasets/fixtures.js';
+import { openUiBrowser, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
+import { ensureBuilt } from '../helpers/cli.js';
+import { buildRendererOnce } from '../helpers/renderer-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
-const CHROMIUM = process.env.TROVE_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-datasets-'));
 const profile = path.join(tmp, 'profile');
@@ -23,59 +25,22 @@ let context: BrowserContext;
 let page: Page;
 const consoleErrors: string[] = [];
 
-/** npm test has just built dist/ and out/renderer; on its own, this test builds them. */
-function ensureBuilt(): void {
-  if (process.env.npm_lifecycle_event === 'test' && fs.existsSync(path.join(ROOT, 'out/renderer/index.html')) && fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) return;
-  spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node.json'], { cwd: ROOT });
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`electron-vite build failed:\n${r.stdout}\n${r.stderr}`);
-}
-
-async function startServe(): Promise<string> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
-    cwd: tmp,
-    env: { ...process.env, HOME: tmp, TROVE_HOME: profile, TROVE_PORT: '', TROVE_MODELS_DIR: MODELS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
-      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
-    });
-    child.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${err}`)));
-  });
-}
-
 beforeAll(async () => {
   ensureBuilt();
+  buildRendererOnce();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   fs.mkdirSync(path.join(profile, 'datasets', 'notes'), { recursive: true });
   fs.writeFileSync(path.join(profile, 'datasets', 'notes', 'manifest.json'), JSON.stringify({ id: 'Notes', name: 'My notes', description: ' ', index: './docs', kind: 'folder' }));
   for (const id of ['ip', 'truncated']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
-  const signInUrl = await startServe();
-  context = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  const { child, signInUrl } = await startUiServe([], { cwd: tmp, env: { ...process.env, HOME: tmp, TROVE_HOME: profile, TROVE_PORT: '', TROVE_MODELS_DIR: MODELS } });
+  server = child;
+  ({ context, page } = await openUiBrowser(path.join(tmp, 'chromium'), { width: 1280, height: 900 }, consoleErrors));
   await page.goto(signInUrl);
 }, 240_000);
 
 afterAll(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server!.once('exit', r));
-  }
+  await stopUiServe(server);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

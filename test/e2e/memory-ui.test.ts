@@ -3,20 +3,20 @@
 // counts and entries newest first, searches in each mode, opens an entry's metadata, tags and
 // image, deletes an entry and a thread after confirming, sees what an assistant stores meanwhile,
 // and gives a token read-only memory. Screenshots go to test/e2e/artifacts/; no console errors.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { buildRendererOnce } from '../helpers/renderer-build.js';
+import { openUiBrowser, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
-const CHROMIUM = process.env.TROVE_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-memory-'));
@@ -45,40 +45,15 @@ beforeAll(async () => {
   await engine.embed();
   await engine.close();
 
-  server = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
-    cwd: tmp,
-    env: { ...process.env, HOME: tmp, TROVE_HOME: profile, TROVE_PORT: '', TROVE_MODELS_DIR: MODELS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  server.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const signInUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
-      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
-    });
-    server.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${err}`)));
-  });
-  context = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  const { child, signInUrl } = await startUiServe([], { cwd: tmp, env: { ...process.env, HOME: tmp, TROVE_HOME: profile, TROVE_PORT: '', TROVE_MODELS_DIR: MODELS } });
+  server = child;
+  ({ context, page } = await openUiBrowser(path.join(tmp, 'chromium'), { width: 1400, height: 900 }, consoleErrors));
   await page.goto(signInUrl);
 }, 300_000);
 
 afterAll(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
+  await stopUiServe(server);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

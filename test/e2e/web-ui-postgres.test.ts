@@ -4,21 +4,20 @@
 // screen shows the database's memory (an entry imported there first); the datasets section shows
 // the database's datasets (none here: "No datasets yet", never a blank or a spinner); Settings names the database and its Database field refuses a URL that does not work. Screens are screenshotted into test/e2e/artifacts/;
 // no console errors are allowed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumForTests } from '../helpers/chromium.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { testModelsDir } from '../helpers/test-models.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { buildRendererOnce } from '../helpers/renderer-build.js';
+import { openUiBrowser, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = testModelsDir();
-const CHROMIUM = chromiumForTests();
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-pg-'));
 const docs = path.join(tmp, 'field-notes');
@@ -52,40 +51,14 @@ beforeAll(async () => {
   });
   if (imported.status !== 0) throw new Error(`trove memory import failed:\n${imported.stderr}`);
 
-  server = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--database', url, '--port', '0', '--json'], {
-    cwd: tmp,
-    env: { ...process.env, HOME: home, TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '', TROVE_DATABASE_URL: '', TROVE_MODELS_DIR: MODELS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  server.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  signInUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
-      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
-    });
-    server.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${err}`)));
-  });
+  ({ child: server, signInUrl } = await startUiServe(['--database', url], { cwd: tmp, env: { ...process.env, HOME: home, TROVE_HOME: path.join(tmp, 'profile'), TROVE_PORT: '', TROVE_DATABASE_URL: '', TROVE_MODELS_DIR: MODELS } }));
 
-  context = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  ({ context, page } = await openUiBrowser(path.join(tmp, 'chromium'), { width: 1280, height: 860 }, consoleErrors));
 }, 240_000);
 
 afterAll(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
+  await stopUiServe(server);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

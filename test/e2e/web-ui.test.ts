@@ -5,22 +5,21 @@
 // model from a local mirror (on a second server whose models folder is empty) and removes the
 // collection. Each screen is screenshotted into test/e2e/artifacts/ and checked by its visible
 // text; no console errors are allowed.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumForTests } from '../helpers/chromium.js';
 import { startModelMirror, TINY_MODEL } from '../helpers/model-mirror.js';
 import { testModelsDir } from '../helpers/test-models.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { buildRendererOnce } from '../helpers/renderer-build.js';
+import { openUiBrowser, startUiServe, stopUiServe, watchConsole } from '../helpers/ui-serve.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = testModelsDir();
-const CHROMIUM = chromiumForTests();
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-'));
 const docs = path.join(tmp, 'field-notes');
@@ -36,32 +35,9 @@ async function shot(name: string, on: Page = page): Promise<void> {
   await on.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** `trove serve --ui` on its own profile; resolves with its one-time sign-in link. */
-async function startServe(profile: string, env: Record<string, string>): Promise<{ child: ChildProcess; signInUrl: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/trove.js'), 'serve', '--ui', '--port', '0', '--json'], {
-    cwd: tmp,
-    env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData'), TROVE_HOME: profile, TROVE_PORT: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.includes('"uiUrl"'));
-      if (line) resolve((JSON.parse(line) as { uiUrl: string }).uiUrl);
-    });
-    child.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${err}`)));
-  });
-  return { child, signInUrl: url };
-}
-
-async function stopServe(child: ChildProcess | undefined): Promise<void> {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
+/** `trove serve --ui` on its own profile (HOME kept out of the real one); resolves with its one-time sign-in link. */
+function startServe(profile: string, env: Record<string, string>): Promise<{ child: ChildProcess; signInUrl: string }> {
+  return startUiServe([], { cwd: tmp, env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData'), TROVE_HOME: profile, TROVE_PORT: '', ...env } });
 }
 
 beforeAll(async () => {
@@ -82,22 +58,13 @@ beforeAll(async () => {
 
   ({ child: server, signInUrl } = await startServe(path.join(tmp, 'profile'), { TROVE_MODELS_DIR: MODELS }));
 
-  const userDataDir = path.join(tmp, 'chromium');
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  ({ context, page } = await openUiBrowser(path.join(tmp, 'chromium'), { width: 1280, height: 860 }, consoleErrors));
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(signInUrl).origin });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
 }, 240_000);
 
 afterAll(async () => {
   await context?.close();
-  await stopServe(server);
+  await stopUiServe(server);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -402,8 +369,7 @@ describe('web UI on trove serve --ui', () => {
     // cookies ignore the port: signing in to the second server would replace the first one's session
     const cookies = await context.cookies();
     const p2 = await context.newPage();
-    p2.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${m.text()} @ ${JSON.stringify(m.location())}`));
-    p2.on('pageerror', (e) => consoleErrors.push(e.message));
+    watchConsole(p2, consoleErrors);
     try {
       await p2.goto(second.signInUrl);
       await p2.getByRole('button', { name: 'Settings' }).click();
@@ -431,7 +397,7 @@ describe('web UI on trove serve --ui', () => {
       await p2.close();
       await context.clearCookies();
       await context.addCookies(cookies);
-      await stopServe(second.child);
+      await stopUiServe(second.child);
       await mirror.close();
     }
   });
