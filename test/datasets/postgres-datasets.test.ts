@@ -163,6 +163,28 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
     }
   });
 
+  it("counts a folder dataset's documents again when some host announces a change, not on every call", async () => {
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const count = async () => (await b.datasets.list()).find((d) => d.id === 'handbook')!.documents;
+    const before = await count();
+    const collection = (await db.query<{ id: string }>("SELECT id FROM collections WHERE kind = 'dataset'")).rows[0]!.id;
+    try {
+      await db.query("INSERT INTO documents (collection_id, path, docid, size, mtime_ms, indexed_at, status) VALUES ($1, 'ghost.md', 'ghost0', 1, 0, 0, 'indexed')", [collection]);
+      // a row no host announced: the counts in hand answer, with no round trip per dataset
+      expect(await count()).toBe(before);
+      expect((await b.datasets.search('handbook', 'lost badge', { mode: 'keyword' })).datasetSize).toBe(before);
+      await db.query("SELECT pg_notify('trove_changes', $1)", [`another-host:${collection}`]);
+      await until('host B counts again', count, (n) => n === before + 1);
+      expect((await b.datasets.search('handbook', 'lost badge', { mode: 'keyword' })).datasetSize).toBe(before + 1);
+    } finally {
+      await db.query("DELETE FROM documents WHERE docid = 'ghost0'");
+      await db.query("SELECT pg_notify('trove_changes', 'another-host:')");
+      await db.end();
+    }
+    await until('host B counts the row gone', count, (n) => n === before);
+  });
+
   it('removing the folder on one host drops its datasets, and the folder dataset\'s index, on both', async () => {
     await b.datasets.removeFolder(FIXTURES);
     expect(await b.datasets.list()).toEqual([]);

@@ -53,7 +53,7 @@ export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetMod
         return done({ mode: 'semantic', results: page.results, hasMore: page.hasMore, datasetSize: dataset.size, notices: [...notices, ...page.notices] });
       }
       const page = await dataset.search(q, { topK, offset, mode: opts.mode, snippetLength });
-      return done({ mode: page.mode, results: page.results, hasMore: page.hasMore, datasetSize: await dataset.refreshSize(), notices: page.notices });
+      return done({ mode: page.mode, results: page.results, hasMore: page.hasMore, datasetSize: dataset.size, notices: page.notices });
     },
     document(id: string, ref: string): Awaitable<DatasetDocument> {
       if (typeof ref !== 'string' || !ref) throw invalidInput('a document ref is required');

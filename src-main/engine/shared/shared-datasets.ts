@@ -46,6 +46,13 @@ export class SharedDatasets {
   /** The follow-up of other hosts' changes under way; notices arriving meanwhile ask for one more. */
   private following: Promise<void> | null = null;
   private followAgain = false;
+  /**
+   * Folder datasets' document counts are round trips here, one per dataset: they are taken again only
+   * after something that may move them — another host's change (NOTIFY), this host's indexing, a
+   * dataset loaded, made Ready or dropped — not on every list and search.
+   */
+  private countsAsked = 0;
+  private countsTaken = -1;
 
   constructor(
     private readonly storage: Storage,
@@ -103,12 +110,14 @@ export class SharedDatasets {
       hnswGraphFrom: opts.hnswGraphFrom,
     });
     this.api = servedDatasets(this.registry, models, () => this.sync());
+    this.registry.onChange(() => this.countsAsked++);
   }
 
   /** This host indexes too (`trove serve --database`, the app): its runs make folder datasets Ready, and it follows the collections the registry makes. */
   attachIndexer(indexer: DatasetIndexer): void {
     this.indexer?.off();
     const off = indexer.onProgress((e) => {
+      this.countsAsked++;
       if (e.phase !== 'idle') return;
       for (const l of this.idle) l(e.collection);
     });
@@ -118,6 +127,7 @@ export class SharedDatasets {
   /** Another host changed the index: counts are taken again, added folders read again, and folder datasets that host indexed may be Ready. */
   remoteChange(): void {
     this.keyword.changed();
+    this.countsAsked++;
     if (!this.started || this.closed) return;
     // a burst of notices (another host indexing) is one run plus at most one more, never one each
     if (this.following) {
@@ -150,11 +160,14 @@ export class SharedDatasets {
     await this.registry.close();
   }
 
-  /** Before the registry answers: the added folders as the database has them now, and the folder datasets' documents counted. */
+  /** Before the registry answers: the added folders as the database has them now, and the folder datasets' documents counted if they may have moved. */
   private async sync(): Promise<void> {
     this.started = true;
     await this.registry.sync();
+    if (this.countsTaken === this.countsAsked) return;
+    const asked = this.countsAsked; // a change while counting leaves the counts to take again next time
     await this.registry.countDocuments();
+    this.countsTaken = asked;
   }
 }
 
