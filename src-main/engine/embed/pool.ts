@@ -5,8 +5,9 @@
 // lower OS thread priority where the platform has per-thread priorities (Linux), so the other
 // workers stay free for queries and the main thread wins the CPU over them. close() is graceful:
 // queued work is rejected, each worker finishes its current run, releases its session and exits.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.js';
+import { startWorkerScript } from '../worker-script.js';
 import type { ResolvedModel } from './resolver.js';
 import type { TextKind } from './onnx-model.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker.js';
@@ -41,19 +42,6 @@ interface Slot {
   background: boolean;
 }
 
-/** Starts the worker script: compiled JS next to this file, or the TypeScript source through tsx (tests, benches). */
-function spawnWorker(init: WorkerInit): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) {
-    // electron-vite puts code shared with a lazily loaded module (the PostgreSQL host's SharedApp) in out/main/chunks/; the worker entry sits in out/main
-    const url = /\/chunks\/[^/]+$/.test(here) ? new URL('../worker.js', here) : new URL('./worker.js', here);
-    return new Worker(url, { workerData: init });
-  }
-  // `--import tsx` in a worker's execArgv does not reach the worker on Node 20: register tsx's loader from inside it
-  const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./worker.ts', here).href)}); })`;
-  return new Worker(boot, { eval: true, workerData: init });
-}
-
 export class ModelPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
@@ -80,7 +68,7 @@ export class ModelPool {
     const background = Math.min(count, wanted);
     const started = Array.from({ length: count }, (_, i) => {
       const isBackground = i >= count - background;
-      const worker = spawnWorker({ ...init, nice: isBackground ? (opts.backgroundNice ?? 10) : 0 });
+      const worker = startWorkerScript(import.meta.url, 'worker', { workerData: { ...init, nice: isBackground ? (opts.backgroundNice ?? 10) : 0 } });
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       const ready = new Promise<number>((resolve, reject) => {
         worker.once('message', (m: WorkerReply) => ('ready' in m && m.ready ? resolve(m.dims) : reject(replyError(m))));

@@ -6,12 +6,13 @@
 // goes on (a new worker takes the next file). Parsers are plain JavaScript, so terminating a
 // worker mid-parse is safe (unlike the ONNX workers in embed/pool.ts).
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ChunkOptions } from './chunker.js';
 import { documentParserFor } from './parsers/index.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parsers/types.js';
 import type { ParseReply, ParseRequest } from './parse-worker.js';
 import type { Prepared } from './prepare.js';
+import { startWorkerScript } from '../worker-script.js';
 
 export interface ParsePoolOptions {
   /** Worker threads (default: one per core, at most four). */
@@ -46,20 +47,6 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   idle: NodeJS.Timeout | null;
   exited: Promise<void>;
-}
-
-/** Starts the worker script: compiled JS next to this file (or beside the bundle), or the TypeScript source through tsx. */
-function spawnWorker(maxHeapMb: number): Worker {
-  const here = import.meta.url;
-  const resourceLimits = { maxOldGenerationSizeMb: maxHeapMb };
-  if (!here.endsWith('.ts')) {
-    // electron-vite puts shared code in out/main/chunks/; the worker entry sits in out/main
-    const url = /\/chunks\/[^/]+$/.test(here) ? new URL('../parse-worker.js', here) : new URL('./parse-worker.js', here);
-    return new Worker(url, { resourceLimits });
-  }
-  // `--import tsx` in a worker's execArgv does not reach the worker on Node 20: register tsx's loader from inside it
-  const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./parse-worker.ts', here).href)}); })`;
-  return new Worker(boot, { eval: true, resourceLimits });
 }
 
 export class ParsePool {
@@ -119,7 +106,7 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const worker = spawnWorker(this.opts.maxHeapMb);
+    const worker = startWorkerScript(import.meta.url, 'parse-worker', { resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb } });
     const slot: Slot = { worker, job: null, id: -1, timer: null, idle: null, exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
     worker.on('message', (m: ParseReply) => {
       if (m.id !== slot.id || !slot.job) return;
