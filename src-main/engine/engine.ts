@@ -37,6 +37,7 @@ import { StatsStore } from './store/stats.js';
 import type { AppIndex } from './app-index.js';
 import { StatusReporter } from './status-report.js';
 import { TokenStore } from './store/tokens.js';
+import { WalCheckpointer } from './store/wal-checkpointer.js';
 import type {
   AddCollectionInput,
   DatasetsApi,
@@ -77,6 +78,8 @@ export interface EngineOptions {
   nativeRank?: { enabled: boolean; dir?: string };
   /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
   datasets?: { hnswGraphFrom?: number };
+  /** WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
+  backgroundCheckpoints?: boolean;
 }
 
 export class Engine implements AppIndex {
@@ -107,6 +110,7 @@ export class Engine implements AppIndex {
   /** The agent memory store: threads of entries, searched like documents. */
   readonly memory: MemoryApi;
   private readonly memoryService: MemoryService;
+  private readonly checkpointer: WalCheckpointer | null;
   private mergeSoon: NodeJS.Timeout | null = null;
   /** knowledge.search / knowledge.get over every source: collections, datasets, memory. */
   readonly knowledge: KnowledgeApi;
@@ -125,6 +129,7 @@ export class Engine implements AppIndex {
     secureProfile(this.profileDir);
     this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
     registerFilterFunctions(this.db);
+    this.checkpointer = opts.backgroundCheckpoints ? WalCheckpointer.start(this.db, this.databaseFile) : null;
     this.collections = new CollectionStore(this.db);
     this.documents = new DocumentStore(this.db);
     this.chunks = new ChunkStore(this.db);
@@ -239,8 +244,9 @@ export class Engine implements AppIndex {
     const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
     const parsers = this.indexing.close();
+    const checkpoints = this.checkpointer?.close(); // its connection closes last: it takes the final checkpoint
     this.db.close();
-    return Promise.all([models, datasets, parsers, this.settings.close()]).then(() => undefined);
+    return Promise.all([models, datasets, parsers, checkpoints, this.settings.close()]).then(() => undefined);
   }
 
   // ---- collections ---------------------------------------------------------------------

@@ -20,10 +20,11 @@ export const DEFAULT_PORT = 7077;
 /**
  * The engine options a host runs with: it embeds new and changed chunks in the background (at
  * low priority, pausable with indexing, switchable in Settings) unless the face says not to
- * (`trove serve --no-embed`). One-shot commands open the engine without it.
+ * (`trove serve --no-embed`), and takes its WAL checkpoints on a thread of their own. One-shot
+ * commands open the engine without either.
  */
 export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean }): EngineOptions {
-  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed } };
+  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed }, backgroundCheckpoints: base.backgroundCheckpoints ?? true };
 }
 
 export interface HostOptions<E extends ServedIndex = Engine> {

@@ -27,6 +27,15 @@ describe('app bundles', () => {
     expect(fs.readFileSync(out('main/host.js'), 'utf8')).not.toMatch(/from "electron"/);
   });
 
+  it("puts the host's worker scripts beside it, where engine/worker-script.ts starts them", () => {
+    for (const entry of ['main/worker.js', 'main/parse-worker.js', 'main/checkpoint-worker.js']) {
+      expect(fs.existsSync(out(entry)), entry).toBe(true);
+      const check = spawnSync(process.execPath, ['--check', out(entry)], { encoding: 'utf8' });
+      expect(check.status, check.stderr).toBe(0);
+      expect(fs.readFileSync(out(entry), 'utf8')).not.toMatch(/from "electron"/);
+    }
+  });
+
   it('builds one self-contained CommonJS preload that requires nothing but electron', () => {
     const preload = fs.readFileSync(out('preload/index.cjs'), 'utf8');
     const requires = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);

@@ -9,6 +9,9 @@ import { loadRankExtension, type RankExtensionOptions } from './rank-extension.j
 
 export type Db = Database.Database;
 
+/** The writer's checkpoint threshold (pages of WAL) when no checkpoint thread runs (store/wal-checkpointer.ts). */
+export const INLINE_CHECKPOINT_PAGES = 4000;
+
 export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): Db {
   if (file !== ':memory:') {
     // the index holds every document's text: owner-only at rest, the WAL and shm files included
@@ -23,7 +26,7 @@ export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOpt
   // Checkpoint every ~16 MB of WAL rather than SQLite's 4 MB: each checkpoint syncs the WAL and the
   // database file, and a writer waits for both. With memory batches the 4 MB checkpoint was a third
   // of the wall time under disk contention (bench:memory-engine --anatomy: CPU the same, fewer waits).
-  db.pragma('wal_autocheckpoint = 4000');
+  db.pragma(`wal_autocheckpoint = ${INLINE_CHECKPOINT_PAGES}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -65536'); // 64 MB: FTS5 segment merges thrash the default 2 MB cache

@@ -1,0 +1,84 @@
+// WAL checkpoints on a thread of their own (store/wal-checkpointer.ts): with it running, the
+// pages a writer commits reach the database file while the writer goes on — its own threshold is
+// four times higher, so without the thread they would stay in the WAL — the WAL starts over
+// instead of growing, the engine closes with every page in the database file, and a thread that
+// cannot run gives the writer its checkpoints back.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src-main/engine/index.js';
+import { INLINE_CHECKPOINT_PAGES, openDatabase, type Db } from '../../src-main/engine/store/database.js';
+import { WalCheckpointer } from '../../src-main/engine/store/wal-checkpointer.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
+
+afterAll(removeTempDirs);
+
+const size = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
+const MB = 1024 * 1024;
+
+/** ~`mb` MB of rows in transactions of ~100 KB, as a busy writer commits them. */
+function write(db: Db, mb: number, seed: number): void {
+  const insert = db.prepare('INSERT INTO notes (body) VALUES (?)');
+  const commit = db.transaction((rows: string[]) => rows.forEach((r) => insert.run(r)));
+  for (let t = 0; t < mb * 10; t++) commit(Array.from({ length: 25 }, (_, i) => `${seed}-${t}-${i} `.repeat(600).slice(0, 4000)));
+}
+
+describe('the WAL checkpoint thread', () => {
+  it('copies committed pages into the database file while the writer goes on, and the WAL starts over', async () => {
+    const file = path.join(tempDir(), 'trove.db');
+    const db = openDatabase(file);
+    db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const checkpointer = WalCheckpointer.start(db, file, { periodMs: 50 });
+    try {
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(INLINE_CHECKPOINT_PAGES);
+      const before = size(file);
+      write(db, 8, 1); // 8 MB: under the writer's own threshold (64 MB now), so only the thread can move it
+      await until(() => checkpointer.stats(), (s) => s.runs > 0 && s.lastLog > 0 && s.lastCheckpointed === s.lastLog, 30_000, 'a checkpoint by the thread');
+      expect(size(file) - before).toBeGreaterThan(7 * MB);
+      // the next writes start the WAL over from its beginning instead of appending to 8 MB of copied pages
+      const wal = size(`${file}-wal`);
+      write(db, 2, 2);
+      expect(size(`${file}-wal`)).toBeLessThanOrEqual(wal);
+      expect((await checkpointer.stats()).lastError).toBeNull();
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
+    expect(fs.existsSync(`${file}-wal`)).toBe(false); // the last connection took the final checkpoint
+    const again = openDatabase(file);
+    expect(again.prepare('SELECT count(*) AS n FROM notes').get()).toEqual({ n: 10 * 10 * 25 });
+    again.close();
+  });
+
+  it('gives the writer its checkpoints back when the thread cannot run, and after close', async () => {
+    const file = path.join(tempDir(), 'trove.db');
+    const db = openDatabase(file);
+    const broken = WalCheckpointer.start(db, path.join(path.dirname(file), 'missing', 'trove.db'));
+    await until(async () => db.pragma('wal_autocheckpoint', { simple: true }), (pages) => pages === INLINE_CHECKPOINT_PAGES, 30_000, 'the writer checkpointing inline again');
+    await expect(broken.stats()).rejects.toThrow(/not running/);
+    await broken.close();
+
+    const working = WalCheckpointer.start(db, file);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(INLINE_CHECKPOINT_PAGES);
+    await working.close();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(INLINE_CHECKPOINT_PAGES);
+    await expect(working.stats()).rejects.toThrow(/not running/);
+    db.close();
+  });
+
+  it('runs under an engine that asks for it: memory written, closed with every page in the database file, read back', async () => {
+    const profile = tempDir();
+    const engine = Engine.open({ profileDir: profile, backgroundCheckpoints: true });
+    const stored = engine.memory.storeBatch(Array.from({ length: 100 }, (_, i) => ({ threadId: 'wal', source: 'agent' as const, text: `note ${i}: the checkpoint thread copies pages` })));
+    expect(stored.succeeded).toBe(100);
+    await engine.close();
+    expect(fs.existsSync(`${engine.databaseFile}-wal`)).toBe(false);
+    const reopened = Engine.open({ profileDir: profile });
+    try {
+      expect(reopened.memory.statistics().entries).toBe(100);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
