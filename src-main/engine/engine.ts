@@ -129,7 +129,7 @@ export class Engine implements AppIndex {
     secureProfile(this.profileDir);
     this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
     registerFilterFunctions(this.db);
-    this.checkpointer = opts.backgroundCheckpoints ? WalCheckpointer.start(this.db, this.databaseFile) : null;
+    this.checkpointer = opts.backgroundCheckpoints ? WalCheckpointer.start(this.databaseFile) : null;
     this.collections = new CollectionStore(this.db);
     this.documents = new DocumentStore(this.db);
     this.chunks = new ChunkStore(this.db);
