@@ -7,14 +7,13 @@ import { assertFolder, validateGlobs, validateName } from './collection-input.js
 import { datasetsApi } from './datasets/datasets-api.js';
 import { openDatasetRegistry } from './datasets/open-registry.js';
 import type { DatasetRegistry } from './datasets/registry.js';
-import type { EmbeddingOptions } from './embed/embeddings.js';
 import { EmbeddingService } from './embed/embeddings.js';
 import { EngineModels } from './embed/models-api.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { KNOWN_KINDS } from './ingest/parsers/index.js';
-import { IndexingService, type IndexingOptions } from './jobs/indexing-service.js';
+import { IndexingService } from './jobs/indexing-service.js';
 import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath, secureProfile } from './profile.js';
@@ -23,7 +22,7 @@ import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retr
 import { registerFilterFunctions, type ResolvedFilters } from './search/filters.js';
 import { highlightSpans, queryMatcher } from './search/highlight.js';
 import { LexicalSearch } from './search/lexical.js';
-import { ModeSearch, type FusionMethod } from './search/modes.js';
+import { ModeSearch } from './search/modes.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
 import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
@@ -59,28 +58,9 @@ import type {
   StatusReport,
   TokenInfo,
 } from './types/index.js';
+import type { EngineOptions } from './engine-options.js';
 
-export interface EngineOptions {
-  /** Profile folder (config.ts reads TROVE_HOME, else the OS app-data dir). */
-  profileDir: string;
-  /** Files bigger than this are skipped with a reason (default: the saved setting, else 10 MB). */
-  maxFileBytes?: number;
-  chunking?: Partial<ChunkOptions>;
-  /** Live folders: watcher, reconcile interval, retry backoff, batch sizes (see jobs/indexing-service.ts). */
-  indexing?: Omit<IndexingOptions, 'chunking' | 'maxFileBytes'>;
-  /** Models, background embedding, reranker (see embed/embeddings.ts). */
-  embeddings?: EmbeddingOptions;
-  search?: {
-    /** How hybrid search fuses its keyword and vector legs (default rrf). */
-    fusion?: FusionMethod;
-  };
-  /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
-  nativeRank?: { enabled: boolean; dir?: string };
-  /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
-  datasets?: { hnswGraphFrom?: number };
-  /** WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
-  backgroundCheckpoints?: boolean;
-}
+export type { EngineOptions };
 
 export class Engine implements AppIndex {
   readonly backend = 'sqlite' as const;

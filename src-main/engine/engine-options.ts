@@ -1,0 +1,28 @@
+// What the Engine facade is opened with (engine.ts); config.ts builds it from the environment, a
+// host (host/host.ts hostEngineOptions) adds what a long-running process wants.
+import type { EmbeddingOptions } from './embed/embeddings.js';
+import type { ChunkOptions } from './ingest/chunker.js';
+import type { IndexingOptions } from './jobs/indexing-service.js';
+import type { FusionMethod } from './search/modes.js';
+
+export interface EngineOptions {
+  /** Profile folder (config.ts reads TROVE_HOME, else the OS app-data dir). */
+  profileDir: string;
+  /** Files bigger than this are skipped with a reason (default: the saved setting, else 10 MB). */
+  maxFileBytes?: number;
+  chunking?: Partial<ChunkOptions>;
+  /** Live folders: watcher, reconcile interval, retry backoff, batch sizes (see jobs/indexing-service.ts). */
+  indexing?: Omit<IndexingOptions, 'chunking' | 'maxFileBytes'>;
+  /** Models, background embedding, reranker (see embed/embeddings.ts). */
+  embeddings?: EmbeddingOptions;
+  search?: {
+    /** How hybrid search fuses its keyword and vector legs (default rrf). */
+    fusion?: FusionMethod;
+  };
+  /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
+  nativeRank?: { enabled: boolean; dir?: string };
+  /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
+  datasets?: { hnswGraphFrom?: number };
+  /** WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
+  backgroundCheckpoints?: boolean;
+}
