@@ -1,7 +1,7 @@
 // WAL checkpoints off the write path, for a long-running host. SQLite checkpoints inside the commit
 // that crosses wal_autocheckpoint (store/database.ts): that one write copies ~16 MB of pages into
 // the database file and syncs both files while its caller waits — a store_context_batch that
-// usually takes 2–3 ms took ~20 ms then, a single store_context ~20 ms instead of ~0.1
+// usually takes 2–3 ms took ~20 ms then, a single store_context up to ~15 ms instead of ~0.1
 // (bench:memory-engine). Here a thread of its own (checkpoint-worker.ts) copies the frames as they
 // pile up, on its own connection and in parallel with the writer, so the writer's own checkpoint —
 // still there, unchanged, as the safety net — finds little or nothing left to copy. Should the
