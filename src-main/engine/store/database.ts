@@ -9,7 +9,7 @@ import { loadRankExtension, type RankExtensionOptions } from './rank-extension.j
 
 export type Db = Database.Database;
 
-/** The writer's checkpoint threshold (pages of WAL) when no checkpoint thread runs (store/wal-checkpointer.ts). */
+/** The writer's own checkpoint threshold, in pages of WAL; where a checkpoint thread runs (store/wal-checkpointer.ts) it is the safety net. */
 export const INLINE_CHECKPOINT_PAGES = 4000;
 
 export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): Db {
