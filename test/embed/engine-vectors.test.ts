@@ -173,19 +173,28 @@ describe('background embedding', () => {
 });
 
 describe('ANN index', () => {
-  it('is built in the background once a space is big enough, answers like exact search, and follows deletions', async () => {
+  it('is built and saved by an explicit embed once a space is big enough, answers like exact search, and follows deletions', async () => {
     const dir = tempDir('trove-root-');
     const words = ['retries and backoff for HTTP clients', 'bread dough and yeast', 'mitochondria and cells', 'rivers and lakes', 'chess openings', 'guitar chords'];
     writeTree(dir, Object.fromEntries(words.map((w, i) => [`n${i}.md`, `# Note ${i}\n\nThis note is about ${w}.\n`])));
-    const e = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
+    const profileDir = tempDir('trove-profile-');
+    const q = { query: 'how do I configure retry policies', mode: 'vector' as const, minScore: 0 };
+    // exact kNN first: an engine whose threshold the six notes do not reach
+    const plain = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 1000 } });
+    let exact: string[];
     try {
-      e.addCollection({ root: dir, name: 'many' });
-      await e.index();
-      await e.embed();
-      const q = { query: 'how do I configure retry policies', mode: 'vector' as const, minScore: 0 };
-      const exact = (await e.search(q)).results.map((r) => r.path);
-      const file = path.join(e.profileDir, 'vectors', 'space-1.usearch');
-      for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+      plain.addCollection({ root: dir, name: 'many' });
+      await plain.index();
+      await plain.embed();
+      exact = (await plain.search(q)).results.map((r) => r.path);
+    } finally {
+      await plain.close();
+    }
+    const file = path.join(profileDir, 'vectors', 'space-1.usearch');
+    expect(fs.existsSync(file)).toBe(false);
+    const e = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
+    try {
+      await e.embed(); // nothing left to embed: the run still ends with the space's index built and saved, before any search
       expect(fs.existsSync(file)).toBe(true);
       const approx = (await e.search(q)).results.map((r) => r.path);
       expect(approx).toEqual(exact);

@@ -252,6 +252,12 @@ export class EmbeddingService {
     }
     if (complete && switching) this.vectors.swap(collectionId);
     this.counts.invalidate();
+    if (complete) {
+      // the space's ANN index now rather than at its first search, which would wait out the build on
+      // exact kNN; an explicit run (`trove embed`) ends with it built and saved for the next process
+      const ann = this.ann.ensure(space).catch((err: unknown) => process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
+      if (explicit) await ann;
+    }
     return complete;
   }
 
