@@ -106,6 +106,15 @@ describe('SIGKILL during indexing', () => {
     mutate(base);
     await indexInProcess(baseProfile, base);
     const baseline = snapshot(path.join(baseProfile, 'index.sqlite'));
+    // how many lines an update run reports when nothing stops it: the kills land among them (an
+    // update is a few batches; kill points past its end made too few kills land midway, at random)
+    const measured = tempDir('trove-crash-upd-');
+    fs.cpSync(template, measured, { recursive: true });
+    const measuredProfile = tempDir('trove-crash-');
+    await indexInProcess(measuredProfile, measured);
+    mutate(measured);
+    const { lines } = await runChild(measuredProfile, measured, BATCH, -1);
+    expect(lines).toBeGreaterThanOrEqual(4);
 
     let killedMidway = 0;
     for (let i = 0; i < ITERATIONS; i++) {
@@ -116,7 +125,7 @@ describe('SIGKILL during indexing', () => {
       await indexInProcess(profile, root);
       const renames = mutate(root);
       const before = await docids(db, [...renames.keys()]);
-      const run = await runChild(profile, root, BATCH, 1 + Math.floor(Math.random() * 10), Math.floor(Math.random() * 15));
+      const run = await runChild(profile, root, BATCH, 1 + Math.floor(Math.random() * (lines - 1)), Math.floor(Math.random() * 5));
       if (run.killed && !run.finished) killedMidway++;
       const after = snapshot(db);
       expect(after.integrity).toBe('ok');
