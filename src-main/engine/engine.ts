@@ -109,7 +109,6 @@ export class Engine implements AppIndex {
     secureProfile(this.profileDir);
     this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
     registerFilterFunctions(this.db);
-    this.checkpointer = opts.backgroundCheckpoints ? WalCheckpointer.start(this.databaseFile) : null;
     this.collections = new CollectionStore(this.db);
     this.documents = new DocumentStore(this.db);
     this.chunks = new ChunkStore(this.db);
@@ -197,6 +196,8 @@ export class Engine implements AppIndex {
       datasets: this.datasets,
       memory: this.memory,
     });
+    // last: a constructor that throws above leaves no thread behind
+    this.checkpointer = opts.backgroundCheckpoints ? WalCheckpointer.start(this.databaseFile) : null;
   }
 
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
@@ -224,8 +225,8 @@ export class Engine implements AppIndex {
     const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
     const models = this.embeddings.close();
     const parsers = this.indexing.close();
-    const checkpoints = this.checkpointer?.close(); // its connection closes last: it takes the final checkpoint
     this.db.close();
+    const checkpoints = this.checkpointer?.close(); // after the writer's: its connection, the last, takes the final checkpoint
     return Promise.all([models, datasets, parsers, checkpoints, this.settings.close()]).then(() => undefined);
   }
 
@@ -317,13 +318,17 @@ export class Engine implements AppIndex {
 
   // ---- embeddings ----------------------------------------------------------------------
 
-  /** Embeds every chunk still without a vector (all collections, or one); resumable. */
-  async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<CollectionEmbeddingStatus[]> {
+  /**
+   * Embeds every chunk still without a vector (all collections, or one); resumable. A space big
+   * enough for an ANN index gets it built in the background; `waitForAnnIndex` (a one-shot command
+   * about to exit) waits for it and saves it for the next process.
+   */
+  async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void; waitForAnnIndex?: boolean } = {}): Promise<CollectionEmbeddingStatus[]> {
     const memory = this.collections.get(MEMORY_COLLECTION, ['memory']);
     const targets = opts.collection
       ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
       : [...this.collections.list(), ...this.registry.datasetCollections(), ...(memory ? [memory] : [])];
-    return this.embeddings.embedNow(targets, opts.onProgress).catch((err: unknown) => {
+    return this.embeddings.embedNow(targets, opts.onProgress, { waitForAnnIndex: opts.waitForAnnIndex }).catch((err: unknown) => {
       throw storageError(err) ?? err;
     });
   }

@@ -11,28 +11,43 @@ import { startWorkerScript } from '../worker-script.js';
 import type { CheckpointerInit, CheckpointerReply, CheckpointerRequest, CheckpointerStats } from './checkpoint-worker.js';
 import { INLINE_CHECKPOINT_PAGES } from './database.js';
 
-const DEFAULTS = {
+const DEFAULTS: Omit<CheckpointerInit, 'file'> = {
   pollMs: 50,
   // a quarter of the writer's threshold: the writer crosses it with at most a quarter left to copy
   batchFrames: INLINE_CHECKPOINT_PAGES / 4,
+  quietMs: 1000,
 };
 /** How long close waits for the thread to finish a checkpoint under way before stopping it. */
 const CLOSE_WAIT_MS = 5_000;
 
+interface Waiter {
+  reply: CheckpointerReply['type'];
+  resolve: (r: CheckpointerReply) => void;
+  reject: (err: Error) => void;
+}
+
 export class WalCheckpointer {
-  private readonly waiting = new Map<CheckpointerReply['type'], ((s: CheckpointerStats) => void)[]>();
+  private readonly waiting: Waiter[] = [];
   private readonly exited: Promise<void>;
+  private running = true;
   private closing: Promise<void> | null = null;
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (m: CheckpointerReply) => {
-      for (const settle of this.waiting.get(m.type)?.splice(0) ?? []) settle(m.stats);
+      const i = this.waiting.findIndex((w) => w.reply === m.type);
+      if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(m);
     });
     worker.on('error', (err) => {
       // the writer's own checkpoints go on as before: nothing is lost, they are only inline again
       if (!this.closing) process.stderr.write(`trove: the WAL checkpoint thread stopped (${err.message}); checkpoints run inside writes again\n`);
     });
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', () => {
+        this.running = false;
+        for (const w of this.waiting.splice(0)) w.reject(new Error('the WAL checkpoint thread is not running'));
+        resolve();
+      }),
+    );
     worker.unref(); // never what keeps a process alive; close() stops it
   }
 
@@ -43,11 +58,16 @@ export class WalCheckpointer {
   }
 
   /** What the thread has done so far. */
-  stats(): Promise<CheckpointerStats> {
-    return this.ask({ type: 'stats' }, 'stats');
+  async stats(): Promise<CheckpointerStats> {
+    const r = await this.ask({ type: 'stats' }, 'stats');
+    return (r as Extract<CheckpointerReply, { type: 'stats' }>).stats;
   }
 
-  /** Stops the thread, after a checkpoint under way (or stops it anyway after CLOSE_WAIT_MS). */
+  /**
+   * Stops the thread, after a checkpoint under way (or stops it anyway after CLOSE_WAIT_MS). Close
+   * the writer's connection first: the thread's closing descriptor releases the process's locks on
+   * the -shm file (checkpoint-worker.ts), and its connection, the last, takes the final checkpoint.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       const closed = this.ask({ type: 'close' }, 'closed').then(
@@ -62,10 +82,10 @@ export class WalCheckpointer {
     return this.closing;
   }
 
-  private ask(request: CheckpointerRequest, reply: CheckpointerReply['type']): Promise<CheckpointerStats> {
+  private ask(request: CheckpointerRequest, reply: CheckpointerReply['type']): Promise<CheckpointerReply> {
     return new Promise((resolve, reject) => {
-      this.waiting.set(reply, [...(this.waiting.get(reply) ?? []), resolve]);
-      void this.exited.then(() => reject(new Error('the WAL checkpoint thread is not running')));
+      if (!this.running) return reject(new Error('the WAL checkpoint thread is not running'));
+      this.waiting.push({ reply, resolve, reject });
       this.worker.postMessage(request);
     });
   }
