@@ -262,7 +262,7 @@ if (!values['no-scale']) {
       const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
       const t1 = performance.now();
       log(`scale: embedding ${SCALE} entries …`);
-      await engine.embed({ onProgress: (p) => p.done % 5000 < 32 && log(`  ${p.done}/${p.total} (${p.chunksPerSecond}/s)`) });
+      await engine.embed({ onProgress: (p) => p.done % 5000 < 32 && log(`  ${p.done}/${p.total} (${p.chunksPerSecond}/s)`), waitForAnnIndex: true }); // as `trove embed` does
       scale.embed_seconds = round1((performance.now() - t1) / 1000);
       await engine.close();
       server = await startServer(profile);

@@ -63,7 +63,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
       }
       const engine = ctx.engine();
       await engine.setCollectionModel(o.collection, id === 'auto' ? null : id);
-      const status = await engine.embed({ collection: o.collection, onProgress: progressLine(ctx) });
+      const status = await engine.embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
       ctx.print({ collections: status }, () => status.map((s) => `${s.collection}: ${s.model} (${s.vectors} vectors)`).join('\n'));
     });
 
@@ -79,7 +79,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
         const names = o.collection ? [o.collection] : await shared.embeddable();
         return printSharedEmbedding(ctx, await embedShared(shared, names, { onProgress: progressLine(ctx) }));
       }
-      const status = await ctx.engine().embed({ collection: o.collection, onProgress: progressLine(ctx) });
+      const status = await ctx.engine().embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
       ctx.print({ collections: status }, () =>
         status.map((s) => `${s.collection}: ${s.model ?? 'no model'}, ${s.vectors} vectors, ${s.needsEmbedding} waiting`).join('\n'),
       );

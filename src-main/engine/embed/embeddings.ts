@@ -201,6 +201,11 @@ export class EmbeddingService {
     }, 300);
   }
 
+  /** Loads or builds a space's ANN index (when it is big enough); a failure is logged, and searches stay exact. */
+  private ensureAnn(space: VectorSpace, opts: { urgent?: boolean } = {}): Promise<void> {
+    return this.ann.ensure(space, opts).catch((err: unknown) => void process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
+  }
+
   /** A search started: background chunks give way for a moment (background.ts). */
   searched(): void {
     this.policy.searched();
@@ -252,23 +257,25 @@ export class EmbeddingService {
     }
     if (complete && switching) this.vectors.swap(collectionId);
     this.counts.invalidate();
-    if (complete) {
-      // the space's ANN index now rather than at its first search, which would wait out the build on
-      // exact kNN; an explicit run (`trove embed`) ends with it built and saved for the next process
-      const ann = this.ann.ensure(space).catch((err: unknown) => process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
-      if (explicit) await ann;
-    }
+    // the space's ANN index now, in the background, rather than at its first search, which would
+    // wait out the build on exact kNN (search/ann-spaces.ts)
+    if (complete) this.ensureAnn(space);
     return complete;
   }
 
   /** Runs the stage over these collections now (every worker, pauses or not); throws UNAVAILABLE when none of them could be embedded. */
-  async embedNow(targets: readonly { id: number; name: string }[], onProgress?: (p: EmbeddingProgress) => void): Promise<CollectionEmbeddingStatus[]> {
+  async embedNow(targets: readonly { id: number; name: string }[], onProgress?: (p: EmbeddingProgress) => void, opts: { waitForAnnIndex?: boolean } = {}): Promise<CollectionEmbeddingStatus[]> {
     const names = new Set(targets.map((c) => c.name));
     const off = onProgress ? this.onProgress((p) => names.has(p.collection) && onProgress(p)) : () => undefined;
     try {
       await this.stage.request(targets.map((c) => c.id));
     } finally {
       off();
+    }
+    if (opts.waitForAnnIndex) {
+      // a process about to exit (`trove embed`): build the indexes now, in large steps, and save them for the next one
+      const spaces = new Set(targets.map((c) => this.vectors.collection(c.id).activeSpaceId).filter((id): id is number => id !== null));
+      await Promise.all([...spaces].map((id) => this.vectors.space(id)).map((space) => space && this.ensureAnn(space, { urgent: true })));
     }
     const problems = targets.map((c) => this.problem(c.name)).filter((p): p is string => !!p);
     if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);

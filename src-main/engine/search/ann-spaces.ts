@@ -14,8 +14,10 @@ export const ANN_MIN_VECTORS = 20_000;
  * Vectors added per step of a build, between which searches and writes get the event loop: at
  * 100,000 vectors of 384 dimensions a step of 256 held it ~100 ms (every request during the 39 s
  * build waited for one: hybrid_search_context p50 169 ms), a step of 32 ~12 ms for a 45 s build.
+ * An urgent build (a one-shot `trove embed` that waits for it) takes the large steps.
  */
 const BUILD_STEP = 32;
+const URGENT_BUILD_STEP = 256;
 
 interface Entry {
   index: AnnIndex;
@@ -42,8 +44,8 @@ export class AnnSpaces {
     return null;
   }
 
-  /** Loads or builds the index of a space that is big enough (in the background). */
-  ensure(space: VectorSpace): Promise<void> {
+  /** Loads or builds the index of a space that is big enough (in the background; `urgent`: in large steps, for a caller that waits). */
+  ensure(space: VectorSpace, opts: { urgent?: boolean } = {}): Promise<void> {
     if (this.closed || this.ready.has(space.id)) return Promise.resolve();
     const running = this.building.get(space.id);
     if (running) return running;
@@ -54,7 +56,7 @@ export class AnnSpaces {
       this.ready.set(space.id, { index: loaded, dirty: false });
       return Promise.resolve();
     }
-    const p = this.build(space).finally(() => {
+    const p = this.build(space, opts.urgent ? URGENT_BUILD_STEP : BUILD_STEP).finally(() => {
       this.building.delete(space.id);
       this.partial.delete(space.id);
     });
@@ -62,14 +64,14 @@ export class AnnSpaces {
     return p;
   }
 
-  private async build(space: VectorSpace): Promise<void> {
+  private async build(space: VectorSpace, step: number): Promise<void> {
     const index = AnnIndex.create(space.dims);
     this.partial.set(space.id, index); // inserts and deletes during the build reach it too
     // page through keys and fetch each vector by key: no statement stays open across yields
-    const flat = new Float32Array(BUILD_STEP * space.dims);
+    const flat = new Float32Array(step * space.dims);
     for (let after = 0; ; ) {
       if (this.closed) return;
-      const ids = this.vectors.keysAfter(space.id, after, BUILD_STEP);
+      const ids = this.vectors.keysAfter(space.id, after, step);
       if (!ids.length) break;
       const keys: number[] = [];
       for (const id of ids) {
