@@ -173,7 +173,7 @@ describe('background embedding', () => {
 });
 
 describe('ANN index', () => {
-  it('is built and saved by an explicit embed once a space is big enough, answers like exact search, and follows deletions', async () => {
+  it('is built once a space is big enough and filled, before any search (a one-shot embed waits for it), answers like exact search, and follows deletions', async () => {
     const dir = tempDir('trove-root-');
     const words = ['retries and backoff for HTTP clients', 'bread dough and yeast', 'mitochondria and cells', 'rivers and lakes', 'chess openings', 'guitar chords'];
     writeTree(dir, Object.fromEntries(words.map((w, i) => [`n${i}.md`, `# Note ${i}\n\nThis note is about ${w}.\n`])));
@@ -194,7 +194,8 @@ describe('ANN index', () => {
     expect(fs.existsSync(file)).toBe(false);
     const e = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
     try {
-      await e.embed(); // nothing left to embed: the run still ends with the space's index built and saved, before any search
+      await e.embed(); // nothing left to embed, but a filled space: its index is built in the background, before any search asks
+      for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
       expect(fs.existsSync(file)).toBe(true);
       const approx = (await e.search(q)).results.map((r) => r.path);
       expect(approx).toEqual(exact);
@@ -203,6 +204,15 @@ describe('ANN index', () => {
       expect((await e.search(q)).results.map((r) => r.path)).not.toContain('n0.md');
     } finally {
       await e.close();
+    }
+    // a one-shot command waits for the index and leaves it saved for the next process
+    fs.rmSync(file);
+    const once = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
+    try {
+      await once.embed({ waitForAnnIndex: true });
+      expect(fs.existsSync(file)).toBe(true);
+    } finally {
+      await once.close();
     }
   });
 });

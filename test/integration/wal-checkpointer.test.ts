@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
-import { INLINE_CHECKPOINT_PAGES, openDatabase, type Db } from '../../src-main/engine/store/database.js';
+import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
 import { WalCheckpointer } from '../../src-main/engine/store/wal-checkpointer.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { until } from '../helpers/until.js';
