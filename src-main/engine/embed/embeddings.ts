@@ -259,7 +259,7 @@ export class EmbeddingService {
     this.counts.invalidate();
     // the space's ANN index now, in the background, rather than at its first search, which would
     // wait out the build on exact kNN (search/ann-spaces.ts)
-    if (complete) this.ensureAnn(space);
+    if (complete) void this.ensureAnn(space);
     return complete;
   }
 
@@ -275,7 +275,8 @@ export class EmbeddingService {
     if (opts.waitForAnnIndex) {
       // a process about to exit (`trove embed`): build the indexes now, in large steps, and save them for the next one
       const spaces = new Set(targets.map((c) => this.vectors.collection(c.id).activeSpaceId).filter((id): id is number => id !== null));
-      await Promise.all([...spaces].map((id) => this.vectors.space(id)).map((space) => space && this.ensureAnn(space, { urgent: true })));
+      const builds = [...spaces].map((id) => this.vectors.space(id)).filter((space): space is VectorSpace => space !== undefined);
+      await Promise.all(builds.map((space) => this.ensureAnn(space, { urgent: true })));
     }
     const problems = targets.map((c) => this.problem(c.name)).filter((p): p is string => !!p);
     if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);
