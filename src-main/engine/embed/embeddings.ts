@@ -201,11 +201,6 @@ export class EmbeddingService {
     }, 300);
   }
 
-  /** Loads or builds a space's ANN index (when it is big enough); a failure is logged, and searches stay exact. */
-  private ensureAnn(space: VectorSpace, opts: { urgent?: boolean } = {}): Promise<void> {
-    return this.ann.ensure(space, opts).catch((err: unknown) => void process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
-  }
-
   /** A search started: background chunks give way for a moment (background.ts). */
   searched(): void {
     this.policy.searched();
@@ -259,7 +254,7 @@ export class EmbeddingService {
     this.counts.invalidate();
     // the space's ANN index now, in the background, rather than at its first search, which would
     // wait out the build on exact kNN (search/ann-spaces.ts)
-    if (complete) void this.ensureAnn(space);
+    if (complete) void this.ann.prepare(space);
     return complete;
   }
 
@@ -276,7 +271,7 @@ export class EmbeddingService {
       // a process about to exit (`trove embed`): build the indexes now, in large steps, and save them for the next one
       const spaces = new Set(targets.map((c) => this.vectors.collection(c.id).activeSpaceId).filter((id): id is number => id !== null));
       const builds = [...spaces].map((id) => this.vectors.space(id)).filter((space): space is VectorSpace => space !== undefined);
-      await Promise.all(builds.map((space) => this.ensureAnn(space, { urgent: true })));
+      await Promise.all(builds.map((space) => this.ann.prepare(space, { urgent: true })));
     }
     const problems = targets.map((c) => this.problem(c.name)).filter((p): p is string => !!p);
     if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);

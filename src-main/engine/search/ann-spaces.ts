@@ -40,8 +40,13 @@ export class AnnSpaces {
   get(space: VectorSpace): AnnIndex | null {
     const e = this.ready.get(space.id);
     if (e) return e.index;
-    this.ensure(space).catch((err: unknown) => process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
+    void this.prepare(space);
     return null;
+  }
+
+  /** ensure(), its failure logged instead of thrown: searches stay exact and the next fill or search tries again. */
+  prepare(space: VectorSpace, opts: { urgent?: boolean } = {}): Promise<void> {
+    return this.ensure(space, opts).catch((err: unknown) => void process.stderr.write(`trove: building the ANN index of ${space.modelId} failed: ${(err as Error).message}\n`));
   }
 
   /** Loads or builds the index of a space that is big enough (in the background; `urgent`: in large steps, for a caller that waits). */
