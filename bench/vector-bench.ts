@@ -1,7 +1,7 @@
 // bench:vector [--n 100000] [--queries 200]: vector search latency and recall@10 on synthetic
 // clustered 384-d unit vectors. Exact search is sqlite-vec (the store of record, collections
 // as partition keys); approximate is the usearch HNSW index Trove derives from it
-// (search/ann-index.ts). Filtered searches (one collection of ten) are measured for both.
+// (store/sqlite/ann-index.ts). Filtered searches (one collection of ten) are measured for both.
 // Prints a summary and ends with one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { AnnIndex } from '../src-main/engine/search/ann-index.js';
+import { AnnIndex } from '../src-main/engine/store/sqlite/ann-index.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '100000' }, queries: { type: 'string', default: '200' }, 'exact-queries': { type: 'string', default: '50' } } });
 const N = Number(values.n);

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import type { ChunkStore } from '../store/chunks.js';
 import type { DocumentStore } from '../store/documents.js';
 import { VectorStore, type VectorSpace } from '../store/vectors.js';
-import { AnnSpaces } from '../search/ann-spaces.js';
+import { AnnSpaces } from '../store/sqlite/ann-spaces.js';
 import type { PendingEmbeddingProbe } from '../watch/freshness.js';
 import { BackgroundPolicy, type BackgroundDeps } from './background.js';
 import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
@@ -54,7 +54,7 @@ export interface EmbeddingOptions {
   variant?: WeightsVariant;
   /** Chunks per write transaction (default 32). */
   batchChunks?: number;
-  /** A vector space gets an ANN index from this many vectors (default 20,000; see search/ann-spaces.ts). */
+  /** A vector space gets an ANN index from this many vectors (default 20,000; see store/sqlite/ann-spaces.ts). */
   annMinVectors?: number;
   manifestFile?: string;
 }
@@ -253,7 +253,7 @@ export class EmbeddingService {
     if (complete && switching) this.vectors.swap(collectionId);
     this.counts.invalidate();
     // the space's ANN index now, in the background, rather than at its first search, which would
-    // wait out the build on exact kNN (search/ann-spaces.ts)
+    // wait out the build on exact kNN (store/sqlite/ann-spaces.ts)
     if (complete) void this.ann.prepare(space);
     return complete;
   }

@@ -49,6 +49,8 @@ export class EntryStore {
   private readonly afterStmt;
   private readonly exportStmt;
   private readonly exportThreadStmt;
+  private readonly exportPageStmt;
+  private readonly exportThreadPageStmt;
   private readonly counts = new Map<string, Statement<unknown[], { n: number }>>();
   private readonly deletions = new Map<string, Statement<unknown[], { id: number; document_id: number }>>();
   private readonly listings = new Map<string, { page: Statement<unknown[], EntryRow>; count: Statement<unknown[], { n: number }> }>();
@@ -91,6 +93,10 @@ export class EntryStore {
     );
     this.exportStmt = db.prepare<[], EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} ORDER BY e.id`);
     this.exportThreadStmt = db.prepare<[string], EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.thread_id = ? ORDER BY e.id`);
+    this.exportPageStmt = db.prepare<[number, number], EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.id > ? ORDER BY e.id LIMIT ?`);
+    this.exportThreadPageStmt = db.prepare<[string, number, number], EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.thread_id = ? AND e.id > ? ORDER BY e.id LIMIT ?`,
+    );
   }
 
   /** The id the next entry gets (call inside the write transaction). */
@@ -145,6 +151,11 @@ export class EntryStore {
       before: before > 0 ? this.beforeStmt.all(e.thread_id, e.created_at, e.created_at, e.id, before) : [],
       after: after > 0 ? this.afterStmt.all(e.thread_id, e.created_at, e.created_at, e.id, after) : [],
     };
+  }
+
+  /** Every entry (or one thread's) after an id, oldest first, a page at a time (export). */
+  exportPage(threadId: string | undefined, afterId: number, limit: number): EntryRow[] {
+    return threadId === undefined ? this.exportPageStmt.all(afterId, limit) : this.exportThreadPageStmt.all(threadId, afterId, limit);
   }
 
   exportRows(threadId?: string): IterableIterator<EntryRow> {

@@ -3,7 +3,7 @@
 // similarities clipped to 0..1; hits below minScore (default 0.3) are dropped.
 import type { Db } from '../store/database.js';
 import type { VectorMatch, VectorSpace, VectorStore } from '../store/vectors.js';
-import type { AnnSpaces } from './ann-spaces.js';
+import type { AnnSpaces } from '../store/sqlite/ann-spaces.js';
 import { filterSql, type ResolvedFilters } from './filters.js';
 import type { Anchors } from './anchors.js';
 import type { RankedHit } from './hit.js';

@@ -238,7 +238,14 @@ export interface VectorRepository {
   vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined>;
   documentsPending(documentIds: readonly number[]): Promise<Set<number>>;
   insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): Promise<number>;
+  /** The k nearest chunks of these collections that pass the filters, exactly (however the backend speeds it up). */
   nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]>;
+  /**
+   * The space is filled (or about to be searched): the backend may build what makes its kNN fast
+   * now, in the background (SQLite: the usearch ANN index; PostgreSQL's HNSW index keeps itself).
+   * `urgent`: a caller about to exit waits for it, so the next process finds it ready.
+   */
+  prepareSearch(spaceId: number, opts?: { urgent?: boolean }): Promise<void>;
 }
 
 export interface DatasetTables {
@@ -283,6 +290,8 @@ export interface MemoryCounts {
   images: number;
   uniqueTags: number;
   ftsRows: number;
+  /** The keyword index's segments (SQLite's FTS5; PostgreSQL has none: 0). */
+  segments: number;
 }
 
 export interface MemorySearchMetric {
@@ -336,6 +345,17 @@ export interface ChangeFeed {
   onRemoteChange(listener: (collectionId: number | null) => void): () => void;
 }
 
+/**
+ * Housekeeping a backend does while the engine is otherwise idle, in short slices that searches and
+ * writes slip between (SQLite: merging each keyword index's FTS5 segments; PostgreSQL: none).
+ */
+export interface Maintenance {
+  /** A keyword index was written outside the indexing loop (memory): it is worked on only once writes pause. */
+  written(index: KeywordIndex): void;
+  /** One slice of housekeeping; false when there is none due. `now`: whatever there is, quiet or not (compactIndex). */
+  step(opts?: { now?: boolean }): Promise<boolean>;
+}
+
 export interface Storage {
   readonly backend: Backend;
   /** The file, or the URL with its password hidden. */
@@ -349,6 +369,8 @@ export interface Storage {
   readonly stats: StatsRepository;
   readonly vectors: VectorRepository;
   readonly datasets: DatasetTables;
+  readonly memory: MemoryRepository;
   readonly changes: ChangeFeed;
+  readonly maintenance: Maintenance;
   close(): Promise<void>;
 }

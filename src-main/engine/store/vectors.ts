@@ -49,7 +49,7 @@ function vectorTable(spaceId: number): string {
 
 const blob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
-/** Told about every change, so derived indexes (ANN, search/ann-spaces.ts) stay in step. */
+/** Told about every change, so derived indexes (ANN, store/sqlite/ann-spaces.ts) stay in step. */
 export interface VectorChangeListener {
   inserted(spaceId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): void;
   deleted(spaceId: number, chunkIds: readonly number[]): void;

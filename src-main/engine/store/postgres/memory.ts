@@ -201,7 +201,7 @@ export class PostgresMemory implements MemoryRepository {
               (SELECT jsonb_object_agg(source, n) FROM (SELECT source, count(*) AS n FROM memory_entries GROUP BY source) s) AS sources,
               (SELECT jsonb_object_agg(content_type, n) FROM (SELECT content_type, count(*) AS n FROM memory_entries GROUP BY content_type) s) AS types`,
     );
-    return { entries: r!.entries, threads: r!.threads, images: r!.images, uniqueTags: r!.tags, ftsRows: r!.fts, bySource: r!.sources ?? {}, byContentType: r!.types ?? {} };
+    return { entries: r!.entries, threads: r!.threads, images: r!.images, uniqueTags: r!.tags, ftsRows: r!.fts, segments: 0, bySource: r!.sources ?? {}, byContentType: r!.types ?? {} };
   }
 
   async entriesAndThreads(): Promise<{ entries: number; threads: number }> {

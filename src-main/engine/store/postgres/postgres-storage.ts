@@ -3,7 +3,7 @@
 // and the change feed that tells other hosts what this one wrote.
 import type { KeywordIndex } from '../keyword-index.js';
 import { KEYWORD_INDEXES } from '../keyword-index.js';
-import type { Storage } from '../storage.js';
+import type { Maintenance, Storage } from '../storage.js';
 import { PostgresChanges } from './changes.js';
 import { PostgresCollections } from './collections.js';
 import { PostgresDatabase, redactPostgresUrl, type PostgresOptions } from './connection.js';
@@ -17,6 +17,9 @@ import { PostgresStats } from './stats.js';
 import { PostgresTokens } from './tokens.js';
 import { PostgresVectors } from './vectors.js';
 
+/** PostgreSQL keeps its own indexes (autovacuum, GIN pending lists): nothing for the engine to do when idle. */
+const NO_MAINTENANCE: Maintenance = { written: () => undefined, step: async () => false };
+
 export class PostgresStorage implements Storage {
   readonly backend = 'postgres' as const;
   readonly location: string;
@@ -29,7 +32,7 @@ export class PostgresStorage implements Storage {
   readonly vectors: PostgresVectors;
   readonly datasets: PostgresDatasetTables;
   readonly changes: PostgresChanges;
-  /** Agent memory (not yet on the Storage interface: SQLite's memory still runs on engine/memory's own stores). */
+  readonly maintenance = NO_MAINTENANCE;
   readonly memory: PostgresMemory;
   private readonly keywords: Map<KeywordIndex, PostgresKeywordIndex>;
 

@@ -206,6 +206,9 @@ export class PostgresVectors implements VectorRepository {
     return r.rowCount ?? 0;
   }
 
+  /** The HNSW index is built with the space and kept by PostgreSQL: nothing to prepare. */
+  async prepareSearch(): Promise<void> {}
+
   async nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]> {
     if (!collectionIds.length) return [];
     const f = pgFilterSql({ ...filters, collectionIds: undefined }, 4);

@@ -32,7 +32,18 @@ export function fts5Expression(e: KeywordExpression): string {
   }
 }
 
+/** An OR step walking fewer postings than this checks a filter per matching row. */
+const SET_MIN_POSTINGS = 256;
+/**
+ * A filter offering a set form (FilterClause.asSet) costs about one index probe per member to
+ * build once, against ~three b-tree probes (chunk, document, the room's row) per matching row to
+ * check: the set is built when it holds fewer members than this many times the step's postings.
+ */
+const SET_PER_POSTING = 3;
+
 export class SqliteKeywordIndex implements KeywordIndexRepository {
+  /** A filter's set size per cap, counted once per filter (a search asks again for each fetch round). */
+  private readonly setSizes = new WeakMap<object, Map<number, number>>();
   private readonly statements = new Map<string, Statement<unknown[], KeywordCandidate>>();
   private readonly nativeRank: boolean;
   private readonly dfStmt;
@@ -67,9 +78,27 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     const expression = step.op === 'expression' ? fts5Expression(step.expression) : step.terms.map(fts5Term).join(step.op === 'and' ? ' AND ' : ' OR ');
     // the native rank takes each phrase's row count; a prefix's summed count is not exact
     const hits = this.nativeRank && step.op !== 'expression' ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
-    const f = filterSql(filters);
+    const f = filterSql(filters, this.useSetForm(step, filters));
     const stmt = this.statement(f.where, f.key, hits.length);
     return stmt.all(...rankParams(this.nativeRank, limit, hits), expression, ...f.params, limit);
+  }
+
+  /**
+   * The filter as each step runs it: checked per matching row (few postings: the AND steps, a rare
+   * word), or — for an OR step over many postings, when the filter offers it and it is small
+   * enough — as a set of documents the statement builds once. Same rows either way.
+   */
+  private useSetForm(step: KeywordStep, filters: ResolvedFilters): boolean {
+    const set = filters.extra?.asSet;
+    if (!set || step.op !== 'or') return false;
+    const postings = step.terms.reduce((n, t) => n + t.df, 0);
+    if (postings < SET_MIN_POSTINGS) return false;
+    const cap = postings * SET_PER_POSTING;
+    let sizes = this.setSizes.get(set);
+    if (!sizes) this.setSizes.set(set, (sizes = new Map()));
+    let size = sizes.get(cap);
+    if (size === undefined) sizes.set(cap, (size = set.size(cap)));
+    return size < cap;
   }
 
   async documentsMatching(expression: KeywordExpression): Promise<Set<number>> {

@@ -19,6 +19,7 @@ import type {
   CollectionRepository,
   DatasetTables,
   DocumentRepository,
+  Maintenance,
   Storage,
   StatsRepository,
   TokenRepository,
@@ -26,8 +27,15 @@ import type {
 } from '../storage.js';
 import { TokenStore, type TokenRow } from '../tokens.js';
 import { VectorStore, type CollectionVectors, type PendingChunk, type VectorMatch, type VectorSpace } from '../vectors.js';
+import path from 'node:path';
+import { FtsMerges } from '../fts-merge.js';
+import { WalCheckpointer } from '../wal-checkpointer.js';
+import { AnnSpaces } from './ann-spaces.js';
 import { SqliteJobQueue } from './jobs.js';
+import { SqliteNearest } from './nearest.js';
 import { SqliteKeywordIndex } from './keyword.js';
+import { SqliteMemory } from './memory.js';
+import { fold } from '../../memory/metadata-filter.js';
 
 class Collections implements CollectionRepository {
   constructor(
@@ -185,7 +193,11 @@ class Stats implements StatsRepository {
 }
 
 class Vectors implements VectorRepository {
-  constructor(readonly store: VectorStore) {}
+  constructor(
+    readonly store: VectorStore,
+    private readonly search: SqliteNearest,
+    readonly ann: AnnSpaces,
+  ) {}
   async space(id: number): Promise<VectorSpace | undefined> {
     return this.store.space(id);
   }
@@ -233,8 +245,15 @@ class Vectors implements VectorRepository {
     return this.store.insert(spaceId, collectionId, rows);
   }
   async nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]> {
+    const space = this.store.space(spaceId);
+    if (!space) return [];
+    // collections go in as sqlite-vec's partition key; the rest is a condition over documents d
     const f = filters ? filterSql({ ...filters, collectionIds: undefined }) : undefined;
-    return this.store.nearest(spaceId, query, collectionIds, k, f?.where ? f : undefined);
+    return this.search.nearest(space, query, collectionIds, k, f?.where ? f : undefined);
+  }
+  async prepareSearch(spaceId: number, opts: { urgent?: boolean } = {}): Promise<void> {
+    const space = this.store.space(spaceId);
+    if (space) await this.ann.prepare(space, opts);
   }
 }
 
@@ -272,6 +291,27 @@ function presentById<T>(ids: readonly number[], read: (id: number) => T | undefi
 
 const NO_REMOTE_CHANGES: ChangeFeed = { onRemoteChange: () => () => undefined };
 
+/** The keyword indexes' FTS5 segments merged while the engine is idle (fts-merge.ts). */
+class Merging implements Maintenance {
+  constructor(private readonly merges: FtsMerges) {}
+  written(index: KeywordIndex): void {
+    this.merges.written(index);
+  }
+  async step(opts: { now?: boolean } = {}): Promise<boolean> {
+    return this.merges.step(opts.now ?? false);
+  }
+}
+
+export interface SqliteStorageOptions {
+  nativeRank?: RankExtensionOptions;
+  /** Where the ANN indexes of large vector spaces are kept (default: `vectors/` beside the file). */
+  annDir?: string;
+  /** A vector space gets an ANN index from this many vectors (ann-spaces.ts ANN_MIN_VECTORS). */
+  annMinVectors?: number;
+  /** WAL checkpoints on a thread of their own (a long-running host: wal-checkpointer.ts); one-shot commands checkpoint inline. */
+  backgroundCheckpoints?: boolean;
+}
+
 export class SqliteStorage implements Storage {
   readonly backend = 'sqlite' as const;
   readonly collections: CollectionRepository;
@@ -282,15 +322,21 @@ export class SqliteStorage implements Storage {
   readonly stats: StatsRepository;
   readonly vectors: Vectors;
   readonly datasets: DatasetTables;
+  readonly memory: SqliteMemory;
   readonly changes = NO_REMOTE_CHANGES;
+  readonly maintenance: Maintenance;
+  private readonly checkpointer: WalCheckpointer | null;
   private readonly keywords = new Map<KeywordIndex, SqliteKeywordIndex>();
   private closed = false;
 
   constructor(
     readonly db: Db,
     readonly location: string,
+    opts: SqliteStorageOptions = {},
   ) {
     registerFilterFunctions(db);
+    // case-insensitive metadata comparisons fold with JavaScript's Unicode lower-casing (SQLite's lower() is ASCII only)
+    db.function('trove_fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
     const chunkStore = new ChunkStore(db);
     const documentStore = new DocumentStore(db);
     const jobStore = new JobStore(db);
@@ -303,13 +349,19 @@ export class SqliteStorage implements Storage {
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore);
     this.tokens = new Tokens(new TokenStore(db));
     this.stats = new Stats(new StatsStore(db), location);
-    this.vectors = new Vectors(vectorStore);
+    const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
+    vectorStore.setListener(ann);
+    this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann), ann);
+    this.maintenance = new Merging(new FtsMerges(db));
     this.datasets = new Datasets(new DatasetFolderStore(db), new DatasetCheckStore(db));
+    this.memory = new SqliteMemory(db, documentStore, chunkStore.forIndex('memory_fts'));
+    // last: a constructor that throws above leaves no thread behind
+    this.checkpointer = opts.backgroundCheckpoints && location !== ':memory:' ? WalCheckpointer.start(location) : null;
   }
 
   /** The profile's file (or ':memory:'), schema brought up to date. */
-  static open(file: string, opts: { nativeRank?: RankExtensionOptions } = {}): SqliteStorage {
-    return new SqliteStorage(openDatabase(file, opts), file);
+  static open(file: string, opts: SqliteStorageOptions = {}): SqliteStorage {
+    return new SqliteStorage(openDatabase(file, opts), file, opts);
   }
 
   keyword(index: KeywordIndex): SqliteKeywordIndex {
@@ -321,6 +373,8 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.vectors.ann.close(); // saves changed ANN indexes while the database is still open
     this.db.close();
+    await this.checkpointer?.close(); // after the writer's: its connection, the last, takes the final checkpoint
   }
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { VectorSpace, VectorStore } from '../store/vectors.js';
+import type { VectorSpace, VectorStore } from '../vectors.js';
 import { AnnIndex } from './ann-index.js';
 
 export const ANN_MIN_VECTORS = 20_000;
