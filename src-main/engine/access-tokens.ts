@@ -1,10 +1,11 @@
 // Named access tokens for the MCP endpoint: creation (scope, tools, memory grant, profile,
-// expiry, checked here), listing, revoking and verifying a secret. The table and its hashing live
-// in store/tokens.ts; the Engine facade delegates here. The checks and the defaults are pure
-// functions shared with the storage-backed tokens (shared/shared-tokens.ts, PostgreSQL).
+// expiry, checked here), listing, revoking and verifying a secret, over the storage interface's
+// TokenRepository, so every host on a shared database honours the same tokens. The Engine facade
+// delegates here.
 import { validateName } from './collection-input.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
-import { newTokenSecret, type TokenRow, type TokenStore } from './store/tokens.js';
+import type { TokenRepository } from './store/storage.js';
+import { newTokenSecret, type TokenRow } from './store/tokens.js';
 import type { MemoryGrant, TokenInfo, TokenProfile } from './types/index.js';
 
 export interface CreateTokenInput {
@@ -18,9 +19,9 @@ export interface CreateTokenInput {
 
 export class AccessTokens {
   constructor(
-    private readonly tokens: TokenStore,
-    /** A collection's id by name; throws NOT_FOUND naming the collections there are. */
-    private readonly collectionId: (name: string) => number,
+    private readonly tokens: TokenRepository,
+    /** A collection's id by name; rejects with NOT_FOUND naming the collections there are. */
+    private readonly collectionId: (name: string) => Promise<number>,
   ) {}
 
   /**
@@ -29,30 +30,30 @@ export class AccessTokens {
    * conversation, which a scoped token's owner did not mean to share). `profile` deep-research:
    * its clients get exactly search + fetch.
    */
-  create(input: CreateTokenInput): { token: string; info: TokenInfo } {
+  async create(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }> {
     checkTokenInput(input);
-    if (this.tokens.byName(input.name)) throw tokenExists(input.name);
-    const collectionIds = input.collections ? [...new Set(input.collections.map((n) => this.collectionId(n)))] : null;
+    if (await this.tokens.byName(input.name)) throw tokenExists(input.name);
+    const collectionIds = input.collections ? [...new Set(await Promise.all(input.collections.map((n) => this.collectionId(n))))] : null;
     const plan = newTokenRow(input, collectionIds);
-    return { token: plan.secret, info: tokenInfo(this.tokens.insert(plan)) };
+    return { token: plan.secret, info: tokenInfo(await this.tokens.insert(plan)) };
   }
 
-  list(): TokenInfo[] {
-    return this.tokens.list().map(tokenInfo);
+  async list(): Promise<TokenInfo[]> {
+    return (await this.tokens.list()).map(tokenInfo);
   }
 
-  revoke(name: string): void {
-    const row = this.tokens.byName(name);
+  async revoke(name: string): Promise<void> {
+    const row = await this.tokens.byName(name);
     if (!row) throw noToken(name);
-    this.tokens.delete(row.id);
+    await this.tokens.delete(row.id);
   }
 
   /** The token a secret belongs to, or null (unknown, malformed or expired); records its use. */
-  verify(secret: string): TokenInfo | null {
+  async verify(secret: string): Promise<TokenInfo | null> {
     if (!plausibleSecret(secret)) return null;
-    const row = this.tokens.bySecret(secret);
+    const row = await this.tokens.bySecret(secret);
     if (!row || expired(row)) return null;
-    this.tokens.touch(row.id);
+    await this.tokens.touch(row.id);
     return tokenInfo(row);
   }
 }

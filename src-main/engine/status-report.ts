@@ -1,43 +1,49 @@
 // What the faces show about the index: a collection's info (counts by state and kind) and the
 // whole status report (totals, problems, indexing, embedding, datasets, memory), limited to the
-// collections a caller may see. Assembled from the services' own reports; owns no state.
-import type { CollectionRow, CollectionStore } from './store/collections.js';
-import { databaseFileBytes } from './store/database.js';
-import type { CollectionCounts, StatsStore } from './store/stats.js';
+// collections a caller may see. Assembled from the storage's counts and the services' own
+// reports; owns no state.
+import type { CollectionRow } from './store/collections.js';
+import type { CollectionCounts } from './store/stats.js';
+import type { Storage } from './store/storage.js';
 import type { CollectionInfo, DatasetInfo, EmbeddingStatusReport, IndexingStatus, StatusReport } from './types/index.js';
 
 export interface StatusSources {
   profileDir: string;
-  databaseFile: string;
-  collections: CollectionStore;
-  stats: StatsStore;
-  indexing: () => IndexingStatus;
-  embeddings: (visible: readonly CollectionRow[]) => EmbeddingStatusReport;
-  datasets: () => DatasetInfo[];
-  memory: () => NonNullable<StatusReport['memory']>;
+  storage: Storage;
+  indexing: () => Promise<IndexingStatus>;
+  embeddings: (visible: readonly CollectionRow[]) => Promise<EmbeddingStatusReport>;
+  datasets: () => Promise<DatasetInfo[]>;
+  memory: () => Promise<NonNullable<StatusReport['memory']>>;
 }
 
 export class StatusReporter {
   constructor(private readonly s: StatusSources) {}
 
-  info(c: CollectionRow, counts = this.s.stats.counts()): CollectionInfo {
-    return collectionInfo(c, counts);
+  async info(c: CollectionRow, counts?: Map<number, CollectionCounts>): Promise<CollectionInfo> {
+    return collectionInfo(c, counts ?? (await this.s.storage.stats.counts()));
   }
 
   /**
    * `collections`: an allow-list (a scoped token); other collections are left out entirely.
    * `memory`: include the memory store's summary (default: when no allow-list is given).
    */
-  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
-    const { stats } = this.s;
-    const counts = stats.counts();
+  async status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
+    const { storage } = this.s;
     const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
-    const visible = this.s.collections.list().filter((c) => !allow || allow.has(c.name.toLowerCase()));
-    const collections = visible.map((c) => ({ ...this.info(c, counts), problems: stats.failures(c.id, 50) }));
+    const [all, counts, bytes, indexing] = await Promise.all([storage.collections.list(), storage.stats.counts(), storage.stats.databaseBytes(), this.s.indexing()]);
+    const visible = all.filter((c) => !allow || allow.has(c.name.toLowerCase()));
+    const collections = await Promise.all(visible.map(async (c) => ({ ...collectionInfo(c, counts), problems: await storage.stats.failures(c.id, 50) })));
     const sum = (k: 'documents' | 'chunks' | 'skipped' | 'failed') => collections.reduce((n, c) => n + c[k], 0);
+    const names = new Set(visible.map((c) => c.name));
+    const [embeddings, datasets, memory] = await Promise.all([
+      this.s.embeddings(visible),
+      // datasets are not collections: a token scoped to some collections sees none of them
+      allow ? [] : this.s.datasets(),
+      (opts.memory ?? !opts.collections) ? this.s.memory() : null,
+    ]);
     return {
       profileDir: this.s.profileDir,
-      database: { path: this.s.databaseFile, bytes: this.databaseBytes() },
+      database: { path: storage.location, bytes },
       totals: {
         collections: collections.length,
         documents: sum('documents'),
@@ -47,21 +53,11 @@ export class StatusReporter {
         kinds: sumKinds(collections.map((c) => c.kinds)),
       },
       collections,
-      indexing: this.indexingStatus(new Set(visible.map((c) => c.name))),
-      ...this.s.embeddings(visible),
-      // datasets are not collections: a token scoped to some collections sees none of them
-      datasets: allow ? [] : this.s.datasets(),
-      ...((opts.memory ?? !opts.collections) ? { memory: this.s.memory() } : {}),
+      indexing: { ...indexing, watchers: indexing.watchers.filter((w) => names.has(w.collection)), collections: indexing.collections.filter((c) => names.has(c.collection)) },
+      ...embeddings,
+      datasets,
+      ...(memory ? { memory } : {}),
     };
-  }
-
-  private databaseBytes(): number {
-    return databaseFileBytes(this.s.databaseFile);
-  }
-
-  private indexingStatus(visible: Set<string>): IndexingStatus {
-    const s = this.s.indexing();
-    return { ...s, watchers: s.watchers.filter((w) => visible.has(w.collection)), collections: s.collections.filter((c) => visible.has(c.collection)) };
   }
 }
 
@@ -71,7 +67,7 @@ export function sumKinds(all: Record<string, number>[]): Record<string, number> 
   return out;
 }
 
-/** A collection as faces show it, with its counts (StatsStore.counts / StatsRepository.counts). */
+/** A collection as faces show it, with its counts (StatsRepository.counts). */
 export function collectionInfo(c: CollectionRow, counts: Map<number, CollectionCounts>): CollectionInfo {
   const n = counts.get(c.id);
   return {

@@ -11,7 +11,7 @@ import { CollectionStore } from '../../src-main/engine/store/collections.js';
 import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
 import { DocumentStore } from '../../src-main/engine/store/documents.js';
 import { VectorStore, type VectorSpace } from '../../src-main/engine/store/vectors.js';
-import { registerFilterFunctions } from '../../src-main/engine/search/filters.js';
+import { registerFilterFunctions } from '../../src-main/engine/store/filters.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
 const DIMS = 8;

@@ -10,7 +10,7 @@ import type { Manifest } from '../embed/manifest.js';
 import type { ResolvedModel } from '../embed/resolver.js';
 import type { RankedHit } from '../search/hit.js';
 import type { Bm25Scale, LexicalRequest } from '../search/lexical.js';
-import type { ResolvedFilters } from '../search/filters.js';
+import type { ResolvedFilters } from '../store/filters.js';
 import type { ValidSearchRequest } from '../search/request.js';
 import type { ChunkRow } from '../store/chunks.js';
 import type { CollectionRow } from '../store/collections.js';

@@ -1,10 +1,12 @@
 // The embedding stage: after keyword indexing, finds chunks without a vector in their
 // collection's space (the current model at the current weights digest) and embeds them in
 // batches. Resumable by construction: the work list is "chunks without a vector", so an
-// interrupted run simply continues, and chunks that already have one are never re-embedded.
+// interrupted run simply continues, and chunks that already have one are never re-embedded. Where
+// several hosts share an index (PostgreSQL) each takes slices no other host holds
+// (VectorRepository.claimPending; a claim expires, so a host that dies loses only time).
 // In the background it waits its turn before every batch (embed/background.ts) and sends its
 // chunks to the pool's background workers; an explicit run (`trove embed`) uses every worker.
-import type { VectorStore } from '../store/vectors.js';
+import type { Storage } from '../store/storage.js';
 import type { Lane, ModelPool } from './pool.js';
 import type { EmbeddingProgress } from '../types/models.js';
 
@@ -14,6 +16,10 @@ export type { EmbeddingProgress };
 const BACKGROUND_BATCH = 8;
 /** Progress events at most this often (the app relays each one to the window). */
 const REPORT_EVERY_MS = 250;
+/** How long a claim holds: far longer than a batch takes; a dead host's slice is free after it. */
+const CLAIM_MS = 5 * 60_000;
+/** How long a host waits before looking again when every chunk left is held by other hosts. */
+const HELD_ELSEWHERE_MS = 100;
 
 export interface StageTarget {
   collectionId: number;
@@ -37,17 +43,11 @@ export interface FillOptions {
 }
 
 /** Fills the space; true when no chunk is left without a vector, false when it was stopped first. */
-export async function fillSpace(
-  vectors: VectorStore,
-  /** A document's text ('' when it is gone). */
-  textOf: (documentId: number) => string,
-  t: StageTarget,
-  opts: FillOptions,
-): Promise<boolean> {
-  let total = vectors.pendingCount(t.spaceId, t.collectionId);
+export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOptions): Promise<boolean> {
+  const { vectors } = storage;
+  let total = await vectors.pendingCount(t.spaceId, t.collectionId);
   const started = performance.now();
   let done = 0;
-  let after = 0;
   let reportedAt = -Infinity;
   const report = (phase: EmbeddingProgress['phase']) => {
     const now = performance.now();
@@ -78,23 +78,24 @@ export async function fillSpace(
       if (opts.pausedNow()) report('paused');
       return false;
     }
-    const batch = vectors.pending(t.spaceId, t.collectionId, batchSize, after);
-    if (!batch.length) break;
-    after = batch.at(-1)!.id;
-    const texts = new Map<number, string>();
-    const items = batch.map((c) => {
-      let text = texts.get(c.documentId);
-      if (text === undefined) {
-        text = textOf(c.documentId);
-        texts.set(c.documentId, text);
-      }
-      return { chunk: c, text: text.slice(c.charStart, c.charEnd) };
-    });
-    const vecs = await Promise.all(items.map((it) => t.pool.embed([it.text], 'passage', { lane: opts.lane })));
-    if (opts.closed()) return false;
-    // chunks deleted while they were embedded are skipped here and gone from the pending list
-    vectors.insert(t.spaceId, t.collectionId, items.map((it, i) => ({ chunkId: it.chunk.id, vector: vecs[i]! })));
-    done += items.length;
+    const now = Date.now();
+    const batch = await vectors.claimPending(t.spaceId, t.collectionId, batchSize, now, now + CLAIM_MS);
+    if (!batch.length) {
+      if ((await vectors.pendingCount(t.spaceId, t.collectionId)) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, HELD_ELSEWHERE_MS)); // the rest is held by other hosts
+      continue;
+    }
+    try {
+      const texts = await storage.documents.contents([...new Set(batch.map((c) => c.documentId))]);
+      const items = batch.map((c) => ({ chunk: c, text: (texts.get(c.documentId) ?? '').slice(c.charStart, c.charEnd) }));
+      const vecs = await Promise.all(items.map((it) => t.pool.embed([it.text], 'passage', { lane: opts.lane })));
+      if (opts.closed()) return false;
+      // chunks deleted while they were embedded are skipped here and gone from the pending list
+      await vectors.insert(t.spaceId, t.collectionId, items.map((it, i) => ({ chunkId: it.chunk.id, vector: vecs[i]! })));
+    } finally {
+      if (!opts.closed()) await vectors.releaseClaims(t.spaceId, batch.map((c) => c.id));
+    }
+    done += batch.length;
     if (done > total) total = done; // chunks added meanwhile
     report(working);
   }

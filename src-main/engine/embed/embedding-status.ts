@@ -3,17 +3,16 @@
 // walks a collection's chunks (0.4 ms for 2,000), so for notices counts are kept until the index
 // changes or a collection is filled, and at most 2 s while the stage writes: a search's notice is a
 // map lookup.
-import type { Db } from '../store/database.js';
-import type { VectorSpace, VectorStore } from '../store/vectors.js';
+import type { Storage } from '../store/storage.js';
+import type { VectorSpace } from '../store/vectors.js';
 import type { CollectionEmbeddingStatus, EmbeddingCoverage, EmbeddingProgress } from '../types/models.js';
 
 /** Counts may lag the stage's writes by this much (they are recounted on the next index change anyway). */
 const MAX_AGE_MS = 2_000;
 
 /**
- * A collection's embedding status from its spaces and counts (EmbeddingCounts here, and
- * shared/shared-status.ts over the storage interface). A chunk has at most one vector in a space and
- * vectors go with their chunks, so chunks less those waiting is the vector count; asking vec0 for its
+ * A collection's embedding status from its spaces and counts. A chunk has at most one vector in a
+ * space and vectors go with their chunks, so chunks less those waiting is the vector count; asking vec0 for its
  * partition's rows walks them (20-80 ms for 2,000, measured).
  */
 export function collectionEmbedding(
@@ -35,16 +34,10 @@ export function collectionEmbedding(
 }
 
 export class EmbeddingCounts {
-  private readonly chunkCountStmt;
-  private readonly cache = new Map<number, { at: number; version: number; status: Omit<CollectionEmbeddingStatus, 'collection'> }>();
+  private readonly cache = new Map<number, { at: number; version: number; status: Promise<Omit<CollectionEmbeddingStatus, 'collection'>> }>();
   private version = 0;
 
-  constructor(
-    db: Db,
-    private readonly vectors: VectorStore,
-  ) {
-    this.chunkCountStmt = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?');
-  }
+  constructor(private readonly storage: Storage) {}
 
   /** The index or the vectors changed: count again when next asked. */
   invalidate(): void {
@@ -52,22 +45,31 @@ export class EmbeddingCounts {
   }
 
   /** Counted now (status, `trove embed`'s answer). */
-  collection(collectionId: number, name: string): CollectionEmbeddingStatus {
-    const cv = this.vectors.collection(collectionId);
-    const active = cv.activeSpaceId !== null ? this.vectors.space(cv.activeSpaceId) : undefined;
-    const building = cv.buildingSpaceId !== null ? this.vectors.space(cv.buildingSpaceId) : undefined;
-    const chunks = this.chunkCountStmt.get(collectionId)!.n;
-    const needsEmbedding = active ? this.vectors.pendingCount(active.id, collectionId) : chunks;
-    const status = collectionEmbedding(active, building, chunks, needsEmbedding);
-    this.cache.set(collectionId, { at: performance.now(), version: this.version, status });
-    return { collection: name, ...status };
+  async collection(collectionId: number, name: string): Promise<CollectionEmbeddingStatus> {
+    const version = this.version;
+    const status = this.count(collectionId);
+    this.cache.set(collectionId, { at: performance.now(), version, status });
+    status.catch(() => this.cache.get(collectionId)?.status === status && this.cache.delete(collectionId)); // a failed count is not kept
+    return { collection: name, ...(await status) };
   }
 
   /** The same as collection(), counted at most every few seconds (every semantic search asks). */
-  recent(collectionId: number, name: string): CollectionEmbeddingStatus {
+  async recent(collectionId: number, name: string): Promise<CollectionEmbeddingStatus> {
     const hit = this.cache.get(collectionId);
-    if (hit && hit.version === this.version && performance.now() - hit.at < MAX_AGE_MS) return { collection: name, ...hit.status };
+    if (hit && hit.version === this.version && performance.now() - hit.at < MAX_AGE_MS) return { collection: name, ...(await hit.status) };
     return this.collection(collectionId, name);
+  }
+
+  private async count(collectionId: number): Promise<Omit<CollectionEmbeddingStatus, 'collection'>> {
+    const { vectors, stats } = this.storage;
+    const cv = await vectors.collection(collectionId);
+    const [active, building, chunks] = await Promise.all([
+      cv.activeSpaceId !== null ? vectors.space(cv.activeSpaceId) : undefined,
+      cv.buildingSpaceId !== null ? vectors.space(cv.buildingSpaceId) : undefined,
+      stats.chunkCount(collectionId),
+    ]);
+    const needsEmbedding = active ? await vectors.pendingCount(active.id, collectionId) : chunks;
+    return collectionEmbedding(active, building, chunks, needsEmbedding);
   }
 }
 

@@ -1,72 +1,33 @@
-// The engine's embedding side: which model serves each collection (chosen, or automatic by
-// language), model workers (started on first use, closed with the engine), the embedding stage
-// (background and explicit runs: stage-runner.ts; when the background may work: background.ts)
-// with its progress, query embeddings (LRU cached) and the reranker.
-// Without a model everything here says why it is off; keyword search never depends on it.
-import os from 'node:os';
-import path from 'node:path';
+// The engine's embedding side over the storage interface: which model serves each collection
+// (chosen, or automatic by language), the embedding stage (background and explicit runs:
+// stage-runner.ts; when the background may work: background.ts) with its progress, and what
+// status and semantic searches say about how much is embedded. The models themselves — resolution,
+// worker pools, query embeddings, the reranker — are models.ts's. Without a model everything here
+// says why it is off; keyword search never depends on it.
 import { TroveError } from '../errors.js';
-import type { Db } from '../store/database.js';
-import type { ChunkStore } from '../store/chunks.js';
-import type { DocumentStore } from '../store/documents.js';
-import { VectorStore, type VectorSpace } from '../store/vectors.js';
-import { AnnSpaces } from '../store/sqlite/ann-spaces.js';
-import type { PendingEmbeddingProbe } from '../watch/freshness.js';
+import type { Storage } from '../store/storage.js';
+import type { VectorSpace } from '../store/vectors.js';
 import { BackgroundPolicy, type BackgroundDeps } from './background.js';
 import { fillSpace, type EmbeddingProgress } from './embedding-stage.js';
 import { coverageOf, EmbeddingCounts } from './embedding-status.js';
 import { coverageNotice, describeBackground, describeCollectionEmbedding, describeCoverage } from './describe.js';
 import { LANGUAGE_SAMPLE, looksEnglish } from './language.js';
-import { findModel, loadManifest, type Manifest, type WeightsVariant } from './manifest.js';
-import { ModelPool } from './pool.js';
-import { resolveModel, type ModelLocations, type ResolvedModel } from './resolver.js';
+import { EmbeddingModels, type EmbeddingOptions } from './models.js';
+import type { ModelPool } from './pool.js';
+import type { ResolvedModel } from './resolver.js';
 import { StageRunner, type StageCollection } from './stage-runner.js';
 import type { BackgroundEmbedding, CollectionEmbeddingStatus, EmbeddingStatusReport } from '../types/models.js';
 
-export type { CollectionEmbeddingStatus, EmbeddingStatusReport };
+export type { CollectionEmbeddingStatus, EmbeddingOptions, EmbeddingStatusReport };
 
-export interface EmbeddingOptions {
-  /**
-   * Embed new and changed chunks in the background, at low priority (the hosts: `trove serve`
-   * unless --no-embed, the desktop app). The saved setting `backgroundEmbedding` can still turn it
-   * off, live. Default false: a one-shot command embeds only when asked (embed()).
-   */
-  auto?: boolean;
-  /** Background chunks start only after searches have been quiet this long (default 100 ms). */
-  searchQuietMs?: number;
-  /** Workers that take background chunks (default: all but one, at least one). */
-  backgroundWorkers?: number;
-  /** Niceness of the background workers' threads on Linux (default 10; 0: normal priority). */
-  backgroundNice?: number;
-  /** A folder holding one sub-folder per model id, looked in first (TROVE_MODELS_DIR). */
-  modelsDir?: string;
-  packagedDir?: string;
-  /** Where downloaded models live; default <profile>/models. */
-  cacheDir?: string;
-  /** Use this model for every collection without a choice of its own (default: automatic by language). */
-  defaultModel?: string;
-  /** Cross-encoder for mode rerank; default the manifest's default. null: none. */
-  rerankModel?: string | null;
-  /** The exact int8 weight rewrite where this CPU allows it (embed/signed-weights.ts); default true. */
-  signedWeights?: boolean;
-  /** Model worker threads (default: one per core, at most 2). */
-  workers?: number;
-  variant?: WeightsVariant;
-  /** Chunks per write transaction (default 32). */
-  batchChunks?: number;
-  /** A vector space gets an ANN index from this many vectors (default 20,000; see store/sqlite/ann-spaces.ts). */
-  annMinVectors?: number;
-  manifestFile?: string;
+/** What the stage asks of the rest of the engine: the collections it embeds, pauses, whether indexing goes first. */
+export interface EmbeddingDeps extends Omit<BackgroundDeps, 'allowed'> {
+  /** Every collection with vectors, of every kind: the memory store and datasets rely on them too. */
+  collections: () => Promise<StageCollection[]>;
 }
 
-const QUERY_CACHE = 256;
-
 export class EmbeddingService {
-  readonly manifest: Manifest;
-  private readonly locations: ModelLocations;
-  private readonly pools = new Map<string, Promise<ModelPool>>();
-  private readonly resolved = new Map<string, Promise<ResolvedModel>>();
-  private readonly queryCache = new Map<string, Float32Array>();
+  readonly models: EmbeddingModels;
   private readonly listeners = new Set<(p: EmbeddingProgress) => void>();
   private readonly latest = new Map<string, EmbeddingProgress>();
   private readonly policy: BackgroundPolicy;
@@ -77,99 +38,34 @@ export class EmbeddingService {
   /** Why the last stage could not embed a collection (model missing, corrupt...). */
   private readonly problems = new Map<string, string>();
 
-  readonly vectors: VectorStore;
-  readonly ann: AnnSpaces;
-  /** The automatic model choice's sample of a collection's text (from the document store, given in follow()). */
-  private languageSample: (collectionId: number) => string[] = () => [];
-  private readonly collectionIdsStmt;
-  private readonly textStmt;
-
   constructor(
-    db: Db,
+    private readonly storage: Storage,
     profileDir: string,
     private readonly opts: EmbeddingOptions = {},
-    /** What the background stage asks the rest of the engine (none: never paused, indexing never busy). */
-    background: Omit<BackgroundDeps, 'allowed'> = { saved: () => null, paused: () => new Set(), indexingBusy: () => false },
+    deps: EmbeddingDeps = { collections: async () => [], saved: () => null, paused: () => new Set(), indexingBusy: () => false },
   ) {
-    this.manifest = loadManifest(opts.manifestFile);
-    this.vectors = new VectorStore(db);
-    this.ann = new AnnSpaces(this.vectors, path.join(profileDir, 'vectors'), opts.annMinVectors);
-    this.vectors.setListener(this.ann);
-    this.collectionIdsStmt = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM collections ORDER BY id');
-    this.counts = new EmbeddingCounts(db, this.vectors);
-    this.policy = new BackgroundPolicy({ ...background, allowed: opts.auto ?? false }, { searchQuietMs: opts.searchQuietMs ?? 100 });
+    this.models = new EmbeddingModels(profileDir, opts);
+    this.counts = new EmbeddingCounts(storage);
+    this.policy = new BackgroundPolicy({ ...deps, allowed: opts.auto ?? false }, { searchQuietMs: opts.searchQuietMs ?? 100 });
     this.stage = new StageRunner({
-      collections: () => this.collectionIdsStmt.all(),
+      collections: deps.collections,
       embedCollection: (c, explicit, stop) => this.embedCollection(c, explicit, stop),
       policy: this.policy,
     });
     if (opts.auto) this.changed(); // a host that opens embeds what earlier runs left without vectors
-    this.textStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
-    this.locations = {
-      modelsDir: opts.modelsDir,
-      packagedDir: opts.packagedDir,
-      cacheDir: opts.cacheDir ?? path.join(profileDir, 'models'),
-    };
-  }
-
-  get modelLocations(): ModelLocations {
-    return this.locations;
-  }
-
-  /** Vectors are deleted with their chunks; freshness asks which documents still wait for vectors; the language sample reads documents. */
-  follow(store: { chunks: ChunkStore; documents: DocumentStore }, indexing: { setPendingEmbeddingProbe(probe: PendingEmbeddingProbe | null): void }): void {
-    const { chunks, documents } = store;
-    this.languageSample = (id) => documents.languageSample(id, LANGUAGE_SAMPLE);
-    chunks.addDeleteHook({ forDocument: (id) => this.vectors.deleteForDocument(id), forCollection: (id) => this.vectors.deleteForCollection(id) });
-    indexing.setPendingEmbeddingProbe((ids) => this.vectors.documentsPending(ids));
   }
 
   // ---- models --------------------------------------------------------------------------
 
   /** The model a collection uses: its own choice, the configured default, or by its language. */
-  modelFor(collectionId: number): string {
-    const choice = this.vectors.collection(collectionId).modelChoice ?? this.opts.defaultModel;
+  async modelFor(collectionId: number): Promise<string> {
+    const choice = (await this.storage.vectors.collection(collectionId)).modelChoice ?? this.opts.defaultModel;
     if (choice) return choice;
-    return looksEnglish(this.languageSample(collectionId).join('\n')) ? this.manifest.defaults.embed : this.manifest.defaults.embedMultilingual;
+    const sample = await this.storage.documents.languageSample(collectionId, LANGUAGE_SAMPLE);
+    return looksEnglish(sample.join('\n')) ? this.models.manifest.defaults.embed : this.models.manifest.defaults.embedMultilingual;
   }
 
-  resolve(modelId: string, role: 'embed' | 'rerank' = 'embed'): Promise<ResolvedModel> {
-    let p = this.resolved.get(modelId);
-    if (!p) {
-      p = resolveModel(findModel(this.manifest, modelId, role), this.locations, this.opts.variant);
-      this.resolved.set(modelId, p);
-      p.catch(() => this.resolved.delete(modelId)); // a pulled or fixed model is seen next time
-    }
-    return p;
-  }
-
-  /** Forget resolutions (after a download or a file change). */
-  refresh(): void {
-    this.resolved.clear();
-  }
-
-  private pool(model: ResolvedModel): Promise<ModelPool> {
-    if (this.closed) return Promise.reject(new TroveError('UNAVAILABLE', 'the engine is closed'));
-    const key = `${model.spec.id}@${model.weightsSha256}`;
-    let p = this.pools.get(key);
-    if (!p) {
-      const workers = this.opts.workers ?? Math.max(1, Math.min(2, os.availableParallelism()));
-      const rerank = model.spec.role === 'rerank';
-      p = ModelPool.start(model, {
-        workers: rerank ? 1 : workers, // reranking scores 30 short pairs per query: one worker is plenty
-        intraOpThreads: 1,
-        signedWeights: this.opts.signedWeights ?? true,
-        // an engine that embeds in the background keeps a worker free for queries (pool.ts)
-        backgroundWorkers: this.opts.auto && !rerank ? (this.opts.backgroundWorkers ?? Math.max(1, workers - 1)) : 0,
-        backgroundNice: this.opts.backgroundNice ?? 10,
-      });
-      this.pools.set(key, p);
-      p.catch(() => this.pools.delete(key));
-    }
-    return p;
-  }
-
-  // ---- the background stage ------------------------------------------------------------
+  // ---- the stage -----------------------------------------------------------------------
 
   onProgress(listener: (p: EmbeddingProgress) => void): () => void {
     this.listeners.add(listener);
@@ -189,7 +85,7 @@ export class EmbeddingService {
     return this.stage.busy() || this.timer !== null;
   }
 
-  /** Called on every index change (and pause, resume, a setting change): the background stage looks for work. */
+  /** Called on every index change, here or on another host (and pause, resume, a setting change): the background stage looks for work. */
   changed(): void {
     this.counts.invalidate();
     if (this.closed) return;
@@ -208,33 +104,33 @@ export class EmbeddingService {
 
   private async embedCollection(c: StageCollection, explicit: boolean, stop: () => boolean): Promise<boolean> {
     const { id: collectionId, name } = c;
-    const modelId = this.modelFor(collectionId);
+    const { vectors } = this.storage;
     let model: ResolvedModel;
     let pool: ModelPool;
     try {
-      model = await this.resolve(modelId);
-      pool = await this.pool(model);
+      model = await this.models.resolve(await this.modelFor(collectionId));
+      pool = await this.models.pool(model);
     } catch (err) {
       this.problems.set(name, (err as Error).message);
       return false;
     }
     this.problems.delete(name);
     if (this.closed) return false;
-    const space = this.vectors.ensureSpace(model.spec.id, model.weightsSha256, pool.dims);
-    const cv = this.vectors.collection(collectionId);
+    const space = await vectors.ensureSpace(model.spec.id, model.weightsSha256, pool.dims);
+    const cv = await vectors.collection(collectionId);
     let switching = false;
-    if (cv.activeSpaceId === null) this.vectors.setActive(collectionId, space.id);
+    if (cv.activeSpaceId === null) await vectors.setActive(collectionId, space.id);
     else if (cv.activeSpaceId !== space.id) {
       // another model, or other weights under the same id: build beside the old vectors, swap when done
-      if (cv.buildingSpaceId !== space.id) this.vectors.setBuilding(collectionId, space.id);
+      if (cv.buildingSpaceId !== space.id) await vectors.setBuilding(collectionId, space.id);
       switching = true;
     } else if (cv.buildingSpaceId !== null) {
-      this.vectors.setBuilding(collectionId, null);
-      this.vectors.dropUnusedSpaces();
+      await vectors.setBuilding(collectionId, null);
+      await vectors.dropUnusedSpaces();
     }
     let complete = false;
     try {
-      complete = await fillSpace(this.vectors, (documentId) => this.textStmt.get(documentId)?.text ?? '', { collectionId, collection: name, spaceId: space.id, switching, pool }, {
+      complete = await fillSpace(this.storage, { collectionId, collection: name, spaceId: space.id, switching, pool }, {
         batch: this.opts.batchChunks ?? 32,
         lane: explicit ? 'normal' : 'background',
         turn: explicit ? () => Promise.resolve(!stop()) : () => this.policy.turn(stop),
@@ -250,16 +146,20 @@ export class EmbeddingService {
       this.problems.set(name, (err as Error).message);
       return false;
     }
-    if (complete && switching) this.vectors.swap(collectionId);
+    if (complete && switching) await vectors.swap(collectionId);
     this.counts.invalidate();
-    // the space's ANN index now, in the background, rather than at its first search, which would
-    // wait out the build on exact kNN (store/sqlite/ann-spaces.ts)
-    if (complete) void this.ann.prepare(space);
+    // what makes the space's kNN fast (SQLite: its ANN index) now, in the background, rather than at
+    // its first search, which would wait out the build on exact kNN
+    if (complete) void vectors.prepareSearch(space.id);
     return complete;
   }
 
   /** Runs the stage over these collections now (every worker, pauses or not); throws UNAVAILABLE when none of them could be embedded. */
-  async embedNow(targets: readonly { id: number; name: string }[], onProgress?: (p: EmbeddingProgress) => void, opts: { waitForAnnIndex?: boolean } = {}): Promise<CollectionEmbeddingStatus[]> {
+  async embedNow(
+    targets: readonly StageCollection[],
+    onProgress?: (p: EmbeddingProgress) => void,
+    opts: { waitForAnnIndex?: boolean } = {},
+  ): Promise<CollectionEmbeddingStatus[]> {
     const names = new Set(targets.map((c) => c.name));
     const off = onProgress ? this.onProgress((p) => names.has(p.collection) && onProgress(p)) : () => undefined;
     try {
@@ -268,85 +168,36 @@ export class EmbeddingService {
       off();
     }
     if (opts.waitForAnnIndex) {
-      // a process about to exit (`trove embed`): build the indexes now, in large steps, and save them for the next one
-      const spaces = new Set(targets.map((c) => this.vectors.collection(c.id).activeSpaceId).filter((id): id is number => id !== null));
-      const builds = [...spaces].map((id) => this.vectors.space(id)).filter((space): space is VectorSpace => space !== undefined);
-      await Promise.all(builds.map((space) => this.ann.prepare(space, { urgent: true })));
+      // a process about to exit (`trove embed`): build what makes kNN fast now, and keep it for the next one
+      const spaces = new Set<number>();
+      for (const c of targets) {
+        const id = (await this.storage.vectors.collection(c.id)).activeSpaceId;
+        if (id !== null) spaces.add(id);
+      }
+      await Promise.all([...spaces].map((id) => this.storage.vectors.prepareSearch(id, { urgent: true })));
     }
     const problems = targets.map((c) => this.problem(c.name)).filter((p): p is string => !!p);
     if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);
-    return targets.map((c) => this.collectionStatus(c.id, c.name));
+    return Promise.all(targets.map((c) => this.collectionStatus(c.id, c.name)));
   }
 
   /** A collection's model (null: automatic); checked now, re-embedded by the stage, swapped in when complete. */
-  async chooseModel(c: { id: number; name: string }, modelId: string | null): Promise<CollectionEmbeddingStatus> {
-    if (modelId !== null) await this.resolve(modelId); // fails now when the model is unknown or absent
-    this.vectors.setModelChoice(c.id, modelId);
+  async chooseModel(c: StageCollection, modelId: string | null): Promise<CollectionEmbeddingStatus> {
+    if (modelId !== null) await this.models.resolve(modelId); // fails now when the model is unknown or absent
+    await this.storage.vectors.setModelChoice(c.id, modelId);
     this.changed(); // the background stage (when on) builds the new space
     return this.collectionStatus(c.id, c.name);
   }
 
-  // ---- queries -------------------------------------------------------------------------
+  // ---- what searches and status say ------------------------------------------------------
 
-  /** The query's vector in a space (the same model and weights that made its vectors). */
-  async embedQuery(space: VectorSpace, query: string): Promise<Float32Array> {
-    const key = `${space.id}\0${query}`;
-    const hit = this.queryCache.get(key);
-    if (hit) {
-      this.queryCache.delete(key); // LRU: move to the back
-      this.queryCache.set(key, hit);
-      return hit;
-    }
-    const model = await this.resolve(space.modelId);
-    if (model.weightsSha256 !== space.weightsSha256) {
-      throw new TroveError('UNAVAILABLE', `the vectors were made by other weights of "${space.modelId}" than the file now in ${model.dir}; they are being rebuilt`);
-    }
-    const v = await (await this.pool(model)).embed([query], 'query', { lane: 'urgent' });
-    this.queryCache.set(key, v);
-    if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
-    return v;
+  /** The vector space serving a collection now, or null. */
+  async activeSpace(collectionId: number): Promise<VectorSpace | null> {
+    const id = (await this.storage.vectors.collection(collectionId)).activeSpaceId;
+    return id === null ? null : ((await this.storage.vectors.space(id)) ?? null);
   }
 
-  /**
-   * A text embedded by a model named directly (a registered dataset's vectors came from it), with
-   * the model it resolved to. Queries are cached like embedQuery's and jump the workers' queue.
-   */
-  async embedWithModel(modelId: string, text: string, kind: 'query' | 'passage'): Promise<{ vector: Float32Array; model: ResolvedModel }> {
-    const model = await this.resolve(modelId);
-    const key = `${model.spec.id}@${model.weightsSha256}\0${kind}\0${text}`;
-    const hit = this.queryCache.get(key);
-    if (hit) {
-      this.queryCache.delete(key);
-      this.queryCache.set(key, hit);
-      return { vector: hit, model };
-    }
-    const vector = await (await this.pool(model)).embed([text], kind, { lane: kind === 'query' ? 'urgent' : 'normal' });
-    if (kind === 'query') {
-      this.queryCache.set(key, vector);
-      if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
-    }
-    return { vector, model };
-  }
-
-  /** The reranker model id, or null when none is configured. */
-  rerankModelId(): string | null {
-    return this.opts.rerankModel !== undefined ? this.opts.rerankModel : this.manifest.defaults.rerank;
-  }
-
-  /**
-   * Cross-encoder logits for (query, passage) pairs; throws UNAVAILABLE when no reranker is
-   * present — before `passages` is called, so a missing model costs no passage reads.
-   */
-  async rerankScores(query: string, passages: () => string[]): Promise<Float32Array> {
-    const id = this.rerankModelId();
-    if (!id) throw new TroveError('UNAVAILABLE', 'no reranker is configured');
-    const model = await this.resolve(id, 'rerank');
-    return (await this.pool(model)).score(query, passages());
-  }
-
-  // ---- status --------------------------------------------------------------------------
-
-  collectionStatus(collectionId: number, name: string): CollectionEmbeddingStatus {
+  collectionStatus(collectionId: number, name: string): Promise<CollectionEmbeddingStatus> {
     return this.counts.collection(collectionId, name);
   }
 
@@ -363,24 +214,24 @@ export class EmbeddingService {
     return { enabled, source, state: left.every((c) => this.policy.paused(c.id)) ? 'paused' : 'waiting' };
   }
 
-  private recentStatuses(collections: readonly { id: number; name: string }[]) {
-    return collections.map((c) => ({ id: c.id, status: this.counts.recent(c.id, c.name), problem: this.problem(c.name) }));
+  private async recentStatuses(collections: readonly StageCollection[]) {
+    return Promise.all(collections.map(async (c) => ({ id: c.id, status: await this.counts.recent(c.id, c.name), problem: this.problem(c.name) })));
   }
 
   /** Whether the background stage is on and what it is doing over these collections (cached counts: cheap). */
-  backgroundNow(collections: readonly { id: number; name: string }[]): BackgroundEmbedding {
-    return this.backgroundFor(this.recentStatuses(collections));
+  async backgroundNow(collections: readonly StageCollection[]): Promise<BackgroundEmbedding> {
+    return this.backgroundFor(await this.recentStatuses(collections));
   }
 
   /** The notice a semantic search over these collections carries while they are not fully embedded (null when they are). */
-  coverageNotice(collections: readonly { id: number; name: string }[]): string | null {
-    const statuses = this.recentStatuses(collections);
+  async coverageNotice(collections: readonly StageCollection[]): Promise<string | null> {
+    const statuses = await this.recentStatuses(collections);
     return coverageNotice(coverageOf(statuses.map((s) => s.status), this.progress()), this.backgroundFor(statuses));
   }
 
   /** When collections without any vector will have some: the stage's state, or how to compute them. */
-  noVectorsYet(collections: readonly { id: number; name: string }[]): string {
-    const statuses = this.recentStatuses(collections);
+  async noVectorsYet(collections: readonly StageCollection[]): Promise<string> {
+    const statuses = await this.recentStatuses(collections);
     const bg = this.backgroundFor(statuses);
     const cov = coverageOf(statuses.map((s) => s.status), this.progress());
     if (!bg.enabled) return describeBackground(bg, cov);
@@ -392,8 +243,8 @@ export class EmbeddingService {
     return this.policy.paused(collectionId);
   }
 
-  statusReport(visible: readonly { id: number; name: string }[]): EmbeddingStatusReport {
-    const statuses = visible.map((c) => ({ id: c.id, status: this.collectionStatus(c.id, c.name), problem: this.problem(c.name) }));
+  async statusReport(visible: readonly StageCollection[]): Promise<EmbeddingStatusReport> {
+    const statuses = await Promise.all(visible.map(async (c) => ({ id: c.id, status: await this.collectionStatus(c.id, c.name), problem: this.problem(c.name) })));
     const names = new Set(visible.map((c) => c.name));
     const progress = this.progress().filter((p) => names.has(p.collection));
     const collections = statuses.map((s) => {
@@ -409,14 +260,12 @@ export class EmbeddingService {
     };
   }
 
+  /** Stops the stage between batches, then the models' workers (after their current run). */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    this.ann.close(); // saves changed ANN indexes while the database is still open
     const stage = this.stage.close(); // stops between batches; queued chunks are rejected below
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((p) => p.then((pool) => pool.close(), () => undefined)));
+    await this.models.close();
     await stage;
   }
 }

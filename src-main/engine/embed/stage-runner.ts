@@ -11,7 +11,7 @@ export interface StageCollection {
 
 export interface StageRunnerDeps {
   /** Every collection, of every kind: the memory store and datasets rely on vectors too. */
-  collections: () => StageCollection[];
+  collections: () => Promise<StageCollection[]>;
   /** Fills one collection's space; true when complete. `stop` is asked between batches. */
   embedCollection: (c: StageCollection, explicit: boolean, stop: () => boolean) => Promise<boolean>;
   policy: BackgroundPolicy;
@@ -86,7 +86,7 @@ export class StageRunner {
     const { policy } = this.deps;
     while (this.again && !this.closed) {
       this.again = false;
-      const all = this.deps.collections();
+      const all = await this.deps.collections();
       const existing = new Set(all.map((c) => c.id));
       for (const id of [...this.requested]) if (!existing.has(id)) this.done(id); // removed meanwhile
       const order = [...all.filter((c) => this.requested.has(c.id)), ...all.filter((c) => !this.requested.has(c.id))];

@@ -8,7 +8,7 @@
 // Case-insensitive comparisons fold with lower() under a Unicode collation (pg_unicode_fast gives
 // JavaScript's toLowerCase, which SQLite's trove_fold uses) and text compares in byte order
 // (COLLATE "C", SQLite's BINARY).
-import type { FilterClause } from '../search/filters.js';
+import type { FilterClause } from '../store/filters.js';
 import { entryConditions, type MemoryFilterValues } from './memory-filters.js';
 import type { MetadataCondition, Scalar, SqlFragment } from './metadata-filter.js';
 import { fold } from './metadata-filter.js';

@@ -3,7 +3,7 @@
 // clause is pushed into the keyword and vector queries over documents d (ResolvedFilters.extra),
 // so a page counts only matches — a page is never filtered after the fact.
 import { invalidInput } from '../errors.js';
-import type { FilterClause } from '../search/filters.js';
+import type { FilterClause } from '../store/filters.js';
 import type { MemoryFilters } from '../types/memory.js';
 import { parseMemoryDate } from './dates.js';
 import { checkSource, checkTags, checkThreadId } from './entry-input.js';

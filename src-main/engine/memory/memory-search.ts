@@ -8,7 +8,7 @@ import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
 import type { Db } from '../store/database.js';
 import type { VectorSpace } from '../store/vectors.js';
-import type { ResolvedFilters } from '../search/filters.js';
+import type { ResolvedFilters } from '../store/filters.js';
 import { reciprocalRankFusion, RRF_K, weightedSumFusion, type FusedHit } from '../search/fusion.js';
 import type { LexicalHit, LexicalSearch } from '../search/lexical.js';
 import type { QuerySyntax } from '../search/query.js';

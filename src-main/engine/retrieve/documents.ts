@@ -1,9 +1,11 @@
-// get and multi_get: read indexed documents by locator or pattern. Text comes from the index
-// (what was parsed at index time), so nothing outside a collection's indexed files is reachable.
+// get and multi_get: read indexed documents by locator or pattern over the storage interface.
+// Text comes from the index (what was parsed at index time), so nothing outside a collection's
+// indexed files is reachable.
 import picomatch from 'picomatch';
 import { invalidInput, notFound } from '../errors.js';
-import type { CollectionRow, CollectionStore } from '../store/collections.js';
-import type { DocumentRow, DocumentStore } from '../store/documents.js';
+import type { CollectionRow } from '../store/collections.js';
+import type { DocumentRow } from '../store/documents.js';
+import type { Storage } from '../store/storage.js';
 import { parseLocator, safePath, type Locator } from './locator.js';
 import { closestPaths } from './suggest.js';
 import type { MultiGetEntry, MultiGetResult, RetrievedDocument } from '../types/documents.js';
@@ -32,33 +34,32 @@ export function documentUri(collection: string, path: string): string {
   return `trove://${encodeURIComponent(collection)}/${path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-export class DocumentRetriever {
-  constructor(
-    private readonly collections: CollectionStore,
-    private readonly documents: DocumentStore,
-  ) {}
+type Found = { doc: DocumentRow; collection: CollectionRow };
 
-  get(locatorText: string, opts: GetOptions = {}): RetrievedDocument {
+export class DocumentRetriever {
+  constructor(private readonly storage: Storage) {}
+
+  async get(locatorText: string, opts: GetOptions = {}): Promise<RetrievedDocument> {
     const locator = parseLocator(locatorText);
-    const { doc, collection } = this.resolve(locator, locatorText, this.visible(opts.collections));
-    return retrievedDocument(doc, collection, this.documents.content(doc.id) ?? '', locator.line, opts);
+    const { doc, collection } = await this.resolve(locator, locatorText, await this.visible(opts.collections));
+    return retrievedDocument(doc, collection, (await this.storage.documents.content(doc.id)) ?? '', locator.line, opts);
   }
 
   /** The indexed document a locator names among the collections a caller may see (NOT_FOUND with suggestions otherwise). */
-  locate(locatorText: string, collections?: readonly string[]): { doc: DocumentRow; collection: CollectionRow; line?: number } {
+  async locate(locatorText: string, collections?: readonly string[]): Promise<Found & { line?: number }> {
     const locator = parseLocator(locatorText);
-    return { ...this.resolve(locator, locatorText, this.visible(collections)), line: locator.line };
+    return { ...(await this.resolve(locator, locatorText, await this.visible(collections))), line: locator.line };
   }
 
-  multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
+  async multiGet(pattern: string, opts: MultiGetOptions = {}): Promise<MultiGetResult> {
     const limits = multiGetLimits(opts);
     const result: MultiGetResult = { documents: [], notFound: [] };
-    const targets: { doc: DocumentRow; collection: CollectionRow }[] = [];
-    const visible = this.visible(opts.collections);
+    const targets: Found[] = [];
+    const visible = await this.visible(opts.collections);
     const isMatch = globOf(pattern);
     if (isMatch) {
       for (const collection of visible.values()) {
-        for (const doc of this.documents.indexedDocuments(collection.id)) {
+        for (const doc of await this.storage.documents.indexedDocuments(collection.id)) {
           if (isMatch(doc.path) || isMatch(`${collection.name}/${doc.path}`)) targets.push({ doc, collection });
         }
       }
@@ -66,7 +67,7 @@ export class DocumentRetriever {
     } else {
       for (const item of listItems(pattern)) {
         try {
-          targets.push(this.resolve(parseLocator(item), item, visible));
+          targets.push(await this.resolve(parseLocator(item), item, visible));
         } catch (err) {
           if ((err as { code?: string }).code === 'INVALID_INPUT') throw err;
           const suggestions = ((err as { details?: { suggestions?: string[] } }).details?.suggestions ?? []) as string[];
@@ -74,56 +75,58 @@ export class DocumentRetriever {
         }
       }
     }
-    for (const { doc, collection } of targets) result.documents.push(multiGetEntry(doc, collection, this.documents.content(doc.id) ?? '', limits, opts.lineNumbers));
+    const texts = await Promise.all(targets.map(({ doc }) => this.storage.documents.content(doc.id)));
+    targets.forEach(({ doc, collection }, i) => result.documents.push(multiGetEntry(doc, collection, texts[i] ?? '', limits, opts.lineNumbers)));
     return result;
   }
 
   /** The collections a caller may see, by id: all of them, or those on its allow-list. */
-  private visible(allow: readonly string[] | undefined): Map<number, CollectionRow> {
-    const all = this.collections.list();
+  private async visible(allow: readonly string[] | undefined): Promise<Map<number, CollectionRow>> {
+    const all = await this.storage.collections.list();
     const names = allow && new Set(allow.map((n) => n.toLowerCase()));
     return new Map(all.filter((c) => !names || names.has(c.name.toLowerCase())).map((c) => [c.id, c]));
   }
 
-  private resolve(locator: Locator, input: string, byId: Map<number, CollectionRow>): { doc: DocumentRow; collection: CollectionRow } {
+  private async resolve(locator: Locator, input: string, byId: Map<number, CollectionRow>): Promise<Found> {
     if (locator.kind === 'docid') {
-      const doc = this.documents.byDocid(locator.docid);
+      const doc = await this.storage.documents.byDocid(locator.docid);
       const home = doc && byId.get(doc.collectionId);
       if (doc && home) return usableDocument(doc, home, input);
       if (locator.explicit) throw notFound(`no document with docid #${locator.docid}`);
       return this.resolve({ kind: 'path', path: safePath(input.replace(/:\d+$/, '')), line: locator.line }, input, byId);
     }
-    const candidates: { doc: DocumentRow; collection: CollectionRow }[] = [];
+    const candidates: Found[] = [];
     if (locator.collection !== undefined) {
-      const named = this.collections.get(locator.collection);
+      const named = await this.storage.collections.get(locator.collection);
       const collection = named && byId.get(named.id);
       if (!collection) throw notFound(`no collection named "${locator.collection}"`);
-      const doc = this.documents.byPath(collection.id, locator.path);
+      const doc = await this.storage.documents.byPath(collection.id, locator.path);
       if (doc) return usableDocument(doc, collection, input);
-      throw this.missing(input, locator.path, [collection]);
+      throw await this.missing(input, locator.path, [collection]);
     }
     const slash = locator.path.indexOf('/');
     if (slash > 0) {
-      const named = this.collections.get(locator.path.slice(0, slash));
+      const named = await this.storage.collections.get(locator.path.slice(0, slash));
       const collection = named && byId.get(named.id);
-      const doc = collection && this.documents.byPath(collection.id, locator.path.slice(slash + 1));
+      const doc = collection && (await this.storage.documents.byPath(collection.id, locator.path.slice(slash + 1)));
       if (collection && doc) candidates.push({ doc, collection });
     }
     for (const collection of byId.values()) {
-      const doc = this.documents.byPath(collection.id, locator.path);
+      const doc = await this.storage.documents.byPath(collection.id, locator.path);
       if (doc) candidates.push({ doc, collection });
     }
     if (candidates.length === 1) return usableDocument(candidates[0]!.doc, candidates[0]!.collection, input);
     if (candidates.length > 1) throw ambiguous(input, candidates);
-    throw this.missing(input, locator.path, [...byId.values()]);
+    throw await this.missing(input, locator.path, [...byId.values()]);
   }
 
-  private missing(input: string, path: string, collections: CollectionRow[]) {
-    return missingDocument(input, path, collections, (c) => this.documents.indexedPaths(c.id));
+  private async missing(input: string, path: string, collections: CollectionRow[]) {
+    const paths = new Map(await Promise.all(collections.map(async (c) => [c.id, await this.storage.documents.indexedPaths(c.id)] as const)));
+    return missingDocument(input, path, collections, (c) => paths.get(c.id) ?? []);
   }
 }
 
-// ---- shared with the storage-backed retriever (storage-documents.ts) ---------------------------
+// ---- the pure parts ----------------------------------------------------------------------
 
 /** A document's lines from `line` (the locator's :N, or fromLine) as get returns them. */
 export function retrievedDocument(doc: DocumentRow, collection: CollectionRow, text: string, line: number | undefined, opts: GetOptions): RetrievedDocument {

@@ -1,19 +1,21 @@
 // The semantic search modes on top of the keyword leg: vector, hybrid (keyword + vector fused)
-// and rerank (hybrid, then a cross-encoder over the top candidates). Returns ranked hits and
-// notices that say what was skipped and why (no vectors yet, no reranker).
+// and rerank (hybrid, then a cross-encoder over the top candidates), over the storage interface.
+// Returns ranked hits and notices that say what was skipped and why (no vectors yet, no
+// reranker) and how much of the index the vector leg can see while embedding is under way.
 import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
-import type { CollectionStore } from '../store/collections.js';
-import type { Db } from '../store/database.js';
-import type { VectorStore } from '../store/vectors.js';
-import type { ResolvedFilters } from './filters.js';
+import type { Storage } from '../store/storage.js';
+import type { VectorSpace } from '../store/vectors.js';
+import type { ResolvedFilters } from '../store/filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
-import type { Bm25Scale, LexicalSearch } from './lexical.js';
 import { queryMatcher } from './highlight.js';
-import type { ValidSearchRequest } from './request.js';
-import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from './rerank.js';
 import type { RankedHit } from './hit.js';
-import { DEFAULT_VECTOR_MIN_SCORE, round, VectorSearch, type SpaceQuery } from './vector.js';
+import type { Bm25Scale, KeywordSearch } from './keyword-search.js';
+import type { PageAnchor } from './page-anchors.js';
+import type { ValidSearchRequest } from './request.js';
+import { blendRerank, DEFAULT_RERANK_TOP, type RerankedHit } from './rerank.js';
+import { snippetAround, type TermMatcher } from './snippet.js';
+import { DEFAULT_VECTOR_MIN_SCORE, nearestDocuments, round, type NearestDocument, type SpaceQuery } from './vector.js';
 
 export interface ModeResult {
   hits: RankedHit[];
@@ -23,7 +25,7 @@ export interface ModeResult {
   plan: { strategy: string; expression: string; dropped: string[] };
   /** Which legs answered (a leg that was skipped, or failed, says so in notices). */
   ran: { keyword: boolean; vector: boolean };
-  /** The keyword leg's BM25 scale (see LexicalResult), null when it did not run. */
+  /** The keyword leg's BM25 scale (see KeywordResult), null when it did not run. */
   bm25Scale: Bm25Scale | null;
 }
 
@@ -33,67 +35,52 @@ const LEG_DEPTH = 50;
 /** rrf: reciprocal rank fusion (k=60); weighted: a weighted sum of normalised scores, 0.4 keyword / 0.6 vector. */
 export type FusionMethod = 'rrf' | 'weighted';
 
+interface Named {
+  id: number;
+  name: string;
+}
+
 export class ModeSearch {
-  private readonly vector: VectorSearch;
-
-  private readonly vectors: VectorStore;
-
   constructor(
-    db: Db,
+    private readonly storage: Storage,
+    private readonly keyword: KeywordSearch,
     private readonly embeddings: EmbeddingService,
-    private readonly lexical: LexicalSearch,
-    private readonly collections: CollectionStore,
     private readonly opts: { fusion: FusionMethod },
-  ) {
-    this.vectors = embeddings.vectors;
-    this.vector = new VectorSearch(db, embeddings.vectors, lexical.anchors, embeddings.ann);
-  }
+  ) {}
 
-  /**
-   * The spaces serving these collections, or why there are none. Synchronous so callers can
-   * tell at once whether a mode is available.
-   */
-  spacesFor(collectionIds: readonly number[]): { spaces: { spaceId: number; collectionIds: number[] }[]; missing: string[] } {
-    const bySpace = new Map<number, number[]>();
-    const missing: string[] = [];
-    for (const id of collectionIds) {
-      const cv = this.vectors.collection(id);
-      if (cv.activeSpaceId === null) {
-        missing.push(this.collections.byId(id)?.name ?? String(id));
-        continue;
-      }
-      bySpace.set(cv.activeSpaceId, [...(bySpace.get(cv.activeSpaceId) ?? []), id]);
+  /** The spaces serving these collections, and the collections without vectors. */
+  async spacesFor(collections: readonly Named[]): Promise<{ spaces: { space: VectorSpace; collectionIds: number[] }[]; missing: Named[] }> {
+    const bySpace = new Map<number, { space: VectorSpace; collectionIds: number[] }>();
+    const missing: Named[] = [];
+    for (const c of collections) {
+      const space = await this.embeddings.activeSpace(c.id);
+      if (!space) missing.push(c);
+      else if (bySpace.has(space.id)) bySpace.get(space.id)!.collectionIds.push(c.id);
+      else bySpace.set(space.id, { space, collectionIds: [c.id] });
     }
-    return { spaces: [...bySpace].map(([spaceId, ids]) => ({ spaceId, collectionIds: ids })), missing };
+    return { spaces: [...bySpace.values()], missing };
   }
 
   /** Why vector search cannot run over these collections (null: it can). */
-  unavailableReason(collectionIds: readonly number[]): string | null {
-    const { spaces, missing } = this.spacesFor(collectionIds);
-    if (spaces.length) return null;
-    if (!collectionIds.length) return 'there are no collections to search';
-    const why = missing.map((n) => this.embeddings.problem(n)).find(Boolean);
-    return `no vectors yet for ${missing.join(', ')}: ${why ?? this.embeddings.noVectorsYet(this.named(collectionIds))}`;
+  async unavailableReason(collections: readonly Named[]): Promise<string | null> {
+    const { spaces, missing } = await this.spacesFor(collections);
+    return spaces.length ? null : this.noVectors(collections, missing);
   }
 
-  private named(collectionIds: readonly number[]): { id: number; name: string }[] {
-    return collectionIds.map((id) => ({ id, name: this.collections.byId(id)?.name ?? String(id) }));
+  private async noVectors(collections: readonly Named[], missing: readonly Named[]): Promise<string> {
+    if (!collections.length) return 'there are no collections to search';
+    const why = missing.map((c) => this.embeddings.problem(c.name)).find(Boolean);
+    return `no vectors yet for ${missing.map((c) => c.name).join(', ')}: ${why ?? (await this.embeddings.noVectorsYet(collections))}`;
   }
 
-  /** Throws UNAVAILABLE (with the reason) when vector search cannot run over these collections. */
-  assertAvailable(mode: ValidSearchRequest['mode'], collectionIds: readonly number[]): void {
-    if (mode !== 'vector') return; // hybrid and rerank fall back and say so in notices
-    const reason = this.unavailableReason(collectionIds);
-    if (reason) throw new TroveError('UNAVAILABLE', `vector search is off: ${reason}`);
-  }
-
-  async run(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: number[], generation: number): Promise<ModeResult> {
+  async run(req: ValidSearchRequest, filters: ResolvedFilters, collections: readonly Named[], generation: number): Promise<ModeResult> {
     const needed = req.offset + req.limit + 1;
     const notices: string[] = [];
-    const { spaces, missing } = this.spacesFor(collectionIds);
-    if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.join(', ')}: their documents come from keyword search only`);
+    const { spaces, missing } = await this.spacesFor(collections);
+    if (req.mode === 'vector' && !spaces.length) throw new TroveError('UNAVAILABLE', `vector search is off: ${await this.noVectors(collections, missing)}`);
+    if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.map((c) => c.name).join(', ')}: their documents come from keyword search only`);
     // how much of the index the vector leg can see yet (none while embedding is complete)
-    const coverage = spaces.length ? this.embeddings.coverageNotice(this.named(collectionIds)) : null;
+    const coverage = spaces.length ? await this.embeddings.coverageNotice(collections) : null;
     if (coverage) notices.push(coverage);
     const plan = { strategy: req.mode as string, expression: '', dropped: [] as string[] };
 
@@ -101,16 +88,13 @@ export class ModeSearch {
     const snippets = req.mode === 'vector';
     const vectorLeg = async (top: number) => {
       const queries: SpaceQuery[] = [];
-      for (const s of spaces) {
-        const space = this.vectors.space(s.spaceId)!;
-        queries.push({ space, collectionIds: s.collectionIds, vector: await this.embeddings.embedQuery(space, req.query) });
-      }
+      for (const s of spaces) queries.push({ ...s, vector: await this.embeddings.models.embedQuery(s.space, req.query) });
       const minScore = req.mode === 'vector' ? (req.minScore ?? DEFAULT_VECTOR_MIN_SCORE) : DEFAULT_VECTOR_MIN_SCORE;
-      return this.vector.search({ query: req.query, syntax: req.syntax, top, minScore, snippetChars: req.snippetChars, snippets, explain: req.explain, filters, generation }, queries);
+      const found = await nearestDocuments(this.storage, queries, top, minScore, filters);
+      return { hits: await this.vectorHits(found.documents, req, snippets, generation), exhausted: found.exhausted };
     };
 
     if (req.mode === 'vector') {
-      if (!spaces.length) throw new TroveError('UNAVAILABLE', `vector search is off: ${this.unavailableReason(collectionIds)}`);
       const r = await vectorLeg(needed);
       return { hits: r.hits, total: r.hits.length, exhausted: r.exhausted, notices, plan, ran: { keyword: false, vector: true }, bm25Scale: null };
     }
@@ -123,18 +107,18 @@ export class ModeSearch {
     let bm25Scale: Bm25Scale | null = null;
     const ran = { keyword: false, vector: false };
     try {
-      const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, snippets, explain: req.explain, filters }, generation);
-      keywordHits = lx.hits; // lexical hits carry their anchor chunk id: already ranked hits
-      bm25Scale = lx.bm25Scale;
+      const kw = await this.keyword.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: req.snippetChars, snippets, explain: req.explain, filters }, generation);
+      keywordHits = kw.hits;
+      bm25Scale = kw.bm25Scale;
       ran.keyword = true;
-      Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
+      Object.assign(plan, { expression: kw.plan.expression, dropped: kw.plan.dropped });
     } catch (err) {
       // a query of stop words has no keyword leg; the vector leg can still answer it
       if (!(err instanceof TroveError && err.code === 'INVALID_INPUT') || !vectorPromise) throw err;
       notices.push(`keyword leg skipped: ${err.message}`);
     }
     let vectorHits: RankedHit[] = [];
-    if (!vectorPromise) notices.push(`vector leg skipped (keyword results only): ${this.unavailableReason(collectionIds)}`);
+    if (!vectorPromise) notices.push(`vector leg skipped (keyword results only): ${await this.noVectors(collections, missing)}`);
     else {
       try {
         vectorHits = (await vectorPromise).hits;
@@ -144,19 +128,16 @@ export class ModeSearch {
         notices.push(`vector leg skipped (keyword results only): ${err.message}`);
       }
     }
-    const legs = [
-      { name: 'keyword', weight: 1, hits: keywordHits },
-      { name: 'vector', weight: 1, hits: vectorHits },
-    ];
     const fusion = this.opts.fusion;
-    let fused: RerankedHit[] =
-      fusion === 'weighted'
-        ? weightedSumFusion([{ ...legs[0]!, weight: 0.4 }, { ...legs[1]!, weight: 0.6 }])
-        : reciprocalRankFusion(legs);
+    const legs = [
+      { name: 'keyword', weight: fusion === 'weighted' ? 0.4 : 1, hits: keywordHits },
+      { name: 'vector', weight: fusion === 'weighted' ? 0.6 : 1, hits: vectorHits },
+    ];
+    let fused: RerankedHit[] = fusion === 'weighted' ? weightedSumFusion(legs) : reciprocalRankFusion(legs);
     plan.strategy = `${req.mode}:${fusion}`;
     if (req.mode === 'rerank') fused = await this.rerank(req.query, fused, notices, generation);
     if (req.minScore !== undefined) fused = fused.filter((f) => f.score >= req.minScore!);
-    this.cutSnippets(fused.slice(req.offset, req.offset + req.limit), req, generation);
+    await this.cutSnippets(fused.slice(req.offset, req.offset + req.limit), req, generation);
     return {
       hits: fused.map((f) => explainedHit(f, req.explain, fusion)),
       total: fused.length,
@@ -168,30 +149,86 @@ export class ModeSearch {
     };
   }
 
+  private async vectorHits(docs: readonly NearestDocument[], req: ValidSearchRequest, snippets: boolean, generation: number): Promise<RankedHit[]> {
+    const matcher = queryMatcher(req.query, req.syntax);
+    const anchors = await this.keyword.anchors.read(docs, snippets, generation);
+    return docs.map((d) => {
+      const a = anchors.get(d.chunkId);
+      if (!a) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
+      return vectorHit(d, a, matcher, req, snippets);
+    });
+  }
+
   /** Snippets for the hits a page shows (the legs left them out), marking the words the query searched for. */
-  private cutSnippets(page: readonly FusedHit[], req: ValidSearchRequest, generation: number): void {
+  private async cutSnippets(page: readonly FusedHit[], req: ValidSearchRequest, generation: number): Promise<void> {
     if (!page.length) return;
     const matcher = queryMatcher(req.query, req.syntax);
+    const anchors = await this.keyword.anchors.read(page.map((f) => f.hit), true, generation);
     for (const f of page) {
-      const a = this.lexical.anchors.get(f.hit.chunkId);
+      const a = anchors.get(f.hit.chunkId);
       if (!a) continue; // its chunk went away meanwhile: no snippet rather than a wrong one
-      const s = this.lexical.anchors.snippet(f.hit.documentId, a, generation, matcher, req.snippetChars);
+      const s = snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars);
       f.hit = { ...f.hit, snippet: s.text, highlights: s.highlights, line: s.line };
     }
   }
 
-  private async rerank(query: string, fused: FusedHit[], notices: string[], generation: number): Promise<RerankedHit[]> {
-    const top = fused.slice(0, DEFAULT_RERANK_TOP);
-    if (!top.length) return fused;
-    try {
-      const logits = await this.embeddings.rerankScores(query, () => passagesOf(this.lexical.anchors, top, generation));
-      return blendRerank(fused, logits);
-    } catch (err) {
-      if (!(err instanceof TroveError)) throw err;
-      notices.push(`rerank skipped: ${err.message}`);
-      return fused;
-    }
+  private rerank(query: string, fused: FusedHit[], notices: string[], generation: number): Promise<RerankedHit[]> {
+    return rerankTop(this.embeddings, this.keyword.anchors, query, fused, notices, generation);
   }
+}
+
+/**
+ * The rerank blend (documents here, memory in memory/memory-search.ts): the top fused hits' chunk
+ * texts scored by the reranker; a reranker that is not there leaves the fused order and says so in
+ * `notices`.
+ */
+export async function rerankTop(
+  embeddings: EmbeddingService,
+  anchors: KeywordSearch['anchors'],
+  query: string,
+  fused: FusedHit[],
+  notices: string[],
+  generation: number,
+): Promise<RerankedHit[]> {
+  const top = fused.slice(0, DEFAULT_RERANK_TOP);
+  if (!top.length) return fused;
+  try {
+    const passages = async () => {
+      const read = await anchors.read(top.map((h) => h.hit), true, generation);
+      return top.map((h) => {
+        const a = read.get(h.hit.chunkId);
+        return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
+      });
+    };
+    return blendRerank(fused, await embeddings.models.rerankScores(query, passages));
+  } catch (err) {
+    if (!(err instanceof TroveError)) throw err;
+    notices.push(`rerank skipped: ${err.message}`);
+    return fused;
+  }
+}
+
+function vectorHit(d: NearestDocument, a: PageAnchor, matcher: TermMatcher, req: ValidSearchRequest, snippets: boolean): RankedHit {
+  const snippet = snippets ? snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars) : { text: '', line: a.chunk.lineStart, highlights: [] };
+  return {
+    documentId: d.documentId,
+    chunkId: d.chunkId,
+    docid: a.doc.docid,
+    collection: a.collection,
+    path: a.doc.path,
+    title: a.doc.title,
+    kind: a.doc.kind,
+    tags: a.doc.tags,
+    modifiedMs: a.doc.mtimeMs,
+    score: round(d.score),
+    snippet: snippet.text,
+    highlights: snippet.highlights,
+    line: snippet.line,
+    page: a.chunk.page,
+    chunk: { ordinal: a.chunk.ordinal, lineStart: a.chunk.lineStart, lineEnd: a.chunk.lineEnd, headingPath: a.chunk.headingPath, page: a.chunk.page },
+    signals: { cosine: 1 - d.distance },
+    ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
+  };
 }
 
 /** A fused (and maybe reranked) hit as the page shows it, with its legs' evidence under `explain`. */

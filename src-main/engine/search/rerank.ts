@@ -1,7 +1,6 @@
 // Cross-encoder reranking of the top fused candidates, blended with the fusion score by rank
 // band: the fusion order is trusted most at the top (top 3: 75% fusion / 25% rerank; 4-10:
 // 60/40; 11+: 40/60), where a small reranker is most likely to do harm.
-import type { Anchors } from './anchors.js';
 import type { FusedHit } from './fusion.js';
 
 export const DEFAULT_RERANK_TOP = 30;
@@ -16,14 +15,6 @@ export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 export interface RerankedHit extends FusedHit {
   rerank?: { logit: number; score: number; fusionRank: number };
-}
-
-/** The anchor chunk text of each candidate: what the cross-encoder reads. */
-export function passagesOf(anchors: Anchors, hits: readonly FusedHit[], generation: number): string[] {
-  return hits.map((h) => {
-    const a = anchors.get(h.hit.chunkId);
-    return a ? anchors.chunkText(h.hit.documentId, a, generation) : h.hit.title;
-  });
 }
 
 /** Blends fusion and rerank scores of the first `logits.length` hits and re-sorts them; the rest keep their place after. */

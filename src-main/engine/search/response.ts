@@ -2,7 +2,7 @@
 import { documentUri } from '../retrieve/documents.js';
 import type { Freshness, SearchResponse, SearchResult } from '../types/search.js';
 import type { RankedHit } from './hit.js';
-import type { LexicalResult } from './lexical.js';
+import type { KeywordResult } from './keyword-search.js';
 import type { ModeResult } from './modes.js';
 import type { ValidSearchRequest } from './request.js';
 
@@ -30,7 +30,7 @@ export function toSearchResult(h: RankedHit, fresh: Freshness | undefined | null
   };
 }
 
-export function keywordResponse(req: ValidSearchRequest, r: LexicalResult, fresh: FreshnessOf, started: number): SearchResponse {
+export function keywordResponse(req: ValidSearchRequest, r: KeywordResult, fresh: FreshnessOf, started: number): SearchResponse {
   return {
     query: req.query,
     syntax: req.syntax,
@@ -45,16 +45,16 @@ export function keywordResponse(req: ValidSearchRequest, r: LexicalResult, fresh
   };
 }
 
-/** One page of a semantic mode's ranked hits. */
+/** One page of a semantic mode's ranked hits (the page's freshness read once the page is known). */
 export function semanticResponse(
   req: ValidSearchRequest,
   r: ModeResult,
-  freshness: (documentIds: number[]) => Map<number, Freshness>,
+  freshness: (documentIds: number[]) => Promise<Map<number, Freshness>>,
   started: number,
-): SearchResponse {
+): Promise<SearchResponse> {
   const page = r.hits.slice(req.offset, req.offset + req.limit);
   const hasMore = r.hits.length > req.offset + req.limit;
-  const fresh = req.freshness ? freshness(page.map((h) => h.documentId)) : null;
+  return (req.freshness ? freshness(page.map((h) => h.documentId)) : Promise.resolve(null)).then((fresh) => ({
   return {
     query: req.query,
     syntax: req.syntax,
@@ -67,6 +67,6 @@ export function semanticResponse(
     took_ms: Math.round((performance.now() - started) * 100) / 100,
     plan: r.plan,
     ...(r.notices.length ? { notices: r.notices } : {}),
-  };
+  }));
 }
 

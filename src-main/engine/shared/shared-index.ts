@@ -17,7 +17,7 @@ import { KNOWN_KINDS } from '../ingest/parsers/index.js';
 import type { GetOptions, MultiGetOptions } from '../retrieve/documents.js';
 import { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
 import { highlightSpans, queryMatcher } from '../search/highlight.js';
-import type { ResolvedFilters } from '../search/filters.js';
+import type { ResolvedFilters } from '../store/filters.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../search/request.js';
 import { keywordResponse, semanticResponse } from '../search/response.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';

@@ -6,7 +6,7 @@
 import { TroveError } from '../errors.js';
 import type { QueryEmbedder } from '../embed/query-embedder.js';
 import { fusedPage, ms, pagedRanking, settleVectorLeg, vectorRanking, type RankedPage, type ValidMemorySearch } from '../memory/memory-search.js';
-import type { ResolvedFilters } from '../search/filters.js';
+import type { ResolvedFilters } from '../store/filters.js';
 import type { RankedHit } from '../search/hit.js';
 import type { LexicalHit } from '../search/lexical.js';
 import type { StorageKeywordSearch } from '../search/storage-keyword.js';

@@ -19,6 +19,7 @@ export class StatsStore {
   private readonly failuresStmt;
   private readonly kindsStmt;
   private readonly kindExistsStmt;
+  private readonly chunkCountStmt;
 
   constructor(db: Db) {
     this.countsStmt = db.prepare<[], { collection_id: number; indexed: number; skipped: number; failed: number }>(
@@ -36,6 +37,7 @@ export class StatsStore {
          FROM documents WHERE collection_id = ? AND (status != 'indexed' OR warning IS NOT NULL)
         ORDER BY CASE status WHEN 'failed' THEN 0 WHEN 'indexed' THEN 1 ELSE 2 END, path LIMIT ?`,
     );
+    this.chunkCountStmt = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?');
     this.kindExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM documents WHERE kind = ? LIMIT 1');
     this.kindsStmt = db.prepare<[], { collection_id: number; kind: string; n: number }>(
       "SELECT collection_id, kind, count(*) AS n FROM documents WHERE status = 'indexed' GROUP BY collection_id, kind",
@@ -61,6 +63,10 @@ export class StatsStore {
   /** Some document (of any collection kind) is of this kind. */
   kindExists(kind: string): boolean {
     return this.kindExistsStmt.get(kind) !== undefined;
+  }
+
+  chunkCount(collectionId: number): number {
+    return this.chunkCountStmt.get(collectionId)!.n;
   }
 
   failures(collectionId: number, limit: number): FailureRow[] {

@@ -9,7 +9,7 @@ import type { CheckedDelete, DecodedImage } from '../memory/entry-input.js';
 import type { EntryRow, ImageRow } from '../memory/entry-store.js';
 import type { EntryRewrite } from '../memory/entry-update.js';
 import type { MemoryFilterValues } from '../memory/memory-filters.js';
-import type { FilterClause, ResolvedFilters } from '../search/filters.js';
+import type { FilterClause, ResolvedFilters } from './filters.js';
 import type { ChunkRow, ChunkWrite } from './chunks.js';
 import type { CollectionKind, CollectionRow } from './collections.js';
 import type { DocumentFingerprint, DocumentRow, DocumentWrite } from './documents.js';
@@ -216,6 +216,8 @@ export interface StatsRepository {
   /** Some document (of any collection kind) is of this kind. */
   kindExists(kind: string): Promise<boolean>;
   failures(collectionId: number, limit: number): Promise<FailureRow[]>;
+  /** The collection's chunks (a count over its documents' chunks). */
+  chunkCount(collectionId: number): Promise<number>;
   /** What the index takes on disk (SQLite: the file and its WAL; PostgreSQL: the database). */
   databaseBytes(): Promise<number>;
 }

@@ -3,22 +3,16 @@
 // queued for it), and `pendingEmbedding` when its chunks still wait for vectors.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JobStore } from '../store/jobs.js';
+import type { Storage } from '../store/storage.js';
 import type { Freshness } from '../types/search.js';
 
 export type { Freshness };
 
-/** Tells which of these documents still wait for embeddings; the embedding stage plugs in here. */
-export type PendingEmbeddingProbe = (documentIds: readonly number[]) => ReadonlySet<number>;
-
-export function freshnessOf(
-  jobs: JobStore,
-  documentIds: readonly number[],
-  pendingEmbedding: PendingEmbeddingProbe | null,
-): Map<number, Freshness> {
-  const waiting = pendingEmbedding ? pendingEmbedding(documentIds) : new Set<number>();
+export async function freshnessOf(storage: Storage, documentIds: readonly number[]): Promise<Map<number, Freshness>> {
   const out = new Map<number, Freshness>();
-  for (const f of jobs.freshness(documentIds)) {
+  if (!documentIds.length) return out;
+  const [rows, waiting] = await Promise.all([storage.jobs.freshness(documentIds), storage.vectors.documentsPending(documentIds)]);
+  for (const f of rows) {
     out.set(f.documentId, {
       indexed_at: new Date(f.indexedAt).toISOString(),
       stale: f.pending || changedOnDisk(path.join(f.root, ...f.path.split('/')), f.size, f.mtimeMs),

@@ -6,7 +6,7 @@
 // (sqlite-documents.ts, answers in hand) and PostgreSQL (shared/shared-documents.ts, round trips).
 import { TroveError } from '../../errors.js';
 import { documentUri } from '../../retrieve/documents.js';
-import type { ResolvedFilters } from '../../search/filters.js';
+import type { ResolvedFilters } from '../../store/filters.js';
 import type { RankedHit } from '../../search/hit.js';
 import type { LexicalRequest, LexicalResult } from '../../search/lexical.js';
 import type { ModeResult } from '../../search/modes.js';

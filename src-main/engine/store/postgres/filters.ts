@@ -5,7 +5,7 @@
 // same "a bare name matches at any depth" rule as on SQLite. A room's `extra` clause comes written
 // for PostgreSQL by the room (PostgreSQL's SharedMemory never hands over SQLite's), its `?`s numbered here.
 import picomatch from 'picomatch';
-import type { ResolvedFilters } from '../../search/filters.js';
+import type { ResolvedFilters } from '../filters.js';
 
 export interface PgFilterSql {
   /** '' when there is nothing to filter. */

@@ -4,7 +4,7 @@
 // column weights 4/2/1, k1 1.2, b 0.75, so both backends rank alike (docs/scale-out.md has the
 // measurements that chose postings over scoring from tsvectors). The planner above the seam
 // (search/plan.ts) decides the steps; this module runs one step.
-import type { ResolvedFilters } from '../../search/filters.js';
+import type { ResolvedFilters } from '../filters.js';
 import type { FtsRow } from '../chunks.js';
 import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';

@@ -14,7 +14,7 @@ import type { EntryRewrite } from '../../memory/entry-update.js';
 import type { MemoryFilterValues } from '../../memory/memory-filters.js';
 import { numbered, pgListingClause, pgSearchClause, type PgMetadataOptions } from '../../memory/memory-filters-pg.js';
 import { toIndexText } from '../../search/cjk.js';
-import type { FilterClause } from '../../search/filters.js';
+import type { FilterClause } from '../filters.js';
 import type { MemoryCounts, MemoryInsert, MemoryRepository, MemorySearchMetric, MemoryThreadRow } from '../storage.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
 import { insertChunkRuns, insertChunks } from './index-writer.js';

@@ -49,6 +49,10 @@ export class PostgresStats implements StatsRepository {
     return rows.map((r) => ({ path: r.path, status: r.status, reason: r.error ?? r.status }));
   }
 
+  async chunkCount(collectionId: number): Promise<number> {
+    return (await this.db.one<{ n: number }>('SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = $1', [collectionId]))?.n ?? 0;
+  }
+
   async databaseBytes(): Promise<number> {
     return (await this.db.one<{ n: number }>('SELECT pg_database_size(current_database()) AS n'))?.n ?? 0;
   }

@@ -5,7 +5,7 @@
 // document filters are applied inside the index scan and a filtered search is not cut short
 // while matches exist; the relaxed order is put back in order by the outer query.
 import pgvector from 'pgvector';
-import type { ResolvedFilters } from '../../search/filters.js';
+import type { ResolvedFilters } from '../filters.js';
 import type { VectorRepository } from '../storage.js';
 import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from '../vectors.js';
 import type { PostgresDatabase, Queryable } from './connection.js';

@@ -3,8 +3,9 @@
 // search/lexical.ts (bm25() with column weights 4/2/1, or the native trove_bm25() with the
 // planner's phrase counts), filters pushed down with search/filters.ts.
 import type { Statement } from 'better-sqlite3';
-import { filterSql, type ResolvedFilters } from '../../search/filters.js';
-import { hasRankFunction, rankParams, rankSql } from '../../search/rank.js';
+import { filterSql } from './filters.js';
+import type { ResolvedFilters } from '../filters.js';
+import { hasRankFunction, rankParams, rankSql } from './rank.js';
 import { quote } from '../../search/terms.js';
 import type { Db } from '../database.js';
 import { vocabularyOf, type KeywordIndex } from '../keyword-index.js';

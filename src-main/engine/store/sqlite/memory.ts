@@ -13,7 +13,7 @@ import { searchClause as sqliteSearchClause, listingClause } from '../../memory/
 import { sqliteMetadataSql } from '../../memory/metadata-filter.js';
 import { SqliteMemoryCounts } from './memory-counts.js';
 import { toIndexText } from '../../search/cjk.js';
-import type { FilterClause } from '../../search/filters.js';
+import type { FilterClause } from '../filters.js';
 import type { ChunkStore, FtsRow } from '../chunks.js';
 import type { Db } from '../database.js';
 import type { DocumentStore } from '../documents.js';

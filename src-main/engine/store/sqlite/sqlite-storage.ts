@@ -2,8 +2,9 @@
 // been — statements prepared once, multi-row writes in one transaction, FTS rows last, vectors
 // dropped by ChunkStore's delete hooks — answered through resolved promises. One profile file,
 // one host: there are no other hosts' changes to hear about.
-import { registerFilterFunctions, type ResolvedFilters } from '../../search/filters.js';
-import { filterSql } from '../../search/filters.js';
+import { registerFilterFunctions } from './filters.js';
+import type { ResolvedFilters } from '../filters.js';
+import { filterSql } from './filters.js';
 import { ChunkStore, type ChunkRow } from '../chunks.js';
 import { CollectionStore, type CollectionKind, type CollectionRow } from '../collections.js';
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
@@ -186,6 +187,9 @@ class Stats implements StatsRepository {
   }
   async failures(collectionId: number, limit: number): Promise<FailureRow[]> {
     return this.store.failures(collectionId, limit);
+  }
+  async chunkCount(collectionId: number): Promise<number> {
+    return this.store.chunkCount(collectionId);
   }
   async databaseBytes(): Promise<number> {
     return databaseFileBytes(this.file);

@@ -4,8 +4,8 @@
 // (store/rank-extension.ts) it is trove_bm25(), which takes each phrase's row count from the
 // planner instead of walking the phrase's whole doclist on every query, and skips the length
 // lookup of rows that cannot make the LIMIT; same scores, same top rows.
-import type { Db } from '../store/database.js';
-import type { KeywordIndex } from '../store/keyword-index.js';
+import type { Db } from '../database.js';
+import type { KeywordIndex } from '../keyword-index.js';
 
 const WEIGHTS = '4.0, 2.0, 1.0';
 

@@ -1,32 +1,9 @@
-// Search filters as SQL over the documents table (alias d), pushed into the FTS query so
-// pagination counts only what the caller may see. A room with fields of its own (memory: thread,
-// source, metadata…) adds them as one `extra` clause over d; it is pushed down the same way.
+// Search filters (store/filters.ts) as SQLite SQL over the documents table (alias d), pushed into
+// the FTS and vector queries so pagination counts only what the caller may see. A room's own
+// clause (memory: thread, source, metadata…) is ANDed in as it comes.
 import picomatch from 'picomatch';
-import type { Db } from '../store/database.js';
-
-export interface ResolvedFilters {
-  collectionIds?: number[];
-  pathGlob?: string;
-  kinds?: string[];
-  modifiedAfterMs?: number;
-  modifiedBeforeMs?: number;
-  /** Every tag must be present. */
-  tags?: string[];
-  /** A room's own condition over documents d (bound parameters only), ANDed with the rest. */
-  extra?: FilterClause;
-}
-
-export interface FilterClause {
-  where: string;
-  params: unknown[];
-  /**
-   * The same condition with its selective part written as a set of documents
-   * (`c.document_id IN (SELECT …)`, over the candidate step's chunks c and documents d), which a
-   * statement builds once instead of checking every row the FTS expression matches: keyword
-   * search takes it for a step over many postings when the set is small (search/lexical.ts).
-   */
-  asSet?: { where: string; params: unknown[]; /** Members, counted up to `cap`. */ size(cap: number): number };
-}
+import type { Db } from '../database.js';
+import type { ResolvedFilters } from '../filters.js';
 
 export interface FilterSql {
   where: string;
