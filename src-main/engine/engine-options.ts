@@ -1,13 +1,18 @@
 // What the Engine facade is opened with (engine.ts); config.ts builds it from the environment, a
 // host (host/host.ts hostEngineOptions) adds what a long-running process wants.
-import type { EmbeddingOptions } from './embed/embeddings.js';
+import type { EmbeddingOptions } from './embed/models.js';
 import type { ChunkOptions } from './ingest/chunker.js';
 import type { IndexingOptions } from './jobs/indexing-service.js';
 import type { FusionMethod } from './search/modes.js';
 
 export interface EngineOptions {
-  /** Profile folder (config.ts reads TROVE_HOME, else the OS app-data dir). */
+  /** Profile folder (config.ts reads TROVE_HOME, else the OS app-data dir): settings, the host token, models and FAISS datasets live here on every backend. */
   profileDir: string;
+  /**
+   * The index in PostgreSQL (`postgresql://…`: TROVE_DATABASE_URL, `--database`, or the database
+   * saved in Settings) instead of the profile's SQLite file (unset or null).
+   */
+  database?: string | null;
   /** Files bigger than this are skipped with a reason (default: the saved setting, else 10 MB). */
   maxFileBytes?: number;
   chunking?: Partial<ChunkOptions>;
@@ -19,10 +24,10 @@ export interface EngineOptions {
     /** How hybrid search fuses its keyword and vector legs (default rrf). */
     fusion?: FusionMethod;
   };
-  /** The native BM25 extension (store/rank-extension.ts): on by default when it is built. */
+  /** The native BM25 extension (SQLite: store/rank-extension.ts): on by default when it is built. */
   nativeRank?: { enabled: boolean; dir?: string };
   /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
   datasets?: { hnswGraphFrom?: number };
-  /** WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
+  /** SQLite's WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
   backgroundCheckpoints?: boolean;
 }

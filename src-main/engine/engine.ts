@@ -1,49 +1,41 @@
-// The engine facade: the only door the faces (CLI, MCP server, app API) use. It owns the
-// database handle it opens and closes it; there is no module-level state.
-import fs from 'node:fs';
+// The engine facade: the only door the faces (CLI, MCP server, app API) use. One engine on either
+// backend — the profile's SQLite file or a database in PostgreSQL a team shares — behind the
+// storage interface; it opens its storage, owns its services and closes them in order. There is no
+// module-level state.
 import path from 'node:path';
 import { AccessTokens, type CreateTokenInput } from './access-tokens.js';
-import { assertFolder, validateGlobs, validateName } from './collection-input.js';
-import { datasetsApi } from './datasets/datasets-api.js';
-import { openDatasetRegistry } from './datasets/open-registry.js';
-import type { DatasetRegistry } from './datasets/registry.js';
+import { Collections } from './collections.js';
+import { DatasetsRoom } from './datasets/datasets-room.js';
 import { EmbeddingService } from './embed/embeddings.js';
 import { EngineModels } from './embed/models-api.js';
-import { invalidInput, notFound, TroveError } from './errors.js';
+import { invalidInput, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
-import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { IndexingService } from './jobs/indexing-service.js';
-import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
-import { databasePath, secureProfile } from './profile.js';
-import { sqliteKnowledge } from './knowledge/sqlite-knowledge.js';
+import { openKnowledge } from './knowledge/open-knowledge.js';
+import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
-import { registerFilterFunctions } from './store/sqlite/filters.js';
-import type { ResolvedFilters } from './store/filters.js';
 import { highlightSpans, queryMatcher } from './search/highlight.js';
-import { LexicalSearch } from './search/lexical.js';
+import { KeywordSearch } from './search/keyword-search.js';
 import { ModeSearch } from './search/modes.js';
+import { PageAnchors } from './search/page-anchors.js';
 import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
 import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
-import { ChunkStore } from './store/chunks.js';
-import { ALL_KINDS, CollectionStore, type CollectionRow } from './store/collections.js';
-import { openDatabase, storageError, type Db } from './store/database.js';
-import { DocumentStore } from './store/documents.js';
-import { MERGE_QUIET_MS } from './store/fts-merge.js';
-import { StatsStore } from './store/stats.js';
-import type { AppIndex } from './app-index.js';
 import { StatusReporter } from './status-report.js';
-import { TokenStore } from './store/tokens.js';
-import { WalCheckpointer } from './store/wal-checkpointer.js';
+import { ALL_KINDS, type CollectionRow } from './store/collections.js';
+import type { ResolvedFilters } from './store/filters.js';
+import { MERGE_QUIET_MS } from './store/fts-merge.js';
+import { openStorage } from './store/open-storage.js';
+import type { Storage } from './store/storage.js';
 import type {
   AddCollectionInput,
-  DatasetsApi,
   BackgroundEmbedding,
   CollectionEmbeddingStatus,
   CollectionInfo,
+  DatasetsApi,
   EmbeddingProgress,
   FailureInfo,
   IndexProgress,
@@ -55,7 +47,6 @@ import type {
   RetrievedDocument,
   SearchResponse,
   SearchSyntax,
-  SettingsApi,
   StatusReport,
   TokenInfo,
 } from './types/index.js';
@@ -63,133 +54,114 @@ import type { EngineOptions } from './engine-options.js';
 
 export type { EngineOptions };
 
-export class Engine implements AppIndex {
-  readonly backend = 'sqlite' as const;
+export class Engine {
+  readonly backend: Storage['backend'];
   readonly profileDir: string;
-  readonly databaseFile: string;
-  private readonly db: Db;
-  private readonly collections: CollectionStore;
-  private readonly documents: DocumentStore;
-  private readonly chunks: ChunkStore;
-  private readonly stats: StatsStore;
-  private readonly reports: StatusReporter;
-  private readonly accessTokens: AccessTokens;
-  private readonly lexical: LexicalSearch;
-  private readonly retriever: DocumentRetriever;
-  private readonly chunking: ChunkOptions;
-  private readonly maxFileBytes: number;
-  private readonly indexing: IndexingService;
-  private readonly embeddings: EmbeddingService;
-  private readonly modes: ModeSearch;
-  /** The model catalogue, downloads and checks. */
+  /** Where the index is: the SQLite file, or the PostgreSQL URL with its password hidden. */
+  readonly location: string;
+  /** The model catalogue, downloads and checks (models stay files of this host's profile on every backend). */
   readonly models: ModelsApi;
   /** Saved settings, the limits in force and the redaction policy every face applies. */
-  readonly settings: SettingsApi;
-  /** Registered datasets (engine/datasets): manifests, their states, search and documents. */
+  readonly settings: EngineSettings;
+  /** Registered datasets: manifests, their states, search and documents. */
   readonly datasets: DatasetsApi;
-  private readonly registry: DatasetRegistry;
   /** The agent memory store: threads of entries, searched like documents. */
   readonly memory: MemoryApi;
-  private readonly memoryService: MemoryService;
-  private readonly checkpointer: WalCheckpointer | null;
-  private mergeSoon: NodeJS.Timeout | null = null;
   /** knowledge.search / knowledge.get over every source: collections, datasets, memory. */
   readonly knowledge: KnowledgeApi;
-  /** Bumped whenever the index changes; caches keyed on it stay honest. */
+  private readonly collections: Collections;
+  private readonly reports: StatusReporter;
+  private readonly tokens: AccessTokens;
+  private readonly keyword: KeywordSearch;
+  private readonly modes: ModeSearch;
+  private readonly retriever: DocumentRetriever;
+  private readonly indexing: IndexingService;
+  private readonly embeddings: EmbeddingService;
+  private readonly datasetRoom: DatasetsRoom;
+  private readonly memoryService: MemoryService;
+  private readonly offRemote: () => void;
+  /** Bumped whenever the index changes (here, or on another host): caches keyed on it stay honest. */
   private generation = 0;
+  /** Each collection's redaction override, read once until the index changes. */
+  private redaction: Promise<ReadonlyMap<string, boolean | null>> | null = null;
+  private mergeSoon: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(opts: EngineOptions) {
-    // checked before the database opens: a NaN limit would silently mean "no limit"
+  /** Opens the profile's SQLite index, or the PostgreSQL database `database` names (a bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE). */
+  static async open(opts: EngineOptions): Promise<Engine> {
+    // checked before the index opens: a NaN limit would silently mean "no limit"
     if (opts.maxFileBytes !== undefined && !(Number.isSafeInteger(opts.maxFileBytes) && opts.maxFileBytes > 0)) {
       throw invalidInput(`maxFileBytes must be a positive whole number of bytes (got ${opts.maxFileBytes})`);
     }
     if (!opts.profileDir) throw invalidInput('a profile folder is required (TROVE_HOME, or the OS app-data folder)');
-    this.profileDir = path.resolve(opts.profileDir);
-    this.databaseFile = databasePath(this.profileDir);
-    secureProfile(this.profileDir);
-    this.db = openDatabase(this.databaseFile, { nativeRank: opts.nativeRank });
-    registerFilterFunctions(this.db);
-    this.collections = new CollectionStore(this.db);
-    this.documents = new DocumentStore(this.db);
-    this.chunks = new ChunkStore(this.db);
-    this.stats = new StatsStore(this.db);
-    this.reports = new StatusReporter({
-      profileDir: this.profileDir,
-      databaseFile: this.databaseFile,
-      collections: this.collections,
-      stats: this.stats,
-      indexing: () => this.indexing.status(),
-      embeddings: (visible) => this.embeddings.statusReport(visible),
-      datasets: () => this.registry.list(),
-      memory: () => this.memory.summary(),
+    const profileDir = path.resolve(opts.profileDir);
+    const storage = await openStorage({
+      profileDir,
+      database: opts.database,
+      nativeRank: opts.nativeRank,
+      annMinVectors: opts.embeddings?.annMinVectors,
+      backgroundCheckpoints: opts.backgroundCheckpoints,
     });
-    this.accessTokens = new AccessTokens(new TokenStore(this.db), (name) => this.requireCollection(name).id);
-    this.lexical = new LexicalSearch(this.db);
-    this.retriever = new DocumentRetriever(this.collections, this.documents);
-    this.chunking = { ...DEFAULT_CHUNKING, ...opts.chunking };
-    this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    const settings = new EngineSettings(this.profileDir, {
-      maxFileBytes: opts.maxFileBytes,
-      chunking: this.chunking,
-      collectionRedaction: () => new Map(this.collections.list(ALL_KINDS).map((c) => [c.name.toLowerCase(), c.redactSecrets])),
-    });
+    try {
+      return new Engine(storage, profileDir, opts);
+    } catch (err) {
+      await storage.close();
+      throw err;
+    }
+  }
+
+  private constructor(
+    private readonly storage: Storage,
+    profileDir: string,
+    opts: EngineOptions,
+  ) {
+    this.backend = storage.backend;
+    this.profileDir = profileDir;
+    this.location = storage.location;
+    const chunking: ChunkOptions = { ...DEFAULT_CHUNKING, ...opts.chunking };
+    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const settings = new EngineSettings(profileDir, { maxFileBytes: opts.maxFileBytes, chunking, collectionRedaction: () => this.collectionRedaction() });
     this.settings = settings;
+    const fusion = opts.search?.fusion ?? 'rrf';
     this.indexing = new IndexingService(
-      { db: this.db, documents: this.documents, chunks: this.chunks },
-      this.collections,
-      { ...opts.indexing, chunking: this.chunking, maxFileBytes: this.maxFileBytes, maxFileBytesNow: () => settings.maxFileBytes().value },
-      () => {
-        this.generation++;
-        this.embeddings?.changed();
-      },
+      storage,
+      { ...opts.indexing, chunking, maxFileBytes, maxFileBytesNow: () => settings.maxFileBytes().value },
+      () => this.changed(),
     );
-    this.embeddings = new EmbeddingService(this.db, this.profileDir, opts.embeddings, {
+    this.embeddings = new EmbeddingService(storage, profileDir, opts.embeddings, {
+      collections: () => storage.collections.list(ALL_KINDS),
       saved: () => settings.savedOrDefaults().backgroundEmbedding,
-      paused: () => this.indexing.jobs.pauses(),
+      paused: () => this.indexing.pausesNow(),
       indexingBusy: () => this.indexing.busy(),
     });
     settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
-    this.embeddings.follow({ chunks: this.chunks, documents: this.documents }, this.indexing); // vectors go with their chunks; search learns what waits
-    this.modes = new ModeSearch(this.db, this.embeddings, this.lexical, this.collections, { fusion: opts.search?.fusion ?? 'rrf' });
-    this.models = new EngineModels(this.embeddings);
+    const { models } = this.embeddings;
+    this.models = new EngineModels({ manifest: models.manifest, modelLocations: models.locations, refresh: () => models.refresh() });
+    const anchors = new PageAnchors(storage);
+    this.keyword = new KeywordSearch(storage, anchors);
+    this.modes = new ModeSearch(storage, this.keyword, this.embeddings, { fusion });
+    this.retriever = new DocumentRetriever(storage);
+    this.collections = new Collections(storage, this.indexing, () => this.changed());
+    this.tokens = new AccessTokens(storage.tokens, async (name) => (await this.collections.require(name)).id);
     const live = opts.indexing?.live;
-    this.registry = openDatasetRegistry({
-      db: this.db,
-      profileDir: this.profileDir,
-      collections: this.collections,
-      documents: this.documents,
-      chunks: this.chunks,
-      lexical: this.lexical,
-      indexing: this.indexing,
+    this.datasetRoom = new DatasetsRoom({
+      storage,
+      profileDir,
       embeddings: this.embeddings,
-      fusion: opts.search?.fusion ?? 'rrf',
+      indexing: this.indexing,
+      anchors,
+      fusion,
       generation: () => this.generation,
-      changed: () => {
-        this.generation++;
-        this.embeddings.changed();
-      },
+      changed: () => this.changed(),
       watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 },
       hnswGraphFrom: opts.datasets?.hnswGraphFrom,
     });
-    this.datasets = datasetsApi(this.registry, this.embeddings);
-    this.memoryService = new MemoryService({
-      db: this.db,
-      databaseFile: this.databaseFile,
-      collections: this.collections,
-      documents: this.documents,
-      chunks: this.chunks,
-      embeddings: this.embeddings,
-      chunking: this.chunking,
-      changed: () => this.memoryChanged(),
-    });
+    this.datasets = this.datasetRoom.api;
+    this.memoryService = new MemoryService({ storage, embeddings: this.embeddings, chunking, changed: () => this.memoryChanged() });
     this.memory = this.memoryService;
-    this.knowledge = sqliteKnowledge({
-      collections: this.collections,
-      documents: this.documents,
-      chunks: this.chunks,
-      stats: this.stats,
-      lexical: this.lexical,
+    this.knowledge = openKnowledge({
+      storage,
+      keyword: this.keyword,
       modes: this.modes,
       retriever: this.retriever,
       generation: () => this.generation,
@@ -197,8 +169,28 @@ export class Engine implements AppIndex {
       datasets: this.datasets,
       memory: this.memory,
     });
-    // last: a constructor that throws above leaves no thread behind
-    this.checkpointer = opts.backgroundCheckpoints ? WalCheckpointer.start(this.databaseFile) : null;
+    this.reports = new StatusReporter({
+      profileDir,
+      storage,
+      indexing: () => this.indexing.status(),
+      embeddings: (visible) => this.embeddings.statusReport(visible),
+      datasets: () => this.datasets.list(),
+      memory: () => this.memory.summary(),
+    });
+    // another host changed the index (PostgreSQL's change feed): caches start over, and what it wrote is looked at here too
+    this.offRemote = storage.changes.onRemoteChange((collectionId) => {
+      this.changed();
+      void this.memoryService.remoteChange(collectionId);
+      this.datasetRoom.remoteChange();
+      void this.indexing.refreshPauses();
+    });
+  }
+
+  /** The index changed: caches start over, and background embedding (when on) looks for work. */
+  private changed(): void {
+    this.generation++;
+    this.redaction = null;
+    this.embeddings.changed();
   }
 
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
@@ -213,102 +205,66 @@ export class Engine implements AppIndex {
     this.mergeSoon.unref();
   }
 
-  static open(opts: EngineOptions): Engine {
-    return new Engine(opts);
-  }
-
-  /** Closes the database at once; settles when model workers have exited (after their current run: terminating one mid-run aborts the process). */
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /** Stops the background work in order, then closes the index; settles when model and parse workers have exited (after their current run: terminating an ONNX worker mid-run aborts the process). */
+  async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.mergeSoon) clearTimeout(this.mergeSoon);
-    this.memoryService.close();
-    const datasets = this.registry.close(); // stops the manifest watcher; pending loads see the engine closed
-    const models = this.embeddings.close();
-    const parsers = this.indexing.close();
-    this.db.close();
-    const checkpoints = this.checkpointer?.close(); // after the writer's: its connection, the last, takes the final checkpoint
-    return Promise.all([models, datasets, parsers, checkpoints, this.settings.close()]).then(() => undefined);
+    this.offRemote();
+    await this.datasetRoom.close(); // stops the manifest watcher; pending loads see the engine closed
+    await this.indexing.close();
+    await this.embeddings.close();
+    await this.memoryService.flush().catch(() => undefined); // metrics held back are written if the index still answers
+    await this.storage.close();
+    await this.settings.close();
   }
 
   // ---- collections ---------------------------------------------------------------------
 
-  addCollection(input: AddCollectionInput): CollectionInfo {
-    const root = path.resolve(input.root);
-    assertFolder(root);
-    const name = input.name ?? path.basename(root);
-    validateName(name);
-    if (this.collections.get(name)) throw new TroveError('CONFLICT', `a collection named "${name}" already exists`);
-    const include = validateGlobs(input.include?.length ? input.include : [...DEFAULT_INCLUDE], 'include');
-    const exclude = validateGlobs([...DEFAULT_EXCLUDE, ...(input.exclude ?? [])], 'exclude');
-    const row = this.collections.insert({ name, root: fs.realpathSync(root), include, exclude, context: input.context ?? '' });
-    this.indexing.collectionAdded(row);
-    return this.info(row);
+  addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
+    return this.collections.add(input);
   }
 
-  listCollections(): CollectionInfo[] {
-    const counts = this.stats.counts();
-    return this.collections.list().map((c) => this.info(c, counts));
+  listCollections(): Promise<CollectionInfo[]> {
+    return this.collections.list();
   }
 
   /** Names and context notes only: no document counts, cheap enough for every search. */
-  collectionNotes(): { name: string; context: string }[] {
-    return this.collections.list().map((c) => ({ name: c.name, context: c.context }));
+  collectionNotes(): Promise<{ name: string; context: string }[]> {
+    return this.collections.notes();
   }
 
-  renameCollection(oldName: string, newName: string): CollectionInfo {
-    const c = this.requireCollection(oldName);
-    validateName(newName);
-    const clash = this.collections.get(newName);
-    if (clash && clash.id !== c.id) throw new TroveError('CONFLICT', `a collection named "${newName}" already exists`);
-    this.collections.rename(c.id, newName);
-    this.indexing.collectionRenamed({ ...c, name: newName });
-    this.generation++;
-    return this.info(this.collections.get(newName)!);
+  renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
+    return this.collections.rename(oldName, newName);
   }
 
-  removeCollection(name: string): void {
-    const c = this.requireCollection(name);
-    this.indexing.collectionRemoved(c.id); // watcher stopped, queued jobs cancelled at once
-    this.db.transaction(() => {
-      this.chunks.deleteForCollection(c.id);
-      this.collections.delete(c.id);
-    })();
-    this.generation++;
-    this.embeddings.changed();
+  removeCollection(name: string): Promise<void> {
+    return this.collections.remove(name);
   }
 
-  setCollectionContext(name: string, context: string): CollectionInfo {
-    const c = this.requireCollection(name);
-    if (context.length > 4000) throw invalidInput('a context note is limited to 4000 characters');
-    this.collections.setContext(c.id, context);
-    return this.info(this.collections.get(c.name)!);
+  setCollectionContext(name: string, context: string): Promise<CollectionInfo> {
+    return this.collections.setContext(name, context);
   }
 
   /** Secret redaction for one collection: true or false overrides the Settings switch, null follows it. */
-  setCollectionRedaction(name: string, redactSecrets: boolean | null): CollectionInfo {
-    const c = this.requireCollection(name);
-    this.collections.setRedactSecrets(c.id, redactSecrets);
-    return this.info(this.collections.get(c.name)!);
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
+    return this.collections.setRedaction(name, redactSecrets);
   }
 
   // ---- indexing ------------------------------------------------------------------------
 
-  /** One collection, one folder dataset (`dataset`: its id), or every collection and folder dataset. */
+  /** One collection, one folder dataset (`dataset`: its id), or every collection and folder dataset; other hosts sharing the index help. */
   async index(opts: { collection?: string; dataset?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal } = {}): Promise<IndexReport[]> {
     const targets = opts.collection
-      ? [this.requireCollection(opts.collection)]
+      ? [await this.collections.require(opts.collection)]
       : opts.dataset !== undefined
-        ? [this.requireFolderDataset(opts.dataset)]
-        : [...this.collections.list(), ...this.registry.datasetCollections()];
+        ? [await this.requireFolderDataset(opts.dataset)]
+        : [...(await this.storage.collections.list()), ...(await this.datasetRoom.datasetCollections())];
     try {
       return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
-    } catch (err) {
-      throw storageError(err) ?? err;
     } finally {
-      this.generation++;
-      await this.registry.indexed(); // folder datasets waiting for their first index become Ready
-      this.embeddings.changed(); // background embedding (when enabled) after keyword indexing
+      this.changed(); // background embedding (when enabled) after keyword indexing
+      await this.datasetRoom.indexed(); // folder datasets waiting for their first index become Ready
     }
   }
 
@@ -320,57 +276,59 @@ export class Engine implements AppIndex {
   // ---- embeddings ----------------------------------------------------------------------
 
   /**
-   * Embeds every chunk still without a vector (all collections, or one); resumable. A space big
-   * enough for an ANN index gets it built in the background; `waitForAnnIndex` (a one-shot command
-   * about to exit) waits for it and saves it for the next process.
+   * Embeds every chunk still without a vector (all collections, or one), sharing the work with
+   * other hosts on a shared index; resumable. `waitForAnnIndex` (a one-shot command about to exit)
+   * also builds what makes kNN fast on this backend and keeps it for the next process.
    */
   async embed(opts: { collection?: string; onProgress?: (p: EmbeddingProgress) => void; waitForAnnIndex?: boolean } = {}): Promise<CollectionEmbeddingStatus[]> {
-    const memory = this.collections.get(MEMORY_COLLECTION, ['memory']);
-    const targets = opts.collection
-      ? [opts.collection === MEMORY_COLLECTION && memory ? memory : this.requireCollection(opts.collection)]
-      : [...this.collections.list(), ...this.registry.datasetCollections(), ...(memory ? [memory] : [])];
-    return this.embeddings.embedNow(targets, opts.onProgress, { waitForAnnIndex: opts.waitForAnnIndex }).catch((err: unknown) => {
-      throw storageError(err) ?? err;
-    });
+    const all = await this.storage.collections.list(ALL_KINDS);
+    const named = opts.collection?.toLowerCase();
+    const targets = named === undefined ? all : [all.find((c) => c.name.toLowerCase() === named) ?? (await this.collections.require(opts.collection!))];
+    return this.embeddings.embedNow(targets, opts.onProgress, { waitForAnnIndex: opts.waitForAnnIndex });
   }
 
-  /** Chooses a collection's embedding model (null: automatic). Vectors are rebuilt in the background and swapped in when complete. */
+  /** Chooses a collection's embedding model (null: automatic), for every host on the index. Vectors are rebuilt in the background and swapped in when complete. */
   async setCollectionModel(name: string, modelId: string | null): Promise<CollectionEmbeddingStatus> {
-    return this.embeddings.chooseModel(this.requireCollection(name), modelId);
+    return this.embeddings.chooseModel(await this.collections.require(name), modelId);
   }
 
   /** Background embedding: on or off (and what decided: the host's option, the saved setting, the default), and what it is doing. */
-  backgroundEmbedding(): BackgroundEmbedding {
-    return this.embeddings.backgroundNow(this.collections.list());
+  async backgroundEmbedding(): Promise<BackgroundEmbedding> {
+    return this.embeddings.backgroundNow(await this.storage.collections.list());
   }
 
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {
     return this.embeddings.onProgress(listener);
   }
 
+  /** Another host changed the index (a shared database's change feed; never on SQLite, where this engine is the only writer). */
+  onRemoteChange(listener: () => void): () => void {
+    return this.storage.changes.onRemoteChange(() => listener());
+  }
+
   /**
-   * Watch every collection and folder dataset (and those added later) and keep the index fresh
-   * until stopWatching; dataset manifests are watched too, so a changed one reloads.
+   * Watch every collection and folder dataset (and those added later, here or by another host) and
+   * keep the index fresh until stopWatching; dataset manifests are watched too, so a changed one reloads.
    */
   async startWatching(): Promise<void> {
-    this.registry.ensureStarted(); // folder datasets' collections exist before the watchers start
+    await this.datasetRoom.datasetCollections(); // folder datasets' collections exist before the watchers start
     await this.indexing.startWatching();
-    await this.registry.startWatching();
+    await this.datasetRoom.startWatching();
   }
 
   async stopWatching(): Promise<void> {
-    await this.registry.stopWatching();
+    await this.datasetRoom.stopWatching();
     await this.indexing.stopWatching();
   }
 
   /** Pause background indexing and embedding of one collection, or of everything; changes keep being queued. */
-  pause(collection?: string): void {
-    this.indexing.pause(collection === undefined ? undefined : this.requireCollection(collection));
+  async pause(collection?: string): Promise<void> {
+    await this.indexing.pause(collection === undefined ? undefined : await this.collections.require(collection));
     this.embeddings.changed(); // the stage stops after the chunks in flight
   }
 
-  resume(collection?: string): void {
-    this.indexing.resume(collection === undefined ? undefined : this.requireCollection(collection));
+  async resume(collection?: string): Promise<void> {
+    await this.indexing.resume(collection === undefined ? undefined : await this.collections.require(collection));
     this.embeddings.changed();
   }
 
@@ -385,34 +343,35 @@ export class Engine implements AppIndex {
   }
 
   /** Files that failed to index, with reason, attempts and next retry. */
-  failures(collection?: string): FailureInfo[] {
-    return this.indexing.failures(collection === undefined ? undefined : this.requireCollection(collection));
+  async failures(collection?: string): Promise<FailureInfo[]> {
+    return this.indexing.failures(collection === undefined ? undefined : await this.collections.require(collection));
   }
 
   // ---- search and retrieval ---------------------------------------------------------------
 
-  /** Keyword search answers synchronously; vector, hybrid and rerank with a promise (the query is embedded in a worker). */
-  search(input: SearchRequest & { mode?: 'keyword' }): SearchResponse;
-  search(input: SearchRequest): SearchResponse | Promise<SearchResponse>;
-  search(input: SearchRequest): SearchResponse | Promise<SearchResponse> {
+  /** Keyword, vector, hybrid or reranked search (the query embedded in a worker for the semantic modes). */
+  async search(input: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
     this.embeddings.searched(); // background embedding gives way to searches
     const req = validateSearchRequest(input);
-    const filters = this.resolveFilters(req);
-    if (req.mode === 'keyword') return this.keywordSearch(req, filters, started);
-    const collectionIds = filters.collectionIds ?? this.collections.list().map((c) => c.id);
-    this.modes.assertAvailable(req.mode, collectionIds); // synchronously: a mode that cannot run says so before any work
-    const p = this.modes.run(req, filters, collectionIds, this.generation).then((r) => semanticResponse(req, r, (ids) => this.indexing.freshness(ids), started));
-    p.catch(() => undefined); // the caller gets the rejection; a probe that drops the promise must not crash the process
-    return p;
+    const filters = await this.resolveFilters(req);
+    if (req.mode === 'keyword') {
+      const r = await this.keyword.search({ ...req, filters }, this.generation);
+      return keywordResponse(req, r, req.freshness ? await this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
+    }
+    const all = await this.storage.collections.list();
+    const collections = filters.collectionIds ? all.filter((c) => filters.collectionIds!.includes(c.id)) : all;
+    const r = await this.modes.run(req, filters, collections, this.generation);
+    return semanticResponse(req, r, (ids) => this.indexing.freshness(ids), started);
   }
 
-  private resolveFilters(req: ValidSearchRequest): ResolvedFilters {
+  private async resolveFilters(req: ValidSearchRequest): Promise<ResolvedFilters> {
     // a kind nothing can have is a typo, not an empty result
-    const unknown = req.kinds?.find((k) => !KNOWN_KINDS.includes(k) && !this.stats.kindExists(k));
-    if (unknown !== undefined) throw invalidInput(`unknown kind "${unknown}" (kinds: ${KNOWN_KINDS.join(', ')})`);
+    for (const k of req.kinds ?? []) {
+      if (!KNOWN_KINDS.includes(k) && !(await this.storage.stats.kindExists(k))) throw invalidInput(`unknown kind "${k}" (kinds: ${KNOWN_KINDS.join(', ')})`);
+    }
     return {
-      collectionIds: req.collections?.map((n) => this.requireCollection(n).id),
+      collectionIds: req.collections ? await Promise.all(req.collections.map(async (n) => (await this.collections.require(n)).id)) : undefined,
       pathGlob: req.path,
       kinds: req.kinds,
       modifiedAfterMs: parseDateFilter(req.modifiedAfter, 'modifiedAfter'),
@@ -421,70 +380,64 @@ export class Engine implements AppIndex {
     };
   }
 
-  private keywordSearch(req: ValidSearchRequest, filters: ResolvedFilters, started: number): SearchResponse {
-    const r = this.lexical.search({ ...req, filters }, this.generation);
-    return keywordResponse(req, r, req.freshness ? this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
-  }
-
   /** One document. `highlight`: mark a query's words in the text (the app's preview of a result), as its snippets mark them. */
-  get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): RetrievedDocument {
-    const doc = this.retriever.get(locator, opts);
+  async get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): Promise<RetrievedDocument> {
+    const doc = await this.retriever.get(locator, opts);
     if (!opts.highlight) return doc;
     const { query, syntax } = opts.highlight;
     return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
   }
 
-  multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
+  multiGet(pattern: string, opts: MultiGetOptions = {}): Promise<MultiGetResult> {
     return this.retriever.multiGet(pattern, opts);
   }
 
   /** The index's status; `collections` limits it to a scoped caller's (see status-report.ts). */
-  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
+  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
     return this.reports.status(opts);
   }
 
   /** Paths of the indexed documents of a collection, sorted (completions, suffix lookups). */
-  documentPaths(collection: string): string[] {
-    return this.documents.indexedPaths(this.requireCollection(collection).id);
+  async documentPaths(collection: string): Promise<string[]> {
+    return this.storage.documents.indexedPaths((await this.collections.require(collection)).id);
   }
 
-  // ---- access tokens -------------------------------------------------------------------
+  // ---- access tokens: one set for every host on the index (access-tokens.ts) ---------------
 
-  /** Returns the secret once; only its hash is stored (see access-tokens.ts for the defaults). */
-  createToken(input: CreateTokenInput): { token: string; info: TokenInfo } {
-    return this.accessTokens.create(input);
+  /** Returns the secret once; only its hash is stored. */
+  createToken(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }> {
+    return this.tokens.create(input);
   }
 
-  listTokens(): TokenInfo[] {
-    return this.accessTokens.list();
+  listTokens(): Promise<TokenInfo[]> {
+    return this.tokens.list();
   }
 
-  revokeToken(name: string): void {
-    this.accessTokens.revoke(name);
+  revokeToken(name: string): Promise<void> {
+    return this.tokens.revoke(name);
   }
 
   /** The token a secret belongs to, or null; records its use. */
-  verifyToken(secret: string): TokenInfo | null {
-    return this.accessTokens.verify(secret);
+  verifyToken(secret: string): Promise<TokenInfo | null> {
+    return this.tokens.verify(secret);
   }
 
-  private requireFolderDataset(id: string): CollectionRow {
-    const d = this.datasets.info(id);
-    const row = this.registry.datasetCollections().find((c) => c.name === `~dataset:${id}`);
+  // ---- helpers -------------------------------------------------------------------------
+
+  private async requireFolderDataset(id: string): Promise<CollectionRow> {
+    const d = await this.datasets.info(id);
+    const row = (await this.datasetRoom.datasetCollections()).find((c) => c.name === `~dataset:${id}`);
     if (!row) throw new TroveError('INVALID_INPUT', `dataset "${id}" is ${d.kind === 'faiss' ? 'a FAISS index: it has nothing to index' : `${d.state}${d.reason ? `: ${d.reason}` : ''}`}`);
     return row;
   }
 
-  private requireCollection(name: string): CollectionRow {
-    const c = this.collections.get(name);
-    if (!c) {
-      const known = this.collections.list().map((k) => k.name);
-      throw notFound(`no collection named "${name}"${known.length ? ` (collections: ${known.join(', ')})` : ''}`);
-    }
-    return c;
-  }
-
-  private info(c: CollectionRow, counts?: ReturnType<StatsStore['counts']>): CollectionInfo {
-    return this.reports.info(c, counts);
+  private collectionRedaction(): Promise<ReadonlyMap<string, boolean | null>> {
+    const read = (this.redaction ??= this.storage.collections.list(ALL_KINDS).then((rows) => new Map(rows.map((c) => [c.name.toLowerCase(), c.redactSecrets]))));
+    read.catch(() => {
+      if (this.redaction === read) this.redaction = null; // a failed read is not kept
+    });
+    return read;
   }
 }
+
+export { MEMORY_COLLECTION };

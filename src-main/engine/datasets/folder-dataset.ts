@@ -4,13 +4,13 @@
 // nor moves its statistics. Searched by keyword, semantic (its vectors) or hybrid, like a collection.
 import path from 'node:path';
 import { notFound, TroveError } from '../errors.js';
-import type { Bm25Scale } from '../search/lexical.js';
+import type { Bm25Scale } from '../search/keyword-search.js';
 import type { RankedHit } from '../search/hit.js';
 import { validateSearchRequest } from '../search/request.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DatasetDocument, DatasetHit, DatasetSearchMode } from '../types/datasets.js';
 import { flatten } from './plain-snippet.js';
-import { after, type Awaitable, type FolderIndex } from './ports.js';
+import type { FolderIndex } from './ports.js';
 
 /** System collections of registered folder datasets are named so; a person's collection never can be ('~'). */
 export const DATASET_COLLECTION_PREFIX = '~dataset:';
@@ -27,10 +27,8 @@ export interface FolderPage {
 }
 
 export class FolderDataset {
-  /** The documents counted last (what a list shows where the count is a round trip: refreshSize()). */
+  /** The documents counted last (refreshSize(): when it loads, and again after something that may move the count). */
   private counted = 0;
-  /** The backend counts by round trips (PostgreSQL): size answers what refreshSize() counted, asking nothing. */
-  private roundTrips = false;
 
   constructor(
     readonly id: string,
@@ -38,19 +36,14 @@ export class FolderDataset {
     private readonly index: FolderIndex,
   ) {}
 
-  /** Its indexed documents: counted now where the backend answers in hand (SQLite), else as last counted. */
+  /** Its indexed documents, as last counted. */
   get size(): number {
-    if (this.roundTrips) return this.counted;
-    const n = this.index.documentCount(this.collection.id);
-    if (typeof n === 'number') return (this.counted = n);
-    this.roundTrips = true;
-    void n.then((v) => (this.counted = v)).catch(() => undefined);
     return this.counted;
   }
 
-  /** Counts its documents again (PostgreSQL, before a list). */
-  refreshSize(): Awaitable<number> {
-    return after(this.index.documentCount(this.collection.id), (n) => (this.counted = n));
+  /** Counts its documents again. */
+  async refreshSize(): Promise<number> {
+    return (this.counted = await this.index.documentCount(this.collection.id));
   }
 
   async search(query: string, opts: { topK: number; offset: number; mode?: DatasetSearchMode; snippetLength: number }): Promise<FolderPage> {
@@ -108,21 +101,20 @@ export class FolderDataset {
     };
   }
 
-  document(ref: string): Awaitable<DatasetDocument> {
-    return after(this.index.document(this.collection.id, ref), (found) => {
-      if (!found) throw notFound(`dataset "${this.id}" has no document "${ref}": its refs are the documents' paths relative to ${this.collection.root}`);
-      const { doc, text, chunks } = found;
-      return {
-        dataset: this.id,
-        ref: doc.path,
-        title: doc.title || path.posix.basename(doc.path),
-        path: doc.path,
-        text,
-        metadata: doc.metadata,
-        chunks: chunks.map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd, page: c.page })),
-        modified: new Date(doc.mtimeMs).toISOString(),
-      };
-    });
+  async document(ref: string): Promise<DatasetDocument> {
+    const found = await this.index.document(this.collection.id, ref);
+    if (!found) throw notFound(`dataset "${this.id}" has no document "${ref}": its refs are the documents' paths relative to ${this.collection.root}`);
+    const { doc, text, chunks } = found;
+    return {
+      dataset: this.id,
+      ref: doc.path,
+      title: doc.title || path.posix.basename(doc.path),
+      path: doc.path,
+      text,
+      metadata: doc.metadata,
+      chunks: chunks.map((c) => ({ ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd, lineStart: c.lineStart, lineEnd: c.lineEnd, page: c.page })),
+      modified: new Date(doc.mtimeMs).toISOString(),
+    };
   }
 }
 

@@ -1,7 +1,6 @@
 // A folder dataset's collection, kept in line with its manifest (the registry's folder half): made
 // when the manifest becomes valid, re-rooted when it moves the documents folder, its embedding
-// model set, and dropped when no manifest wants it. Every step goes through the registry's ports,
-// chained with `after`: synchronous on SQLite, round trips on PostgreSQL.
+// model set, and dropped when no manifest wants it. Every step goes through the registry's ports.
 import fs from 'node:fs';
 import { TroveError } from '../errors.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from '../ingest/defaults.js';
@@ -9,7 +8,7 @@ import type { CollectionRow } from '../store/collections.js';
 import { embeddingModel } from './faiss-dataset.js';
 import { datasetCollectionName, FolderDataset } from './folder-dataset.js';
 import type { DatasetManifest } from './manifest.js';
-import { after, allOf, type Awaitable, type DatasetCollections, type DatasetModels, type FolderIndex } from './ports.js';
+import type { DatasetCollections, DatasetModels, FolderIndex } from './ports.js';
 
 /** A folder dataset never indexes its own manifest (when its documents folder holds it). */
 const MANIFEST_GLOB = 'manifest.json';
@@ -25,7 +24,7 @@ export interface FolderLoadingDeps {
  * it embeds with; throws (IO) when this host cannot read the folder. `current()` says whether
  * the manifest is still the registry's when the collection is there.
  */
-export function loadFolderDataset(deps: FolderLoadingDeps, m: DatasetManifest, root: string): Awaitable<{ dataset: FolderDataset; model: string | null }> {
+export async function loadFolderDataset(deps: FolderLoadingDeps, m: DatasetManifest, root: string): Promise<{ dataset: FolderDataset; model: string | null }> {
   if (!isDirectory(root)) throw new TroveError('IO', `the documents folder ${root} does not exist or is not a folder`);
   try {
     fs.readdirSync(root);
@@ -36,16 +35,17 @@ export function loadFolderDataset(deps: FolderLoadingDeps, m: DatasetManifest, r
   const real = fs.realpathSync(root);
   const name = datasetCollectionName(m.id);
   const { collections } = deps;
-  const create = () =>
-    collections.add({ name, root: real, include: [...DEFAULT_INCLUDE], exclude: [...DEFAULT_EXCLUDE, MANIFEST_GLOB], context: m.description });
-  const found = after(collections.get(name), (row) => (row && row.root !== real ? after(collections.remove(row), () => undefined) : row));
-  const row = after(found, (r) => r ?? create());
-  return after(row, (r) =>
-    after(collections.modelChoice(r.id), (choice) =>
-      // the embedding stage reports a model that is not here yet; keyword search works meanwhile
-      after((choice ?? null) !== model ? collections.setModelChoice(r.id, model) : undefined, () => ({ dataset: new FolderDataset(m.id, r, deps.folderIndex), model })),
-    ),
-  );
+  let row = await collections.get(name);
+  if (row && row.root !== real) {
+    await collections.remove(row);
+    row = undefined;
+  }
+  row ??= await collections.add({ name, root: real, include: [...DEFAULT_INCLUDE], exclude: [...DEFAULT_EXCLUDE, MANIFEST_GLOB], context: m.description });
+  // the embedding stage reports a model that is not here yet; keyword search works meanwhile
+  if (((await collections.modelChoice(row.id)) ?? null) !== model) await collections.setModelChoice(row.id, model);
+  const dataset = new FolderDataset(m.id, row, deps.folderIndex);
+  await dataset.refreshSize();
+  return { dataset, model };
 }
 
 /**
@@ -54,13 +54,9 @@ export function loadFolderDataset(deps: FolderLoadingDeps, m: DatasetManifest, r
  * stopped wanting, since another host's manifests may want the rest). `unwanted` is asked once the
  * list answered, so a manifest that became valid again meanwhile keeps its collection.
  */
-export function dropUnwanted(collections: DatasetCollections, unwanted: (name: string) => boolean): Awaitable<void> {
-  return after(collections.list(), (rows) =>
-    after(
-      allOf(rows.filter((c) => unwanted(c.name)).map((c) => collections.remove(c))),
-      () => undefined,
-    ),
-  );
+export async function dropUnwanted(collections: DatasetCollections, unwanted: (name: string) => boolean): Promise<void> {
+  const rows = await collections.list();
+  await Promise.all(rows.filter((c) => unwanted(c.name)).map((c) => collections.remove(c)));
 }
 
 /** The names of the collections these folder manifests want. */
@@ -71,8 +67,8 @@ export function wantedCollections(manifests: readonly (DatasetManifest | null)[]
 }
 
 /** Whether the dataset's collection has been indexed once (it is Ready from then on). */
-export function indexedOnce(collections: DatasetCollections, c: CollectionRow): Awaitable<boolean> {
-  return after(collections.byId(c.id), (row) => Boolean(row?.lastIndexedAt));
+export async function indexedOnce(collections: DatasetCollections, c: CollectionRow): Promise<boolean> {
+  return Boolean((await collections.byId(c.id))?.lastIndexedAt);
 }
 
 export function isDirectory(p: string): boolean {

@@ -1,7 +1,7 @@
 // The dataset registry: every manifest under <profile>/datasets and the folders a person added,
 // each with its state (Unloaded → Validating → Invalid | Loading → Ready | Error) and the reason.
-// Looking again (refresh) is synchronous up to validation, so a list is never empty because files
-// are still being read; loading a FAISS index (read, check, probe the model) runs in the background,
+// Looking again (refresh) is synchronous up to validation (over the added folders as last read),
+// so a list is never empty because files are still being read; loading a FAISS index (read, check, probe the model) runs in the background,
 // and a folder dataset is Ready once its folder has been indexed. A manifest whose text and files
 // are unchanged keeps its loaded state; one bad manifest never stops the others. Nothing starts
 // until a face first asks (a plain `trove search` never reads a manifest).
@@ -16,9 +16,9 @@ import { DATASET_COLLECTION_PREFIX, FolderDataset } from './folder-dataset.js';
 import { dropUnwanted, indexedOnce, isDirectory, loadFolderDataset, wantedCollections } from './folder-loading.js';
 import { readManifest, resolveDatasetPath, type DatasetManifest, type ManifestRead } from './manifest.js';
 import { ManifestWatcher, type ManifestWatchSettings } from './manifest-watcher.js';
-import { after, allOf, type Awaitable, type DatasetCollections, type DatasetFolderList, type DatasetIndexing, type DatasetModels, type FolderIndex, type ModelChecks } from './ports.js';
+import type { DatasetCollections, DatasetFolderList, DatasetIndexing, DatasetModels, FolderIndex, ModelChecks } from './ports.js';
 
-/** The registry's ports (ports.ts): SQLite's from open-registry.ts, PostgreSQL's from shared/shared-datasets.ts. */
+/** The registry's ports (ports.ts), wired by datasets-room.ts. */
 export interface RegistryDeps {
   profileDir: string;
   folders: DatasetFolderList;
@@ -123,50 +123,45 @@ export class DatasetRegistry {
     return this.deps.folders.list();
   }
 
-  addFolder(dir: string): Awaitable<DatasetInfo[]> {
+  async addFolder(dir: string): Promise<DatasetInfo[]> {
     const profile = realFolderOrSelf(this.profileFolder());
     if (realFolderOrSelf(path.resolve(dir)) === profile) throw new TroveError('CONFLICT', `${profile} is the profile's own datasets folder, which is always scanned`);
     const abs = realFolder(dir);
     if (abs === profile) throw new TroveError('CONFLICT', `${abs} is the profile's own datasets folder, which is always scanned`);
-    return after(this.deps.folders.add(abs), () => {
-      this.ensureStarted();
-      this.refresh();
-      return [...this.entries.values()].filter((e) => e.folder === abs).map((e) => this.snapshot(e));
-    });
+    await this.deps.folders.add(abs);
+    this.ensureStarted();
+    this.refresh();
+    return [...this.entries.values()].filter((e) => e.folder === abs).map((e) => this.snapshot(e));
   }
 
-  removeFolder(dir: string): Awaitable<void> {
+  async removeFolder(dir: string): Promise<void> {
     const abs = path.resolve(dir);
-    return after(this.deps.folders.reload(), () => {
-      const known = this.deps.folders.list();
-      const match = known.find((f) => f === abs || f === realFolderOrSelf(abs));
-      if (!match) throw new TroveError('NOT_FOUND', `${abs} is not an added dataset folder${known.length ? ` (added: ${known.join(', ')})` : ' (none are added)'}`);
-      // its folder datasets' collections go too, even where this registry had not loaded them yet (a one-shot command on a shared database)
-      const leaving = findManifests(this.profileFolder(), [match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
-      return after(this.deps.folders.remove(match), () => {
-        this.ensureStarted();
-        for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) {
-          this.wanted.add(name);
-          this.removedFolders.add(name);
-        }
-        this.refresh();
-      });
-    });
+    await this.deps.folders.reload();
+    const known = this.deps.folders.list();
+    const match = known.find((f) => f === abs || f === realFolderOrSelf(abs));
+    if (!match) throw new TroveError('NOT_FOUND', `${abs} is not an added dataset folder${known.length ? ` (added: ${known.join(', ')})` : ' (none are added)'}`);
+    // its folder datasets' collections go too, even where this registry had not loaded them yet (a one-shot command on a shared database)
+    const leaving = findManifests(this.profileFolder(), [match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
+    await this.deps.folders.remove(match);
+    this.ensureStarted();
+    for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) {
+      this.wanted.add(name);
+      this.removedFolders.add(name);
+    }
+    this.refresh();
   }
 
-  /** Reads the added folders again (another host may have added or removed one), and looks again when they changed. */
-  sync(): Awaitable<void> {
+  /** Reads the added folders again (another host may have added or removed one), and looks again when they changed; the first call starts the registry. */
+  async sync(): Promise<void> {
     const before = this.deps.folders.list().join('\0');
-    return after(this.deps.folders.reload(), () => {
-      if (!this.started) return this.ensureStarted();
-      if (this.deps.folders.list().join('\0') !== before) this.refresh();
-    });
+    await this.deps.folders.reload();
+    if (!this.started) return this.ensureStarted();
+    if (this.deps.folders.list().join('\0') !== before) this.refresh();
   }
 
-  /** Counts the folder datasets' documents again where that is a round trip (PostgreSQL), for list(). */
-  countDocuments(): Awaitable<void> {
-    const counts = [...this.entries.values()].flatMap((e) => (e.dataset instanceof FolderDataset ? [e.dataset.refreshSize()] : []));
-    return after(allOf(counts), () => undefined);
+  /** Counts the folder datasets' documents again, for list(). */
+  async countDocuments(): Promise<void> {
+    await Promise.all([...this.entries.values()].flatMap((e) => (e.dataset instanceof FolderDataset ? [e.dataset.refreshSize()] : [])));
   }
 
   /** Follows the manifest folders (and FAISS files) until close: changes reload without a restart. */
@@ -330,24 +325,25 @@ export class DatasetRegistry {
   }
 
   /** Its collection (created, or re-rooted when the manifest moved it), the model it embeds with; Ready once indexed. */
-  private loadFolder(entry: Entry, m: DatasetManifest): Awaitable<void> {
-    return after(loadFolderDataset(this.deps, m, entry.info.indexPath!), ({ dataset, model }) => {
-      if (!this.current(entry)) return;
-      entry.dataset = dataset;
-      entry.info.model = model;
-      if (dataset.collection.lastIndexedAt !== null) this.transition(entry, 'ready', null);
-    });
+  private async loadFolder(entry: Entry, m: DatasetManifest): Promise<void> {
+    const { dataset, model } = await loadFolderDataset(this.deps, m, entry.info.indexPath!);
+    if (!this.current(entry)) return;
+    entry.dataset = dataset;
+    entry.info.model = model;
+    if (dataset.collection.lastIndexedAt !== null) this.transition(entry, 'ready', null);
   }
 
   /** A folder dataset's indexing finished (here, or on another host): those waiting for their first index become Ready. */
-  indexed(): Awaitable<void> {
+  async indexed(): Promise<void> {
     const waiting = [...this.entries.values()].filter((e) => e.info.state === 'loading' && e.dataset instanceof FolderDataset);
-    const checks = waiting.map((e) =>
-      after(indexedOnce(this.deps.collections, (e.dataset as FolderDataset).collection), (done) => {
+    await Promise.all(
+      waiting.map(async (e) => {
+        const folder = e.dataset as FolderDataset;
+        const done = await indexedOnce(this.deps.collections, folder.collection);
+        await folder.refreshSize();
         if (done && e.info.state === 'loading' && this.current(e)) this.transition(e, 'ready', null);
       }),
     );
-    return after(allOf(checks), () => undefined);
   }
 
   /** The collections of folder datasets that are loading or loaded. */
@@ -377,9 +373,8 @@ export class DatasetRegistry {
     this.track(dropUnwanted(this.deps.collections, (name) => !this.wanted.has(name) && (this.deps.ownsAllDatasets || stopped.has(name))));
   }
 
-  /** Work that may be a promise (a backend's round trips) is waited for by settled(); a failure is logged, never thrown at a caller that did not ask. */
-  private track(work: Awaitable<void>): void {
-    if (!(work instanceof Promise)) return;
+  /** Background work (the storage's round trips) is waited for by settled(); a failure is logged, never thrown at a caller that did not ask. */
+  private track(work: Promise<void>): void {
     const p: Promise<void> = work
       .catch((err: unknown) => {
         if (!this.closed) process.stderr.write(`trove: datasets: ${(err as Error).message}\n`);

@@ -1,19 +1,18 @@
 // Brings a collection's index in line with its folder, in two steps the job queue drives:
-// `planReconcile` walks the folder and lists the paths whose size or mtime changed and the
-// documents whose file vanished; `applyFiles` writes a batch of read files (file-read.ts) to the
-// store: new and changed files are parsed and chunked, unchanged bytes only refresh the stat,
-// a new path with the bytes of a vanished document is a rename and keeps its docid, gone files
-// leave the index. Documents inside a file (an e-mail's attachments, see prepare.ts) are child rows
-// at `<file path>/<sub-path>` that follow their file: written, replaced, renamed and dropped with it.
-// Source files are only ever read.
+// `reconcileWith` walks the folder and lists the paths whose size or mtime changed and the
+// documents whose file vanished; `decideFile` says what a read file (file-read.ts) means for the
+// index — new and changed files are parsed and chunked, unchanged bytes only refresh the stat, a
+// new path with the bytes of a vanished document is a rename and keeps its docid, gone files leave
+// the index — and batch-plan.ts turns a batch's decisions into the storage's writes. Documents
+// inside a file (an e-mail's attachments, see prepare.ts) are child rows at `<file path>/<sub-path>`
+// that follow their file: written, replaced, renamed and dropped with it. Source files are only
+// ever read.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TroveError } from '../errors.js';
-import type { ChunkStore, FtsRow } from '../store/chunks.js';
 import type { CollectionRow } from '../store/collections.js';
-import type { Db } from '../store/database.js';
-import type { DocumentFingerprint, DocumentRow, DocumentStore, DocumentWrite } from '../store/documents.js';
+import type { DocumentFingerprint, DocumentRow, DocumentWrite } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
 import { limitMoved, sizeLimitFor, type FileRead, type FileStat } from './file-read.js';
 import { isBinaryDocument, prepareDocument, type Prepared, type PreparedAttachment } from './prepare.js';
@@ -22,12 +21,6 @@ import type { IndexProgress, IndexReport, PathReason as FileProblem } from '../t
 
 export type { IndexProgress, IndexReport, FileProblem };
 
-export interface IndexerDeps {
-  db: Db;
-  documents: DocumentStore;
-  chunks: ChunkStore;
-}
-
 export interface IndexerOptions {
   chunking: ChunkOptions;
   maxFileBytes: number;
@@ -35,16 +28,8 @@ export interface IndexerOptions {
   maxFileBytesNow?: () => number;
 }
 
-/** Documents (PDF, Office, …) of a batch, already prepared by the parse workers (see needsParsing). */
+/** Documents (PDF, Office, …) of a batch, already prepared by the parse workers (see parseNeeded). */
 export type ParsedDocuments = ReadonlyMap<string, Prepared>;
-
-/**
- * The reads of a batch a parse worker must prepare before the batch is applied: documents whose
- * bytes changed (not those the index already has with the same hash).
- */
-export function needsParsing(deps: IndexerDeps, collection: CollectionRow, reads: readonly FileRead[]): (FileRead & { kind: 'bytes' })[] {
-  return reads.filter((r): r is FileRead & { kind: 'bytes' } => parseNeeded(r, r.kind === 'bytes' ? deps.documents.byPath(collection.id, r.path) : undefined));
-}
 
 /** A read a parse worker must prepare: a document whose bytes are not what the index has (`fp`: its row). */
 export function parseNeeded(r: FileRead, fp: Pick<DocumentRow, 'hash' | 'status'> | undefined): r is FileRead & { kind: 'bytes' } {
@@ -69,12 +54,7 @@ export interface ReconcilePlan {
   vanished: string[];
 }
 
-/** Walks the folder and compares it with the index. Throws IO when the root is unusable. */
-export function planReconcile(deps: IndexerDeps, collection: CollectionRow, maxFileBytes = Infinity): ReconcilePlan {
-  return reconcileWith(collection, () => deps.documents.fingerprints(collection.id), maxFileBytes);
-}
-
-/** planReconcile over fingerprints read by the caller (any backend); `known` is read after the root is checked. */
+/** Walks the folder and compares it with the index (`known`: its fingerprints, read after the root is checked). Throws IO when the root is unusable. */
 export function reconcileWith(collection: CollectionRow, known: () => readonly DocumentFingerprint[], maxFileBytes = Infinity): ReconcilePlan {
   assertRootReadable(collection);
   const scan = scanCollection(collection.root, { include: collection.include, exclude: collection.exclude });
@@ -96,35 +76,8 @@ export function comparePlan(scan: ReturnType<typeof scanCollection>, fingerprint
 }
 
 /**
- * Writes one batch. Call inside a transaction; write the returned FTS rows last with
- * `chunks.indexText` (see store/chunks.ts: interleaving them made indexing ~3x slower).
- * Files that are present go first, so a rename seen as "new path + vanished path" in the same
- * batch moves the document instead of deleting it.
- */
-export function applyFiles(
-  deps: IndexerDeps,
-  collection: CollectionRow,
-  reads: readonly FileRead[],
-  opts: IndexerOptions,
-  parsed: ParsedDocuments = new Map(),
-): { outcomes: Map<string, FileOutcome>; fts: FtsRow[] } {
-  const fts: FtsRow[] = [];
-  const outcomes = new Map<string, FileOutcome>();
-  const moved = new Set<number>();
-  const ordered = [...reads].sort((a, b) => Number(isAbsent(a)) - Number(isAbsent(b)));
-  const children: FileOutcome[] = [];
-  for (const item of ordered) outcomes.set(item.path, applyOne(deps, collection, item, opts, moved, fts, parsed, children));
-  for (const o of children) outcomes.set(o.path, o);
-  // the old path of a rename was not "deleted before it could be read": it moved
-  for (const o of outcomes.values()) if (o.result === 'renamed' && outcomes.get(o.from)?.result === 'ignored') outcomes.set(o.from, { path: o.from, result: 'ignored' });
-  return { outcomes, fts };
-}
-
-const isAbsent = (r: FileRead): boolean => r.kind === 'missing' || r.kind === 'excluded';
-
-/**
- * What one read file means for the index, decided from its row (`fp`) alone: the rules both
- * backends follow (SQLite applies it below; engine/shared/shared-batch.ts turns it into writes).
+ * What one read file means for the index, decided from its row (`fp`) alone (batch-plan.ts turns
+ * the decisions into writes).
  * `renameFrom` finds an indexed document with these bytes whose file is gone; it is asked only
  * for a new path, before the file is prepared.
  */
@@ -222,139 +175,6 @@ export function attachmentDocument(collectionId: number, parentPath: string, sta
     metadata: p.ok ? p.metadata : {},
     parentId,
   };
-}
-
-function applyOne(
-  deps: IndexerDeps,
-  collection: CollectionRow,
-  item: FileRead,
-  opts: IndexerOptions,
-  moved: Set<number>,
-  fts: FtsRow[],
-  parsed: ParsedDocuments,
-  children: FileOutcome[],
-): FileOutcome {
-  const fp = deps.documents.byPath(collection.id, item.path);
-  const now = Date.now();
-  const d = decideFile(item, fp, opts, parsed, (hash) => renameSource(deps, collection, hash, moved));
-  switch (d.action) {
-    case 'keep':
-      return d.outcome;
-    case 'drop':
-      dropChildren(deps, d.fp.id, children);
-      deps.chunks.deleteFor(d.fp.id);
-      deps.documents.delete(d.fp.id);
-      return d.outcome;
-    case 'unindexed':
-      writeUnindexed(deps, collection, item.path, d.stat, fp?.id, d.hash, d.status, d.reason, d.kind, now);
-      if (fp) dropChildren(deps, fp.id, children);
-      return d.outcome;
-    case 'touch':
-      deps.documents.touch(d.fp.id, d.stat.size, d.stat.mtimeMs);
-      return d.outcome;
-    case 'rename':
-      deps.documents.move(d.from.id, item.path, d.stat.size, d.stat.mtimeMs, now);
-      deps.documents.moveChildren(d.from.id, d.from.path, item.path);
-      moved.add(d.from.id);
-      return d.outcome;
-    case 'index':
-      break;
-  }
-  const { prepared } = d;
-  const id = deps.documents.upsert(indexedDocument(collection.id, item.path, d.stat, d.hash, prepared, fp ? '' : newDocid(deps.documents)), now);
-  deps.documents.putContent(id, prepared.text);
-  for (const row of deps.chunks.replaceFor(id, prepared.chunks, !fp)) fts.push(row);
-  if (fp || prepared.attachments?.length) writeChildren(deps, collection, id, item.path, d.stat, prepared.attachments ?? [], now, fts, children);
-  return d.outcome;
-}
-
-/**
- * A file's documents of its own (its e-mail attachments) as child rows: each written at
- * `<file path>/<sub-path>` (an existing one keeps its docid), one that cannot be read recorded
- * with its reason, and the children the file no longer has dropped.
- */
-function writeChildren(
-  deps: IndexerDeps,
-  collection: CollectionRow,
-  parentId: number,
-  parentPath: string,
-  stat: FileStat,
-  attachments: readonly PreparedAttachment[],
-  now: number,
-  fts: FtsRow[],
-  out: FileOutcome[],
-): void {
-  const old = new Map(deps.documents.children(parentId).map((c) => [c.path, c.id]));
-  for (const att of attachments) {
-    const childPath = `${parentPath}/${att.path}`;
-    const existing = old.get(childPath);
-    old.delete(childPath);
-    const p = att.prepared;
-    const id = deps.documents.upsert(attachmentDocument(collection.id, parentPath, stat, att, existing ? '' : newDocid(deps.documents), parentId), now);
-    if (!p.ok) {
-      if (existing) {
-        deps.chunks.deleteFor(id);
-        deps.documents.deleteContent(id);
-      }
-      out.push({ path: childPath, result: p.status, reason: p.reason });
-      continue;
-    }
-    deps.documents.putContent(id, p.text);
-    for (const row of deps.chunks.replaceFor(id, p.chunks, !existing)) fts.push(row);
-    out.push({ path: childPath, result: existing ? 'updated' : 'added', chunks: p.chunks.length, bytes: 0 });
-  }
-  for (const [childPath, id] of old) {
-    deps.chunks.deleteFor(id);
-    deps.documents.delete(id);
-    out.push({ path: childPath, result: 'removed' });
-  }
-}
-
-/** The file is gone or no longer indexed: so are the documents inside it. */
-function dropChildren(deps: IndexerDeps, parentId: number, out: FileOutcome[]): void {
-  for (const c of deps.documents.children(parentId)) {
-    deps.chunks.deleteFor(c.id);
-    deps.documents.delete(c.id);
-    out.push({ path: c.path, result: 'removed' });
-  }
-}
-
-/** An indexed document with the same bytes whose file is gone: the new path is its new name. */
-function renameSource(deps: IndexerDeps, collection: CollectionRow, hash: string, moved: Set<number>) {
-  for (const cand of deps.documents.byHash(collection.id, hash)) {
-    if (moved.has(cand.id)) continue;
-    if (!fs.existsSync(path.join(collection.root, ...cand.path.split('/')))) return cand;
-  }
-  return undefined;
-}
-
-/** Records a file we could not index (so status can say why) and drops any older index rows for it. */
-function writeUnindexed(
-  deps: IndexerDeps,
-  collection: CollectionRow,
-  relPath: string,
-  stat: FileStat,
-  existingId: number | undefined,
-  hash: string | null,
-  status: 'skipped' | 'failed',
-  reason: string,
-  kind: string,
-  now: number,
-): void {
-  const id = deps.documents.upsert(unindexedDocument(collection.id, relPath, stat, hash, status, reason, kind, existingId ? '' : newDocid(deps.documents)), now);
-  if (existingId) {
-    deps.chunks.deleteFor(id);
-    deps.documents.deleteContent(id);
-  }
-}
-
-function newDocid(documents: DocumentStore): string {
-  for (let bytes = 3; ; bytes++) {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const id = randomHex(bytes);
-      if (!documents.docidTaken(id)) return id;
-    }
-  }
 }
 
 /** Random hex docids, drawn from a pool. */

@@ -16,7 +16,7 @@
 // order (a running minimum), so merging never reorders one source's results — knowledge.search
 // over one source ranks exactly as the engine does — and a page's scores do not depend on how
 // deep the merge looked (the minimum over a prefix is stable), so pagination stays consistent.
-import type { Bm25Scale } from '../search/lexical.js';
+import type { Bm25Scale } from '../search/keyword-search.js';
 import type { KnowledgeScoreType } from '../types/knowledge.js';
 
 /**

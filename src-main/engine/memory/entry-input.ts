@@ -3,6 +3,7 @@
 // data: URL, an image/* mime type, each at most IMAGE_MAX_BYTES). A problem is an INVALID_INPUT
 // whose message starts with where it is (`entries[3].images[0]: …`), so a batch says which entry.
 import { invalidInput } from '../errors.js';
+import type { CheckedDelete, DecodedImage } from '../store/memory-rows.js';
 import type { MemoryDeleteCriteria, MemoryEntryInput, MemoryImageInput, MemorySource, MemoryUpdateInput } from '../types/memory.js';
 
 export const MEMORY_LIMITS = {
@@ -17,10 +18,6 @@ export const MEMORY_LIMITS = {
   batch: 100,
 } as const;
 
-export interface DecodedImage {
-  mimeType: string;
-  data: Buffer;
-}
 
 /** An entry as it is written: checked and normalised. */
 export interface EntryWrite {
@@ -163,16 +160,6 @@ function tooBig(where: string) {
   return invalidInput(`${where} is larger than the ${MEMORY_LIMITS.imageBytes / (1024 * 1024)} MB an image may be`);
 }
 
-/** A deletion's criteria, checked (both backends): all of the given ones must hold. */
-export interface CheckedDelete {
-  ids?: number[];
-  threadIds?: string[];
-  /** Created before this time (ms since the epoch). */
-  before?: number;
-  source?: string;
-  /** The criteria given, by their tool names. */
-  used: string[];
-}
 
 export function checkDelete(criteria: MemoryDeleteCriteria, now: number): CheckedDelete {
   const out: CheckedDelete = { used: [] };
@@ -201,3 +188,5 @@ export function checkDelete(criteria: MemoryDeleteCriteria, now: number): Checke
   if (!out.used.length) throw invalidInput('give at least one criterion: context_ids, thread_ids, source (with another) or older_than_days');
   return out;
 }
+
+export type { CheckedDelete, DecodedImage };

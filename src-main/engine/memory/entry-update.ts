@@ -1,38 +1,17 @@
-// What an update does to one entry, decided from the entry as it is (pure: no database), for the
-// backends that write an update as plain data (PostgreSQL's memory repository): the changed
-// fields in the spec's names, the new metadata (full replacement, or the RFC 7396 merge patch,
-// size-checked), tags, images and content type, and what the keyword index needs — new chunks
-// for a new text (its old vectors go with the old chunks), or only a new title for the same text
-// (its chunks and vectors stay). SQLite's MemoryWriter.updateOne makes the same decisions inline,
-// inside its transaction.
+// What an update does to one entry, decided from the entry as it is (pure: no database), which the
+// storage's memory repository writes as plain data inside its transaction: the changed fields in
+// the spec's names, the new metadata (full replacement, or the RFC 7396 merge patch, size-checked),
+// tags, images and content type, and what the keyword index needs — new chunks for a new text (its
+// old vectors go with the old chunks), or only a new title for the same text (its chunks and
+// vectors stay).
 import { invalidInput } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import { toIndexText } from '../search/cjk.js';
-import type { ChunkWrite } from '../store/chunks.js';
-import { MEMORY_LIMITS, type DecodedImage, type UpdateWrite } from './entry-input.js';
-import type { EntryRow } from './entry-store.js';
+import type { EntryRewrite, EntryRow } from '../store/memory-rows.js';
+import { MEMORY_LIMITS, type UpdateWrite } from './entry-input.js';
 import { entryChunks, titleOf } from './entry-text.js';
 import { mergePatch } from './merge-patch.js';
 
-export interface EntryRewrite {
-  id: number;
-  documentId: number;
-  /** The fields the update changed (update_context's updated_fields). */
-  fields: string[];
-  title: string;
-  size: number;
-  tagsJson: string;
-  metadataJson: string;
-  contentType: 'text' | 'multimodal';
-  /** Replaces the entry's tags when set. */
-  tags?: string[];
-  /** Replaces the entry's images when set. */
-  images?: DecodedImage[];
-  /** A new text and its chunks. */
-  text?: { text: string; chunks: ChunkWrite[] };
-  /** The same text under a new title: the keyword rows' title column, in index form. */
-  retitle?: string;
-}
 
 export function planUpdate(row: EntryRow, u: UpdateWrite, chunking: ChunkOptions): EntryRewrite {
   const fields: string[] = [];
@@ -62,3 +41,5 @@ export function planUpdate(row: EntryRow, u: UpdateWrite, chunking: ChunkOptions
   else if (title !== titleOf(before)) out.retitle = title ? toIndexText(title) : '';
   return out;
 }
+
+export type { EntryRewrite };

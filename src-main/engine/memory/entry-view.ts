@@ -6,7 +6,7 @@ import { snippetAround, type TermMatcher } from '../search/snippet.js';
 import type { MemoryEntry, MemoryImage } from '../types/memory.js';
 import type { Span } from '../types/search.js';
 import { isoTime } from './dates.js';
-import type { EntryRow, ImageRow } from './entry-store.js';
+import type { EntryRow, ImageRow } from '../store/memory-rows.js';
 
 export function toEntry(row: EntryRow, images: readonly ImageRow[] = []): MemoryEntry {
   return {

@@ -1,20 +1,21 @@
-// Memory search by the documents' own code: the keyword leg is LexicalSearch over memory_fts
-// (the same planner, BM25 and snippets), the vector leg VectorSearch over the `~memory`
-// partition of its vector space (ANN included), fused by search/fusion.ts and reranked by
-// search/rerank.ts. Filters arrive as one clause pushed into both legs' SQL. What comes back is
-// the ranked entries (by document id) with each leg's rank and scores; the room turns a page
-// of them into entries.
+// Memory search by the documents' own code: the keyword leg is KeywordSearch over memory_fts
+// (the same planner and BM25), the vector leg the documents' over the `~memory` collection's
+// vector space, fused by search/fusion.ts and reranked by search/rerank.ts, on either backend.
+// Filters arrive as one clause (the backend's own, MemoryRepository.searchClause) pushed into both
+// legs. What comes back is the ranked entries (by document id) with each leg's rank and scores;
+// the room turns a page of them into entries.
 import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
-import type { Db } from '../store/database.js';
+import type { Storage } from '../store/storage.js';
 import type { VectorSpace } from '../store/vectors.js';
 import type { ResolvedFilters } from '../store/filters.js';
 import { reciprocalRankFusion, RRF_K, weightedSumFusion, type FusedHit } from '../search/fusion.js';
-import type { LexicalHit, LexicalSearch } from '../search/lexical.js';
+import type { KeywordHit, KeywordSearch } from '../search/keyword-search.js';
+import { rerankTop } from '../search/modes.js';
 import type { QuerySyntax } from '../search/query.js';
-import { blendRerank, DEFAULT_RERANK_TOP, passagesOf, type RerankedHit } from '../search/rerank.js';
+import type { RerankedHit } from '../search/rerank.js';
 import type { RankedHit } from '../search/hit.js';
-import { VectorSearch } from '../search/vector.js';
+import { nearestDocuments } from '../search/vector.js';
 import type { MemorySearchMode, MemorySearchResponse } from '../types/memory.js';
 
 export interface ValidMemorySearch {
@@ -55,36 +56,31 @@ export interface RankedPage {
 const LEG_DEPTH = 50;
 
 export class MemorySearch {
-  private readonly vector: VectorSearch;
-
   constructor(
-    db: Db,
+    private readonly storage: Storage,
+    private readonly keyword: KeywordSearch,
     private readonly embeddings: EmbeddingService,
-    private readonly lexical: LexicalSearch,
-  ) {
-    this.vector = new VectorSearch(db, embeddings.vectors, lexical.anchors, embeddings.ann);
-  }
+  ) {}
 
   /** The vector space serving memory, or why there is none. */
-  space(collectionId: number | null): VectorSpace | string {
+  async space(collectionId: number | null): Promise<VectorSpace | string> {
     if (collectionId === null) return 'memory is empty';
-    const id = this.embeddings.vectors.collection(collectionId).activeSpaceId;
-    const space = id === null ? undefined : this.embeddings.vectors.space(id);
+    const space = await this.embeddings.activeSpace(collectionId);
     if (space) return space;
     return `no vectors yet for memory: ${this.embeddings.problem('~memory') ?? 'entries are embedded in the background (or by `trove embed`); until then use keyword search'}`;
   }
 
-  run(req: ValidMemorySearch, filters: ResolvedFilters, collectionId: number | null, generation: number): RankedPage | Promise<RankedPage> {
+  async run(req: ValidMemorySearch, filters: ResolvedFilters, collectionId: number | null, generation: number): Promise<RankedPage> {
     if (req.mode === 'keyword') return this.keywordOnly(req, filters, generation);
-    const space = this.space(collectionId);
+    const space = await this.space(collectionId);
     if (req.mode === 'vector' && typeof space === 'string') throw new TroveError('UNAVAILABLE', `semantic search is off: ${space}`);
     return this.semantic(req, filters, collectionId!, space, generation);
   }
 
-  private keywordOnly(req: ValidMemorySearch, filters: ResolvedFilters, generation: number): RankedPage {
+  private async keywordOnly(req: ValidMemorySearch, filters: ResolvedFilters, generation: number): Promise<RankedPage> {
     const t0 = performance.now();
     // ranked documents only: the room reads its entries by document, no anchor or snippet is needed
-    const r = this.lexical.rank({ query: req.query, syntax: req.syntax, limit: req.limit, offset: req.offset, snippetChars: 40, snippets: false, explain: false, filters }, generation);
+    const r = await this.keyword.rank({ query: req.query, syntax: req.syntax, limit: req.limit, offset: req.offset, snippetChars: 40, snippets: false, explain: false, filters }, generation);
     const page = r.page.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, keyword: { rank: req.offset + i + 1, score: h.score, bm25: h.bm25 } }));
     return {
       page,
@@ -110,58 +106,46 @@ export class MemorySearch {
 
     const vectorLeg = async (s: VectorSpace) => {
       const t0 = performance.now();
-      const vector = await this.embeddings.embedQuery(s, req.query);
+      const vector = await this.embeddings.models.embedQuery(s, req.query);
       const t1 = performance.now();
       timings.embedMs = ms(t0);
-      const r = this.vector.search(
-        { query: req.query, syntax: req.syntax, top: depth, minScore: req.minSimilarity ?? 0, snippetChars: 40, snippets: false, explain: false, filters, generation },
-        [{ space: s, collectionIds: [collectionId], vector }],
-      );
+      const found = await nearestDocuments(this.storage, [{ space: s, collectionIds: [collectionId], vector }], depth, req.minSimilarity ?? 0, filters);
       timings.vectorMs = ms(t1);
-      return r;
+      // fusion and paging read documentId, chunkId and score; the room reads the entries itself
+      const hits = found.documents.map((d) => ({ documentId: d.documentId, chunkId: d.chunkId, score: round(d.score), title: '', signals: { cosine: 1 - d.distance } }) as unknown as RankedHit);
+      return { hits, exhausted: found.exhausted };
     };
     if (req.mode === 'vector') {
       const r = await vectorLeg(space as VectorSpace);
-      const ranked = vectorRanking(r.hits);
-      return pagedRanking(req, ranked, r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings, null);
+      return pagedRanking(req, vectorRanking(r.hits), r.exhausted, { keyword: null, vector: r.hits.length }, null, (space as VectorSpace).modelId, notices, plan, timings, null);
     }
 
     // hybrid and rerank: the query is embedded in a worker while the keyword leg runs
     const vectorPromise = typeof space === 'string' ? null : vectorLeg(space);
     vectorPromise?.catch(() => undefined); // handled below
-    let keywordHits: LexicalHit[] = [];
+    let keywordHits: KeywordHit[] = [];
     try {
       const t0 = performance.now();
-      const lx = this.lexical.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: 40, snippets: false, explain: false, filters }, generation);
+      const kw = await this.keyword.search({ query: req.query, syntax: req.syntax, limit: depth, offset: 0, snippetChars: 40, snippets: false, explain: false, filters }, generation);
       timings.keywordMs = ms(t0);
-      keywordHits = lx.hits;
-      bm25Scale = lx.bm25Scale;
-      Object.assign(plan, { expression: lx.plan.expression, dropped: lx.plan.dropped });
+      keywordHits = kw.hits;
+      bm25Scale = kw.bm25Scale;
+      Object.assign(plan, { expression: kw.plan.expression, dropped: kw.plan.dropped });
     } catch (err) {
       // a query without a searchable word has no keyword leg; the vector leg can still answer it
       if (!(err instanceof TroveError && err.code === 'INVALID_INPUT') || !vectorPromise) throw err;
       notices.push(`keyword leg skipped: ${err.message}`);
     }
     const { vectorHits, model } = await settleVectorLeg(space, vectorPromise, notices);
-    return fusedPage(req, { keywordHits, vectorHits, vectorRan: vectorPromise !== null, model, notices, plan, timings, bm25Scale }, depth, (fused) => this.rerank(req.query, fused, notices, generation));
-  }
-
-  private async rerank(query: string, fused: FusedHit[], notices: string[], generation: number): Promise<RerankedHit[]> {
-    const top = fused.slice(0, DEFAULT_RERANK_TOP);
-    if (!top.length) return fused;
-    try {
-      return blendRerank(fused, await this.embeddings.rerankScores(query, () => passagesOf(this.lexical.anchors, top, generation)));
-    } catch (err) {
-      if (!(err instanceof TroveError)) throw err;
-      notices.push(`rerank skipped: ${err.message}`);
-      return fused;
-    }
+    return fusedPage(req, { keywordHits, vectorHits, vectorRan: vectorPromise !== null, model, notices, plan, timings, bm25Scale }, depth, (fused) =>
+      rerankTop(this.embeddings, this.keyword.anchors, req.query, fused, notices, generation),
+    );
   }
 }
 
 /** What the hybrid and rerank modes' two legs found, for fusedPage. */
 export interface MemoryLegs {
-  keywordHits: LexicalHit[];
+  keywordHits: KeywordHit[];
   vectorHits: RankedHit[];
   /** The vector leg was asked (a space serves memory), whether or not it answered. */
   vectorRan: boolean;
@@ -173,15 +157,10 @@ export interface MemoryLegs {
 }
 
 /**
- * Hybrid and rerank: the legs fused (RRF with the request's k, or weighted), reranked by `rerank`
- * in rerank mode, each entry with what each leg said, and the page. Shared by both backends
- * (memory-search.ts here, shared/shared-memory-search.ts on PostgreSQL).
- */
-/**
  * The hybrid's vector leg, awaited after the keyword leg ran: its hits and model, or none with the
  * reason in `notices` (no space yet: `space` is that reason; the query model failing: its message).
  */
-export async function settleVectorLeg(space: VectorSpace | string, leg: Promise<{ hits: RankedHit[] }> | null, notices: string[]): Promise<{ vectorHits: RankedHit[]; model: string | null }> {
+async function settleVectorLeg(space: VectorSpace | string, leg: Promise<{ hits: RankedHit[] }> | null, notices: string[]): Promise<{ vectorHits: RankedHit[]; model: string | null }> {
   if (!leg) {
     notices.push(`vector leg skipped (keyword results only): ${space as string}`);
     return { vectorHits: [], model: null };
@@ -195,7 +174,11 @@ export async function settleVectorLeg(space: VectorSpace | string, leg: Promise<
   }
 }
 
-export async function fusedPage(req: ValidMemorySearch, l: MemoryLegs, depth: number, rerank: (fused: FusedHit[]) => Promise<RerankedHit[]>): Promise<RankedPage> {
+/**
+ * Hybrid and rerank: the legs fused (RRF with the request's k, or weighted), reranked by `rerank`
+ * in rerank mode, each entry with what each leg said, and the page.
+ */
+async function fusedPage(req: ValidMemorySearch, l: MemoryLegs, depth: number, rerank: (fused: FusedHit[]) => Promise<RerankedHit[]>): Promise<RankedPage> {
   const { keywordHits, vectorHits } = l;
   const f = req.fusion;
   const legs = [
@@ -220,11 +203,11 @@ export async function fusedPage(req: ValidMemorySearch, l: MemoryLegs, depth: nu
 }
 
 /** The vector mode's ranking: documents by cosine, as the vector leg found them. */
-export function vectorRanking(hits: readonly RankedHit[]): RankedEntry[] {
+function vectorRanking(hits: readonly RankedHit[]): RankedEntry[] {
   return hits.map((h, i) => ({ documentId: h.documentId, chunkId: h.chunkId, score: h.score, vector: { rank: i + 1, score: h.score, cosine: h.score } }));
 }
 
-export function pagedRanking(
+function pagedRanking(
   req: ValidMemorySearch,
   ranked: RankedEntry[],
   exhausted: boolean,

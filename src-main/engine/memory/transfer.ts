@@ -6,12 +6,12 @@ import { invalidInput } from '../errors.js';
 import type { MemoryExportLine, MemoryImportReport } from '../types/memory.js';
 import { isoTime, parseMemoryDate } from './dates.js';
 import { checkEntry, type EntryWrite } from './entry-input.js';
-import type { EntryRow, EntryStore, ImageRow } from './entry-store.js';
-import { imagesByEntry } from './entry-view.js';
-import type { EntryTimes, MemoryWriter } from './memory-writer.js';
+import type { EntryRow, ImageRow } from '../store/memory-rows.js';
 
-export function* exportLines(entries: EntryStore, threadId?: string): Generator<MemoryExportLine> {
-  for (const row of entries.exportRows(threadId)) yield exportLine(row, imagesByEntry(entries.images([row.id], true)).get(row.id) ?? []);
+/** Creation and update times an import keeps; new entries take the clock. */
+export interface EntryTimes {
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** One entry as an export line (its images with their bytes). */
@@ -50,22 +50,6 @@ export function checkImportLines(lines: readonly unknown[]): { write: EntryWrite
   return checked;
 }
 
-export function importLines(lines: readonly unknown[], entries: EntryStore, writer: MemoryWriter): MemoryImportReport {
-  const checked = checkImportLines(lines);
-  let imported = 0;
-  let skipped = 0;
-  for (let i = 0; i < checked.length; i += IMPORT_BATCH) {
-    const fresh: typeof checked = [];
-    for (const c of checked.slice(i, i + IMPORT_BATCH)) {
-      const seen = entries.same(c.write.threadId, c.times.createdAt, c.write.source, c.write.text) !== undefined || fresh.some((f) => sameEntry(f, c));
-      if (seen) skipped++;
-      else fresh.push(c);
-    }
-    writer.insert(fresh.map((f) => f.write), fresh.map((f) => f.times));
-    imported += fresh.length;
-  }
-  return { imported, skipped };
-}
 
 export function sameEntry(a: { write: EntryWrite; times: EntryTimes }, b: { write: EntryWrite; times: EntryTimes }): boolean {
   return a.write.threadId === b.write.threadId && a.times.createdAt === b.times.createdAt && a.write.source === b.write.source && a.write.text === b.write.text;

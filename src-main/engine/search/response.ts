@@ -46,7 +46,7 @@ export function keywordResponse(req: ValidSearchRequest, r: KeywordResult, fresh
 }
 
 /** One page of a semantic mode's ranked hits (the page's freshness read once the page is known). */
-export function semanticResponse(
+export async function semanticResponse(
   req: ValidSearchRequest,
   r: ModeResult,
   freshness: (documentIds: number[]) => Promise<Map<number, Freshness>>,
@@ -54,7 +54,7 @@ export function semanticResponse(
 ): Promise<SearchResponse> {
   const page = r.hits.slice(req.offset, req.offset + req.limit);
   const hasMore = r.hits.length > req.offset + req.limit;
-  return (req.freshness ? freshness(page.map((h) => h.documentId)) : Promise.resolve(null)).then((fresh) => ({
+  const fresh = req.freshness ? await freshness(page.map((h) => h.documentId)) : null;
   return {
     query: req.query,
     syntax: req.syntax,
@@ -67,6 +67,6 @@ export function semanticResponse(
     took_ms: Math.round((performance.now() - started) * 100) / 100,
     plan: r.plan,
     ...(r.notices.length ? { notices: r.notices } : {}),
-  }));
+  };
 }
 

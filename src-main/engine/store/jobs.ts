@@ -88,6 +88,7 @@ export class JobStore {
   private readonly upsertEventStmt;
   private readonly insertIfAbsentStmt;
   private readonly topStmt;
+  private readonly topAmongStmt;
   private readonly batchStmt;
   private readonly retireStmt;
   private readonly retryStmt;
@@ -125,6 +126,10 @@ export class JobStore {
     this.topStmt = db.prepare<[number], RawJob>(
       `SELECT * FROM jobs WHERE next_run_at <= ? AND collection_id NOT IN (SELECT collection_id FROM job_pauses)
        ${order} LIMIT 1`,
+    );
+    this.topAmongStmt = db.prepare<[number, string], RawJob>(
+      `SELECT * FROM jobs WHERE next_run_at <= ? AND collection_id IN (SELECT value FROM json_each(?))
+         AND collection_id NOT IN (SELECT collection_id FROM job_pauses) ${order} LIMIT 1`,
     );
     this.batchStmt = db.prepare<[number, string, number, number], RawJob>(
       `SELECT * FROM jobs WHERE collection_id = ? AND kind = ? AND next_run_at <= ? ${order} LIMIT ?`,
@@ -186,9 +191,9 @@ export class JobStore {
    * The next batch: jobs of the collection and kind of the most urgent due job, most urgent
    * first; paused collections are left alone unless `only` names one explicitly.
    */
-  nextBatch(now: number, limit: number, only?: number): JobRow[] {
+  nextBatch(now: number, limit: number, only?: number, collections?: readonly number[]): JobRow[] {
     let top: RawJob | undefined;
-    if (only === undefined) top = this.topStmt.get(now);
+    if (only === undefined) top = collections ? this.topAmongStmt.get(now, JSON.stringify(collections)) : this.topStmt.get(now);
     else {
       top = this.batchStmt.get(only, 'scan', now, 1) ?? this.batchStmt.get(only, 'file', now, 1);
     }

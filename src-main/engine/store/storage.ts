@@ -5,10 +5,7 @@
 // PostgreSQL pays a round trip per step and SQLite a resolved promise. Transactions stay inside
 // the backends: an atomic write is one method taking plain data (IndexBatch, a claimed batch's
 // completion), never a callback. Rows are the SQLite stores' row types.
-import type { CheckedDelete, DecodedImage } from '../memory/entry-input.js';
-import type { EntryRow, ImageRow } from '../memory/entry-store.js';
-import type { EntryRewrite } from '../memory/entry-update.js';
-import type { MemoryFilterValues } from '../memory/memory-filters.js';
+import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, MemoryFilterValues } from './memory-rows.js';
 import type { FilterClause, ResolvedFilters } from './filters.js';
 import type { ChunkRow, ChunkWrite } from './chunks.js';
 import type { CollectionKind, CollectionRow } from './collections.js';
@@ -17,6 +14,7 @@ import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow } from './jobs.js
 import type { KeywordIndex } from './keyword-index.js';
 import type { CollectionCounts, FailureRow } from './stats.js';
 import type { TokenRow } from './tokens.js';
+import type { TroveError } from '../errors.js';
 import type { MemoryGrant } from '../types/memory.js';
 import type { TokenProfile } from '../types/access.js';
 import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from './vectors.js';
@@ -306,9 +304,8 @@ export interface MemorySearchMetric {
 
 /**
  * Agent memory's tables (entries, tags, images, search metrics) with the entries' documents,
- * chunks and keyword rows: memory/entry-store.ts and memory-stats.ts on SQLite (the engine's
- * MemoryService still calls those directly), store/postgres/memory.ts on PostgreSQL. Each write
- * one transaction; filters as data, rendered by the backend.
+ * chunks and keyword rows: store/sqlite/memory.ts, store/postgres/memory.ts. Each write one
+ * transaction; filters as data (memory-rows.ts), rendered by the backend.
  */
 export interface MemoryRepository {
   /** Writes the entries of the `~memory` collection in one transaction; their ids in order. */
@@ -343,6 +340,8 @@ export interface MemoryRepository {
 
 /** The index generation and other hosts' changes (PostgreSQL: LISTEN/NOTIFY; SQLite: this process only). */
 export interface ChangeFeed {
+  /** Other hosts may write this index (PostgreSQL): their changes arrive here, and their queued events wake nobody. */
+  readonly shared: boolean;
   /** Called when another host changed the index (never for this host's own writes). */
   onRemoteChange(listener: (collectionId: number | null) => void): () => void;
 }
@@ -374,5 +373,7 @@ export interface Storage {
   readonly memory: MemoryRepository;
   readonly changes: ChangeFeed;
   readonly maintenance: Maintenance;
+  /** A write that failed because the storage is full or failing, as a clear IO error naming what to do; null for any other error. */
+  describeError(err: unknown): TroveError | null;
   close(): Promise<void>;
 }

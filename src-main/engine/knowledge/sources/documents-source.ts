@@ -2,19 +2,17 @@
 // share one keyword index, so BM25 statistics are the corpus's, not each folder's), in the
 // mode asked for or — by default — hybrid where any chosen collection has vectors, else keyword.
 // Hits come back with their raw evidence (search/hit.ts signals) and are calibrated here. It reads
-// the index through DocumentsIndex, so the one class serves both backends: SQLite
-// (sqlite-documents.ts, answers in hand) and PostgreSQL (shared/shared-documents.ts, round trips).
+// the index through DocumentsIndex (open-knowledge.ts wires it to the engine).
 import { TroveError } from '../../errors.js';
 import { documentUri } from '../../retrieve/documents.js';
 import type { ResolvedFilters } from '../../store/filters.js';
 import type { RankedHit } from '../../search/hit.js';
-import type { LexicalRequest, LexicalResult } from '../../search/lexical.js';
+import type { KeywordRequest, KeywordResult } from '../../search/keyword-search.js';
 import type { ModeResult } from '../../search/modes.js';
 import { parseDateFilter, validateSearchRequest, type ValidSearchRequest } from '../../search/request.js';
 import type { ChunkRow } from '../../store/chunks.js';
 import type { CollectionRow } from '../../store/collections.js';
 import type { DocumentRow } from '../../store/documents.js';
-import type { Awaitable } from '../../served-index.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
@@ -27,18 +25,18 @@ import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult,
 /** What the documents source reads of an index, on either backend. */
 export interface DocumentsIndex {
   /** The folder collections. */
-  collections(): Awaitable<CollectionRow[]>;
+  collections(): Promise<CollectionRow[]>;
   /** Indexed documents per collection id. */
-  counts(): Awaitable<ReadonlyMap<number, { documents: number }>>;
+  counts(): Promise<ReadonlyMap<number, { documents: number }>>;
   /** Why vector search cannot run over these collections (null: it can). */
-  vectorsUnavailable(collectionIds: readonly number[]): Awaitable<string | null>;
-  keyword(req: LexicalRequest): Awaitable<LexicalResult>;
+  vectorsUnavailable(collectionIds: readonly number[]): Promise<string | null>;
+  keyword(req: KeywordRequest): Promise<KeywordResult>;
   /** Vector and hybrid search (search/modes.ts's run). */
   modes(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: number[]): Promise<ModeResult>;
   /** The indexed document a locator names among the collections a caller may see (NOT_FOUND otherwise). */
-  locate(locator: string, collections?: readonly string[]): Awaitable<{ doc: DocumentRow; collection: CollectionRow }>;
-  content(documentId: number): Awaitable<string | undefined>;
-  chunks(documentId: number): Awaitable<ChunkRow[]>;
+  locate(locator: string, collections?: readonly string[]): Promise<{ doc: DocumentRow; collection: CollectionRow }>;
+  content(documentId: number): Promise<string | undefined>;
+  chunks(documentId: number): Promise<ChunkRow[]>;
   /** Tells background embedding a search is running (it gives way, as for the engine's own searches). */
   searched(): void;
 }

@@ -11,7 +11,7 @@ import picomatch from 'picomatch';
 import { invalidInput, notFound, TroveError } from '../../errors.js';
 import { parseDateFilter } from '../../search/request.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
-import type { ServedMemory } from '../../served-index.js';
+import type { MemoryApi } from '../../types/memory.js';
 import type { MemoryEntry, MemoryHit, MemorySearchResponse } from '../../types/memory.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
 import { matcherFor } from '../anchor.js';
@@ -29,20 +29,13 @@ const TITLE_CHARS = 80;
 export class MemorySource implements KnowledgeSource {
   readonly kind = 'memory' as const;
 
-  constructor(private readonly memory: ServedMemory) {}
+  constructor(private readonly memory: MemoryApi) {}
 
   /** One target, `memory`, for a scope that may read memory; listed as unavailable while it is empty. */
-  targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): SourceTarget[] | Promise<SourceTarget[]> {
+  async targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): Promise<SourceTarget[]> {
     if (scope.memory === false) return [];
-    const summary = this.memory.summary();
-    // SQLite answers in hand (no promise, no await), PostgreSQL after its round trips
-    if (summary instanceof Promise) {
-      return summary.then(async ({ entries }) => this.target(entries, !!opts.detail && entries > 0 && (await this.memory.statistics()).semantic.vectors > 0));
-    }
-    const { entries } = summary;
-    const stats = opts.detail && entries > 0 ? this.memory.statistics() : null;
-    if (stats instanceof Promise) return stats.then((s) => this.target(entries, s.semantic.vectors > 0));
-    return this.target(entries, !!stats && stats.semantic.vectors > 0);
+    const { entries } = await this.memory.summary();
+    return this.target(entries, !!opts.detail && entries > 0 && (await this.memory.statistics()).semantic.vectors > 0);
   }
 
   private target(entries: number, vectors: boolean): SourceTarget[] {

@@ -75,7 +75,7 @@ export interface KnowledgeSource {
    * `detail` (a listing); a search needs names and keys, and asks about vectors itself. A promise
    * where the index is a round trip away (documents on PostgreSQL).
    */
-  targets(scope: KnowledgeScope, opts?: { detail?: boolean }): SourceTarget[] | Promise<SourceTarget[]>;
+  targets(scope: KnowledgeScope, opts?: { detail?: boolean }): Promise<SourceTarget[]>;
   /** One or more runs over the chosen targets (documents searches its collections together). */
   search(targets: readonly SourceTarget[], q: SourceQuery): Promise<SourceResult[]>;
   /** The item a ref names, if this scope may see it (NOT_FOUND otherwise, as if it did not exist). */

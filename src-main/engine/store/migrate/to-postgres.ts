@@ -3,7 +3,7 @@
 // (migrate_progress), so an interrupted run continues where it stopped. Ids are kept (docids,
 // chunk ids and vectors stay linked) and identity sequences are moved past them; embeddings are
 // copied, never recomputed; keyword rows are made again from the stored text (FTS5 keeps none:
-// keyword-rebuild.ts). At the end every table's rows are counted on both sides, and keyword rows
+// the caller's `rebuildKeywordRows`, ingest/keyword-rebuild.ts). At the end every table's rows are counted on both sides, and keyword rows
 // and vectors per index and space; any difference fails the migration and says where. The SQLite
 // file is only read (in one read transaction: a consistent snapshot even while a host writes).
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ import { databasePath } from '../../profile.js';
 import { PostgresDatabase, redactPostgresUrl, validatePostgresUrl } from '../postgres/connection.js';
 import { PostgresKeywordIndex } from '../postgres/keyword-index.js';
 import { createSpaceIndex, createSpaceTable, table as spaceTable } from '../postgres/vectors.js';
-import { rebuildKeywordRows, type StoredChunk } from './keyword-rebuild.js';
+import type { FtsRow } from '../chunks.js';
 
 export interface MigrationProgress {
   table: string;
@@ -96,6 +96,18 @@ function cols(names: string): Column[] {
   return names.split(' ').map((name) => ({ name }));
 }
 
+/** A chunk as SQLite stores it (its keyword rows are made again from these and the document's text). */
+export interface StoredChunk {
+  id: number;
+  ordinal: number;
+  charStart: number;
+  charEnd: number;
+  headingPath: string[];
+}
+
+/** A document's keyword rows made again; `exact` when they are the rows indexing would write. */
+export type KeywordRebuild = (doc: { path: string; title: string; kind: string }, text: string, chunks: readonly StoredChunk[]) => { rows: FtsRow[]; exact: boolean };
+
 export interface MigrateProfileOptions {
   profileDir: string;
   url: string;
@@ -103,14 +115,15 @@ export interface MigrateProfileOptions {
 }
 
 /** A profile's index (its index.sqlite) into the database at `url`. */
-export function migrateProfile(opts: MigrateProfileOptions): Promise<MigrationReport> {
-  return migrateToPostgres({ sqliteFile: databasePath(path.resolve(opts.profileDir)), url: opts.url, onProgress: opts.onProgress });
+export function migrateProfile(opts: MigrateProfileOptions, rebuildKeywordRows: KeywordRebuild): Promise<MigrationReport> {
+  return migrateToPostgres({ sqliteFile: databasePath(path.resolve(opts.profileDir)), url: opts.url, onProgress: opts.onProgress, rebuildKeywordRows });
 }
 
 export async function migrateToPostgres(opts: {
   sqliteFile: string;
   url: string;
   onProgress?: (p: MigrationProgress) => void;
+  rebuildKeywordRows: KeywordRebuild;
 }): Promise<MigrationReport> {
   validatePostgresUrl(opts.url, 'the target');
   if (!fs.existsSync(opts.sqliteFile)) throw new TroveError('NOT_FOUND', `there is no index to migrate at ${opts.sqliteFile}`);
@@ -127,7 +140,7 @@ export async function migrateToPostgres(opts: {
     for (const t of TABLES) {
       copied[t.name] = await copyTable(source, target, t, opts.onProgress);
       if (t.name === 'chunks') {
-        const k = await copyKeywordRows(source, target, opts.onProgress);
+        const k = await copyKeywordRows(source, target, opts.rebuildKeywordRows, opts.onProgress);
         copied.keyword = k.rows;
         copied.approximate = k.approximate;
       }
@@ -220,7 +233,7 @@ async function saveProgress(client: pg.PoolClient, source: string, table: string
 }
 
 /** Keyword rows of every chunk, document by document, into its collection kind's index. */
-async function copyKeywordRows(source: Database.Database, target: PostgresDatabase, onProgress?: (p: MigrationProgress) => void): Promise<{ rows: number; approximate: number }> {
+async function copyKeywordRows(source: Database.Database, target: PostgresDatabase, rebuild: KeywordRebuild, onProgress?: (p: MigrationProgress) => void): Promise<{ rows: number; approximate: number }> {
   const src = sourceName(source);
   const indexes = new Map(KEYWORD_INDEXES.map((i) => [i, new PostgresKeywordIndex(target, i)]));
   const total = (source.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
@@ -236,13 +249,13 @@ async function copyKeywordRows(source: Database.Database, target: PostgresDataba
   for (;;) {
     const batch = docs.all(after === -Infinity ? -1 : after) as { id: number; path: string; title: string; kind: string; collection_kind: CollectionKind; text: string | null }[];
     if (!batch.length) break;
-    const byIndex = new Map<string, ReturnType<typeof rebuildKeywordRows>['rows']>();
+    const byIndex = new Map<string, FtsRow[]>();
     for (const d of batch) {
       const chunks = (chunksOf.all(d.id) as { id: number; ordinal: number; char_start: number; char_end: number; heading_path: string }[]).map(
         (c): StoredChunk => ({ id: c.id, ordinal: c.ordinal, charStart: c.char_start, charEnd: c.char_end, headingPath: c.heading_path ? (JSON.parse(c.heading_path) as string[]) : [] }),
       );
       if (!chunks.length || d.text === null) continue;
-      const rebuilt = rebuildKeywordRows(d, d.text, chunks);
+      const rebuilt = rebuild(d, d.text, chunks);
       if (!rebuilt.exact) approximate++;
       const index = keywordIndexOf(d.collection_kind);
       byIndex.set(index, [...(byIndex.get(index) ?? []), ...rebuilt.rows]);

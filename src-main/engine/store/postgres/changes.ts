@@ -13,6 +13,7 @@ const CHANNEL = 'trove_changes';
 const RECONNECT_MS = 1000;
 
 export class PostgresChanges implements ChangeFeed {
+  readonly shared = true;
   private readonly host = randomBytes(6).toString('hex');
   private readonly listeners = new Set<(collectionId: number | null) => void>();
   private client: pg.Client | null = null;

@@ -6,13 +6,9 @@
 // by the same PostgresKeywordIndex as batches); an update reads its rows FOR UPDATE and applies
 // the rewrites the engine decided (memory/entry-update.ts); a delete removes the documents, which
 // cascades to contents, chunks, keyword rows, postings, vectors, entries, tags and images. Filters
-// arrive as data (MemoryFilterValues) and are rendered here (memory/memory-filters-pg.ts).
-import type { DecodedImage } from '../../memory/entry-input.js';
-import type { CheckedDelete } from '../../memory/entry-input.js';
-import type { EntryRow, ImageRow } from '../../memory/entry-store.js';
-import type { EntryRewrite } from '../../memory/entry-update.js';
-import type { MemoryFilterValues } from '../../memory/memory-filters.js';
-import { numbered, pgListingClause, pgSearchClause, type PgMetadataOptions } from '../../memory/memory-filters-pg.js';
+// arrive as data (MemoryFilterValues) and are rendered here (memory-filters.ts).
+import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, MemoryFilterValues } from '../memory-rows.js';
+import { numbered, pgListingClause, pgSearchClause, type PgMetadataOptions } from './memory-filters.js';
 import { toIndexText } from '../../search/cjk.js';
 import type { FilterClause } from '../filters.js';
 import type { MemoryCounts, MemoryInsert, MemoryRepository, MemorySearchMetric, MemoryThreadRow } from '../storage.js';

@@ -3,6 +3,7 @@
 // and the change feed that tells other hosts what this one wrote.
 import type { KeywordIndex } from '../keyword-index.js';
 import { KEYWORD_INDEXES } from '../keyword-index.js';
+import { TroveError } from '../../errors.js';
 import type { Maintenance, Storage } from '../storage.js';
 import { PostgresChanges } from './changes.js';
 import { PostgresCollections } from './collections.js';
@@ -54,6 +55,12 @@ export class PostgresStorage implements Storage {
 
   static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStorage> {
     return new PostgresStorage(await PostgresDatabase.open(url, opts));
+  }
+
+  /** The server's disk full (SQLSTATE 53100) as a clear IO error; other errors are reported as they are. */
+  describeError(err: unknown): TroveError | null {
+    if ((err as { code?: unknown } | null)?.code !== '53100') return null;
+    return new TroveError('IO', `the disk of the PostgreSQL server is full (${(err as Error).message}); nothing written so far is lost — free some space there and run it again, it resumes where it stopped`);
   }
 
   keyword(index: KeywordIndex): PostgresKeywordIndex {

@@ -30,8 +30,8 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async claim(now: number, limit: number, opts: { only?: number; collections?: readonly number[] } = {}): Promise<ClaimedJobs | null> {
-    const batch = this.jobs.nextBatch(now, limit, opts.only);
-    if (!batch.length || (opts.collections && !opts.collections.includes(batch[0]!.collectionId))) return null;
+    const batch = this.jobs.nextBatch(now, limit, opts.only, opts.collections);
+    if (!batch.length) return null;
     return new SqliteClaim(this, batch);
   }
 

@@ -5,27 +5,16 @@
 // one transaction, the keyword rows of the whole write last (see store/chunks.ts); an update reads
 // each entry inside the transaction and applies what the engine decides for it; a delete drops the
 // keyword rows and vectors (ChunkStore's hooks), then the document, which cascades to the rest.
-import type { CheckedDelete, DecodedImage } from '../../memory/entry-input.js';
-import { EntryStore, type EntryRow, type ImageRow } from '../../memory/entry-store.js';
-import type { EntryRewrite } from '../../memory/entry-update.js';
-import { entryConditions, indexedFilter, type CheckedFilters, type MemoryFilterValues } from '../../memory/memory-filters.js';
-import { searchClause as sqliteSearchClause, listingClause } from '../../memory/memory-filters.js';
-import { sqliteMetadataSql } from '../../memory/metadata-filter.js';
-import { SqliteMemoryCounts } from './memory-counts.js';
 import { toIndexText } from '../../search/cjk.js';
+import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, MemoryFilterValues } from '../memory-rows.js';
+import { SqliteMemoryCounts } from './memory-counts.js';
+import { EntryStore } from './memory-entries.js';
+import { listingClause, searchClause as sqliteSearchClause, sqliteMemoryFilters } from './memory-filters.js';
 import type { FilterClause } from '../filters.js';
 import type { ChunkStore, FtsRow } from '../chunks.js';
 import type { Db } from '../database.js';
 import type { DocumentStore } from '../documents.js';
 import type { MemoryCounts, MemoryInsert, MemoryRepository, MemorySearchMetric, MemoryThreadRow } from '../storage.js';
-
-/** The filters as SQLite: conditions over memory_entries e and over documents d. */
-export function sqliteMemoryFilters(v: MemoryFilterValues): CheckedFilters {
-  // any of the tags (OR): one probe of the (entry_id, tag) key per entry
-  const entry = entryConditions(v, (tags) => ['t.tag IN (SELECT value FROM json_each(?))', JSON.stringify(tags)]);
-  const document = sqliteMetadataSql('d.metadata', v.metadata);
-  return { entry, document, any: entry.where.length > 0 || document.where.length > 0, indexed: indexedFilter(v) };
-}
 
 export class SqliteMemory implements MemoryRepository {
   private readonly entries: EntryStore;

@@ -8,7 +8,8 @@ import { filterSql } from './filters.js';
 import { ChunkStore, type ChunkRow } from '../chunks.js';
 import { CollectionStore, type CollectionKind, type CollectionRow } from '../collections.js';
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
-import { databaseFileBytes, openDatabase, type Db } from '../database.js';
+import { databaseFileBytes, openDatabase, storageError, type Db } from '../database.js';
+import type { TroveError } from '../../errors.js';
 import { DocumentStore, type DocumentFingerprint, type DocumentRow } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
@@ -36,7 +37,7 @@ import { SqliteJobQueue } from './jobs.js';
 import { SqliteNearest } from './nearest.js';
 import { SqliteKeywordIndex } from './keyword.js';
 import { SqliteMemory } from './memory.js';
-import { fold } from '../../memory/metadata-filter.js';
+import { fold } from '../memory-conditions.js';
 
 class Collections implements CollectionRepository {
   constructor(
@@ -293,7 +294,7 @@ function presentById<T>(ids: readonly number[], read: (id: number) => T | undefi
   return out;
 }
 
-const NO_REMOTE_CHANGES: ChangeFeed = { onRemoteChange: () => () => undefined };
+const NO_REMOTE_CHANGES: ChangeFeed = { shared: false, onRemoteChange: () => () => undefined };
 
 /** The keyword indexes' FTS5 segments merged while the engine is idle (fts-merge.ts). */
 class Merging implements Maintenance {
@@ -366,6 +367,10 @@ export class SqliteStorage implements Storage {
   /** The profile's file (or ':memory:'), schema brought up to date. */
   static open(file: string, opts: SqliteStorageOptions = {}): SqliteStorage {
     return new SqliteStorage(openDatabase(file, opts), file, opts);
+  }
+
+  describeError(err: unknown): TroveError | null {
+    return storageError(err);
   }
 
   keyword(index: KeywordIndex): SqliteKeywordIndex {

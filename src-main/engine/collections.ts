@@ -1,19 +1,25 @@
-// Adding, renaming and removing folder collections in a shared index (PostgreSQL) through the
-// storage interface, with the checks Engine.addCollection makes on SQLite (collection-input.ts):
-// so a collection can be made there without a SQLite profile. The folder must be one this host
-// sees; hosts that index it must see it at the same path (docs/scale-out.md).
+// The user's collections: adding a folder (its checks: collection-input.ts), listing them with their
+// counts, renaming, removing (index rows only; files are never touched), context notes and
+// per-collection redaction — over the storage interface, so on a shared database every host sees
+// the change. The indexing service hears what it must (watch a new folder, forget a removed one).
 import fs from 'node:fs';
 import path from 'node:path';
-import { assertFolder, validateGlobs, validateName } from '../collection-input.js';
-import { invalidInput, notFound, TroveError } from '../errors.js';
-import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from '../ingest/defaults.js';
-import { collectionInfo } from '../status-report.js';
-import type { CollectionRow } from '../store/collections.js';
-import type { Storage } from '../store/storage.js';
-import type { AddCollectionInput, CollectionInfo } from '../types/index.js';
+import { assertFolder, validateGlobs, validateName } from './collection-input.js';
+import { invalidInput, notFound, TroveError } from './errors.js';
+import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
+import type { IndexingService } from './jobs/indexing-service.js';
+import { collectionInfo } from './status-report.js';
+import type { CollectionRow } from './store/collections.js';
+import type { Storage } from './store/storage.js';
+import type { AddCollectionInput, CollectionInfo } from './types/index.js';
 
-export class SharedCollections {
-  constructor(private readonly storage: Storage) {}
+export class Collections {
+  constructor(
+    private readonly storage: Storage,
+    private readonly indexing: IndexingService,
+    /** The index changed here (the engine's caches and the embedding stage hear it). */
+    private readonly changed: () => void,
+  ) {}
 
   async add(input: AddCollectionInput): Promise<CollectionInfo> {
     const root = path.resolve(input.root);
@@ -24,7 +30,19 @@ export class SharedCollections {
     const include = validateGlobs(input.include?.length ? input.include : [...DEFAULT_INCLUDE], 'include');
     const exclude = validateGlobs([...DEFAULT_EXCLUDE, ...(input.exclude ?? [])], 'exclude');
     const row = await this.storage.collections.insert({ name, root: fs.realpathSync(root), include, exclude, context: input.context ?? '' });
+    await this.indexing.collectionAdded(row); // watched at once where this engine watches; its first run is the caller's
+    this.changed();
     return this.info(row);
+  }
+
+  async list(): Promise<CollectionInfo[]> {
+    const [rows, counts] = await Promise.all([this.storage.collections.list(), this.storage.stats.counts()]);
+    return rows.map((c) => collectionInfo(c, counts));
+  }
+
+  /** Names and context notes only: no document counts, cheap enough for every search. */
+  async notes(): Promise<{ name: string; context: string }[]> {
+    return (await this.storage.collections.list()).map((c) => ({ name: c.name, context: c.context }));
   }
 
   async rename(oldName: string, newName: string): Promise<CollectionInfo> {
@@ -33,13 +51,17 @@ export class SharedCollections {
     const clash = await this.storage.collections.get(newName);
     if (clash && clash.id !== c.id) throw new TroveError('CONFLICT', `a collection named "${newName}" already exists`);
     await this.storage.collections.rename(c.id, newName);
+    this.indexing.collectionRenamed({ ...c, name: newName });
+    this.changed();
     return this.info((await this.storage.collections.byId(c.id))!);
   }
 
   /** The collection and everything indexed of it (its files are untouched); its queued jobs go too. */
   async remove(name: string): Promise<void> {
     const c = await this.require(name);
+    this.indexing.collectionRemoved(c.id); // watcher stopped at once
     await this.storage.collections.remove(c.id);
+    this.changed();
   }
 
   async setContext(name: string, context: string): Promise<CollectionInfo> {
@@ -49,24 +71,15 @@ export class SharedCollections {
     return this.info((await this.storage.collections.byId(c.id))!);
   }
 
-  /** true or false overrides the Settings switch for this collection, null follows it (every host). */
+  /** true or false overrides the Settings switch for this collection, null follows it. */
   async setRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
     const c = await this.require(name);
     await this.storage.collections.setRedactSecrets(c.id, redactSecrets);
+    this.changed();
     return this.info((await this.storage.collections.byId(c.id))!);
   }
 
-  /** Pauses (or resumes) one collection's indexing on every host, or every folder collection's. */
-  async setPaused(name: string | undefined, paused: boolean): Promise<void> {
-    const targets = name === undefined ? await this.storage.collections.list() : [await this.require(name)];
-    for (const c of targets) await this.storage.jobs.setPaused(c.id, paused);
-  }
-
-  async list(): Promise<CollectionInfo[]> {
-    const [rows, counts] = await Promise.all([this.storage.collections.list(), this.storage.stats.counts()]);
-    return rows.map((c) => collectionInfo(c, counts));
-  }
-
+  /** A folder collection by name; NOT_FOUND names the collections there are. */
   async require(name: string): Promise<CollectionRow> {
     const c = await this.storage.collections.get(name);
     if (c) return c;

@@ -1,32 +1,12 @@
-// The memory tables (migration "agent memory"): memory_entries, memory_tags, memory_images and
-// memory_search_metrics, with their statements, prepared once. An entry's text, title, tags (in
-// order) and metadata live on its documents row and in contents, which the shared stores own;
-// reads join them here.
+// The memory tables on SQLite (migration "agent memory"): memory_entries, memory_tags and
+// memory_images, with their statements, prepared once. An entry's text, title, tags (in order) and
+// metadata live on its documents row and in contents, which the documents' stores own; reads join
+// them here.
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/database.js';
-import type { DecodedImage } from './entry-input.js';
+import type { Db } from '../database.js';
+import type { DecodedImage, EntryRow, ImageRow } from '../memory-rows.js';
 
-export interface EntryRow {
-  id: number;
-  document_id: number;
-  thread_id: string;
-  source: 'user' | 'agent';
-  content_type: 'text' | 'multimodal';
-  created_at: number;
-  updated_at: number;
-  /** JSON object (documents.metadata) */
-  metadata: string;
-  /** JSON array (documents.tags) */
-  tags: string;
-  text: string;
-}
 
-export interface ImageRow {
-  entry_id: number;
-  mime_type: string;
-  bytes: number;
-  data?: Buffer;
-}
 
 const ENTRY_COLUMNS = `e.id, e.document_id, e.thread_id, e.source, e.content_type, e.created_at, e.updated_at, d.metadata, d.tags, t.text`;
 const ENTRY_JOIN = `JOIN documents d ON d.id = e.document_id JOIN contents t ON t.document_id = e.document_id`;
@@ -47,8 +27,6 @@ export class EntryStore {
   private readonly sameStmt;
   private readonly beforeStmt;
   private readonly afterStmt;
-  private readonly exportStmt;
-  private readonly exportThreadStmt;
   private readonly exportPageStmt;
   private readonly exportThreadPageStmt;
   private readonly counts = new Map<string, Statement<unknown[], { n: number }>>();
@@ -91,8 +69,6 @@ export class EntryStore {
       `SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN}
         WHERE e.thread_id = ? AND (e.created_at > ? OR (e.created_at = ? AND e.id > ?)) ORDER BY e.created_at, e.id LIMIT ?`,
     );
-    this.exportStmt = db.prepare<[], EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} ORDER BY e.id`);
-    this.exportThreadStmt = db.prepare<[string], EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.thread_id = ? ORDER BY e.id`);
     this.exportPageStmt = db.prepare<[number, number], EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.id > ? ORDER BY e.id LIMIT ?`);
     this.exportThreadPageStmt = db.prepare<[string, number, number], EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN} WHERE e.thread_id = ? AND e.id > ? ORDER BY e.id LIMIT ?`,
@@ -156,10 +132,6 @@ export class EntryStore {
   /** Every entry (or one thread's) after an id, oldest first, a page at a time (export). */
   exportPage(threadId: string | undefined, afterId: number, limit: number): EntryRow[] {
     return threadId === undefined ? this.exportPageStmt.all(afterId, limit) : this.exportThreadPageStmt.all(threadId, afterId, limit);
-  }
-
-  exportRows(threadId?: string): IterableIterator<EntryRow> {
-    return threadId === undefined ? this.exportStmt.iterate() : this.exportThreadStmt.iterate(threadId);
   }
 
   /** A page of entries matching `where` (over e and d), newest first, and how many match in all. */

@@ -1,14 +1,13 @@
 // One batch of read files turned into the storage interface's writes (store/storage.ts
-// IndexWrite), the read → decide → write split of docs/scale-out.md: what the batch needs from the
-// index is read up front in one query each (its rows by path, rename candidates by hash, free
-// docids), every file is decided by ingest/indexer.ts's decideFile — the same rules SQLite's
-// applyFiles follows — and the writes go to the claim's transaction. A move or removal is
-// conditional there (another host may have got there first), so its job is retired only if it
-// applied.
+// IndexWrite): what the batch needs from the index is read up front in one query each (its rows by
+// path, rename candidates by hash, free docids), every file is decided by indexer.ts's decideFile,
+// and the writes go to the claim's transaction. A move or removal is conditional there (another
+// host may have got there first), so its job is retired only if it applied. Files that are present
+// go first, so a rename seen as "new path + vanished path" in one batch moves the document.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileRead } from '../ingest/file-read.js';
-import { attachmentDocument, decideFile, indexedDocument, randomHex, unindexedDocument, type FileOutcome, type IndexerOptions, type ParsedDocuments } from '../ingest/indexer.js';
+import type { FileRead } from './file-read.js';
+import { attachmentDocument, decideFile, indexedDocument, randomHex, unindexedDocument, type FileOutcome, type IndexerOptions, type ParsedDocuments } from './indexer.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DocumentFingerprint, DocumentRow } from '../store/documents.js';
 import type { AttachmentWrite, DocumentRepository, IndexWrite } from '../store/storage.js';
@@ -32,7 +31,7 @@ export async function planBatch(
   const newHashes = reads.flatMap((r) => (r.kind === 'bytes' && !known.has(r.path) ? [r.hash] : []));
   const [candidates, docids] = await Promise.all([documents.byHashes(collection.id, newHashes), freeDocids(documents, reads.length * 2)]);
   const moved = new Set<number>();
-  const movedAway = new Set<string>(); // a rename's old path: no longer a row of its own, as SQLite sees it after the move
+  const movedAway = new Set<string>(); // a rename's old path: no longer a row of its own once the move is written
   const renameFrom = (hash: string): DocumentFingerprint | undefined =>
     (candidates.get(hash) ?? []).find((c) => !moved.has(c.id) && !fs.existsSync(path.join(collection.root, ...c.path.split('/'))));
   const nextDocid = (): string => docids.pop() ?? randomHex(5);

@@ -1,4 +1,4 @@
-// The checked metadata conditions (metadata-filter.ts checkMetadata: one validator for both
+// The checked metadata conditions (memory/metadata-filter.ts checkMetadata: one validator for both
 // backends) rendered as PostgreSQL over a jsonb column, with the same typed semantics as SQLite's
 // rendering: a number never equals "5", each condition true or false (never NULL, so ne / not_in
 // hold for entries without the key). Placeholders are written `?` and numbered by the caller
@@ -8,17 +8,16 @@
 // Case-insensitive comparisons fold with lower() under a Unicode collation (pg_unicode_fast gives
 // JavaScript's toLowerCase, which SQLite's trove_fold uses) and text compares in byte order
 // (COLLATE "C", SQLite's BINARY).
-import type { FilterClause } from '../store/filters.js';
-import { entryConditions, type MemoryFilterValues } from './memory-filters.js';
-import type { MetadataCondition, Scalar, SqlFragment } from './metadata-filter.js';
-import { fold } from './metadata-filter.js';
+import type { FilterClause } from '../filters.js';
+import { entryConditions, fold } from '../memory-conditions.js';
+import type { MemoryFilterValues, MetadataCondition, Scalar, SqlFragment } from '../memory-rows.js';
 
 export interface PgMetadataOptions {
   /** A collation lower() folds with as JavaScript does (pg_unicode_fast on PostgreSQL 18), or null for the database's. */
   foldCollation: string | null;
 }
 
-/** The checked filters (memory-filters.ts checkFilterValues) over memory_entries e and documents d. */
+/** The checked filters (memory/memory-filters.ts checkFilterValues) over memory_entries e and documents d. */
 export function pgMemoryFilters(v: MemoryFilterValues, opts: PgMetadataOptions): { entry: SqlFragment; document: SqlFragment; any: boolean } {
   const entry: SqlFragment = entryConditions(v, (tags) => ['t.tag = ANY(?::text[])', tags]);
   const document = pgMetadataSql('d.metadata', v.metadata, opts);

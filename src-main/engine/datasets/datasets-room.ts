@@ -1,90 +1,93 @@
-// Registered datasets on a shared index (PostgreSQL): the same DatasetRegistry as SQLite's, over
-// ports that are round trips through the storage interface. The added folders are the database's
-// dataset_folders (a folder one host adds is looked in by every host; one a host cannot read is
-// that host's Error, or simply holds nothing it can see), FAISS model checks are dataset_checks,
-// and a folder dataset is a `dataset` collection of the database: watched, scanned and indexed by
-// the hosts' SharedIndexers through the shared job queue (exactly once across hosts) into the
-// dataset_fts keyword index and the shared vectors, and searched with the storage keyword and
-// mode search. FAISS datasets stay files under each host's profile, loaded per host.
-// Another host's change (NOTIFY) has the registry read the folders and look again.
-import type { FusionMethod } from '../search/modes.js';
-import type { QueryEmbedder } from '../embed/query-embedder.js';
-import { servedDatasets } from '../datasets/datasets-api.js';
-import { DatasetRegistry } from '../datasets/registry.js';
-import type { DatasetCollections, DatasetFolderList, DatasetModels, FolderIndex } from '../datasets/ports.js';
-import { StorageKeywordSearch } from '../search/storage-keyword.js';
-import { StorageModeSearch } from '../search/storage-modes.js';
-import type { ServedDatasets } from '../served-index.js';
+// Registered datasets in an engine: the DatasetRegistry over ports wired to the storage interface
+// and the engine's services. The added folders are the index's dataset_folders (on a shared
+// database a folder one host adds is looked in by every host; one a host cannot read is that host's
+// Error, or simply holds nothing it can see), FAISS model checks are dataset_checks, and a folder
+// dataset is a `dataset` collection: watched, scanned and indexed by the engine's indexing service
+// into the dataset_fts keyword index and the shared vectors, and searched with the engine's keyword
+// and mode search. FAISS datasets stay files under the profile, loaded by each host.
+import type { EmbeddingService } from '../embed/embeddings.js';
+import type { IndexingService } from '../jobs/indexing-service.js';
+import { KeywordSearch } from '../search/keyword-search.js';
+import { ModeSearch, type FusionMethod } from '../search/modes.js';
+import type { PageAnchors } from '../search/page-anchors.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Storage } from '../store/storage.js';
+import type { DatasetsApi } from '../types/datasets.js';
+import { datasetsApi } from './datasets-api.js';
+import type { DatasetCollections, DatasetFolderList, DatasetModels, FolderIndex } from './ports.js';
+import { DatasetRegistry } from './registry.js';
 
-/** What a host's indexer gives the registry: its runs' progress, and following a collection just made. */
-export interface DatasetIndexer {
-  onProgress(listener: (e: { collection: string; phase: string }) => void): () => void;
-  /** Watches (and scans) the dataset collections that are new to it, where this host watches. */
-  followCollections(): Promise<void>;
-}
-
-export interface SharedDatasetsOptions {
+export interface DatasetsRoomDeps {
+  storage: Storage;
   profileDir: string;
+  embeddings: EmbeddingService;
+  indexing: IndexingService;
+  /** The documents' anchors: a folder dataset's hits are read the same way. */
+  anchors: PageAnchors;
   fusion: FusionMethod;
+  /** The engine's index generation (caches key on it). */
+  generation: () => number;
+  /** A dataset collection was made or dropped here: the engine's caches and the embedding stage hear it. */
+  changed: () => void;
+  watch: { usePolling: boolean; pollIntervalMs: number };
   hnswGraphFrom?: number;
-  watch?: { usePolling: boolean; pollIntervalMs: number };
 }
 
 const KINDS = ['dataset'] as const;
 
-export class SharedDatasets {
+export class DatasetsRoom {
   readonly registry: DatasetRegistry;
-  readonly api: ServedDatasets;
-  private readonly keyword: StorageKeywordSearch;
+  readonly api: DatasetsApi;
+  private readonly offIndexing: () => void;
   private readonly idle = new Set<(collection: string) => void>();
-  private indexer: { off: () => void; follow: () => Promise<void> } | null = null;
-  /** The registry has read the added folders once (it starts on the first question, as SQLite's). */
+  /** The registry has read the added folders once (it starts on the first question). */
   private started = false;
   private closed = false;
   /** The follow-up of other hosts' changes under way; notices arriving meanwhile ask for one more. */
   private following: Promise<void> | null = null;
   private followAgain = false;
   /**
-   * Folder datasets' document counts are round trips here, one per dataset: they are taken again only
-   * after something that may move them — another host's change (NOTIFY), this host's indexing, a
-   * dataset loaded, made Ready or dropped — not on every list and search.
+   * Folder datasets' document counts are one query per dataset: they are taken again only after
+   * something that may move them — another host's change, this engine's indexing, a dataset loaded,
+   * made Ready or dropped — not on every list and search.
    */
   private countsAsked = 0;
   private countsTaken = -1;
 
-  constructor(
-    private readonly storage: Storage,
-    embedder: QueryEmbedder,
-    opts: SharedDatasetsOptions,
-  ) {
-    this.keyword = new StorageKeywordSearch(storage, 'dataset_fts');
-    const modes = new StorageModeSearch(storage, this.keyword, embedder, { fusion: opts.fusion });
-    const models: DatasetModels = { manifest: embedder.manifest, resolve: (id) => embedder.embeddingModel(id), embedWithModel: (id, text, kind) => embedder.embedWithModel(id, text, kind) };
+  constructor(deps: DatasetsRoomDeps) {
+    const { storage, indexing } = deps;
+    const keyword = new KeywordSearch(storage, deps.anchors, 'dataset_fts');
+    const modes = new ModeSearch(storage, keyword, deps.embeddings, { fusion: deps.fusion });
+    const models: DatasetModels = {
+      manifest: deps.embeddings.models.manifest,
+      resolve: (id) => deps.embeddings.models.resolve(id),
+      embedWithModel: (id, text, kind) => deps.embeddings.models.embedWithModel(id, text, kind),
+    };
     const collections: DatasetCollections = {
       get: (name) => storage.collections.get(name, KINDS),
       byId: (id) => storage.collections.byId(id),
       list: () => storage.collections.list(KINDS),
       add: async (c) => {
         const row = await insertOnce(storage, c);
-        this.keyword.changed();
-        await this.indexer?.follow();
+        deps.changed();
+        await indexing.followCollections(); // watched and scanned where this host watches
         return row;
       },
       remove: async (c) => {
+        indexing.collectionRemoved(c.id);
         await storage.collections.remove(c.id);
-        this.keyword.changed();
-        await this.indexer?.follow();
+        deps.changed();
+        await indexing.followCollections();
       },
       modelChoice: async (id) => (await storage.vectors.collection(id)).modelChoice,
       setModelChoice: (id, model) => storage.vectors.setModelChoice(id, model),
     };
+    const named = async (id: number) => ({ id, name: (await storage.collections.byId(id))?.name ?? String(id) });
     const folderIndex: FolderIndex = {
       documentCount: (id) => storage.documents.indexedCount(id),
-      hasVectors: async (id) => (await modes.spacesFor([id])).spaces.length > 0,
-      keyword: (req) => this.keyword.search(req),
-      modes: (req, filters, ids) => modes.run(req, filters, ids),
+      hasVectors: async (id) => (await deps.embeddings.activeSpace(id)) !== null,
+      keyword: (req) => keyword.search(req, deps.generation()),
+      modes: async (req, filters, ids) => modes.run(req, filters, await Promise.all(ids.map(named)), deps.generation()),
       async document(id, ref) {
         const doc = await storage.documents.byPath(id, ref);
         if (!doc || doc.status !== 'indexed') return undefined;
@@ -93,7 +96,7 @@ export class SharedDatasets {
       },
     };
     this.registry = new DatasetRegistry({
-      profileDir: opts.profileDir,
+      profileDir: deps.profileDir,
       folders: new StoredFolderList(storage),
       checks: { get: (key) => storage.datasets.check(key), put: (key, v) => storage.datasets.putCheck(key, v) },
       collections,
@@ -105,28 +108,34 @@ export class SharedDatasets {
       },
       models,
       folderIndex,
-      ownsAllDatasets: false,
-      watch: opts.watch ?? { usePolling: false, pollIntervalMs: 1000 },
-      hnswGraphFrom: opts.hnswGraphFrom,
+      // one host per SQLite file: it owns every dataset collection; on a shared database another host's manifests may want one
+      ownsAllDatasets: !storage.changes.shared,
+      watch: deps.watch,
+      hnswGraphFrom: deps.hnswGraphFrom,
     });
-    this.api = servedDatasets(this.registry, models, () => this.sync());
+    this.api = datasetsApi(this.registry, models, () => this.sync());
     this.registry.onChange(() => this.countsAsked++);
-  }
-
-  /** This host indexes too (`trove serve --database`, the app): its runs make folder datasets Ready, and it follows the collections the registry makes. */
-  attachIndexer(indexer: DatasetIndexer): void {
-    this.indexer?.off();
-    const off = indexer.onProgress((e) => {
+    this.offIndexing = indexing.onProgress((e) => {
       this.countsAsked++;
       if (e.phase !== 'idle') return;
       for (const l of this.idle) l(e.collection);
     });
-    this.indexer = { off, follow: () => indexer.followCollections() };
+  }
+
+  /** The collections of folder datasets (read after the registry has looked at its folders). */
+  async datasetCollections(): Promise<CollectionRow[]> {
+    await this.sync();
+    return this.registry.datasetCollections();
+  }
+
+  /** An index run finished here: folder datasets waiting for their first index become Ready. */
+  indexed(): Promise<void> {
+    this.countsAsked++;
+    return this.registry.indexed();
   }
 
   /** Another host changed the index: counts are taken again, added folders read again, and folder datasets that host indexed may be Ready. */
   remoteChange(): void {
-    this.keyword.changed();
     this.countsAsked++;
     if (!this.started || this.closed) return;
     // a burst of notices (another host indexing) is one run plus at most one more, never one each
@@ -147,20 +156,24 @@ export class SharedDatasets {
       .finally(() => (this.following = null));
   }
 
-  /** Follows the manifest folders (and FAISS files) until close, as the SQLite host does. */
+  /** Follows the manifest folders (and FAISS files) until stopWatching: changes reload without a restart. */
   async startWatching(): Promise<void> {
     await this.sync();
     await this.registry.startWatching();
   }
 
+  stopWatching(): Promise<void> {
+    return this.registry.stopWatching();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    this.indexer?.off();
+    this.offIndexing();
     await this.following;
     await this.registry.close();
   }
 
-  /** Before the registry answers: the added folders as the database has them now, and the folder datasets' documents counted if they may have moved. */
+  /** Before the registry answers: the added folders as the index has them now, and the folder datasets' documents counted if they may have moved. */
   private async sync(): Promise<void> {
     this.started = true;
     await this.registry.sync();

@@ -1,4 +1,4 @@
-// Keyword rows for a migrated document. FTS5 is contentless, so the index form of a chunk's
+// Keyword rows for a document copied into another backend (store/migrate/to-postgres.ts). FTS5 is contentless, so the index form of a chunk's
 // title, headings and body cannot be read back from SQLite; it is made again from the stored text.
 // For text formats (Markdown, plain text, code…) the indexer's own preparation is run over the
 // stored text, and its rows are used when it cuts the same chunks as were stored (so a migrated
@@ -6,19 +6,12 @@
 // chunking settings — the rows are made from the stored title, heading path and chunk text (only
 // headings that start inside a chunk lose their heading weight). Memory entries' rows are made
 // from their stored title and chunk text, exactly as memory writes them.
-import { DEFAULT_CHUNKING, type ChunkOptions } from '../../ingest/chunker.js';
-import { isBinaryDocument, prepareDocument } from '../../ingest/prepare.js';
-import { PAGE_MARKER_LINE } from '../../ingest/parsers/types.js';
-import { toIndexText } from '../../search/cjk.js';
-import type { FtsRow } from '../chunks.js';
-
-export interface StoredChunk {
-  id: number;
-  ordinal: number;
-  charStart: number;
-  charEnd: number;
-  headingPath: string[];
-}
+import { toIndexText } from '../search/cjk.js';
+import type { FtsRow } from '../store/chunks.js';
+import type { StoredChunk } from '../store/migrate/to-postgres.js';
+import { DEFAULT_CHUNKING, type ChunkOptions } from './chunker.js';
+import { PAGE_MARKER_LINE } from './parsers/types.js';
+import { isBinaryDocument, prepareDocument } from './prepare.js';
 
 export function rebuildKeywordRows(
   doc: { path: string; title: string; kind: string },

@@ -1,0 +1,178 @@
+// Works one claimed batch of the durable queue (store/storage.ts JobQueue.claim): a scan, which
+// walks the folder and queues what changed, or a batch of files, read a few at a time, documents
+// parsed in the worker threads, decided (ingest/batch-plan.ts) and written in the claim's one
+// transaction with the jobs' retirement and the retries of the files that failed — so a kill -9 at
+// any point leaves every job either done and gone or still queued, on either backend, and hosts
+// sharing a queue never write the same job twice.
+import fs from 'node:fs';
+import { planBatch } from '../ingest/batch-plan.js';
+import type { ChunkOptions } from '../ingest/chunker.js';
+import { readFiles } from '../ingest/file-read.js';
+import { parseNeeded, reconcileWith, type FileOutcome, type ReconcilePlan } from '../ingest/indexer.js';
+import type { ParsePool } from '../ingest/parse-pool.js';
+import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
+import type { CollectionRow } from '../store/collections.js';
+import type { JobRow } from '../store/jobs.js';
+import { keywordIndexOf } from '../store/keyword-index.js';
+import type { ClaimedJobs, JobRetry, Storage } from '../store/storage.js';
+import type { PathFilter } from '../watch/path-filter.js';
+import type { ProgressHub } from './progress.js';
+import { nextAttemptAt, type RetryPolicy } from './retry.js';
+
+/** Scans first: they discover the work; then what the user just touched; then the rest. */
+export const PRIORITY = { scan: 100, userChange: 10, reconcile: 0 } as const;
+
+/** The job that walks a collection's folder (explicit runs queue one; so do watchers, at start and every reconcile). */
+export function scanJob(collectionId: number) {
+  const now = Date.now();
+  return { collectionId, kind: 'scan' as const, path: '', priority: PRIORITY.scan, changedAt: now, gone: false, runAt: now };
+}
+
+const CURRENT_FILE_EVERY_MS = 200;
+
+export interface BatchOptions {
+  chunking: ChunkOptions;
+  /** The per-file limit in force now (a saved setting applies from the next batch on). */
+  maxFileBytes: () => number;
+  /** Documents (PDF, Office, …) per batch: their bytes and text are held until the batch is written. */
+  batchDocuments: number;
+  readConcurrency: number;
+  retry: RetryPolicy;
+}
+
+/** Who hears what a batch did (an index run's report). */
+export interface OutcomeListener {
+  scanned?(plan: ReconcilePlan): void;
+  file?(outcome: FileOutcome): void;
+}
+
+export class BatchWorker {
+  constructor(
+    private readonly storage: Storage,
+    private readonly parsers: ParsePool,
+    private readonly progress: ProgressHub,
+    private readonly filterFor: (c: CollectionRow) => PathFilter,
+    private readonly opts: BatchOptions,
+    /** The batch is gone stale (the engine closed, the collection was removed while it was read): drop it. */
+    private readonly abandoned: (collectionId: number) => Promise<boolean>,
+  ) {}
+
+  /** One claimed batch of a collection; returns the scan's error when its folder could not be walked. */
+  async run(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
+    if (claim.jobs[0]!.kind === 'scan') return this.scan(c, claim, listener);
+    await this.files(c, claim, listener);
+    return null;
+  }
+
+  private async scan(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
+    const job = claim.jobs[0]!;
+    this.progress.scanning(c.id, c.name);
+    let plan: ReconcilePlan;
+    try {
+      this.filterFor(c).forgetAllGitignores();
+      const known = await this.storage.documents.fingerprints(c.id);
+      plan = reconcileWith(c, () => known, this.opts.maxFileBytes());
+    } catch (err) {
+      // a missing or unreadable root (an unplugged drive) must not empty the index: retry later
+      await claim.complete({ retire: [], retry: [this.retryOf(job, (err as Error).message)] });
+      return err as Error;
+    }
+    const file = (path: string, changedAt: number, gone: boolean) => ({ collectionId: c.id, kind: 'file' as const, path, priority: PRIORITY.reconcile, changedAt, gone, runAt: 0 });
+    await claim.complete({
+      revive: c.id,
+      found: [...plan.changed.map((f) => file(f.path, f.mtimeMs, false)), ...plan.vanished.map((p) => file(p, 0, true))],
+      retire: [job],
+    });
+    listener?.scanned?.(plan);
+    return null;
+  }
+
+  private async files(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<void> {
+    const { storage, progress } = this;
+    // a batch holds every document's bytes and text until it is written: at most batchDocuments of
+    // them; the jobs left out stay queued for the next batch
+    let documents = 0;
+    const batch = claim.jobs.filter((j) => !isBinaryDocument(j.path) || documents++ < Math.max(1, this.opts.batchDocuments));
+    if (!rootPresent(c.root)) {
+      // the whole folder is gone (an unplugged drive, a deleted root): its files are not "deleted",
+      // so nothing leaves the index; the scan reports why and retries
+      await claim.release();
+      const now = Date.now();
+      await storage.jobs.postpone(c.id, now, now + this.opts.retry.baseMs);
+      await storage.jobs.addIfAbsent([scanJob(c.id)]);
+      return;
+    }
+    const paths = batch.map((j) => j.path);
+    const [due, known] = await Promise.all([storage.jobs.dueCount(c.id, Date.now()), storage.documents.byPaths(c.id, paths)]);
+    progress.batch(c.id, c.name, due, paths[0] ?? null);
+    let lastNote = performance.now();
+    const maxFileBytes = this.opts.maxFileBytes();
+    const reads = await readFiles(
+      {
+        root: c.root,
+        filter: this.filterFor(c),
+        maxFileBytes,
+        known: (p) => known.get(p),
+        onRead: (p) => {
+          const now = performance.now();
+          if (now - lastNote < CURRENT_FILE_EVERY_MS) return;
+          lastNote = now;
+          progress.reading(c.id, p);
+        },
+      },
+      paths,
+      this.opts.readConcurrency,
+    );
+    if (await this.abandoned(c.id)) return claim.release();
+    // documents are parsed in the workers, all of the batch's at once; the writes wait for them
+    const parsed = new Map<string, Prepared>();
+    await Promise.all(
+      reads
+        .filter((r) => parseNeeded(r, known.get(r.path)))
+        .map(async (r) => {
+          if (r.kind !== 'bytes') return;
+          parsed.set(r.path, await this.parsers.prepare(r.buf, r.path));
+          progress.reading(c.id, r.path);
+        }),
+    );
+    if (await this.abandoned(c.id)) return claim.release();
+    const plan = await planBatch(storage.documents, c, reads, known, { chunking: this.opts.chunking, maxFileBytes }, parsed);
+    const now = Date.now();
+    const retire: JobRow[] = [];
+    const retireIfApplied: { job: JobRow; write: number }[] = [];
+    const retry: JobRetry[] = [];
+    for (const job of batch) {
+      const o = plan.outcomes.get(job.path);
+      const w = plan.writeOf.get(job.path);
+      const op = w === undefined ? undefined : plan.writes[w]!.op;
+      if (o?.result === 'failed') retry.push(this.retryOf(job, o.reason, now));
+      else if (op === 'move' || op === 'remove') retireIfApplied.push({ job, write: w! });
+      else retire.push(job);
+    }
+    // a registered dataset's folder goes to its own keyword index (store/keyword-index.ts)
+    const applied = await claim.complete({ write: { collectionId: c.id, index: keywordIndexOf(c.kind), at: now, writes: plan.writes }, retire, retireIfApplied, retry });
+    let bytes = 0;
+    let done = 0;
+    for (const o of plan.outcomes.values()) {
+      const w = plan.writeOf.get(o.path);
+      if (w !== undefined && !applied[w]) continue; // another host moved on first: the job stays queued and runs again
+      if ('bytes' in o) bytes += o.bytes;
+      listener?.file?.(o);
+    }
+    for (const job of batch) if (!(plan.writeOf.has(job.path) && !applied[plan.writeOf.get(job.path)!])) done++;
+    progress.finished(c.id, done, bytes);
+  }
+
+  private retryOf(job: JobRow, error: string, now = Date.now()): JobRetry {
+    const attempts = job.attempts + 1;
+    return { job, attempts, nextRunAt: nextAttemptAt(this.opts.retry, attempts, now), error };
+  }
+}
+
+function rootPresent(root: string): boolean {
+  try {
+    return fs.statSync(root).isDirectory();
+  } catch {
+    return false;
+  }
+}
