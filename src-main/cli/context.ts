@@ -1,14 +1,12 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
-// first use, closed by main), output mode, printing.
+// first use on the profile's SQLite index or, with --database or TROVE_DATABASE_URL, on an index in
+// PostgreSQL; closed by main), output mode, printing.
 import type { Command } from 'commander';
-import { Engine, openSharedIndex, sharedIndexOptions, openSharedIndexerFor, readEnvironment, validatePostgresUrl, type EngineOptions, type SharedIndex, type SharedIndexer, type TroveEnvironment } from '../engine/index.js';
-import { UsageError } from './options.js';
+import { Engine, readEnvironment, validatePostgresUrl, type EngineOptions, type TroveEnvironment } from '../engine/index.js';
 
 export class CliContext {
   json: boolean;
-  private opened: Engine | null = null;
-  private shared: SharedIndex | null = null;
-  private indexer: SharedIndexer | null = null;
+  private opened: Promise<Engine> | null = null;
   private env: TroveEnvironment | null = null;
 
   constructor(argv: readonly string[]) {
@@ -20,26 +18,18 @@ export class CliContext {
     return (this.env ??= readEnvironment(process.env));
   }
 
-  /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
-  engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
-    if (!this.opened && this.environment().database) {
-      throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `embed`, `models use`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status`, `memory`, `dataset` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
+  /**
+   * The engine, opened on first use on the index the command names (`--database`, else
+   * TROVE_DATABASE_URL, else the profile's SQLite file). `adjust`: what a command changes in the
+   * options (`serve` turns on background embedding).
+   */
+  engine(cmd: Command, adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Promise<Engine> {
+    if (!this.opened) {
+      const option = cmd.optsWithGlobals<{ database?: string }>().database;
+      const database = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
+      this.opened = Engine.open(adjust({ ...this.environment().engine, database }));
     }
-    return (this.opened ??= Engine.open(adjust(this.environment().engine)));
-  }
-
-  /** The index in PostgreSQL (`--database`, else TROVE_DATABASE_URL), or null for the profile's SQLite index. */
-  async sharedIndex(option?: string): Promise<SharedIndex | null> {
-    const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
-    if (!url) return null;
-    return (this.shared ??= await openSharedIndex(url, sharedIndexOptions(this.environment().engine)));
-  }
-
-  /** Indexing into PostgreSQL (`--database`, else TROVE_DATABASE_URL), or null for the profile's SQLite index. */
-  async sharedIndexer(option?: string): Promise<SharedIndexer | null> {
-    const url = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
-    if (!url) return null;
-    return (this.indexer ??= await openSharedIndexerFor(url, this.environment().engine));
+    return this.opened;
   }
 
   setJson(cmd: Command): void {
@@ -53,11 +43,8 @@ export class CliContext {
 
   /** Settles when the engine's model workers have exited. */
   async close(): Promise<void> {
-    const engine = this.opened;
-    const shared = this.shared;
-    const indexer = this.indexer;
-    this.opened = this.shared = this.indexer = null;
-    await Promise.all([shared?.close(), indexer?.close()]);
-    if (engine) await engine.close();
+    const opened = this.opened;
+    this.opened = null;
+    if (opened) await (await opened.catch(() => null))?.close();
   }
 }

@@ -2,6 +2,7 @@
 import {
   describeActivity,
   pageUnit,
+  type CollectionEmbeddingStatus,
   type CollectionInfo,
   type DatasetDocument,
   type DatasetInfo,
@@ -22,6 +23,14 @@ export function formatCollections(list: CollectionInfo[]): string {
       return `${c.name}  ${c.root}\n  ${c.documents} documents, ${c.chunks} chunks${problems}; ${when}${note}`;
     })
     .join('\n');
+}
+
+/** A collection's embedding after a command computed it, or why it could not (its keyword index is done). */
+export type EmbeddingOutcome = CollectionEmbeddingStatus | { collection: string; error: string };
+
+export function formatEmbedding(e: EmbeddingOutcome): string {
+  if ('error' in e) return `${e.collection}: not embedded (${e.error})`;
+  return `${e.collection}: ${e.model ?? 'no model'}, ${e.vectors} vectors, ${e.needsEmbedding} waiting`;
 }
 
 export function formatIndexReport(r: IndexReport): string {

@@ -14,6 +14,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = new Command('trove')
     .description('Local knowledge search for people and their AI assistants')
     .option('--json', 'print one JSON document on stdout')
+    .option('--database <url>', "the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's SQLite file")
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');

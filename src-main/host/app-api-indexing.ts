@@ -1,8 +1,8 @@
 // Index runs started from the app (add, reindex): one at a time, in order, with live progress
 // kept as an IndexActivity snapshot and pushed to listeners. It drives index({onProgress}) of the
-// AppIndex (SQLite's queue, or the SharedIndexer's runs and ProgressHub on PostgreSQL) directly; when the engine's own job queue and event stream land, this becomes a view onto them.
+// Engine (SQLite's queue, or the SharedIndexer's runs and ProgressHub on PostgreSQL) directly; when the engine's own job queue and event stream land, this becomes a view onto them.
 import type { IndexActivity, IndexRun } from '../api/results.js';
-import type { AppIndex } from '../engine/index.js';
+import type { Engine } from '../engine/index.js';
 
 const RECENT_LIMIT = 20;
 /** Progress events can arrive per file; the UI needs a few per second at most. */
@@ -18,7 +18,7 @@ export class IndexActivityTracker {
   private pushTimer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
 
-  constructor(private readonly engine: Pick<AppIndex, 'index'>) {}
+  constructor(private readonly engine: Pick<Engine, 'index'>) {}
 
   snapshot(): IndexActivity {
     return { running: this.running ? { ...this.running } : null, queued: [...this.queue], recent: this.recent.map((r) => ({ ...r })) };

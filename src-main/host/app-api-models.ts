@@ -2,7 +2,7 @@
 // arrive in the background through the engine's downloader (resumable, sha256-checked, atomic),
 // with a few progress events a second and one `model.finished` when it ends either way.
 import type { ApiEvent } from '../api/results.js';
-import { TroveError, type AppIndex } from '../engine/index.js';
+import { TroveError, type Engine } from '../engine/index.js';
 
 /** Bytes arrive per network chunk; the UI needs about four updates a second. */
 const PUSH_INTERVAL_MS = 250;
@@ -12,7 +12,7 @@ export class ModelPulls {
   private readonly abort = new AbortController();
 
   constructor(
-    private readonly engine: Pick<AppIndex, 'models'>,
+    private readonly engine: Pick<Engine, 'models'>,
     private readonly emit: (e: ApiEvent) => void,
     /** Base URL serving <model id>/<file> instead of each model's own source (TROVE_MODELS_MIRROR). */
     private readonly mirror?: string,

@@ -1,13 +1,13 @@
-// settings.get / settings.update: the saved settings (AppIndex.settings), what is in force now and
+// settings.get / settings.update: the saved settings (Engine.settings), what is in force now and
 // where each value comes from, and what the engine can do (search modes). A database URL is
 // checked by connecting before it is saved, and shown with its password hidden; it takes effect
 // at the host's next start.
 import { searchModes, type ValidApiParams } from '../api/methods.js';
 import type { SettingSource, SettingsInfo } from '../api/results.js';
-import { checkDatabase, isTroveError, redactPostgresUrl, type AppIndex } from '../engine/index.js';
+import { checkDatabase, isTroveError, redactPostgresUrl, type Engine } from '../engine/index.js';
 
 export interface SettingsDeps {
-  engine: AppIndex;
+  engine: Engine;
   /** What chose this host's database: --database, TROVE_DATABASE_URL, the saved setting, or the default (this computer's SQLite file). */
   databaseSource?: SettingSource;
   /** The running server's port and where its preferred port came from (none: no server). */
@@ -36,7 +36,7 @@ export async function settingsInfo(deps: SettingsDeps): Promise<SettingsInfo> {
   const savedDatabase = saved.database === null ? null : redactPostgresUrl(saved.database);
   return {
     profileDir: engine.profileDir,
-    databasePath: engine.databaseFile,
+    databasePath: engine.location,
     saved: { ...saved, database: savedDatabase },
     database: databaseInfo(deps, savedDatabase),
     port: { running: port?.running ?? null, source: port?.source ?? null },
@@ -54,8 +54,8 @@ function databaseInfo({ engine, databaseSource }: SettingsDeps, saved: string | 
   const source = databaseSource ?? (engine.backend === 'sqlite' ? 'default' : 'saved');
   // the flag and the variable win over the saved choice at every start: a saved change would not take effect by restarting
   const overridden = source === 'flag' || source === 'env';
-  const differs = engine.backend === 'sqlite' ? saved !== null : saved !== engine.databaseFile;
-  return { backend: engine.backend, inUse: engine.databaseFile, saved, source, restartNeeded: !overridden && differs };
+  const differs = engine.backend === 'sqlite' ? saved !== null : saved !== engine.location;
+  return { backend: engine.backend, inUse: engine.location, saved, source, restartNeeded: !overridden && differs };
 }
 
 export async function updateSettingsCall(deps: SettingsDeps, patch: ValidApiParams<'settings.update'>): Promise<{ settings: SettingsInfo; errors: Record<string, string> | null }> {

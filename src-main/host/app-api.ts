@@ -1,10 +1,10 @@
 // The app API dispatcher: validates each call with the shared schemas and answers it from an
-// AppIndex (engine/app-index.ts: the SQLite Engine, or an index in PostgreSQL), awaiting every answer. The engine host exposes it twice: as IPC messages to the Electron main process
+// Engine (engine/app-index.ts: the SQLite Engine, or an index in PostgreSQL), awaiting every answer. The engine host exposes it twice: as IPC messages to the Electron main process
 // (app-api-ipc.ts) and over HTTP for the web UI (ui-routes.ts). Nothing here knows which.
 import { checkParams, isApiMethod, type ApiMethod, type ValidApiParams } from '../api/methods.js';
 import type { ApiReply } from '../api/bridge.js';
 import type { ApiEvent, ApiResults, ClientRequest, ClientSession, SettingSource } from '../api/results.js';
-import { isTroveError, TroveError, type AppIndex } from '../engine/index.js';
+import { isTroveError, TroveError, type Engine } from '../engine/index.js';
 import { TOOL_NAMES } from '../mcp/tools/index.js';
 import { connectInfo, type ConnectSource } from './app-api-connect.js';
 import { writeClientConfig } from './client-config-file.js';
@@ -14,7 +14,7 @@ import { ModelPulls } from './app-api-models.js';
 import { settingsInfo, updateSettingsCall } from './app-api-settings.js';
 
 export interface AppApiOptions {
-  engine: AppIndex;
+  engine: Engine;
   /** Where MCP clients reach this host; asked on each call because the server may start later. */
   connect?: () => ConnectSource;
   /** What chose this host's database (settings shows it); default: the SQLite default, or the saved choice on PostgreSQL. */

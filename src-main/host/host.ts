@@ -1,7 +1,7 @@
-// The engine host: one index (the SQLite engine, or an index in PostgreSQL: ServedIndex), its MCP endpoint at /mcp, /health, /status, and whatever extra routes a
-// face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
+// The engine host: one engine (on the profile's SQLite index or a shared one in PostgreSQL), its MCP
+// endpoint at /mcp, /health, /status, and whatever extra routes a face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
 // clients can find it. `trove serve` and the desktop app's utility process both run this.
-import { Engine, TroveError, type EngineOptions, type HostEnvironment, type ServedIndex } from '../engine/index.js';
+import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
 import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
 import { RefusalLog } from '../mcp/security/refusals.js';
@@ -27,9 +27,9 @@ export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean })
   return { ...base, embeddings: { ...base.embeddings, auto: opts.embed }, backgroundCheckpoints: base.backgroundCheckpoints ?? true };
 }
 
-export interface HostOptions<E extends ServedIndex = Engine> {
-  /** An engine (or index in PostgreSQL) the caller owns; otherwise the host opens (and closes) one with engineOptions. */
-  engine?: E;
+export interface HostOptions {
+  /** An engine the caller owns; otherwise the host opens (and closes) one with engineOptions. */
+  engine?: Engine;
   engineOptions?: EngineOptions;
   /** What the face read from the environment (TROVE_PORT, TROVE_TOKEN: see engine/config.ts). */
   env?: HostEnvironment;
@@ -58,8 +58,8 @@ export interface HostOptions<E extends ServedIndex = Engine> {
   requestTimeoutMs?: number;
 }
 
-export interface Host<E extends ServedIndex = Engine> {
-  readonly engine: E;
+export interface Host {
+  readonly engine: Engine;
   readonly port: number;
   /** Where the preferred port came from. */
   readonly portSource: PortSource;
@@ -77,9 +77,9 @@ export interface Host<E extends ServedIndex = Engine> {
   close(): Promise<void>;
 }
 
-export async function startHost<E extends ServedIndex = Engine>(opts: HostOptions<E> = {}): Promise<Host<E>> {
+export async function startHost(opts: HostOptions = {}): Promise<Host> {
   if (!opts.engine && !opts.engineOptions) throw new TroveError('INTERNAL', 'startHost needs an engine or the options to open one');
-  const engine = opts.engine ?? (Engine.open(opts.engineOptions!) as unknown as E); // engineOptions: E is Engine
+  const engine = opts.engine ?? (await Engine.open(opts.engineOptions!));
   const ownsEngine = !opts.engine;
   const profileDir = engine.profileDir;
   const writesRuntime = opts.writeRuntimeFile ?? true;

@@ -3,9 +3,9 @@
 // `trove serve` runs (engine + MCP over loopback HTTP, so assistants reach Trove while the
 // window is closed) and serves the app API to the main process over the process's message port.
 // Its index is the profile's SQLite file, or an index in PostgreSQL when TROVE_DATABASE_URL is set
-// or Settings saved a database (engine's AppIndex either way: the same window).
+// or Settings saved a database (the same engine and window either way).
 import type { FromHost } from '../api/host-protocol.js';
-import { openSharedAppHost, readEnvironment, savedDatabase, type AppIndex } from '../engine/index.js';
+import { readEnvironment, savedDatabase } from '../engine/index.js';
 import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
 import { mountAppApi } from './app-api-mount.js';
 import { hostEngineOptions, startHost, type Host } from './host.js';
@@ -24,19 +24,12 @@ async function main(): Promise<void> {
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
     const env = readEnvironment(process.env); // the one place this process reads its environment
-    // background embedding on: the Settings switch turns it off (applied without a restart; on SQLite)
-    const engineOptions = hostEngineOptions(env.engine, { embed: true });
     const saved = env.database ? null : savedDatabase(env.engine.profileDir);
-    const database = env.database ?? saved;
-    // a database that cannot be reached is a fatal start-up error naming it (password hidden), never a quiet fall back to SQLite
-    const shared = database ? await openSharedAppHost(database, engineOptions, { log: (line) => process.stderr.write(`trove host: ${line}\n`) }) : undefined;
-    let host: Host<AppIndex>;
-    try {
-      host = shared ? await startHost<AppIndex>({ engine: shared, env: env.host }) : await startHost({ engineOptions, env: env.host });
-    } catch (err) {
-      await shared?.close();
-      throw err;
-    }
+    // background embedding on: the Settings switch turns it off (applied without a restart). A
+    // database that cannot be reached is a fatal start-up error naming it (password hidden), never
+    // a quiet fall back to SQLite.
+    const engineOptions = hostEngineOptions({ ...env.engine, database: env.database ?? saved }, { embed: true });
+    const host: Host = await startHost({ engineOptions, env: env.host });
     await host.engine.startWatching(); // live folders: the index follows the folders while the app runs
     const databaseSource = env.database ? 'env' : saved ? 'saved' : 'default';
     const mounted = mountAppApi(host, { ui: process.argv.includes('--ui'), modelsMirror: env.host.modelsMirror, databaseSource });
@@ -48,8 +41,7 @@ async function main(): Promise<void> {
         try {
           await mounted.close();
           await host.engine.stopWatching();
-          await host.close();
-          await shared?.close(); // the host closes an engine it opened itself, not one it was given
+          await host.close(); // the engine, which the host opened, last
         } catch (err) {
           process.stderr.write(`trove host: error while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
           code = code || 1;
@@ -60,7 +52,7 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => void stop(0));
     void host.stopRequested.then(() => stop(0)); // the profile folder is gone
     port.postMessage({ kind: 'ready', endpoint: host.mcpUrl, uiUrl: mounted.signInUrl() });
-    process.stderr.write(`trove host: engine ready, MCP at ${host.mcpUrl}${shared ? ` from PostgreSQL at ${shared.databaseFile}` : ''}\n`);
+    process.stderr.write(`trove host: engine ready, MCP at ${host.mcpUrl}${host.engine.backend === 'postgres' ? ` from PostgreSQL at ${host.engine.location}` : ''}\n`);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     port.postMessage({ kind: 'fatal', message });

@@ -4,10 +4,10 @@
 // a scoped token sees its own collections only, as in the MCP status tool.
 import { collectionFilter } from '../mcp/security/access.js';
 import type { Authenticator } from '../mcp/security/auth.js';
-import type { ServedIndex } from '../engine/index.js';
+import type { Engine } from '../engine/index.js';
 import type { RouteHandler } from './routes.js';
 
-export function statusRoute(engine: ServedIndex, authenticate: Authenticator): RouteHandler {
+export function statusRoute(engine: Engine, authenticate: Authenticator): RouteHandler {
   return async (req, res, url) => {
     if (url.pathname !== '/status') return false;
     if (req.method !== 'GET') {

@@ -1,14 +1,14 @@
 // What every tool, resource and prompt handler gets: the index it serves (the SQLite engine or an
-// index in PostgreSQL: engine's ServedIndex), the caller's access scope, a short-lived directory of
+// index in PostgreSQL: engine's Engine), the caller's access scope, a short-lived directory of
 // collection names and context notes (read once a second, not per search result), and who the
 // caller is for the knowledge tools (client, profile, sessions).
-import type { ServedIndex } from '../engine/index.js';
+import type { Engine } from '../engine/index.js';
 import type { KnowledgeCaller } from './knowledge/caller.js';
 import type { Access } from './security/access.js';
 import { canSeeCollection } from './security/access.js';
 
 export interface McpContext {
-  readonly engine: ServedIndex;
+  readonly engine: Engine;
   readonly access: Access;
   readonly directory: CollectionDirectory;
   /** The knowledge tools' view of this caller: client, profile, sessions. */
@@ -39,7 +39,7 @@ export class CollectionDirectory {
   private reading: Promise<CollectionNotes> | null = null;
 
   constructor(
-    private readonly index: ServedIndex,
+    private readonly index: Engine,
     private readonly ttlMs = 1000,
   ) {}
 

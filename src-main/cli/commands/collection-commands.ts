@@ -1,12 +1,11 @@
-// `trove collection add|list|rename|remove|context`.
+// `trove collection add|list|rename|remove|context|redaction`, on the profile's index or (with
+// --database) on a shared one in PostgreSQL.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
-import { formatCollections, formatIndexReport } from '../format.js';
+import { formatCollections, formatEmbedding, formatIndexReport } from '../format.js';
 import { collect } from '../options.js';
-import { embedShared, formatSharedEmbedding, runIndex, runSharedIndex } from './index-command.js';
-
-const DATABASE = ['--database <url>', "the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's"] as const;
+import { embedAfterIndex, runIndex } from './index-command.js';
 
 export function registerCollectionCommands(program: Command, ctx: CliContext): void {
   const collection = program.command('collection').description('manage collections (folders that are indexed)');
@@ -18,75 +17,58 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
     .option('--exclude <glob>', 'skip files matching (repeatable; added to the defaults)', collect)
     .option('--context <text>', 'a note about this collection, shown to assistants')
     .option('--no-index', 'add without indexing now')
-    .option(...DATABASE)
-    .action(async (dir: string, o: { name?: string; include?: string[]; exclude?: string[]; context?: string; index: boolean; database?: string }, cmd: Command) => {
+    .option('--embed', 'after indexing, compute its embeddings now (hosts do this in the background by themselves)')
+    .action(async (dir: string, o: { name?: string; include?: string[]; exclude?: string[]; context?: string; index: boolean; embed?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndexer(o.database);
-      if (shared) {
-        const added = await shared.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
-        const reports = o.index ? await runSharedIndex(shared, added.name, ctx.json) : [];
-        const embeddings = o.index ? await embedShared(shared, [added.name]) : [];
-        const info = o.index ? ((await shared.listCollections()).find((c) => c.name === added.name) ?? added) : added;
-        ctx.print({ collection: info, index: reports[0] ?? null, embedding: embeddings[0] ?? null }, () =>
-          [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport), ...embeddings.map(formatSharedEmbedding)].join('\n'),
-        );
-        return;
-      }
-      const e = ctx.engine();
-      const added = e.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
+      const e = await ctx.engine(cmd);
+      const added = await e.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
       const reports = o.index ? await runIndex(e, added.name, ctx.json) : [];
-      const info = e.listCollections().find((c) => c.name === added.name)!;
-      ctx.print({ collection: info, index: reports[0] ?? null }, () =>
-        [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport)].join('\n'),
+      const embeddings = o.index && o.embed ? await embedAfterIndex(e, [added.name], ctx.json) : [];
+      const info = (await e.listCollections()).find((c) => c.name === added.name) ?? added;
+      ctx.print({ collection: info, index: reports[0] ?? null, ...(o.embed ? { embedding: embeddings[0] ?? null } : {}) }, () =>
+        [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport), ...embeddings.map(formatEmbedding)].join('\n'),
       );
     });
   collection
     .command('list')
     .description('list collections')
-    .option('--database <url>', "list the collections of the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's")
-    .action(async (o: { database?: string }, cmd: Command) => {
+    .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndex(o.database);
-      const list = shared ? await shared.listCollections() : ctx.engine().listCollections();
+      const list = await (await ctx.engine(cmd)).listCollections();
       ctx.print({ collections: list }, () => formatCollections(list));
     });
   collection
     .command('rename <old> <new>')
     .description('rename a collection')
-    .option(...DATABASE)
-    .action(async (oldName: string, newName: string, o: { database?: string }, cmd: Command) => {
+    .action(async (oldName: string, newName: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndexer(o.database);
-      const info = shared ? await shared.renameCollection(oldName, newName) : ctx.engine().renameCollection(oldName, newName);
+      const info = await (await ctx.engine(cmd)).renameCollection(oldName, newName);
       ctx.print({ collection: info }, () => `Renamed "${oldName}" to "${info.name}"`);
     });
   collection
     .command('remove <name>')
     .description('remove a collection from the index (its files are not touched)')
-    .option(...DATABASE)
-    .action(async (name: string, o: { database?: string }, cmd: Command) => {
+    .action(async (name: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndexer(o.database);
-      if (shared) await shared.removeCollection(name);
-      else ctx.engine().removeCollection(name);
+      await (await ctx.engine(cmd)).removeCollection(name);
       ctx.print({ removed: name }, () => `Removed collection "${name}" from the index; its files are untouched`);
     });
   collection
     .command('redaction <name> <on|off|default>')
     .description("secret redaction in what assistants and the UI get from this collection: on, off, or as in Settings (default)")
-    .action((name: string, value: string, _o: unknown, cmd: Command) => {
+    .action(async (name: string, value: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
       const map: Record<string, boolean | null> = { on: true, off: false, default: null };
       if (!Object.hasOwn(map, value)) throw new UsageError(`redaction is on, off or default (got "${value}")`);
-      const info = ctx.engine().setCollectionRedaction(name, map[value]!);
+      const info = await (await ctx.engine(cmd)).setCollectionRedaction(name, map[value]!);
       ctx.print({ collection: info }, () => `Secret redaction for "${name}": ${value === 'default' ? 'as in Settings' : value}`);
     });
   collection
     .command('context <name> <text>')
     .description('set the note about a collection that assistants see')
-    .action((name: string, text: string, _o: unknown, cmd: Command) => {
+    .action(async (name: string, text: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const info = ctx.engine().setCollectionContext(name, text);
+      const info = await (await ctx.engine(cmd)).setCollectionContext(name, text);
       ctx.print({ collection: info }, () => `Context of "${name}" set`);
     });
 }

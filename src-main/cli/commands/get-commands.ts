@@ -1,11 +1,8 @@
-// `trove get` and `trove multi-get`: read indexed documents (the profile's, or in PostgreSQL with
-// --database / TROVE_DATABASE_URL).
+// `trove get` and `trove multi-get`: read indexed documents.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { formatMultiGet } from '../format.js';
 import { integer } from '../options.js';
-
-const DATABASE_HELP = "read the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's";
 
 export function registerGetCommands(program: Command, ctx: CliContext): void {
   program
@@ -14,12 +11,9 @@ export function registerGetCommands(program: Command, ctx: CliContext): void {
     .option('--from-line <n>', 'first line to print', integer('--from-line'))
     .option('--max-lines <n>', 'print at most this many lines', integer('--max-lines'))
     .option('--line-numbers', 'prefix lines with their numbers')
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (locator: string, o: { fromLine?: number; maxLines?: number; lineNumbers?: boolean; database?: string }, cmd: Command) => {
+    .action(async (locator: string, opts: { fromLine?: number; maxLines?: number; lineNumbers?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
-      const { database, ...opts } = o;
-      const shared = await ctx.sharedIndex(database);
-      const doc = await (shared ?? ctx.engine()).get(locator, opts);
+      const doc = await (await ctx.engine(cmd)).get(locator, opts);
       ctx.print(doc, () => doc.text + (doc.truncated ? `\n[... ${doc.totalLines - doc.toLine} more lines; --from-line ${doc.toLine + 1}]` : ''));
     });
 
@@ -29,12 +23,9 @@ export function registerGetCommands(program: Command, ctx: CliContext): void {
     .option('--max-bytes <n>', 'skip documents bigger than this (default 10240)', integer('--max-bytes'))
     .option('--max-lines <n>', 'truncate each document to this many lines', integer('--max-lines'))
     .option('--line-numbers', 'prefix lines with their numbers')
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (pattern: string, o: { maxBytes?: number; maxLines?: number; lineNumbers?: boolean; database?: string }, cmd: Command) => {
+    .action(async (pattern: string, opts: { maxBytes?: number; maxLines?: number; lineNumbers?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
-      const { database, ...opts } = o;
-      const shared = await ctx.sharedIndex(database);
-      const r = await (shared ?? ctx.engine()).multiGet(pattern, opts);
+      const r = await (await ctx.engine(cmd)).multiGet(pattern, opts);
       ctx.print(r, () => formatMultiGet(r));
     });
 }

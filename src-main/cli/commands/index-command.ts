@@ -1,10 +1,12 @@
 // `trove index [--watch]`: bring the index up to date with the folders (and keep it so), and
-// `trove failures`: the files that could not be indexed, with attempts and next retry.
+// `trove failures`: the files that could not be indexed, with attempts and next retry. On a shared
+// index in PostgreSQL several hosts may run it at once on one folder and share the work.
 import { type Command } from 'commander';
-import { isTroveError, type Engine, type EmbeddingProgress, type IndexProgress, type ProgressEvent, type SharedIndexer } from '../../engine/index.js';
+import { isTroveError, type Engine, type ProgressEvent } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
-import { formatIndexReport } from '../format.js';
+import { formatEmbedding, formatIndexReport, type EmbeddingOutcome } from '../format.js';
 import { indexProgressBar } from '../progress.js';
+import { progressLine } from './models-command.js';
 
 export function registerIndexCommand(program: Command, ctx: CliContext): void {
   program
@@ -12,23 +14,16 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .description('bring the index up to date with the folders')
     .option('--collection <name>', 'only this collection')
     .option('--watch', 'then keep watching the folders and index changes as they happen (until Ctrl-C)')
-    .option('--database <url>', "index into PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's SQLite index, then embed; several hosts may run at once")
-    .option('--no-embed', 'with --database: keyword indexing only, no vectors')
-    .action(async (o: { collection?: string; watch?: boolean; database?: string; embed: boolean }, cmd: Command) => {
+    .option('--embed', 'then compute the embeddings still missing (hosts do this in the background by themselves)')
+    .action(async (o: { collection?: string; watch?: boolean; embed?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndexer(o.database);
-      if (shared) {
-        const reports = await runSharedIndex(shared, o.collection, ctx.json);
-        const embeddings = o.embed ? await embedShared(shared, reports.map((r) => r.collection)) : [];
-        ctx.print({ reports, embeddings }, () =>
-          [reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.', ...embeddings.map(formatSharedEmbedding)].join('\n'),
-        );
-        if (o.watch) await watchUntilSignalled(shared, ctx.json);
-        return;
-      }
-      const engine = ctx.engine();
+      const engine = await ctx.engine(cmd);
       const reports = await runIndex(engine, o.collection, ctx.json);
-      ctx.print({ reports }, () => (reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.'));
+      const embeddings = o.embed ? await embedAfterIndex(engine, reports.map((r) => r.collection), ctx.json) : [];
+      ctx.print({ reports, ...(o.embed ? { embeddings } : {}) }, () =>
+        [reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.', ...embeddings.map(formatEmbedding)].join('\n'),
+      );
+      if (embeddings.some((e) => 'error' in e)) process.exitCode = 1;
       if (o.watch) await watchUntilSignalled(engine, ctx.json);
     });
 
@@ -36,9 +31,9 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .command('failures')
     .description('files that could not be indexed: reason, attempts, next retry')
     .option('--collection <name>', 'only this collection')
-    .action((o: { collection?: string }, cmd: Command) => {
+    .action(async (o: { collection?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const failures = ctx.engine().failures(o.collection);
+      const failures = await (await ctx.engine(cmd)).failures(o.collection);
       ctx.print({ failures }, () =>
         failures.length
           ? failures
@@ -59,22 +54,13 @@ export async function runIndex(e: Engine, collection: string | undefined, json: 
   }
 }
 
-/** `trove index --database`: this host's share of the work, with the same progress bar. */
-export async function runSharedIndex(indexer: SharedIndexer, collection: string | undefined, json: boolean, dataset?: string) {
-  const bar = indexProgressBar(!json && !!process.stderr.isTTY);
-  try {
-    return await indexer.index({ collection, dataset, onProgress: (p: IndexProgress) => bar.update(p) });
-  } finally {
-    bar.stop();
-  }
-}
-
-/** The embedding stage after `trove index --database`; a collection whose model is not on this host is reported, not fatal (its keyword index is done). */
-export async function embedShared(indexer: SharedIndexer, collections: readonly string[], opts: { onProgress?: (p: EmbeddingProgress) => void } = {}): Promise<SharedEmbedding[]> {
-  const out: SharedEmbedding[] = [];
+/** `--embed` after an index run; a collection whose model is not on this host is reported, not fatal to the others (its keyword index is done). */
+export async function embedAfterIndex(e: Engine, collections: readonly string[], json: boolean): Promise<EmbeddingOutcome[]> {
+  const out: EmbeddingOutcome[] = [];
+  const onProgress = progressLine({ json } as CliContext);
   for (const collection of collections) {
     try {
-      out.push(...(await indexer.embed({ collection, onProgress: opts.onProgress })));
+      out.push(...(await e.embed({ collection, onProgress, waitForAnnIndex: true })));
     } catch (err) {
       if (!isTroveError(err) || err.code !== 'UNAVAILABLE') throw err;
       process.stderr.write(`trove: ${collection}: not embedded: ${err.message}\n`);
@@ -82,13 +68,6 @@ export async function embedShared(indexer: SharedIndexer, collections: readonly 
     }
   }
   return out;
-}
-
-export type SharedEmbedding = Awaited<ReturnType<SharedIndexer['embed']>>[number] | { collection: string; error: string };
-
-export function formatSharedEmbedding(e: SharedEmbedding): string {
-  if ('error' in e) return `${e.collection}: not embedded (${e.error})`;
-  return `${e.collection}: ${e.embedded} chunk${e.embedded === 1 ? '' : 's'} embedded with ${e.model} by this host${e.pending ? `, ${e.pending} still pending` : ''}`;
 }
 
 /**

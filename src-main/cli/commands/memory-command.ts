@@ -1,21 +1,18 @@
 // `trove memory list|search|export|import`: the agent memory store from the terminal. Export writes
 // JSON lines (one entry each, images included) so a person can back memory up or move it to
 // another machine; import reads them back, checks every line first and skips entries already there.
-// `--database <url>` (or TROVE_DATABASE_URL) works on the memory in PostgreSQL instead (SharedIndex.memory),
-// so `trove memory export` from a profile and `trove memory import --database …` move memory there.
+// With --database (or TROVE_DATABASE_URL) it works on the memory of an index in PostgreSQL, so
+// `trove memory export` from a profile and `trove memory import --database …` move memory there.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { type Command, Option } from 'commander';
-import type { MemoryEntry, MemoryExportLine, MemoryImportReport, MemorySearchResponse, MemoryThread, ServedMemory } from '../../engine/index.js';
+import type { MemoryApi, MemoryEntry, MemoryExportLine, MemorySearchResponse, MemoryThread } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { collect, integer, UsageError } from '../options.js';
 
-const DATABASE_HELP = 'the memory in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile\'s';
-
-/** The memory a command works on: PostgreSQL's with --database or TROVE_DATABASE_URL, else the profile's. */
-async function memoryOf(ctx: CliContext, database: unknown): Promise<ServedMemory & { export(opts?: { threadId?: string }): Iterable<MemoryExportLine> | AsyncIterable<MemoryExportLine>; import(lines: readonly unknown[]): MemoryImportReport | Promise<MemoryImportReport> }> {
-  const shared = await ctx.sharedIndex(database as string | undefined);
-  return shared ? shared.memory : ctx.engine().memory;
+/** The memory of the index the command works on. */
+async function memoryOf(ctx: CliContext, cmd: Command): Promise<MemoryApi> {
+  return (await ctx.engine(cmd)).memory;
 }
 
 export function registerMemoryCommand(program: Command, ctx: CliContext): void {
@@ -27,10 +24,9 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .option('--thread <id>', 'list the entries of this thread')
     .option('--limit <n>', 'entries per page (with --thread)', integer('--limit'), 30)
     .option('--offset <n>', 'skip this many entries (with --thread)', integer('--offset'), 0)
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (o: { thread?: string; limit: number; offset: number; database?: string }, cmd: Command) => {
+    .action(async (o: { thread?: string; limit: number; offset: number}, cmd: Command) => {
       ctx.setJson(cmd);
-      const m = await memoryOf(ctx, o.database);
+      const m = await memoryOf(ctx, cmd);
       if (o.thread === undefined) {
         const threads = await m.threads();
         ctx.print(threads, () => formatThreads(threads));
@@ -56,10 +52,9 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .option('--until <date>', 'created on or before (ISO 8601; a date alone: that whole day)')
     .option('--limit <k>', 'results per page', integer('--limit'), 10)
     .option('--offset <n>', 'skip this many results', integer('--offset'), 0)
-    .option('--database <url>', DATABASE_HELP)
     .action(async (words: string[], o: Record<string, unknown>, cmd: Command) => {
       ctx.setJson(cmd);
-      const r = await (await memoryOf(ctx, o.database)).search({
+      const r = await (await memoryOf(ctx, cmd)).search({
         query: words.join(' '),
         mode: o.mode as 'keyword',
         syntax: o.syntax as 'match',
@@ -80,9 +75,8 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
     .description('write every entry (or one thread\'s) as JSON lines, images included, oldest first')
     .option('--thread <id>', 'only this thread')
     .option('--output <file>', 'write to this file instead of stdout')
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (o: { thread?: string; output?: string; database?: string }) => {
-      const m = await memoryOf(ctx, o.database);
+    .action(async (o: { thread?: string; output?: string }, cmd: Command) => {
+      const m = await memoryOf(ctx, cmd);
       // the file holds every conversation's notes: readable by its owner only, like the index
       const out: NodeJS.WritableStream = o.output ? fs.createWriteStream(o.output, { flags: 'wx', mode: 0o600 }) : process.stdout;
       let n = 0;
@@ -99,10 +93,9 @@ export function registerMemoryCommand(program: Command, ctx: CliContext): void {
   memory
     .command('import [file]')
     .description('read JSON lines written by export (a file, or stdin); entries already present are skipped')
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (file: string | undefined, o: { database?: string }, cmd: Command) => {
+    .action(async (file: string | undefined, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const m = await memoryOf(ctx, o.database);
+      const m = await memoryOf(ctx, cmd);
       const lines = await readJsonLines(file);
       const report = await m.import(lines);
       ctx.print(report, () => `Imported ${report.imported} entries${report.skipped ? `; skipped ${report.skipped} already present` : ''}.`);

@@ -1,10 +1,9 @@
 // `trove models list|pull|verify|use` (the embedding and reranker models) and `trove embed`
-// (compute the vectors still missing, with progress). Everything goes through Engine.models, or
-// with --database through the SharedIndexer, which shares the embedding with other hosts.
+// (compute the vectors still missing, with progress; on a shared index other hosts share the work).
 import type { Command } from 'commander';
 import type { EmbeddingProgress } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
-import { embedShared, formatSharedEmbedding, type SharedEmbedding } from './index-command.js';
+import { formatEmbedding } from '../format.js';
 
 export function registerModelsCommand(program: Command, ctx: CliContext): void {
   const models = program.command('models').description('embedding and reranker models: list, pull, verify, use');
@@ -14,7 +13,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .description('the model catalogue and whether each model is here')
     .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const { models: api } = ctx.engine();
+      const { models: api } = await ctx.engine(cmd);
       const rows = await api.list();
       ctx.print({ models: rows, locations: api.locations() }, () =>
         rows.map((r) => `${r.id.padEnd(26)} ${r.role.padEnd(7)} ${r.state}${r.where ? `  ${r.where}` : ''}`).join('\n'),
@@ -28,7 +27,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .action(async (id: string, o: { mirror?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       let last = 0;
-      const { dir } = await ctx.engine().models.pull(id, {
+      const { dir } = await (await ctx.engine(cmd)).models.pull(id, {
         mirror: o.mirror ?? ctx.environment().host.modelsMirror,
         onProgress: (p) => {
           if (ctx.json || Date.now() - last < 500) return;
@@ -44,24 +43,18 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .description('check model files against their sha256 (all present models, or one)')
     .action(async (id: string | undefined, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const rows = await ctx.engine().models.verify(id);
+      const rows = await (await ctx.engine(cmd)).models.verify(id);
       ctx.print({ models: rows }, () => rows.map((r) => `${r.id}: ${r.ok ? `ok${r.verified ? '' : ' (unverified)'}` : r.reason}`).join('\n'));
       if (id && !rows[0]!.ok) process.exitCode = 1;
     });
 
   models
     .command('use <id>')
-    .description('embed a collection with this model (re-embeds in the background, swaps when done); "auto" picks by language')
+    .description('embed a collection with this model (re-embeds, swaps when done; for every host on a shared index); "auto" picks by language')
     .requiredOption('--collection <name>', 'the collection')
-    .option('--database <url>', "the collection in PostgreSQL (default TROVE_DATABASE_URL) instead of this profile's SQLite index; this host embeds, others share the work")
-    .action(async (id: string, o: { collection: string; database?: string }, cmd: Command) => {
+    .action(async (id: string, o: { collection: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndexer(o.database);
-      if (shared) {
-        await shared.chooseModel(o.collection, id === 'auto' ? null : id);
-        return printSharedEmbedding(ctx, await embedShared(shared, [o.collection], { onProgress: progressLine(ctx) }));
-      }
-      const engine = ctx.engine();
+      const engine = await ctx.engine(cmd);
       await engine.setCollectionModel(o.collection, id === 'auto' ? null : id);
       const status = await engine.embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
       ctx.print({ collections: status }, () => status.map((s) => `${s.collection}: ${s.model} (${s.vectors} vectors)`).join('\n'));
@@ -69,34 +62,20 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
 
   program
     .command('embed')
-    .description('compute the vectors still missing (after `trove index`); resumable')
+    .description('compute the vectors still missing (after `trove index`); resumable; hosts sharing an index share the work')
     .option('--collection <name>', 'only this collection')
-    .option('--database <url>', "embed a PostgreSQL index (default TROVE_DATABASE_URL) instead of this profile's SQLite one; several hosts may run at once")
-    .action(async (o: { collection?: string; database?: string }, cmd: Command) => {
+    .action(async (o: { collection?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndexer(o.database);
-      if (shared) {
-        const names = o.collection ? [o.collection] : await shared.embeddable();
-        return printSharedEmbedding(ctx, await embedShared(shared, names, { onProgress: progressLine(ctx) }));
-      }
-      const status = await ctx.engine().embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
-      ctx.print({ collections: status }, () =>
-        status.map((s) => `${s.collection}: ${s.model ?? 'no model'}, ${s.vectors} vectors, ${s.needsEmbedding} waiting`).join('\n'),
-      );
+      const status = await (await ctx.engine(cmd)).embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
+      ctx.print({ collections: status }, () => (status.length ? status.map(formatEmbedding).join('\n') : 'No collections to embed.'));
     });
 }
 
-function progressLine(ctx: CliContext) {
+export function progressLine(ctx: CliContext) {
   let last = 0;
   return (p: EmbeddingProgress) => {
     if (ctx.json || (Date.now() - last < 1000 && p.done < p.total)) return;
     last = Date.now();
     process.stderr.write(`embedding ${p.collection} (${p.model}): ${p.done}/${p.total} chunks, ${p.chunksPerSecond}/s, ETA ${p.etaSeconds ?? '?'} s\n`);
   };
-}
-
-/** What this host embedded on PostgreSQL; a collection whose model is not here fails the command (exit 1) after the rest are done. */
-function printSharedEmbedding(ctx: CliContext, embeddings: SharedEmbedding[]): void {
-  ctx.print({ embeddings }, () => (embeddings.length ? embeddings.map(formatSharedEmbedding).join('\n') : 'No collections to embed.'));
-  if (embeddings.some((e) => 'error' in e)) process.exitCode = 1;
 }

@@ -21,12 +21,10 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
     .option('--until <date>', 'only documents modified on or before this date')
     .option('--snippet-chars <n>', 'snippet length', integer('--snippet-chars'), 300)
     .option('--explain', 'show each leg\'s rank and score (BM25, cosine, fusion, rerank)')
-    .option('--database <url>', 'search the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile\'s')
     .addOption(new Option('--color <when>', 'mark the query\'s words in snippets: auto (when the output is a terminal), always, never').choices(['auto', 'always', 'never']).default('auto'))
     .action(async (words: string[], o: Record<string, unknown>, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndex(o.database as string | undefined);
-      const r = await (shared ?? ctx.engine()).search({
+      const r = await (await ctx.engine(cmd)).search({
         query: words.join(' '),
         syntax: o.syntax as 'match',
         mode: o.mode as 'keyword' | 'vector' | 'hybrid' | 'rerank',

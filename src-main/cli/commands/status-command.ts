@@ -10,18 +10,15 @@ export function registerStatusCommand(program: Command, ctx: CliContext): void {
   program
     .command('status')
     .description('what is indexed, what could not be, and how far embedding has come (live from a running host)')
-    .option('--database <url>', "the status of the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's")
-    .action(async (o: { database?: string }, cmd: Command) => {
+    .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndex(o.database);
-      if (shared) {
-        const s = await shared.status();
-        ctx.print(s, () => formatStatus(s, {}));
-        return;
-      }
-      const live = await runningHostStatus(ctx.environment().engine.profileDir);
-      if (!live) await ctx.engine().datasets.settled(); // each dataset's final state, not "loading"
-      const s = live?.report ?? ctx.engine().status();
-      ctx.print(s, () => formatStatus(s, live ? { hostPid: live.pid } : {}));
+      // a host serving this profile has the live report — unless the command names another index
+      const named = cmd.optsWithGlobals<{ database?: string }>().database !== undefined || !!ctx.environment().database;
+      const live = named ? null : await runningHostStatus(ctx.environment().engine.profileDir);
+      if (live) return ctx.print(live.report, () => formatStatus(live.report, { hostPid: live.pid }));
+      const engine = await ctx.engine(cmd);
+      await engine.datasets.settled(); // each dataset's final state, not "loading"
+      const s = await engine.status();
+      ctx.print(s, () => formatStatus(s, {}));
     });
 }

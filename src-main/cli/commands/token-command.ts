@@ -6,8 +6,6 @@ import { TOOL_NAMES } from '../../host/mcp-entry.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../options.js';
 
-const DATABASE_HELP = "the tokens of the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL), which every host on it honours, instead of this profile's";
-
 const list = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
 export function registerTokenCommand(program: Command, ctx: CliContext): void {
@@ -27,16 +25,14 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
     )
     .option('--profile <profile>', 'standard (the canonical tools) or deep-research (exactly search + fetch, for ChatGPT connectors)', 'standard')
     .option('--expires-in <days>', 'refuse the token after this many days (default: never)', Number)
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile: string; expiresIn?: number; database?: string }, cmd: Command) => {
+    .action(async (o: { name: string; collections?: string[]; tools?: string[]; memory?: MemoryGrant; profile: string; expiresIn?: number }, cmd: Command) => {
       ctx.setJson(cmd);
       const unknown = o.tools?.filter((t) => !TOOL_NAMES.includes(t)) ?? [];
       if (unknown.length) throw new UsageError(`unknown tool ${unknown.join(', ')}; tools are ${TOOL_NAMES.join(', ')}`);
       if (o.profile !== 'standard' && o.profile !== 'deep-research') throw new UsageError(`--profile must be standard or deep-research (got "${o.profile}")`);
       const profile = o.profile as TokenProfile;
       const input = { name: o.name, collections: o.collections, tools: o.tools, memory: o.memory, profile, expiresInDays: o.expiresIn };
-      const shared = await ctx.sharedIndex(o.database);
-      const { token: secret, info } = shared ? await shared.createToken(input) : ctx.engine().createToken(input);
+      const { token: secret, info } = await (await ctx.engine(cmd)).createToken(input);
       ctx.print({ token: secret, ...info }, () => {
         process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
         return secret;
@@ -45,11 +41,9 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
   token
     .command('list')
     .description('list tokens (names and scopes; never the secrets)')
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (o: { database?: string }, cmd: Command) => {
+    .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndex(o.database);
-      const tokens = shared ? await shared.listTokens() : ctx.engine().listTokens();
+      const tokens = await (await ctx.engine(cmd)).listTokens();
       ctx.print(tokens, () =>
         tokens.length
           ? tokens.map((t) => `${t.name}  ${t.hint}…  ${describe(t)}; created ${t.createdAt}; last used ${t.lastUsedAt ?? 'never'}`).join('\n')
@@ -59,12 +53,9 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
   token
     .command('revoke <name>')
     .description('revoke a token (clients using it are refused at once)')
-    .option('--database <url>', DATABASE_HELP)
-    .action(async (name: string, o: { database?: string }, cmd: Command) => {
+    .action(async (name: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const shared = await ctx.sharedIndex(o.database);
-      if (shared) await shared.revokeToken(name);
-      else ctx.engine().revokeToken(name);
+      await (await ctx.engine(cmd)).revokeToken(name);
       ctx.print({ revoked: name }, () => `Token "${name}" revoked.`);
     });
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest, isJsonContentType, type AuthInfo } from '@modelcontextprotocol/server';
-import type { ServedIndex } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
 import { CollectionDirectory, type McpContext } from '../context.js';
 import { clientIdentity, profileFor, type KnowledgeCaller, type RequestFacts } from '../knowledge/caller.js';
 import { parseKnowledgeConfig, type KnowledgeDefaults } from '../knowledge/request-config.js';
@@ -26,7 +26,7 @@ import { clientInfoOf, McpRequestLog } from './request-log.js';
 
 export interface McpHttpOptions {
   /** The SQLite engine, or an index in PostgreSQL. */
-  engine: ServedIndex;
+  engine: Engine;
   authenticate: Authenticator;
   path?: string;
   maxBodyBytes?: number;
