@@ -1,6 +1,6 @@
 // A real FTS5 index with Trove's schema (in memory) for query-building tests: rows are written
 // the way the indexer writes them (CJK runs as bigrams), queries run with MATCH as lexical search does.
-import { toIndexText } from '../../src-main/engine/search/cjk.js';
+import { toIndexText } from '../../src-main/engine/text/cjk.js';
 import { parseQuery, termExpression, type QuerySyntax } from '../../src-main/engine/search/query.js';
 import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type SearchResult, type Span } from '../../src-main/engine/index.js';
 import { redactTextWithSpans } from '../../src-main/engine/redaction/spans.js';
-import { stem } from '../../src-main/engine/search/terms.js';
+import { stem } from '../../src-main/engine/text/terms.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { modelsDir } from '../embed/models-dir.js';
 

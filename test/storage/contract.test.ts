@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
 import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
 import { parseQuery } from '../../src-main/engine/search/query.js';
-import { indexTerm } from '../../src-main/engine/search/terms.js';
+import { indexTerm } from '../../src-main/engine/text/terms.js';
 import type { CollectionRow } from '../../src-main/engine/store/collections.js';
 import type { DocumentWrite } from '../../src-main/engine/store/documents.js';
 import type { JobEnqueue } from '../../src-main/engine/store/jobs.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
 import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
 import { parseQuery, termExpression } from '../../src-main/engine/search/query.js';
-import { indexTerm } from '../../src-main/engine/search/terms.js';
+import { indexTerm } from '../../src-main/engine/text/terms.js';
 import { ChunkStore, type FtsRow } from '../../src-main/engine/store/chunks.js';
 import { CollectionStore } from '../../src-main/engine/store/collections.js';
 import { openDatabase, type Db } from '../../src-main/engine/store/database.js';

@@ -8,7 +8,7 @@ import { Engine } from '../../src-main/engine/index.js';
 import { TroveError } from '../../src-main/engine/errors.js';
 import { databasePath } from '../../src-main/engine/profile.js';
 import { parseQuery } from '../../src-main/engine/search/query.js';
-import { indexTerm } from '../../src-main/engine/search/terms.js';
+import { indexTerm } from '../../src-main/engine/text/terms.js';
 import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
 import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';

@@ -1,7 +1,7 @@
 // Tokens and CJK bigrams: the same split is used for the index and for queries.
 import { describe, expect, it } from 'vitest';
-import { bigrams, hasCjk, toIndexText } from '../../src-main/engine/search/cjk.js';
-import { foldDiacritics, indexTerm, quote, tokenize } from '../../src-main/engine/search/terms.js';
+import { bigrams, hasCjk, toIndexText } from '../../src-main/engine/text/cjk.js';
+import { foldDiacritics, indexTerm, quote, tokenize } from '../../src-main/engine/text/terms.js';
 
 describe('tokenize', () => {
   it('lower-cases words and treats punctuation and operators as separators', () => {

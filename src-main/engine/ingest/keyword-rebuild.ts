@@ -6,7 +6,7 @@
 // chunking settings — the rows are made from the stored title, heading path and chunk text (only
 // headings that start inside a chunk lose their heading weight). Memory entries' rows are made
 // from their stored title and chunk text, exactly as memory writes them.
-import { toIndexText } from '../search/cjk.js';
+import { toIndexText } from '../text/cjk.js';
 import type { FtsRow } from '../store/chunks.js';
 import type { StoredChunk } from '../store/migrate/to-postgres.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './chunker.js';

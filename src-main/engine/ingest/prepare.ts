@@ -3,7 +3,7 @@
 // documents (PDF, Office, …) by prepareBinaryDocument, which the parse workers run; a document's
 // attachments that are documents of their own (an e-mail's PDF) are prepared with it, in the same worker.
 import { createHash } from 'node:crypto';
-import { toIndexText } from '../search/cjk.js';
+import { toIndexText } from '../text/cjk.js';
 import type { ChunkWrite } from '../store/chunks.js';
 import { chunkDocument, type ChunkOptions } from './chunker.js';
 import { decodeText } from './decode.js';

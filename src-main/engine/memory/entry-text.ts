@@ -4,7 +4,7 @@
 // entries — most of them — are one chunk, cut without running the chunker.
 import { chunkDocument, type ChunkOptions } from '../ingest/chunker.js';
 import { estimateTokens } from '../ingest/prepare.js';
-import { toIndexText } from '../search/cjk.js';
+import { toIndexText } from '../text/cjk.js';
 import type { ChunkWrite } from '../store/chunks.js';
 
 const TITLE_CHARS = 500;

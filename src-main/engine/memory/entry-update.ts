@@ -6,7 +6,7 @@
 // vectors stay).
 import { invalidInput } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
-import { toIndexText } from '../search/cjk.js';
+import { toIndexText } from '../text/cjk.js';
 import type { EntryRewrite, EntryRow } from '../store/memory-rows.js';
 import { MEMORY_LIMITS, type UpdateWrite } from './entry-input.js';
 import { entryChunks, titleOf } from './entry-text.js';

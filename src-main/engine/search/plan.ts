@@ -10,7 +10,7 @@
 import type { Db } from '../store/database.js';
 import { vocabularyOf, type KeywordIndex } from '../store/keyword-index.js';
 import { termExpression, type QueryTerm } from './query.js';
-import { indexTerm } from './terms.js';
+import { indexTerm } from '../text/terms.js';
 
 export interface PlannedTerm extends QueryTerm {
   df: number;

@@ -5,7 +5,7 @@
 // KeywordExpression), which the storage backends render themselves (PostgreSQL: a tsquery).
 import { invalidInput } from '../errors.js';
 import type { KeywordExpression, KeywordTerm } from '../store/storage.js';
-import { indexTerm, quote, STOPWORDS, tokenize, type Token } from './terms.js';
+import { indexTerm, quote, STOPWORDS, tokenize, type Token } from '../text/terms.js';
 
 export type QuerySyntax = 'match' | 'phrase' | 'prefix' | 'boolean';
 

@@ -2,7 +2,7 @@
 // with the spans of the snippet where the query's words are (search/highlight.ts decides which).
 import type { Span } from '../types/search.js';
 import type { QueryTerm } from './query.js';
-import { foldDiacritics, stem } from './terms.js';
+import { foldDiacritics, stem } from '../text/terms.js';
 
 export interface TermMatch {
   start: number;

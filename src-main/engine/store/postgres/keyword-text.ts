@@ -8,7 +8,7 @@
 // A chunk becomes one tsvector with each column's positions weighted as BM25 weights them: title A
 // (×4), headings B (×2), body D (×1), and a gap between columns so a phrase never spans two. Its
 // length (tokens over all columns) is what FTS5's bm25() uses as the document length.
-import { indexTerm, tokenize, type Token } from '../../search/terms.js';
+import { indexTerm, tokenize, type Token } from '../../text/terms.js';
 import type { KeywordExpression } from '../storage.js';
 
 /** tsvector weight letter per column, and the BM25 column weight it stands for. */

@@ -9,7 +9,7 @@
 // arrive as data (MemoryFilterValues) and are rendered here (memory-filters.ts).
 import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, MemoryFilterValues } from '../memory-rows.js';
 import { numbered, pgListingClause, pgSearchClause, type PgMetadataOptions } from './memory-filters.js';
-import { toIndexText } from '../../search/cjk.js';
+import { toIndexText } from '../../text/cjk.js';
 import type { FilterClause } from '../filters.js';
 import type { MemoryCounts, MemoryInsert, MemoryRepository, MemorySearchMetric, MemoryThreadRow } from '../storage.js';
 import type { PostgresDatabase, Queryable } from './connection.js';

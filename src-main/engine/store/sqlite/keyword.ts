@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import { filterSql } from './filters.js';
 import type { ResolvedFilters } from '../filters.js';
 import { hasRankFunction, rankParams, rankSql } from './rank.js';
-import { quote } from '../../search/terms.js';
+import { quote } from '../../text/terms.js';
 import type { Db } from '../database.js';
 import { vocabularyOf, type KeywordIndex } from '../keyword-index.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';

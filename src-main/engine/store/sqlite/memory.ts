@@ -5,7 +5,7 @@
 // one transaction, the keyword rows of the whole write last (see store/chunks.ts); an update reads
 // each entry inside the transaction and applies what the engine decides for it; a delete drops the
 // keyword rows and vectors (ChunkStore's hooks), then the document, which cascades to the rest.
-import { toIndexText } from '../../search/cjk.js';
+import { toIndexText } from '../../text/cjk.js';
 import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, MemoryFilterValues } from '../memory-rows.js';
 import { SqliteMemoryCounts } from './memory-counts.js';
 import { EntryStore } from './memory-entries.js';
