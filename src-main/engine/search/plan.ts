@@ -7,10 +7,7 @@
 // on (at most MAX_AND_STEPS), and finally an OR over the informative terms within a postings
 // budget. (An OR of pairwise ANDs as an extra step was measured: slower, and lower nDCG.) Documents found by a stricter step rank above those found by a looser one
 // (coordination-level ranking, BM25 within a level), so a document with every word comes first.
-import type { Db } from '../store/database.js';
-import { vocabularyOf, type KeywordIndex } from '../store/keyword-index.js';
 import { termExpression, type QueryTerm } from './query.js';
-import { indexTerm } from '../text/terms.js';
 
 export interface PlannedTerm extends QueryTerm {
   df: number;
@@ -19,11 +16,6 @@ export interface PlannedTerm extends QueryTerm {
 export interface PlanStep {
   name: 'all-terms' | 'most-terms' | 'any-term' | 'expression';
   expression: string;
-  /**
-   * Rows matching each phrase of the expression, in order (null: not known exactly, e.g. a
-   * prefix): ranking takes them instead of counting them again (store/rank-extension.ts).
-   */
-  hits?: (number | null)[];
   /** The terms it combines (AND for all-terms and most-terms, OR for any-term); absent for an expression. */
   terms?: PlannedTerm[];
 }
@@ -59,62 +51,7 @@ const COMMON_SHARE = 0.2;
 /** Roughly how many postings the final OR may rank. */
 const OR_POSTINGS_BUDGET = 4_000;
 const MAX_AND_STEPS = 4;
-const DF_CACHE_SIZE = 5_000;
-/**
- * A counted term stays usable across index changes while the number of chunks has moved by at
- * most this share since it was counted: counting walks the term's postings (0.5–1.2 ms for a
- * common word in cpp-docs), and a watched folder changes the index every few seconds, while a
- * count a few chunks off plans and ranks the same (bm25 statistics, like Lucene's per segment).
- * A term counted as absent is always counted again: a new file may bring it.
- */
-const DF_DRIFT = 0.01;
-
-export class QueryPlanner {
-  private readonly dfStmt;
-  private readonly prefixDfStmt;
-  private readonly countStmt;
-  private generation = -1;
-  private rows = 0;
-  /** term (or `prefix*`) → its count and the number of chunks when it was counted */
-  private readonly df = new Map<string, { df: number; rows: number }>();
-
-  constructor(db: Db, index: KeywordIndex = 'chunks_fts') {
-    const vocab = vocabularyOf(index);
-    this.dfStmt = db.prepare<[string], { doc: number }>(`SELECT doc FROM ${vocab} WHERE term = ?`);
-    this.prefixDfStmt = db.prepare<[string, string], { doc: number | null }>(
-      `SELECT sum(doc) AS doc FROM ${vocab} WHERE term >= ? AND term < ?`,
-    );
-    // rows of this index (its %_docsize table: one row per indexed chunk, a plain b-tree count)
-    this.countStmt = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${index}_docsize`);
-  }
-
-  plan(terms: QueryTerm[], generation: number): QueryPlan {
-    if (this.generation !== generation) {
-      this.generation = generation;
-      this.rows = this.countStmt.get()!.n;
-    }
-    const rows = this.rows;
-    return planSteps(terms.map((t) => ({ ...t, df: this.documentFrequency(t) })), rows);
-  }
-
-  /** Chunks containing the term (fts5vocab's row count); for a prefix, the sum over its terms. */
-  private documentFrequency(t: QueryTerm): number {
-    const key = t.prefix ? `${t.token.text}*` : indexTerm(t.token);
-    const cached = this.df.get(key);
-    if (cached && cached.df > 0 && Math.abs(cached.rows - this.rows) <= this.rows * DF_DRIFT) return cached.df;
-    const df = t.prefix
-      ? (this.prefixDfStmt.get(t.token.text, t.token.text + '\uffff')?.doc ?? 0)
-      : (this.dfStmt.get(key)?.doc ?? 0);
-    if (this.df.size >= DF_CACHE_SIZE) this.df.clear();
-    this.df.set(key, { df, rows: this.rows });
-    return df;
-  }
-}
-
-/**
- * The plan for terms with their counts over an index of `rows` chunks (pure: the SQLite planner
- * above and the storage-backed keyword search, search/storage-keyword.ts, both plan with it).
- */
+/** The plan for terms with their counts over an index of `rows` chunks (pure; keyword-search.ts counts them). */
 export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
   const present = planned.filter((t) => t.df > 0).sort((a, b) => a.df - b.df);
   const absent = planned.filter((t) => t.df === 0);
@@ -126,7 +63,7 @@ export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
   // AND steps: all present terms, then drop the most frequent one at a time (down to two)
   for (let n = present.length; n >= 2 && steps.length < MAX_AND_STEPS; n--) {
     const terms = present.slice(0, n);
-    steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: terms.map(termExpression).join(' AND '), hits: terms.map(exactHits), terms });
+    steps.push({ name: n === present.length ? 'all-terms' : 'most-terms', expression: terms.map(termExpression).join(' AND '), terms });
   }
   const informative: PlannedTerm[] = [];
   const dropped: PlannedTerm[] = [...absent];
@@ -140,18 +77,14 @@ export function planSteps(planned: PlannedTerm[], rows: number): QueryPlan {
     }
   }
   const or = informative.map(termExpression).join(' OR ');
-  if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, hits: informative.map(exactHits), terms: informative });
+  if (!steps.length || informative.length > 1 || steps.at(-1)!.expression !== or) steps.push({ name: 'any-term', expression: or, terms: informative });
   return { steps, terms: planned, dropped, bm25Bound, termCoverage };
 }
 
-/** A prefix's summed count overstates the rows it matches (a row with two of its terms counts twice). */
-function exactHits(t: PlannedTerm): number | null {
-  return t.prefix ? null : t.df;
-}
 
 /**
  * The requested page of ranked documents (those under minScore dropped) and what the caller says
- * about the rest; shared by the SQLite and storage-backed keyword searches.
+ * about the rest.
  */
 export function rankedPage<T>(
   ranked: readonly (T & { score: number })[],
