@@ -6,7 +6,7 @@ import { UsageError } from './options.js';
 
 export class CliContext {
   json: boolean;
-  private opened: Engine | null = null;
+  private opened: Promise<Engine> | null = null;
   private shared: SharedIndex | null = null;
   private indexer: SharedIndexer | null = null;
   private env: TroveEnvironment | null = null;
@@ -21,7 +21,7 @@ export class CliContext {
   }
 
   /** The engine, opened on first use (`adjust`: what a command changes in the options, e.g. `serve` turns on background embedding). */
-  engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Engine {
+  async engine(adjust: (opts: EngineOptions) => EngineOptions = (o) => o): Promise<Engine> {
     if (!this.opened && this.environment().database) {
       throw new UsageError('TROVE_DATABASE_URL is set, and this command does not run on PostgreSQL yet: only `trove index`, `embed`, `models use`, `collection add|list|rename|remove`, `search`, `get`, `multi-get`, `token`, `status`, `memory`, `dataset` and `serve` do (see docs/scale-out.md); unset it to use this profile\'s SQLite index');
     }
@@ -58,6 +58,6 @@ export class CliContext {
     const indexer = this.indexer;
     this.opened = this.shared = this.indexer = null;
     await Promise.all([shared?.close(), indexer?.close()]);
-    if (engine) await engine.close();
+    if (engine) await engine.then((e) => e.close(), () => undefined); // an engine that failed to open left nothing to close
   }
 }

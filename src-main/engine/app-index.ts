@@ -2,10 +2,10 @@
 // served surface (served-index.ts) plus managing collections, index runs and their progress,
 // embedding, pauses, tokens, models and datasets. Both the SQLite engine (Engine) and an index in
 // PostgreSQL (shared/SharedApp: SharedIndex + SharedIndexer) satisfy it, so the app API takes this
-// type and awaits every answer: on SQLite most are values in hand, on PostgreSQL round trips.
+// type and awaits every answer (promises on both backends).
 // Declared once here; faces import it through engine/index.ts.
 import type { CreateTokenInput } from './access-tokens.js';
-import type { Awaitable, ServedDatasets, ServedIndex } from './served-index.js';
+import type { ServedIndex } from './served-index.js';
 import type {
   AddCollectionInput,
   BackgroundEmbedding,
@@ -23,16 +23,14 @@ export interface AppIndex extends ServedIndex {
   readonly databaseFile: string;
   /** The model catalogue and downloads: models stay files in this host's profile on every backend. */
   readonly models: ModelsApi;
-  /** Registered datasets: the list, added folders, reloads and state changes (answers awaitable). */
-  readonly datasets: ServedDatasets;
 
-  addCollection(input: AddCollectionInput): Awaitable<CollectionInfo>;
-  listCollections(): Awaitable<CollectionInfo[]>;
-  renameCollection(oldName: string, newName: string): Awaitable<CollectionInfo>;
-  removeCollection(name: string): Awaitable<void>;
-  setCollectionContext(name: string, context: string): Awaitable<CollectionInfo>;
+  addCollection(input: AddCollectionInput): Promise<CollectionInfo>;
+  listCollections(): Promise<CollectionInfo[]>;
+  renameCollection(oldName: string, newName: string): Promise<CollectionInfo>;
+  removeCollection(name: string): Promise<void>;
+  setCollectionContext(name: string, context: string): Promise<CollectionInfo>;
   /** true or false overrides the Settings switch for this collection, null follows it. */
-  setCollectionRedaction(name: string, redactSecrets: boolean | null): Awaitable<CollectionInfo>;
+  setCollectionRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo>;
 
   /** Brings one collection (or all) up to date, with live progress; `signal` stops it at its next batch. */
   index(opts: { collection?: string; onProgress?: (p: IndexProgress) => void; signal?: AbortSignal }): Promise<IndexReport[]>;
@@ -41,20 +39,20 @@ export interface AppIndex extends ServedIndex {
   /** Chooses a collection's embedding model (null: automatic). */
   setCollectionModel(name: string, modelId: string | null): Promise<CollectionEmbeddingStatus>;
   /** Background embedding on this host: on or off, what decided, what it is doing. */
-  backgroundEmbedding(): Awaitable<BackgroundEmbedding>;
+  backgroundEmbedding(): Promise<BackgroundEmbedding>;
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void;
   /** Another host changed the index (PostgreSQL's change feed; never on SQLite, where this host is the only writer). */
   onRemoteChange?(listener: () => void): () => void;
   /** Pauses background indexing and embedding of one collection, or of everything. */
-  pause(collection?: string): Awaitable<void>;
-  resume(collection?: string): Awaitable<void>;
+  pause(collection?: string): Promise<void>;
+  resume(collection?: string): Promise<void>;
 
   /** Keeps the collections fresh while a host runs (watchers; on PostgreSQL also the background embedding loop), until stopWatching(). */
   startWatching(): Promise<void>;
   stopWatching(): Promise<void>;
 
   /** Returns the secret once; only its hash is stored. */
-  createToken(input: CreateTokenInput): Awaitable<{ token: string; info: TokenInfo }>;
-  listTokens(): Awaitable<TokenInfo[]>;
-  revokeToken(name: string): Awaitable<void>;
+  createToken(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }>;
+  listTokens(): Promise<TokenInfo[]>;
+  revokeToken(name: string): Promise<void>;
 }

@@ -14,6 +14,7 @@ import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
 import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { IndexingService } from './jobs/indexing-service.js';
+import { memoryApi } from './memory/memory-api.js';
 import { MEMORY_COLLECTION, MemoryService } from './memory/memory-service.js';
 import type { ProgressListener } from './jobs/progress.js';
 import { databasePath, secureProfile } from './profile.js';
@@ -121,7 +122,7 @@ export class Engine implements AppIndex {
       indexing: () => this.indexing.status(),
       embeddings: (visible) => this.embeddings.statusReport(visible),
       datasets: () => this.registry.list(),
-      memory: () => this.memory.summary(),
+      memory: () => this.memoryService.summary(),
     });
     this.accessTokens = new AccessTokens(new TokenStore(this.db), (name) => this.requireCollection(name).id);
     this.lexical = new LexicalSearch(this.db);
@@ -182,7 +183,7 @@ export class Engine implements AppIndex {
       chunking: this.chunking,
       changed: () => this.memoryChanged(),
     });
-    this.memory = this.memoryService;
+    this.memory = memoryApi(this.memoryService);
     this.knowledge = sqliteKnowledge({
       collections: this.collections,
       documents: this.documents,
@@ -212,7 +213,8 @@ export class Engine implements AppIndex {
     this.mergeSoon.unref();
   }
 
-  static open(opts: EngineOptions): Engine {
+  /** Async like every other answer of the engine (PostgreSQL's open is a round trip); SQLite opens in hand. */
+  static async open(opts: EngineOptions): Promise<Engine> {
     return new Engine(opts);
   }
 
@@ -232,7 +234,7 @@ export class Engine implements AppIndex {
 
   // ---- collections ---------------------------------------------------------------------
 
-  addCollection(input: AddCollectionInput): CollectionInfo {
+  async addCollection(input: AddCollectionInput): Promise<CollectionInfo> {
     const root = path.resolve(input.root);
     assertFolder(root);
     const name = input.name ?? path.basename(root);
@@ -245,17 +247,17 @@ export class Engine implements AppIndex {
     return this.info(row);
   }
 
-  listCollections(): CollectionInfo[] {
+  async listCollections(): Promise<CollectionInfo[]> {
     const counts = this.stats.counts();
     return this.collections.list().map((c) => this.info(c, counts));
   }
 
   /** Names and context notes only: no document counts, cheap enough for every search. */
-  collectionNotes(): { name: string; context: string }[] {
+  async collectionNotes(): Promise<{ name: string; context: string }[]> {
     return this.collections.list().map((c) => ({ name: c.name, context: c.context }));
   }
 
-  renameCollection(oldName: string, newName: string): CollectionInfo {
+  async renameCollection(oldName: string, newName: string): Promise<CollectionInfo> {
     const c = this.requireCollection(oldName);
     validateName(newName);
     const clash = this.collections.get(newName);
@@ -266,7 +268,7 @@ export class Engine implements AppIndex {
     return this.info(this.collections.get(newName)!);
   }
 
-  removeCollection(name: string): void {
+  async removeCollection(name: string): Promise<void> {
     const c = this.requireCollection(name);
     this.indexing.collectionRemoved(c.id); // watcher stopped, queued jobs cancelled at once
     this.db.transaction(() => {
@@ -277,7 +279,7 @@ export class Engine implements AppIndex {
     this.embeddings.changed();
   }
 
-  setCollectionContext(name: string, context: string): CollectionInfo {
+  async setCollectionContext(name: string, context: string): Promise<CollectionInfo> {
     const c = this.requireCollection(name);
     if (context.length > 4000) throw invalidInput('a context note is limited to 4000 characters');
     this.collections.setContext(c.id, context);
@@ -285,7 +287,7 @@ export class Engine implements AppIndex {
   }
 
   /** Secret redaction for one collection: true or false overrides the Settings switch, null follows it. */
-  setCollectionRedaction(name: string, redactSecrets: boolean | null): CollectionInfo {
+  async setCollectionRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
     const c = this.requireCollection(name);
     this.collections.setRedactSecrets(c.id, redactSecrets);
     return this.info(this.collections.get(c.name)!);
@@ -298,7 +300,7 @@ export class Engine implements AppIndex {
     const targets = opts.collection
       ? [this.requireCollection(opts.collection)]
       : opts.dataset !== undefined
-        ? [this.requireFolderDataset(opts.dataset)]
+        ? [await this.requireFolderDataset(opts.dataset)]
         : [...this.collections.list(), ...this.registry.datasetCollections()];
     try {
       return await this.indexing.index(targets, opts); // through the durable queue: resumable after a crash
@@ -312,7 +314,7 @@ export class Engine implements AppIndex {
   }
 
   /** Merges the keyword index now, for the fastest searches (a watching host does this by itself when idle). */
-  compactIndex(): Promise<void> {
+  async compactIndex(): Promise<void> {
     return this.indexing.compact();
   }
 
@@ -339,7 +341,7 @@ export class Engine implements AppIndex {
   }
 
   /** Background embedding: on or off (and what decided: the host's option, the saved setting, the default), and what it is doing. */
-  backgroundEmbedding(): BackgroundEmbedding {
+  async backgroundEmbedding(): Promise<BackgroundEmbedding> {
     return this.embeddings.backgroundNow(this.collections.list());
   }
 
@@ -363,12 +365,12 @@ export class Engine implements AppIndex {
   }
 
   /** Pause background indexing and embedding of one collection, or of everything; changes keep being queued. */
-  pause(collection?: string): void {
+  async pause(collection?: string): Promise<void> {
     this.indexing.pause(collection === undefined ? undefined : this.requireCollection(collection));
     this.embeddings.changed(); // the stage stops after the chunks in flight
   }
 
-  resume(collection?: string): void {
+  async resume(collection?: string): Promise<void> {
     this.indexing.resume(collection === undefined ? undefined : this.requireCollection(collection));
     this.embeddings.changed();
   }
@@ -384,26 +386,23 @@ export class Engine implements AppIndex {
   }
 
   /** Files that failed to index, with reason, attempts and next retry. */
-  failures(collection?: string): FailureInfo[] {
+  async failures(collection?: string): Promise<FailureInfo[]> {
     return this.indexing.failures(collection === undefined ? undefined : this.requireCollection(collection));
   }
 
   // ---- search and retrieval ---------------------------------------------------------------
 
-  /** Keyword search answers synchronously; vector, hybrid and rerank with a promise (the query is embedded in a worker). */
-  search(input: SearchRequest & { mode?: 'keyword' }): SearchResponse;
-  search(input: SearchRequest): SearchResponse | Promise<SearchResponse>;
-  search(input: SearchRequest): SearchResponse | Promise<SearchResponse> {
+  /** Every mode: keyword, vector, hybrid and rerank (those three embed the query in a worker). */
+  async search(input: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
     this.embeddings.searched(); // background embedding gives way to searches
     const req = validateSearchRequest(input);
     const filters = this.resolveFilters(req);
     if (req.mode === 'keyword') return this.keywordSearch(req, filters, started);
     const collectionIds = filters.collectionIds ?? this.collections.list().map((c) => c.id);
-    this.modes.assertAvailable(req.mode, collectionIds); // synchronously: a mode that cannot run says so before any work
-    const p = this.modes.run(req, filters, collectionIds, this.generation).then((r) => semanticResponse(req, r, (ids) => this.indexing.freshness(ids), started));
-    p.catch(() => undefined); // the caller gets the rejection; a probe that drops the promise must not crash the process
-    return p;
+    this.modes.assertAvailable(req.mode, collectionIds); // a mode that cannot run says so before any work
+    const r = await this.modes.run(req, filters, collectionIds, this.generation);
+    return semanticResponse(req, r, (ids) => this.indexing.freshness(ids), started);
   }
 
   private resolveFilters(req: ValidSearchRequest): ResolvedFilters {
@@ -426,49 +425,49 @@ export class Engine implements AppIndex {
   }
 
   /** One document. `highlight`: mark a query's words in the text (the app's preview of a result), as its snippets mark them. */
-  get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): RetrievedDocument {
+  async get(locator: string, opts: GetOptions & { highlight?: { query: string; syntax?: SearchSyntax } } = {}): Promise<RetrievedDocument> {
     const doc = this.retriever.get(locator, opts);
     if (!opts.highlight) return doc;
     const { query, syntax } = opts.highlight;
     return { ...doc, highlights: highlightSpans(doc.text, queryMatcher(query, syntax ?? 'match'), opts.lineNumbers ?? false) };
   }
 
-  multiGet(pattern: string, opts: MultiGetOptions = {}): MultiGetResult {
+  async multiGet(pattern: string, opts: MultiGetOptions = {}): Promise<MultiGetResult> {
     return this.retriever.multiGet(pattern, opts);
   }
 
   /** The index's status; `collections` limits it to a scoped caller's (see status-report.ts). */
-  status(opts: { collections?: readonly string[]; memory?: boolean } = {}): StatusReport {
+  async status(opts: { collections?: readonly string[]; memory?: boolean } = {}): Promise<StatusReport> {
     return this.reports.status(opts);
   }
 
   /** Paths of the indexed documents of a collection, sorted (completions, suffix lookups). */
-  documentPaths(collection: string): string[] {
+  async documentPaths(collection: string): Promise<string[]> {
     return this.documents.indexedPaths(this.requireCollection(collection).id);
   }
 
   // ---- access tokens -------------------------------------------------------------------
 
   /** Returns the secret once; only its hash is stored (see access-tokens.ts for the defaults). */
-  createToken(input: CreateTokenInput): { token: string; info: TokenInfo } {
+  async createToken(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }> {
     return this.accessTokens.create(input);
   }
 
-  listTokens(): TokenInfo[] {
+  async listTokens(): Promise<TokenInfo[]> {
     return this.accessTokens.list();
   }
 
-  revokeToken(name: string): void {
+  async revokeToken(name: string): Promise<void> {
     this.accessTokens.revoke(name);
   }
 
   /** The token a secret belongs to, or null; records its use. */
-  verifyToken(secret: string): TokenInfo | null {
+  async verifyToken(secret: string): Promise<TokenInfo | null> {
     return this.accessTokens.verify(secret);
   }
 
-  private requireFolderDataset(id: string): CollectionRow {
-    const d = this.datasets.info(id);
+  private async requireFolderDataset(id: string): Promise<CollectionRow> {
+    const d = await this.datasets.info(id);
     const row = this.registry.datasetCollections().find((c) => c.name === `~dataset:${id}`);
     if (!row) throw new TroveError('INVALID_INPUT', `dataset "${id}" is ${d.kind === 'faiss' ? 'a FAISS index: it has nothing to index' : `${d.state}${d.reason ? `: ${d.reason}` : ''}`}`);
     return row;

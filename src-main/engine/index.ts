@@ -3,7 +3,7 @@
 // here (test/architecture.test.ts checks it); everything else in engine/ is its own business.
 export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type HostEnvironment } from './config.js';
 export { Engine, type EngineOptions } from './engine.js';
-export type { Awaitable, ServedIndex, ServedMemory, ServedDatasets } from './served-index.js';
+export type { ServedIndex } from './served-index.js';
 export type { AppIndex } from './app-index.js';
 import type { AppIndex } from './app-index.js';
 import type { SharedAppOptions } from './shared/shared-app.js';

@@ -32,10 +32,10 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
         );
         return;
       }
-      const e = ctx.engine();
-      const added = e.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
+      const e = await ctx.engine();
+      const added = await e.addCollection({ root: dir, name: o.name, include: o.include, exclude: o.exclude, context: o.context });
       const reports = o.index ? await runIndex(e, added.name, ctx.json) : [];
-      const info = e.listCollections().find((c) => c.name === added.name)!;
+      const info = (await e.listCollections()).find((c) => c.name === added.name)!;
       ctx.print({ collection: info, index: reports[0] ?? null }, () =>
         [`Added collection "${info.name}" (${info.root})`, ...reports.map(formatIndexReport)].join('\n'),
       );
@@ -47,7 +47,7 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
     .action(async (o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndex(o.database);
-      const list = shared ? await shared.listCollections() : ctx.engine().listCollections();
+      const list = await (shared ?? (await ctx.engine())).listCollections();
       ctx.print({ collections: list }, () => formatCollections(list));
     });
   collection
@@ -57,7 +57,7 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
     .action(async (oldName: string, newName: string, o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndexer(o.database);
-      const info = shared ? await shared.renameCollection(oldName, newName) : ctx.engine().renameCollection(oldName, newName);
+      const info = await (shared ?? (await ctx.engine())).renameCollection(oldName, newName);
       ctx.print({ collection: info }, () => `Renamed "${oldName}" to "${info.name}"`);
     });
   collection
@@ -67,26 +67,25 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
     .action(async (name: string, o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndexer(o.database);
-      if (shared) await shared.removeCollection(name);
-      else ctx.engine().removeCollection(name);
+      await (shared ?? (await ctx.engine())).removeCollection(name);
       ctx.print({ removed: name }, () => `Removed collection "${name}" from the index; its files are untouched`);
     });
   collection
     .command('redaction <name> <on|off|default>')
     .description("secret redaction in what assistants and the UI get from this collection: on, off, or as in Settings (default)")
-    .action((name: string, value: string, _o: unknown, cmd: Command) => {
+    .action(async (name: string, value: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
       const map: Record<string, boolean | null> = { on: true, off: false, default: null };
       if (!Object.hasOwn(map, value)) throw new UsageError(`redaction is on, off or default (got "${value}")`);
-      const info = ctx.engine().setCollectionRedaction(name, map[value]!);
+      const info = await (await ctx.engine()).setCollectionRedaction(name, map[value]!);
       ctx.print({ collection: info }, () => `Secret redaction for "${name}": ${value === 'default' ? 'as in Settings' : value}`);
     });
   collection
     .command('context <name> <text>')
     .description('set the note about a collection that assistants see')
-    .action((name: string, text: string, _o: unknown, cmd: Command) => {
+    .action(async (name: string, text: string, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const info = ctx.engine().setCollectionContext(name, text);
+      const info = await (await ctx.engine()).setCollectionContext(name, text);
       ctx.print({ collection: info }, () => `Context of "${name}" set`);
     });
 }

@@ -7,16 +7,16 @@ import type { CliContext } from '../context.js';
 import { formatDatasetDocument, formatDatasets, formatDatasetSearch } from '../format.js';
 import { integer, UsageError } from '../options.js';
 import { runIndex, runSharedIndex } from './index-command.js';
-import type { IndexReport, ServedDatasets } from '../../engine/index.js';
+import type { DatasetsApi, IndexReport } from '../../engine/index.js';
 
 const DATABASE = "registered datasets of the index in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile's SQLite index";
 
 export function registerDatasetCommands(program: Command, ctx: CliContext): void {
   /** The registry of the index this command works on, and how it indexes a folder dataset now. */
-  const open = async (database: string | undefined): Promise<{ datasets: ServedDatasets; index: (id: string) => Promise<IndexReport[]> }> => {
+  const open = async (database: string | undefined): Promise<{ datasets: DatasetsApi; index: (id: string) => Promise<IndexReport[]> }> => {
     const shared = await ctx.sharedIndex(database);
     if (!shared) {
-      const e = ctx.engine();
+      const e = await ctx.engine();
       return { datasets: e.datasets, index: (id) => runIndex(e, undefined, ctx.json, id) };
     }
     return {

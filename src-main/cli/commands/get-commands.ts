@@ -19,7 +19,7 @@ export function registerGetCommands(program: Command, ctx: CliContext): void {
       ctx.setJson(cmd);
       const { database, ...opts } = o;
       const shared = await ctx.sharedIndex(database);
-      const doc = await (shared ?? ctx.engine()).get(locator, opts);
+      const doc = await (shared ?? (await ctx.engine())).get(locator, opts);
       ctx.print(doc, () => doc.text + (doc.truncated ? `\n[... ${doc.totalLines - doc.toLine} more lines; --from-line ${doc.toLine + 1}]` : ''));
     });
 
@@ -34,7 +34,7 @@ export function registerGetCommands(program: Command, ctx: CliContext): void {
       ctx.setJson(cmd);
       const { database, ...opts } = o;
       const shared = await ctx.sharedIndex(database);
-      const r = await (shared ?? ctx.engine()).multiGet(pattern, opts);
+      const r = await (shared ?? (await ctx.engine())).multiGet(pattern, opts);
       ctx.print(r, () => formatMultiGet(r));
     });
 }

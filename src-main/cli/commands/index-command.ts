@@ -26,7 +26,7 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
         if (o.watch) await watchUntilSignalled(shared, ctx.json);
         return;
       }
-      const engine = ctx.engine();
+      const engine = await ctx.engine();
       const reports = await runIndex(engine, o.collection, ctx.json);
       ctx.print({ reports }, () => (reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.'));
       if (o.watch) await watchUntilSignalled(engine, ctx.json);
@@ -36,9 +36,9 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .command('failures')
     .description('files that could not be indexed: reason, attempts, next retry')
     .option('--collection <name>', 'only this collection')
-    .action((o: { collection?: string }, cmd: Command) => {
+    .action(async (o: { collection?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const failures = ctx.engine().failures(o.collection);
+      const failures = await (await ctx.engine()).failures(o.collection);
       ctx.print({ failures }, () =>
         failures.length
           ? failures

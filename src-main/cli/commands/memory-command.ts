@@ -6,16 +6,16 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { type Command, Option } from 'commander';
-import type { MemoryEntry, MemoryExportLine, MemoryImportReport, MemorySearchResponse, MemoryThread, ServedMemory } from '../../engine/index.js';
+import type { MemoryApi, MemoryEntry, MemorySearchResponse, MemoryThread } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { collect, integer, UsageError } from '../options.js';
 
 const DATABASE_HELP = 'the memory in PostgreSQL (postgresql://…; default TROVE_DATABASE_URL) instead of this profile\'s';
 
 /** The memory a command works on: PostgreSQL's with --database or TROVE_DATABASE_URL, else the profile's. */
-async function memoryOf(ctx: CliContext, database: unknown): Promise<ServedMemory & { export(opts?: { threadId?: string }): Iterable<MemoryExportLine> | AsyncIterable<MemoryExportLine>; import(lines: readonly unknown[]): MemoryImportReport | Promise<MemoryImportReport> }> {
+async function memoryOf(ctx: CliContext, database: unknown): Promise<MemoryApi> {
   const shared = await ctx.sharedIndex(database as string | undefined);
-  return shared ? shared.memory : ctx.engine().memory;
+  return (shared ?? (await ctx.engine())).memory;
 }
 
 export function registerMemoryCommand(program: Command, ctx: CliContext): void {

@@ -14,7 +14,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .description('the model catalogue and whether each model is here')
     .action(async (_o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const { models: api } = ctx.engine();
+      const { models: api } = await ctx.engine();
       const rows = await api.list();
       ctx.print({ models: rows, locations: api.locations() }, () =>
         rows.map((r) => `${r.id.padEnd(26)} ${r.role.padEnd(7)} ${r.state}${r.where ? `  ${r.where}` : ''}`).join('\n'),
@@ -28,7 +28,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .action(async (id: string, o: { mirror?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       let last = 0;
-      const { dir } = await ctx.engine().models.pull(id, {
+      const { dir } = await (await ctx.engine()).models.pull(id, {
         mirror: o.mirror ?? ctx.environment().host.modelsMirror,
         onProgress: (p) => {
           if (ctx.json || Date.now() - last < 500) return;
@@ -44,7 +44,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .description('check model files against their sha256 (all present models, or one)')
     .action(async (id: string | undefined, _o: unknown, cmd: Command) => {
       ctx.setJson(cmd);
-      const rows = await ctx.engine().models.verify(id);
+      const rows = await (await ctx.engine()).models.verify(id);
       ctx.print({ models: rows }, () => rows.map((r) => `${r.id}: ${r.ok ? `ok${r.verified ? '' : ' (unverified)'}` : r.reason}`).join('\n'));
       if (id && !rows[0]!.ok) process.exitCode = 1;
     });
@@ -61,7 +61,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
         await shared.chooseModel(o.collection, id === 'auto' ? null : id);
         return printSharedEmbedding(ctx, await embedShared(shared, [o.collection], { onProgress: progressLine(ctx) }));
       }
-      const engine = ctx.engine();
+      const engine = await ctx.engine();
       await engine.setCollectionModel(o.collection, id === 'auto' ? null : id);
       const status = await engine.embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
       ctx.print({ collections: status }, () => status.map((s) => `${s.collection}: ${s.model} (${s.vectors} vectors)`).join('\n'));
@@ -79,7 +79,7 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
         const names = o.collection ? [o.collection] : await shared.embeddable();
         return printSharedEmbedding(ctx, await embedShared(shared, names, { onProgress: progressLine(ctx) }));
       }
-      const status = await ctx.engine().embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
+      const status = await (await ctx.engine()).embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
       ctx.print({ collections: status }, () =>
         status.map((s) => `${s.collection}: ${s.model ?? 'no model'}, ${s.vectors} vectors, ${s.needsEmbedding} waiting`).join('\n'),
       );

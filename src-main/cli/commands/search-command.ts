@@ -26,7 +26,7 @@ export function registerSearchCommand(program: Command, ctx: CliContext): void {
     .action(async (words: string[], o: Record<string, unknown>, cmd: Command) => {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndex(o.database as string | undefined);
-      const r = await (shared ?? ctx.engine()).search({
+      const r = await (shared ?? (await ctx.engine())).search({
         query: words.join(' '),
         syntax: o.syntax as 'match',
         mode: o.mode as 'keyword' | 'vector' | 'hybrid' | 'rerank',

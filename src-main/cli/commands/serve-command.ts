@@ -72,7 +72,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         await host.close();
         return;
       }
-      const engine = ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
+      const engine = await ctx.engine((opts) => hostEngineOptions(opts, { embed: o.embed }));
       const host = await startHost({ engine, port: o.port, env: env.host, idleExitMs });
       await host.engine.startWatching(); // live folders: the index follows the folders while serving
       const stopUi = o.ui ? await mountUi(host, { modelsMirror: env.host.modelsMirror, databaseSource }) : undefined;

@@ -20,8 +20,8 @@ export function registerStatusCommand(program: Command, ctx: CliContext): void {
         return;
       }
       const live = await runningHostStatus(ctx.environment().engine.profileDir);
-      if (!live) await ctx.engine().datasets.settled(); // each dataset's final state, not "loading"
-      const s = live?.report ?? ctx.engine().status();
+      if (!live) await (await ctx.engine()).datasets.settled(); // each dataset's final state, not "loading"
+      const s = live?.report ?? (await (await ctx.engine()).status());
       ctx.print(s, () => formatStatus(s, live ? { hostPid: live.pid } : {}));
     });
 }

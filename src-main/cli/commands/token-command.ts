@@ -36,7 +36,7 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
       const profile = o.profile as TokenProfile;
       const input = { name: o.name, collections: o.collections, tools: o.tools, memory: o.memory, profile, expiresInDays: o.expiresIn };
       const shared = await ctx.sharedIndex(o.database);
-      const { token: secret, info } = shared ? await shared.createToken(input) : ctx.engine().createToken(input);
+      const { token: secret, info } = await (shared ?? (await ctx.engine())).createToken(input);
       ctx.print({ token: secret, ...info }, () => {
         process.stderr.write(`Token "${info.name}" created (${describe(info)}). It is shown only once:\n`);
         return secret;
@@ -49,7 +49,7 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
     .action(async (o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndex(o.database);
-      const tokens = shared ? await shared.listTokens() : ctx.engine().listTokens();
+      const tokens = await (shared ?? (await ctx.engine())).listTokens();
       ctx.print(tokens, () =>
         tokens.length
           ? tokens.map((t) => `${t.name}  ${t.hint}…  ${describe(t)}; created ${t.createdAt}; last used ${t.lastUsedAt ?? 'never'}`).join('\n')
@@ -63,8 +63,7 @@ export function registerTokenCommand(program: Command, ctx: CliContext): void {
     .action(async (name: string, o: { database?: string }, cmd: Command) => {
       ctx.setJson(cmd);
       const shared = await ctx.sharedIndex(o.database);
-      if (shared) await shared.revokeToken(name);
-      else ctx.engine().revokeToken(name);
+      await (shared ?? (await ctx.engine())).revokeToken(name);
       ctx.print({ revoked: name }, () => `Token "${name}" revoked.`);
     });
 }

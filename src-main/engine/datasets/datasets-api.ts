@@ -2,23 +2,21 @@
 // search inputs checked as the dataset-registry spec's SearchQuery (query 1..1024 characters and not
 // only whitespace, topK 1..100, default the dataset's defaultTopK).
 import { invalidInput, notFound, TroveError } from '../errors.js';
-import type { ServedDatasets } from '../served-index.js';
 import type { DatasetDocument, DatasetInfo, DatasetSearchOptions, DatasetSearchResult, DatasetsApi } from '../types/datasets.js';
 import { FaissDataset } from './faiss-dataset.js';
 import { type FolderDataset } from './folder-dataset.js';
-import { after, type Awaitable, type DatasetModels } from './ports.js';
+import { type Awaitable, type DatasetModels } from './ports.js';
 import type { DatasetRegistry, Entry } from './registry.js';
 
 const MAX_QUERY = 1024;
 const DEFAULT_SNIPPET = 300;
 
 /**
- * The registry's plain-data methods. On SQLite (Engine.datasets) every port answers in hand, so
- * every answer here is a value and this is a DatasetsApi; on PostgreSQL (shared/shared-datasets.ts)
- * some are promises: ServedDatasets. `sync`: reads what another host may have changed (the added
- * folders, the documents counted) before a list or a reload.
+ * The registry's plain-data methods, answered as promises on every backend (on SQLite the ports
+ * answer in hand, on PostgreSQL, shared/shared-datasets.ts, they are round trips). `sync`: reads
+ * what another host may have changed (the added folders, the documents counted) before a list or a reload.
  */
-export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetModels, sync: () => Awaitable<void> = () => undefined): ServedDatasets {
+export function datasetsApi(registry: DatasetRegistry, embeddings: DatasetModels, sync: () => Awaitable<void> = () => undefined): DatasetsApi {
   const ready = (id: string): { entry: Entry; dataset: FaissDataset | FolderDataset } => {
     const entry = known(registry, id);
     if (entry.info.state !== 'ready' || !entry.dataset) {
@@ -29,8 +27,14 @@ export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetMod
   };
 
   return {
-    list: () => after(sync(), () => registry.list()),
-    info: (id) => after(sync(), () => snapshotOf(registry, id)),
+    list: async () => {
+      await sync();
+      return registry.list();
+    },
+    info: async (id) => {
+      await sync();
+      return snapshotOf(registry, id);
+    },
     async search(id: string, query: string, opts: DatasetSearchOptions = {}): Promise<DatasetSearchResult> {
       const started = performance.now();
       const q = checkQuery(query);
@@ -55,32 +59,33 @@ export function servedDatasets(registry: DatasetRegistry, embeddings: DatasetMod
       const page = await dataset.search(q, { topK, offset, mode: opts.mode, snippetLength });
       return done({ mode: page.mode, results: page.results, hasMore: page.hasMore, datasetSize: dataset.size, notices: page.notices });
     },
-    document(id: string, ref: string): Awaitable<DatasetDocument> {
+    async document(id: string, ref: string): Promise<DatasetDocument> {
       if (typeof ref !== 'string' || !ref) throw invalidInput('a document ref is required');
-      return after(sync(), () => ready(id).dataset.document(ref));
+      await sync();
+      return ready(id).dataset.document(ref);
     },
-    folders: () => after(sync(), () => registry.folders()),
-    addFolder: (dir) => registry.addFolder(dir),
-    removeFolder: (dir) => registry.removeFolder(dir),
+    folders: async () => {
+      await sync();
+      return registry.folders();
+    },
+    addFolder: async (dir) => registry.addFolder(dir),
+    removeFolder: async (dir) => registry.removeFolder(dir),
     onChange: (listener) => registry.onChange(listener),
     settled: async () => {
       await sync(); // the added folders first: their datasets are what to wait for
       await registry.settled();
-      return after(sync(), () => registry.list());
+      await sync();
+      return registry.list();
     },
     async reload(): Promise<DatasetInfo[]> {
       await registry.sync();
       registry.refresh();
       await registry.settled();
-      return after(sync(), () => registry.list());
+      await sync();
+      return registry.list();
     },
     profileFolder: () => registry.profileFolder(),
   };
-}
-
-/** The SQLite engine's datasets: every port in hand (open-registry.ts), so every answer is a value. */
-export function datasetsApi(registry: DatasetRegistry, embeddings: DatasetModels): DatasetsApi {
-  return servedDatasets(registry, embeddings) as DatasetsApi;
 }
 
 function known(registry: DatasetRegistry, id: string): Entry {

@@ -5,7 +5,6 @@
 // there exactly as before; PostgreSQL's (shared/shared-datasets.ts) answer with promises. One
 // registry class runs on both: each step is chained with `after`, which calls on at once for a
 // value and after the promise for a promise.
-import type { Awaitable } from '../served-index.js';
 import type { Manifest } from '../embed/manifest.js';
 import type { ResolvedModel } from '../embed/resolver.js';
 import type { RankedHit } from '../search/hit.js';
@@ -16,7 +15,8 @@ import type { ChunkRow } from '../store/chunks.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DocumentRow } from '../store/documents.js';
 
-export type { Awaitable };
+/** A port's answer: in hand (SQLite's ports) or a promise (PostgreSQL's). */
+export type Awaitable<T> = T | Promise<T>;
 
 /** Calls `fn` with the value: at once when it is in hand, after it settles when it is a promise. */
 export function after<T, R>(value: Awaitable<T>, fn: (v: T) => Awaitable<R>): Awaitable<R> {

@@ -1,4 +1,4 @@
-// The agent memory room: what Engine.memory hands out (MemoryApi). Entries live in the `~memory`
+// The agent memory room: what Engine.memory answers from (memory-api.ts). Entries live in the `~memory`
 // collection (created on first write) and are searched by the documents' own keyword, vector,
 // fusion and rerank code over their own keyword index (memory_fts) and vector partition; this
 // class checks input, runs each write as one transaction, pages and shapes the answers, and
@@ -14,7 +14,6 @@ import type { CollectionStore } from '../store/collections.js';
 import type { Db } from '../store/database.js';
 import type { DocumentStore } from '../store/documents.js';
 import type {
-  MemoryApi,
   MemoryBatchResult,
   MemoryContext,
   MemoryDeleteCriteria,
@@ -61,7 +60,7 @@ export interface MemoryDeps {
   changed: () => void;
 }
 
-export class MemoryService implements MemoryApi {
+export class MemoryService {
   private readonly entries: EntryStore;
   private readonly writer: MemoryWriter;
   private readonly stats: MemoryStats;

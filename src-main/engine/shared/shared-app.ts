@@ -153,7 +153,7 @@ export class SharedApp implements AppIndex {
     const status = await this.shared.status({ collections: [name] });
     return status.embeddings.collections[0]!;
   }
-  backgroundEmbedding(): BackgroundEmbedding {
+  async backgroundEmbedding(): Promise<BackgroundEmbedding> {
     return backgroundOf(this.indexer.hostWork());
   }
   onEmbeddingProgress(listener: (p: EmbeddingProgress) => void): () => void {

@@ -9,14 +9,14 @@
 // Another host's change (NOTIFY) has the registry read the folders and look again.
 import type { FusionMethod } from '../search/modes.js';
 import type { QueryEmbedder } from '../embed/query-embedder.js';
-import { servedDatasets } from '../datasets/datasets-api.js';
+import { datasetsApi } from '../datasets/datasets-api.js';
 import { DatasetRegistry } from '../datasets/registry.js';
 import type { DatasetCollections, DatasetFolderList, DatasetModels, FolderIndex } from '../datasets/ports.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
 import { StorageModeSearch } from '../search/storage-modes.js';
-import type { ServedDatasets } from '../served-index.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Storage } from '../store/storage.js';
+import type { DatasetsApi } from '../types/datasets.js';
 
 /** What a host's indexer gives the registry: its runs' progress, and following a collection just made. */
 export interface DatasetIndexer {
@@ -36,7 +36,7 @@ const KINDS = ['dataset'] as const;
 
 export class SharedDatasets {
   readonly registry: DatasetRegistry;
-  readonly api: ServedDatasets;
+  readonly api: DatasetsApi;
   private readonly keyword: StorageKeywordSearch;
   private readonly idle = new Set<(collection: string) => void>();
   private indexer: { off: () => void; follow: () => Promise<void> } | null = null;
@@ -109,7 +109,7 @@ export class SharedDatasets {
       watch: opts.watch ?? { usePolling: false, pollIntervalMs: 1000 },
       hnswGraphFrom: opts.hnswGraphFrom,
     });
-    this.api = servedDatasets(this.registry, models, () => this.sync());
+    this.api = datasetsApi(this.registry, models, () => this.sync());
     this.registry.onChange(() => this.countsAsked++);
   }
 

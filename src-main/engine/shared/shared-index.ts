@@ -22,12 +22,12 @@ import { parseDateFilter, validateSearchRequest, type SearchRequest } from '../s
 import { keywordResponse, semanticResponse } from '../search/response.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
 import { StorageModeSearch } from '../search/storage-modes.js';
-import type { ServedDatasets, ServedIndex } from '../served-index.js';
+import type { ServedIndex } from '../served-index.js';
 import { EngineSettings } from '../settings/engine-settings.js';
 import { ALL_KINDS } from '../store/collections.js';
 import { PostgresStorage } from '../store/postgres/postgres-storage.js';
 import { collectionInfo } from '../status-report.js';
-import type { CollectionInfo, KnowledgeApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
+import type { CollectionInfo, DatasetsApi, KnowledgeApi, MultiGetResult, RetrievedDocument, SearchSyntax, StatusReport, TokenInfo } from '../types/index.js';
 import { SharedDatasets, type DatasetIndexer } from './shared-datasets.js';
 import { sharedKnowledge } from './shared-knowledge.js';
 import { SharedEmbedder } from './shared-embedder.js';
@@ -56,7 +56,7 @@ export class SharedIndex implements ServedIndex {
   /** Agent memory in the database: the memory and persistence MCP tools' store. */
   readonly memory: SharedMemory;
   /** Registered datasets: the database's added folders and folder datasets, this host's FAISS files. */
-  readonly datasets: ServedDatasets;
+  readonly datasets: DatasetsApi;
   private readonly datasetRoom: SharedDatasets;
   private readonly keyword: StorageKeywordSearch;
   private readonly modes: StorageModeSearch;

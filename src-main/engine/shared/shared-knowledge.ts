@@ -6,19 +6,19 @@ import { KnowledgeService } from '../knowledge/knowledge-service.js';
 import { DocumentsSource, type DocumentsIndex } from '../knowledge/sources/documents-source.js';
 import { DatasetsSource } from '../knowledge/sources/datasets-source.js';
 import { MemorySource } from '../knowledge/sources/memory-source.js';
-import type { ServedDatasets, ServedMemory } from '../served-index.js';
 import type { StorageDocumentRetriever } from '../retrieve/storage-documents.js';
 import type { StorageKeywordSearch } from '../search/storage-keyword.js';
 import type { StorageModeSearch } from '../search/storage-modes.js';
 import type { Storage } from '../store/storage.js';
+import type { DatasetsApi, MemoryApi } from '../types/index.js';
 
 export interface SharedKnowledgeDeps {
   storage: Storage;
   keyword: StorageKeywordSearch;
   modes: StorageModeSearch;
   retriever: StorageDocumentRetriever;
-  memory: ServedMemory;
-  datasets: ServedDatasets;
+  memory: MemoryApi;
+  datasets: DatasetsApi;
 }
 
 export function sharedKnowledge(d: SharedKnowledgeDeps): EngineKnowledge {

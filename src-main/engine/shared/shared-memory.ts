@@ -1,4 +1,4 @@
-// Agent memory on a shared index (PostgreSQL): the MCP memory and persistence tools' ServedMemory,
+// Agent memory on a shared index (PostgreSQL): SharedIndex.memory (MemoryApi),
 // answering as the SQLite room (memory/memory-service.ts) does — the same checks and errors
 // (memory/entry-input.ts, memory-filters.ts, metadata-filter.ts, search-request.ts), the same
 // update decisions (entry-update.ts), shapes (entry-view.ts, search-response.ts) and ranking
@@ -25,9 +25,9 @@ import { memoryResponse, metricType } from '../memory/search-response.js';
 import { checkImportLines, exportLine, IMPORT_BATCH, sameEntry } from '../memory/transfer.js';
 import type { EntryTimes } from '../memory/memory-writer.js';
 import { StorageKeywordSearch } from '../search/storage-keyword.js';
-import type { ServedMemory } from '../served-index.js';
 import type { MemoryRepository, MemorySearchMetric, Storage } from '../store/storage.js';
 import type {
+  MemoryApi,
   MemoryBatchResult,
   MemoryContext,
   MemoryDeleteCriteria,
@@ -59,7 +59,7 @@ export interface SharedMemoryDeps {
   chunking: ChunkOptions;
 }
 
-export class SharedMemory implements ServedMemory {
+export class SharedMemory implements MemoryApi {
   private readonly keyword: StorageKeywordSearch;
   private readonly searcher: SharedMemorySearch;
   private collectionId: Promise<number | null> | null = null;

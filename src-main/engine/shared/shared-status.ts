@@ -8,9 +8,8 @@ import { collectionEmbedding, coverageOf } from '../embed/embedding-status.js';
 import { describeCollectionEmbedding, describeCoverage } from '../embed/describe.js';
 import { collectionInfo, sumKinds } from '../status-report.js';
 import type { CollectionRow } from '../store/collections.js';
-import type { ServedDatasets } from '../served-index.js';
 import type { Storage } from '../store/storage.js';
-import type { BackgroundEmbedding, CollectionEmbeddingStatus, StatusReport } from '../types/index.js';
+import type { BackgroundEmbedding, CollectionEmbeddingStatus, DatasetsApi, StatusReport } from '../types/index.js';
 
 const NOT_EMBEDDING = 'this process does not embed in the background (`trove index --database` and a serving host do)';
 
@@ -27,7 +26,7 @@ export async function sharedStatus(
   opts: { collections?: readonly string[] } = {},
   host?: HostWork,
   /** The registered datasets (null: none shown — a caller scoped to collections sees none, as on SQLite). */
-  datasets: Pick<ServedDatasets, 'list'> | null = null,
+  datasets: Pick<DatasetsApi, 'list'> | null = null,
 ): Promise<StatusReport> {
   const allow = opts.collections && new Set(opts.collections.map((n) => n.toLowerCase()));
   const [all, counts, jobs, pauses, bytes, registered] = await Promise.all([

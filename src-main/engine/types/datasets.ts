@@ -109,21 +109,21 @@ export interface DatasetDocument {
   modified: string | null;
 }
 
-/** Engine.datasets: plain-data methods over the registry. */
+/** Engine.datasets: plain-data methods over the registry; answers are promises (onChange and profileFolder, which read no index, answer in hand). */
 export interface DatasetsApi {
   /** Every dataset in every state. */
-  list(): DatasetInfo[];
+  list(): Promise<DatasetInfo[]>;
   /** NOT_FOUND names the known ids. */
-  info(id: string): DatasetInfo;
+  info(id: string): Promise<DatasetInfo>;
   /** Ready datasets only (UNAVAILABLE with the reason otherwise). topK 1..100; offset for paging. */
   search(id: string, query: string, opts?: DatasetSearchOptions): Promise<DatasetSearchResult>;
   /** NOT_FOUND for an unknown ref. */
-  document(id: string, ref: string): DatasetDocument;
+  document(id: string, ref: string): Promise<DatasetDocument>;
   /** Folders scanned for datasets/<id>/manifest.json (besides <profile>/datasets). */
-  folders(): string[];
+  folders(): Promise<string[]>;
   /** Returns the datasets found there. */
-  addFolder(dir: string): DatasetInfo[];
-  removeFolder(dir: string): void;
+  addFolder(dir: string): Promise<DatasetInfo[]>;
+  removeFolder(dir: string): Promise<void>;
   /** State changes (for the app's events and tests). Returns an unsubscribe. */
   onChange(listener: (d: DatasetInfo) => void): () => void;
   /** Resolves when no dataset is validating or loading files (a folder dataset's first indexing is not waited for). */

@@ -291,27 +291,27 @@ export interface MemoryContext {
   after: MemoryEntry[];
 }
 
-/** Engine.memory: the agent memory store. Plain data in and out; every write is one transaction. */
+/** Engine.memory: the agent memory store. Plain data in and out; every write is one transaction. Every answer is a promise, on every backend. */
 export interface MemoryApi {
-  store(input: MemoryEntryInput): MemoryWriteResult;
+  store(input: MemoryEntryInput): Promise<MemoryWriteResult>;
   /** ≤ 100 entries. atomic: all or none (a bad entry is an INVALID_INPUT naming it); else per-entry results. */
-  storeBatch(inputs: readonly MemoryEntryInput[], opts?: { atomic?: boolean }): MemoryBatchResult;
-  get(ids: readonly number[], opts?: { includeImages?: boolean }): MemoryEntry[];
-  update(input: MemoryUpdateInput): MemoryUpdateResult;
-  updateBatch(inputs: readonly MemoryUpdateInput[], opts?: { atomic?: boolean }): MemoryBatchResult;
-  delete(criteria: MemoryDeleteCriteria): MemoryDeleteResult;
+  storeBatch(inputs: readonly MemoryEntryInput[], opts?: { atomic?: boolean }): Promise<MemoryBatchResult>;
+  get(ids: readonly number[], opts?: { includeImages?: boolean }): Promise<MemoryEntry[]>;
+  update(input: MemoryUpdateInput): Promise<MemoryUpdateResult>;
+  updateBatch(inputs: readonly MemoryUpdateInput[], opts?: { atomic?: boolean }): Promise<MemoryBatchResult>;
+  delete(criteria: MemoryDeleteCriteria): Promise<MemoryDeleteResult>;
   /** Filters only, newest first. */
-  list(request?: MemoryListRequest): MemoryPage;
-  /** Keyword search answers synchronously; the other modes embed the query in a worker. */
-  search(request: MemorySearchRequest): MemorySearchResponse | Promise<MemorySearchResponse>;
-  threads(): MemoryThread[];
-  statistics(): MemoryStatistics;
+  list(request?: MemoryListRequest): Promise<MemoryPage>;
+  /** Every mode; vector, hybrid and rerank embed the query in a worker. */
+  search(request: MemorySearchRequest): Promise<MemorySearchResponse>;
+  threads(): Promise<MemoryThread[]>;
+  statistics(): Promise<MemoryStatistics>;
   /** Counts only (cheap): entries, threads, chunks waiting for vectors. */
-  summary(): { entries: number; threads: number; needsEmbedding: number };
+  summary(): Promise<{ entries: number; threads: number; needsEmbedding: number }>;
   /** An entry and up to `before`/`after` entries around it in its thread, oldest first. */
-  context(id: number, opts?: { before?: number; after?: number }): MemoryContext;
+  context(id: number, opts?: { before?: number; after?: number }): Promise<MemoryContext>;
   /** Every entry (or one thread's), oldest first, with images. */
-  export(opts?: { threadId?: string }): Iterable<MemoryExportLine>;
+  export(opts?: { threadId?: string }): AsyncIterable<MemoryExportLine>;
   /** Validates every line first (a bad one is INVALID_INPUT naming it; nothing is written), then skips entries already present. */
-  import(lines: readonly unknown[]): MemoryImportReport;
+  import(lines: readonly unknown[]): Promise<MemoryImportReport>;
 }

@@ -1,15 +1,15 @@
 // Bearer tokens on the HTTP endpoint. The host's runtime token (written to runtime.json, used by
 // the stdio shim and the desktop app) gives full access; named tokens from `trove token create`
 // give what they were scoped to. Comparison of the runtime token is constant-time; named tokens
-// are looked up by their SHA-256, so their secrets are never compared byte by byte either. The
-// runtime token is answered in hand; a named one is looked up in the index (on PostgreSQL a round
-// trip: one set of tokens for every host on the database).
+// are looked up by their SHA-256, so their secrets are never compared byte by byte either. A named
+// token is looked up in the index (on PostgreSQL a round trip: one set of tokens for every host on
+// the database).
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Awaitable, ServedIndex } from '../../engine/index.js';
+import type { ServedIndex } from '../../engine/index.js';
 import { accessFromToken, FULL_ACCESS, type Access } from './access.js';
 
-export type Authenticator = (req: IncomingMessage) => Awaitable<Access | null>;
+export type Authenticator = (req: IncomingMessage) => Promise<Access | null>;
 
 export function bearerToken(req: IncomingMessage): string | null {
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
@@ -18,12 +18,11 @@ export function bearerToken(req: IncomingMessage): string | null {
 
 export function createAuthenticator(index: Pick<ServedIndex, 'verifyToken'>, runtimeToken: string): Authenticator {
   const runtimeDigest = digest(runtimeToken);
-  return (req) => {
+  return async (req) => {
     const token = bearerToken(req);
     if (!token) return null;
     if (timingSafeEqual(digest(token), runtimeDigest)) return FULL_ACCESS;
-    const named = index.verifyToken(token);
-    if (named instanceof Promise) return named.then((t) => (t ? accessFromToken(t) : null));
+    const named = await index.verifyToken(token);
     return named ? accessFromToken(named) : null;
   };
 }

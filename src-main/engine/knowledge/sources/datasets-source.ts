@@ -6,8 +6,7 @@
 import picomatch from 'picomatch';
 import { notFound, TroveError } from '../../errors.js';
 import { parseDateFilter } from '../../search/request.js';
-import type { ServedDatasets } from '../../served-index.js';
-import type { DatasetHit, DatasetInfo, DatasetSearchResult } from '../../types/datasets.js';
+import type { DatasetHit, DatasetInfo, DatasetSearchResult, DatasetsApi } from '../../types/datasets.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, semanticEvidence, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
@@ -22,11 +21,10 @@ const PAGE = 100;
 export class DatasetsSource implements KnowledgeSource {
   readonly kind = 'datasets' as const;
 
-  constructor(private readonly datasets: ServedDatasets) {}
+  constructor(private readonly datasets: DatasetsApi) {}
 
-  targets(scope: KnowledgeScope): SourceTarget[] | Promise<SourceTarget[]> {
-    const list = this.datasets.list();
-    return list instanceof Promise ? list.then((l) => this.targetsOf(l, scope)) : this.targetsOf(list, scope);
+  async targets(scope: KnowledgeScope): Promise<SourceTarget[]> {
+    return this.targetsOf(await this.datasets.list(), scope);
   }
 
   private targetsOf(list: readonly DatasetInfo[], scope: KnowledgeScope): SourceTarget[] {

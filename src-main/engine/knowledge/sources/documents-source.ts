@@ -14,7 +14,6 @@ import { parseDateFilter, validateSearchRequest, type ValidSearchRequest } from 
 import type { ChunkRow } from '../../store/chunks.js';
 import type { CollectionRow } from '../../store/collections.js';
 import type { DocumentRow } from '../../store/documents.js';
-import type { Awaitable } from '../../served-index.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
 import type { ItemChunk } from '../retrieval.js';
@@ -23,6 +22,9 @@ import { plainSnippet, spansIn } from '../snippets.js';
 import type { TermMatcher } from '../../search/snippet.js';
 import type { ItemRef } from '../uri.js';
 import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult, SourceTarget } from './source.js';
+
+/** A read of the index: in hand on SQLite (sqlite-documents.ts), a promise on PostgreSQL. */
+type Awaitable<T> = T | Promise<T>;
 
 /** What the documents source reads of an index, on either backend. */
 export interface DocumentsIndex {

@@ -1,5 +1,5 @@
 // The memory source: the agent memory store (Engine.memory on SQLite, SharedIndex.memory on
-// PostgreSQL: answers in hand or promised) as one knowledge
+// PostgreSQL) as one knowledge
 // source, searched by its own keyword / vector / hybrid search and calibrated like the
 // documents (the raw BM25 and cosine each hit carries, the keyword leg's BM25 scale). Filters map
 // onto memory's own where they can (tags, dates: in SQL, so pages stay whole); the rest is
@@ -11,8 +11,7 @@ import picomatch from 'picomatch';
 import { invalidInput, notFound, TroveError } from '../../errors.js';
 import { parseDateFilter } from '../../search/request.js';
 import type { KnowledgeItem, KnowledgeMode, KnowledgeScope } from '../../types/knowledge.js';
-import type { ServedMemory } from '../../served-index.js';
-import type { MemoryEntry, MemoryHit, MemorySearchResponse } from '../../types/memory.js';
+import type { MemoryApi, MemoryEntry, MemoryHit, MemorySearchResponse } from '../../types/memory.js';
 import { calibrate, evidenceOf, roundScore, scoreTypeOf, type LegsRun } from '../calibrate.js';
 import { matcherFor } from '../anchor.js';
 import type { ItemChunk } from '../retrieval.js';
@@ -29,20 +28,13 @@ const TITLE_CHARS = 80;
 export class MemorySource implements KnowledgeSource {
   readonly kind = 'memory' as const;
 
-  constructor(private readonly memory: ServedMemory) {}
+  constructor(private readonly memory: MemoryApi) {}
 
   /** One target, `memory`, for a scope that may read memory; listed as unavailable while it is empty. */
-  targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): SourceTarget[] | Promise<SourceTarget[]> {
+  async targets(scope: KnowledgeScope, opts: { detail?: boolean } = {}): Promise<SourceTarget[]> {
     if (scope.memory === false) return [];
-    const summary = this.memory.summary();
-    // SQLite answers in hand (no promise, no await), PostgreSQL after its round trips
-    if (summary instanceof Promise) {
-      return summary.then(async ({ entries }) => this.target(entries, !!opts.detail && entries > 0 && (await this.memory.statistics()).semantic.vectors > 0));
-    }
-    const { entries } = summary;
-    const stats = opts.detail && entries > 0 ? this.memory.statistics() : null;
-    if (stats instanceof Promise) return stats.then((s) => this.target(entries, s.semantic.vectors > 0));
-    return this.target(entries, !!stats && stats.semantic.vectors > 0);
+    const { entries } = await this.memory.summary();
+    return this.target(entries, !!opts.detail && entries > 0 && (await this.memory.statistics()).semantic.vectors > 0);
   }
 
   private target(entries: number, vectors: boolean): SourceTarget[] {
