@@ -79,7 +79,7 @@ export interface Host<E extends ServedIndex = Engine> {
 
 export async function startHost<E extends ServedIndex = Engine>(opts: HostOptions<E> = {}): Promise<Host<E>> {
   if (!opts.engine && !opts.engineOptions) throw new TroveError('INTERNAL', 'startHost needs an engine or the options to open one');
-  const engine = opts.engine ?? (Engine.open(opts.engineOptions!) as unknown as E); // engineOptions: E is Engine
+  const engine = opts.engine ?? ((await Engine.open(opts.engineOptions!)) as unknown as E); // engineOptions: E is Engine
   const ownsEngine = !opts.engine;
   const profileDir = engine.profileDir;
   const writesRuntime = opts.writeRuntimeFile ?? true;
