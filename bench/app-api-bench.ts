@@ -30,7 +30,7 @@ let seed = 11;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const queries = Array.from({ length: N + 20 }, () => words[Math.floor(rand() * words.length)]!);
 
-const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
+const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
 const host = await startHost({ engine, port: 0, writeRuntimeFile: false });
 const mounted = mountAppApi(host, { ui: true });
 const signIn = await fetch(mounted.signInUrl()!, { redirect: 'manual' });
@@ -79,7 +79,7 @@ function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
-async function time(fn: (q: string) => Promise<unknown> | unknown): Promise<number[]> {
+async function time(fn: (q: string) => Promise<unknown>): Promise<number[]> {
   for (const q of queries.slice(0, 20)) await fn(q); // warm-up
   const out: number[] = [];
   for (const q of queries.slice(20)) {

@@ -80,12 +80,12 @@ data.corpus.forEach((d, i) => {
 bar.update(data.corpus.length);
 
 const env = readEnvironment(process.env).engine; // TROVE_MODELS_DIR, TROVE_FUSION, … as a user's run would have them
-const engine = Engine.open({
+const engine = await Engine.open({
   ...env,
   profileDir: path.join(work, 'home'),
   embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) },
 });
-engine.addCollection({ root: docsDir, name: 'beir' });
+await engine.addCollection({ root: docsDir, name: 'beir' });
 const t0 = performance.now();
 bar.start(data.corpus.length, 0, { phase: 'index ' });
 await engine.index({ onProgress: (p) => p.phase === 'indexing' && bar.update(p.done) });

@@ -52,8 +52,8 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 // 1. Trove's own vector leg
 const env = readEnvironment(process.env).engine;
 const profileDir = path.join(work, 'home');
-let engine = Engine.open({ ...env, profileDir, embeddings: { ...env.embeddings, defaultModel: MODEL } });
-engine.addCollection({ root: docsDir, name: 'beir' });
+let engine = await Engine.open({ ...env, profileDir, embeddings: { ...env.embeddings, defaultModel: MODEL } });
+await engine.addCollection({ root: docsDir, name: 'beir' });
 let t = performance.now();
 await engine.index();
 log(`indexed ${data.corpus.length} documents in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -78,8 +78,8 @@ fs.writeFileSync(
   JSON.stringify({ id: name, name: `${name} (BEIR)`, description: `${name} as a FAISS ${values.type} index of Trove's ${MODEL} chunk vectors`, index: 'index.faiss', metadata: 'metadata.json', model: MODEL, defaultTopK: 10 }),
 );
 
-engine = Engine.open({ ...env, profileDir, embeddings: { ...env.embeddings, defaultModel: MODEL } });
-engine.datasets.addFolder(path.join(work, 'datasets'));
+engine = await Engine.open({ ...env, profileDir, embeddings: { ...env.embeddings, defaultModel: MODEL } });
+await engine.datasets.addFolder(path.join(work, 'datasets'));
 t = performance.now();
 const info = (await engine.datasets.settled()).find((d) => d.id === name)!;
 const loadMs = performance.now() - t;

@@ -80,15 +80,15 @@ const POLICIES: Record<string, EngineOptions['embeddings'] | null> = {
 
 // the searched collection, indexed and embedded once
 {
-  const e = Engine.open({ ...env, profileDir: profile });
-  if (!e.listCollections().some((c) => c.name === 'search')) {
-    e.addCollection({ root: searchDir, name: 'search' });
+  const e = await Engine.open({ ...env, profileDir: profile });
+  if (!(await e.listCollections()).some((c) => c.name === 'search')) {
+    await e.addCollection({ root: searchDir, name: 'search' });
     await e.index({ collection: 'search' });
   }
   console.error('embedding the searched slice …');
   await e.embed({ collection: 'search' });
   await e.compactIndex();
-  const c = e.status().collections.find((x) => x.name === 'search')!;
+  const c = (await e.status()).collections.find((x) => x.name === 'search')!;
   console.error(`searched: ${c.documents} documents, ${c.chunks} chunks`);
   await e.close();
 }
@@ -112,21 +112,21 @@ interface Row {
 async function measure(policy: string): Promise<Row> {
   const extra = POLICIES[policy];
   if (extra === undefined) throw new Error(`unknown policy ${policy} (${Object.keys(POLICIES).join(', ')})`);
-  const e = Engine.open({ ...env, profileDir: profile, embeddings: { ...env.embeddings, auto: extra !== null, ...extra } });
+  const e = await Engine.open({ ...env, profileDir: profile, embeddings: { ...env.embeddings, auto: extra !== null, ...extra } });
   // a fresh backlog: the collection's vectors go with it
-  if (e.listCollections().some((c) => c.name === 'backlog')) e.removeCollection('backlog');
+  if ((await e.listCollections()).some((c) => c.name === 'backlog')) await e.removeCollection('backlog');
   const started = new Promise<void>((resolve) => {
     const off = e.onEmbeddingProgress((p) => p.collection === 'backlog' && p.phase === 'filling' && (off(), resolve()));
     if (extra === null) resolve();
   });
-  e.addCollection({ root: backlogDir, name: 'backlog' });
+  await e.addCollection({ root: backlogDir, name: 'backlog' });
   await e.index({ collection: 'backlog' });
   for (const q of questions.slice(0, 20)) {
-    e.search({ query: q, collections: ['search'] });
+    await e.search({ query: q, collections: ['search'] });
     await e.search({ query: q, mode: 'vector', collections: ['search'] }); // warm: model loaded, caches
   }
   await started;
-  const before = e.status().embeddings.collections.find((c) => c.collection === 'backlog')!.vectors;
+  const before = (await e.status()).embeddings.collections.find((c) => c.collection === 'backlog')!.vectors;
   const t0 = performance.now();
   const keyword: number[] = [];
   const vector: number[] = [];
@@ -140,12 +140,12 @@ async function measure(policy: string): Promise<Row> {
       await e.search({ query: q, mode: 'vector', collections: ['search'] });
       vector.push(performance.now() - s);
     } else {
-      e.search({ query: q, collections: ['search'] });
+      await e.search({ query: q, collections: ['search'] });
       keyword.push(performance.now() - s);
     }
   }
   const secs = (performance.now() - t0) / 1000;
-  const st = e.status().embeddings.collections.find((c) => c.collection === 'backlog')!;
+  const st = (await e.status()).embeddings.collections.find((c) => c.collection === 'backlog')!;
   const row: Row = {
     policy,
     keyword_p50_ms: pct(keyword, 0.5),

@@ -107,13 +107,13 @@ const questions = knownItemQuestions(corpus, files.map((f) => f.markdown), Numbe
 const quality = { questions: questions.length, markdown_ndcg10: 0, pdf_ndcg10: 0, difference: 0 };
 for (const [kind, dir, ext] of [['markdown', mdDir, '.md'], ['pdf', pdfSetDir, '.pdf']] as const) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `trove-bench-formats-${kind}-`));
-  const engine = Engine.open({ profileDir: home });
-  engine.addCollection({ root: dir, name: kind });
+  const engine = await Engine.open({ profileDir: home });
+  await engine.addCollection({ root: dir, name: kind });
   await engine.index();
   await engine.compactIndex();
   let sum = 0;
   for (const q of questions) {
-    const hits = engine.search({ query: q.query, limit: 10 }).results.map((r) => r.path);
+    const hits = (await engine.search({ query: q.query, limit: 10 })).results.map((r) => r.path);
     const rank = hits.indexOf(q.file.replace(/\.md$/, ext));
     if (rank >= 0) sum += 1 / Math.log2(rank + 2);
   }
@@ -128,13 +128,13 @@ console.error(`keyword quality: ${quality.questions} known-item questions, nDCG@
 const mixedDir = path.join(cache, `mixed-${values.mixed}`);
 await buildMixedFolder(corpus, files.map((f) => f.markdown), pdfDir, files.map((f) => f.pdf), mixedDir, Number(values.mixed));
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-formats-mixed-'));
-const engine = Engine.open({ profileDir: home });
+const engine = await Engine.open({ profileDir: home });
 // warm up first: the parse workers start, and each loads its parsers (pdf.js) on first use
 const warm = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-formats-warm-'));
 for (const kind of ['pdf', 'docx', 'pptx', 'xlsx', 'epub']) {
   for (const f of fs.readdirSync(path.join(mixedDir, kind)).slice(0, cores)) fs.copyFileSync(path.join(mixedDir, kind, f), path.join(warm, f));
 }
-engine.addCollection({ root: warm, name: 'warm-up' });
+await engine.addCollection({ root: warm, name: 'warm-up' });
 await engine.index({ collection: 'warm-up' });
 fs.rmSync(warm, { recursive: true, force: true });
 const perKind: Record<string, { files: number; mb: number; seconds: number; files_per_s: number }> = {};
@@ -142,13 +142,13 @@ for (const kind of ['md', 'pdf', 'docx', 'pptx', 'xlsx', 'epub']) {
   const dir = path.join(mixedDir, kind);
   const names = fs.readdirSync(dir);
   const mb = names.reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0) / 1e6;
-  engine.addCollection({ root: dir, name: `mixed-${kind}` });
+  await engine.addCollection({ root: dir, name: `mixed-${kind}` });
   const started = performance.now();
   await engine.index({ collection: `mixed-${kind}` });
   const seconds = (performance.now() - started) / 1000;
   perKind[kind] = { files: names.length, mb: +mb.toFixed(2), seconds: +seconds.toFixed(2), files_per_s: +(names.length / seconds).toFixed(1) };
 }
-const failed = engine.status().collections.filter((c) => c.name.startsWith('mixed-')).reduce((n, c) => n + c.failed, 0);
+const failed = (await engine.status()).collections.filter((c) => c.name.startsWith('mixed-')).reduce((n, c) => n + c.failed, 0);
 await engine.close();
 fs.rmSync(home, { recursive: true, force: true });
 const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);

@@ -30,8 +30,8 @@ try {
   console.error(`copying ${values.corpus} → ${root}`);
   copyCorpus(values.corpus!, root, values.files ? Number(values.files) : Infinity);
   const env = readEnvironment(process.env).engine; // models from TROVE_MODELS_DIR
-  const engine = Engine.open({ ...env, profileDir: path.join(work, 'profile'), ...(values.vector ? { embeddings: { ...env.embeddings, auto: true } } : {}) });
-  engine.addCollection({ root, name: 'cpp-docs' });
+  const engine = await Engine.open({ ...env, profileDir: path.join(work, 'profile'), ...(values.vector ? { embeddings: { ...env.embeddings, auto: true } } : {}) });
+  await engine.addCollection({ root, name: 'cpp-docs' });
   const t0 = performance.now();
   const [report] = await engine.index();
   console.error(`indexed ${report!.scanned} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -43,7 +43,7 @@ try {
   await engine.startWatching();
   await settle(engine);
 
-  const files = engine.documentPaths('cpp-docs').filter((p) => p.endsWith('.md'));
+  const files = (await engine.documentPaths('cpp-docs')).filter((p) => p.endsWith('.md'));
   const vectorCapable = await hasVectors(engine);
   const keyword: number[] = [];
   const vector: number[] = [];
@@ -53,14 +53,14 @@ try {
     const word = `zqfresh${i}x${Math.random().toString(36).slice(2, 8)}`;
     fs.appendFileSync(path.join(root, rel), `\n\nFreshness probe ${word}.\n`);
     const saved = performance.now();
-    const seen = await until(() => engine.search({ query: word, limit: 5 }).results.find((r) => r.path === rel), TIMEOUT_MS);
+    const seen = await until(async () => (await engine.search({ query: word, limit: 5 })).results.find((r) => r.path === rel), TIMEOUT_MS);
     if (!seen) {
       misses++;
       continue;
     }
     keyword.push(performance.now() - saved);
     if (vectorCapable) {
-      const embedded = await until(() => engine.search({ query: word, limit: 5 }).results.find((r) => r.path === rel && !r.pendingEmbedding), TIMEOUT_MS);
+      const embedded = await until(async () => (await engine.search({ query: word, limit: 5 })).results.find((r) => r.path === rel && !r.pendingEmbedding), TIMEOUT_MS);
       if (embedded) vector.push(performance.now() - saved);
     }
     await sleep(20 + Math.random() * 80); // a person does not save 10 times a second
@@ -104,7 +104,7 @@ async function hasVectors(engine: Engine): Promise<boolean> {
 }
 
 async function settle(engine: Engine): Promise<void> {
-  await until(() => engine.status().indexing.collections.every((c) => c.queued === c.gaveUp + c.retrying), 600_000);
+  await until(async () => (await engine.status()).indexing.collections.every((c) => c.queued === c.gaveUp + c.retrying), 600_000);
 }
 
 async function until<T>(probe: () => T | undefined | false, timeoutMs: number): Promise<T | undefined> {

@@ -102,7 +102,7 @@ if (!skip.has('scifact')) {
   const engineNdcg = scoreRun(own, qrels).ndcg10;
   let dataset: { id: string; vectorLegNdcg: number } | null = null;
   if (values['faiss-datasets']) {
-    p.engine.datasets.addFolder(path.resolve(values['faiss-datasets']));
+    await p.engine.datasets.addFolder(path.resolve(values['faiss-datasets']));
     const ready = (await p.engine.datasets.settled()).filter((d) => d.state === 'ready' && d.kind === 'faiss' && (!values.dataset || d.id === values.dataset));
     if (!ready.length) throw new Error(`no ready FAISS dataset${values.dataset ? ` "${values.dataset}"` : ''} in ${values['faiss-datasets']}`);
     const leg = new Map<string, string[]>();
@@ -169,10 +169,10 @@ if (!skip.has('scifact')) {
 // ---- cpp-docs: keyword latency ---------------------------------------------------------------
 if (!skip.has('cpp')) {
   const profile = path.join(work, `cpp-${path.basename(cppDir)}`);
-  const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
-  if (!engine.listCollections().length) {
+  const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
+  if (!(await engine.listCollections()).length) {
     console.error(`trove: indexing ${cppDir} …`);
-    engine.addCollection({ root: cppDir, name: 'cpp', include: ['**/*.md'] });
+    await engine.addCollection({ root: cppDir, name: 'cpp', include: ['**/*.md'] });
   }
   await engine.index();
   await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there

@@ -65,10 +65,10 @@ const rows: { label: string; calls: number; p50_ms: number; p99_ms: number }[] =
 // reach it (and as qmd is measured below).
 const profile = path.join(scratch, 'trove');
 {
-  const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
-  if (!engine.listCollections().length) {
+  const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
+  if (!(await engine.listCollections()).length) {
     console.error(`trove: indexing ${dir} …`);
-    engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });
+    await engine.addCollection({ root: dir, name: 'bench', include: ['**/*.md'] });
     await engine.index();
   }
   await engine.compactIndex(); // a running host merges while idle (store/fts-merge.ts): start from there

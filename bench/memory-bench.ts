@@ -241,7 +241,7 @@ if (!values['no-scale']) {
     if (values.embed && DATABASE) scale.hybrid_search_context = 'not measured: --embed embeds in process on SQLite; not with --database yet';
     else if (values.embed) {
       await server.stop();
-      const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
+      const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
       const t1 = performance.now();
       log(`scale: embedding ${SCALE} entries …`);
       await engine.embed({ onProgress: (p) => p.done % 5000 < 32 && log(`  ${p.done}/${p.total} (${p.chunksPerSecond}/s)`), waitForAnnIndex: true }); // as `trove embed` does
@@ -275,12 +275,12 @@ else if (!values['no-quality']) {
   } finally {
     await server.stop();
   }
-  const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
+  const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
   log(`quality: embedding ${corpus.length} SciFact entries …`);
   const t1 = performance.now();
   await engine.embed({ onProgress: (p) => p.done % 2000 < 32 && log(`  ${p.done}/${p.total} (${p.chunksPerSecond}/s)`) });
   const embedSeconds = round1((performance.now() - t1) / 1000);
-  const model = engine.memory.statistics().semantic.model;
+  const model = (await engine.memory.statistics()).semantic.model;
   await engine.close();
   server = await startServer(profile);
   try {

@@ -51,7 +51,7 @@ const profile = values.profile ?? path.join(os.tmpdir(), `trove-bench-memory-eng
 const fresh = !values.profile || !fs.existsSync(path.join(profile, 'trove.db'));
 if (!values.profile) fs.rmSync(profile, { recursive: true, force: true });
 fs.mkdirSync(profile, { recursive: true });
-const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
+const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: profile });
 const result: Record<string, unknown> = { entries: N, single: SINGLE, cpus: os.cpus().length, load_before: os.loadavg().map((x) => +x.toFixed(2)) };
 try {
   const docs = readSciFact(SCIFACT);
@@ -68,7 +68,7 @@ try {
     for (let b = 0; b < N; b += BATCH) batches.push(texts.slice(b, b + BATCH).map((x, i) => input(x, `t${(b + i) % 50}`)));
     let t = performance.now();
     const cpu = process.cpuUsage();
-    for (const batch of batches) engine.memory.storeBatch(batch);
+    for (const batch of batches) await engine.memory.storeBatch(batch);
     const batchMs = performance.now() - t;
     const used = process.cpuUsage(cpu);
     result.store_batch = { entries_per_s: Math.round(N / (batchMs / 1000)), us_per_entry: +((batchMs * 1000) / N).toFixed(1), cpu_us_per_entry: +((used.user + used.system) / N).toFixed(1) };
@@ -79,7 +79,7 @@ try {
     const cpu1 = process.cpuUsage();
     for (const one of singles) {
       const t0 = performance.now();
-      engine.memory.store(one);
+      await engine.memory.store(one);
       ls.push(performance.now() - t0);
     }
     const used1 = process.cpuUsage(cpu1);
@@ -87,11 +87,11 @@ try {
     // grow to the scale
     if (SCALE > N + SINGLE) {
       t = performance.now();
-      for (let b = N + SINGLE; b < SCALE; b += BATCH) engine.memory.storeBatch(texts.slice(b, Math.min(SCALE, b + BATCH)).map((x, i) => input(x, `s${(b + i) % 50}`)));
+      for (let b = N + SINGLE; b < SCALE; b += BATCH) await engine.memory.storeBatch(texts.slice(b, Math.min(SCALE, b + BATCH)).map((x, i) => input(x, `s${(b + i) % 50}`)));
       log(`grown to ${SCALE} entries in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
   }
-  const total = engine.memory.statistics().entries;
+  const total = (await engine.memory.statistics()).entries;
   result.stored = total;
   const queries = workloadQueries(texts.slice(0, total), NQ, rng(13)).raw;
   await engine.compactIndex(); // as a host does when idle (bench:memory waits for it)

@@ -26,10 +26,10 @@ const dir = path.resolve(positionals[0] ?? path.join(root, '../shared/bench/corp
 const home = path.resolve(values.home ?? path.join(os.tmpdir(), `trove-bench-search-${path.basename(dir)}`));
 if (values.reindex) fs.rmSync(home, { recursive: true, force: true });
 
-const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: home });
-if (!engine.listCollections().length) {
+const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: home });
+if (!(await engine.listCollections()).length) {
   console.error(`indexing ${dir} into ${home} …`);
-  engine.addCollection({ root: dir, name: 'bench' });
+  await engine.addCollection({ root: dir, name: 'bench' });
   await engine.index();
 }
 // search the index as a running host keeps it: merged in idle time (store/fts-merge.ts)
@@ -37,7 +37,7 @@ const mergeStarted = performance.now();
 await engine.compactIndex();
 const mergeMs = performance.now() - mergeStarted;
 console.error(`keyword index merged in ${mergeMs.toFixed(0)} ms`);
-const status = engine.status();
+const status = await engine.status();
 console.error(`${status.totals.documents} documents, ${status.totals.chunks} chunks`);
 
 // Questions from headings: "how do I <heading>", "what is <heading>", "<heading> example", …
@@ -74,7 +74,7 @@ if (values.database) {
   console.error(`profile copied to PostgreSQL (or found there) in ${(performance.now() - migrated).toFixed(0)} ms`);
   shared = await openSharedIndex(values.database);
 }
-const search = async (query: string): Promise<SearchResponse> => (shared ? shared.search({ query, limit }) : engine.search({ query, limit }));
+const search = async (query: string): Promise<SearchResponse> => (shared ? shared.search({ query, limit }) : await engine.search({ query, limit }));
 for (const q of queries.slice(0, 50)) await search(q); // warm caches
 const times: number[] = [];
 const strategies = new Map<string, number>();
@@ -86,7 +86,7 @@ for (const q of queries) {
   times.push(performance.now() - t0);
   strategies.set(r.plan.strategy, (strategies.get(r.plan.strategy) ?? 0) + 1);
   if (!r.results.length) empty++;
-  if (shared && engine.search({ query: q, limit }).results.map((x) => x.docid).join() !== r.results.map((x) => x.docid).join()) differ++;
+  if (shared && (await engine.search({ query: q, limit })).results.map((x) => x.docid).join() !== r.results.map((x) => x.docid).join()) differ++;
 }
 await shared?.close();
 await engine.close();

@@ -30,8 +30,8 @@ try {
 
   const baseProfile = path.join(work, 'baseline');
   const t0 = performance.now();
-  const engine = Engine.open({ ...readEnvironment(process.env).engine, profileDir: baseProfile, indexing: { batchFiles: BATCH } });
-  engine.addCollection({ root, name: 'corpus' });
+  const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir: baseProfile, indexing: { batchFiles: BATCH } });
+  await engine.addCollection({ root, name: 'corpus' });
   await engine.index();
   await engine.close();
   const baseSeconds = (performance.now() - t0) / 1000;

@@ -43,12 +43,12 @@ export async function openBeirProfile(dir: string, work: string, opts: { embed: 
 
   const env = readEnvironment(process.env).engine; // TROVE_MODELS_DIR, TROVE_FUSION, … as a user's run would have them
   const profileDir = path.join(work, 'home');
-  const engine = Engine.open({
+  const engine = await Engine.open({
     ...env,
     profileDir,
     embeddings: { ...env.embeddings, defaultModel: opts.model, ...(opts.reranker ? { rerankModel: opts.reranker } : {}) },
   });
-  if (!engine.listCollections().some((c) => c.name === BEIR_COLLECTION)) engine.addCollection({ root: docsDir, name: BEIR_COLLECTION });
+  if (!(await engine.listCollections()).some((c) => c.name === BEIR_COLLECTION)) await engine.addCollection({ root: docsDir, name: BEIR_COLLECTION });
   const t0 = performance.now();
   bar.start(data.corpus.length, 0, { phase: 'index ' });
   await engine.index({ onProgress: (p) => p.phase === 'indexing' && bar.update(p.done) });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   fs.mkdirSync(docs);
   fs.writeFileSync(path.join(docs, 'bread.md'), '# Sourdough\n\nFeed the starter the night before; the dough rises slowly in a cool kitchen.\n');
   fs.writeFileSync(path.join(docs, 'bikes.md'), '# Bicycle repair\n\nPatch the inner tube, then check the tyre for thorns.\n');
-  engine = Engine.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: MODELS } });
+  engine = await Engine.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: MODELS } });
   api = createAppApi({ engine });
   api.onEvent((e) => events.push(e));
   ok(await api.call('collections.add', { root: docs, name: 'kitchen' }));

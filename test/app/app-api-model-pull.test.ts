@@ -35,7 +35,7 @@ beforeAll(async () => {
   fs.mkdirSync(emptyModels);
   mirror = await startModelMirror(path.join(tmp, 'mirror'));
   mirror.fill(SHARED, ID, FILES);
-  engine = Engine.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: emptyModels, cacheDir } });
+  engine = await Engine.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: emptyModels, cacheDir } });
   api = createAppApi({ engine, modelsMirror: mirror.url });
   api.onEvent((e) => events.push(e));
 });
@@ -98,7 +98,7 @@ describe('app API: downloading a model (models.pull)', () => {
     try {
       slow.fill(SHARED, ID, FILES);
       const slowCache = path.join(tmp, 'slow-cache');
-      const engine2 = Engine.open({ profileDir: path.join(tmp, 'profile2'), embeddings: { modelsDir: emptyModels, cacheDir: slowCache } });
+      const engine2 = await Engine.open({ profileDir: path.join(tmp, 'profile2'), embeddings: { modelsDir: emptyModels, cacheDir: slowCache } });
       const api2 = createAppApi({ engine: engine2, modelsMirror: slow.url });
       const seen: { at: number; e: ApiEvent }[] = [];
       api2.onEvent((e) => seen.push({ at: Date.now(), e }));

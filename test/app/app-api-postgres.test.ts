@@ -38,17 +38,17 @@ beforeAll(async () => {
   root = tempDir('trove-apipg-root-');
   writeTree(path.join(root, 'notes'), NOTES);
   const profile = tempDir('trove-apipg-profile-');
-  const engine = Engine.open({ profileDir: profile, embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', workers: 1 } });
-  engine.addCollection({ root: path.join(root, 'notes'), name: 'notes', context: 'Engineering notes' });
+  const engine = await Engine.open({ profileDir: profile, embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', workers: 1 } });
+  await engine.addCollection({ root: path.join(root, 'notes'), name: 'notes', context: 'Engineering notes' });
   await engine.index();
   // a folder dataset (the fixtures' handbook), indexed on SQLite; `trove migrate` copies it with the rest
   fs.cpSync(path.join(FIXTURES, 'datasets', 'handbook'), path.join(root, 'sets', 'handbook'), { recursive: true });
-  engine.datasets.addFolder(path.join(root, 'sets'));
+  await engine.datasets.addFolder(path.join(root, 'sets'));
   await engine.datasets.settled();
   await engine.index({ dataset: 'handbook' });
-  engine.memory.store({ threadId: 'ops', source: 'agent', text: 'The deploy runs every Tuesday after the backup finishes.', tags: ['deploy'] });
-  engine.memory.store({ threadId: 'ops', source: 'user', text: 'Rotate the vault token before each deploy.' });
-  engine.memory.store({ threadId: 'ui', source: 'user', text: 'The settings screen should remember the last tab.' });
+  await engine.memory.store({ threadId: 'ops', source: 'agent', text: 'The deploy runs every Tuesday after the backup finishes.', tags: ['deploy'] });
+  await engine.memory.store({ threadId: 'ops', source: 'user', text: 'Rotate the vault token before each deploy.' });
+  await engine.memory.store({ threadId: 'ui', source: 'user', text: 'The settings screen should remember the last tab.' });
   await engine.embed();
   await engine.close();
   const url = await freshDatabase('apipg');

@@ -15,13 +15,13 @@ let engine: Engine;
 let api: AppApi;
 const events: ApiEvent[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   fs.mkdirSync(path.join(docs, 'guides'), { recursive: true });
   fs.mkdirSync(path.join(docs, '.hidden'));
   fs.writeFileSync(path.join(docs, 'guides', 'deploy.md'), '# Deploying\n\nRoll out the canary first, then watch the error budget.\n');
   for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(docs, `note-${i}.txt`), `Note ${i} about gardening and tomatoes.\n`);
   fs.writeFileSync(path.join(docs, 'broken.md'), Buffer.from([0, 1, 2, 3, 0, 0, 255, 254]));
-  engine = Engine.open({ profileDir: path.join(tmp, 'profile') });
+  engine = await Engine.open({ profileDir: path.join(tmp, 'profile') });
   api = createAppApi({ engine, connect: () => ({ endpoint: 'http://127.0.0.1:7077/mcp', token: 'trove_secret_token_value' }) });
   api.onEvent((e) => events.push(e));
 });

@@ -20,12 +20,12 @@ let api: AppApi;
 
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, Record<string, unknown>>>;
 
-beforeAll(() => {
+beforeAll(async () => {
   fs.mkdirSync(home, { recursive: true });
   process.env.HOME = home;
   // never write into the real home: stop here if HOME is not what os.homedir() answers
   if (os.homedir() !== home) throw new Error(`os.homedir() is ${os.homedir()}, not the temp HOME`);
-  engine = Engine.open({ profileDir: path.join(tmp, 'profile') });
+  engine = await Engine.open({ profileDir: path.join(tmp, 'profile') });
   api = createAppApi({ engine, connect: () => ({ endpoint: ENDPOINT, token: TOKEN }) });
 });
 

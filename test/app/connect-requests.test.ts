@@ -55,7 +55,7 @@ describe('connect.requests', () => {
   });
 
   it('records each client by its clientInfo on both protocol generations, with its version, token and protocol', async () => {
-    const { token } = f.engine.createToken({ name: 'laptop' });
+    const { token } = await f.engine.createToken({ name: 'laptop' });
     for (const [era, name] of [
       ['legacy', 'legacy-agent'],
       ['modern', 'stateless-agent'],

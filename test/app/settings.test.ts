@@ -105,13 +105,13 @@ describe('saved file-size limit', () => {
     const profileDir = tempDir();
     const root = tempDir();
     writeTree(root, { 'small.md': '# Small\n\nhello there\n', 'big.md': `# Big\n\n${'lorem ipsum '.repeat(500)}` });
-    const engine = Engine.open({ profileDir });
+    const engine = await Engine.open({ profileDir });
     try {
-      engine.addCollection({ root, name: 'docs' });
+      await engine.addCollection({ root, name: 'docs' });
       updateSettings(profileDir, { maxFileBytes: 2048 });
       const [first] = await engine.index();
       expect(first!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/^file is 5\.9 KB, over the 2\.0 KB limit$/) }]);
-      expect(engine.search({ query: 'lorem' }).results).toEqual([]);
+      expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
 
       const api = createAppApi({ engine });
       const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
@@ -122,19 +122,19 @@ describe('saved file-size limit', () => {
       await api.close();
 
       await engine.index({ collection: 'docs' });
-      expect(engine.search({ query: 'lorem' }).results.map((r) => r.path)).toEqual(['big.md']);
+      expect((await engine.search({ query: 'lorem' })).results.map((r) => r.path)).toEqual(['big.md']);
 
       // lowered again: the next run takes the big file back out, with the reason
       updateSettings(profileDir, { maxFileBytes: 2048 });
       const [lowered] = await engine.index({ collection: 'docs' });
       expect(lowered!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/over the 2\.0 KB limit$/) }]);
-      expect(engine.search({ query: 'lorem' }).results).toEqual([]);
+      expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
     } finally {
       await engine.close();
     }
 
     // TROVE_MAX_FILE_BYTES (the engine's explicit option) beats the saved value
-    const envEngine = Engine.open({ profileDir, maxFileBytes: 1024 });
+    const envEngine = await Engine.open({ profileDir, maxFileBytes: 1024 });
     try {
       const api = createAppApi({ engine: envEngine });
       const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
@@ -198,8 +198,8 @@ describe('redaction through a real MCP client', () => {
       expect(JSON.stringify(await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } }))).toContain('[redacted]');
 
       // the index itself is unchanged
-      expect(f.engine.get('notes/retries.md').text).toContain('exponential backoff');
-      expect(f.engine.search({ query: 'jitter' }).results.map((r) => r.path)).toContain('retries.md');
+      expect((await f.engine.get('notes/retries.md')).text).toContain('exponential backoff');
+      expect((await f.engine.search({ query: 'jitter' })).results.map((r) => r.path)).toContain('retries.md');
 
       // the app's preview shows what the assistant gets
       const api = createAppApi({ engine: f.engine });

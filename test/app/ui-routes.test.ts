@@ -47,7 +47,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(tmp, 'secret.txt'), 'outside the renderer');
   fs.mkdirSync(notes);
   fs.writeFileSync(path.join(notes, 'a.md'), '# Alpha\n\nLighthouse keepers log the weather.\n');
-  engine = Engine.open({ profileDir: path.join(tmp, 'profile') });
+  engine = await Engine.open({ profileDir: path.join(tmp, 'profile') });
   host = await startHost({ engine, port: 0 });
   mounted = mountAppApi(host, { ui: true, rendererDir: renderer });
 });

@@ -17,8 +17,8 @@ const PIXEL = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 beforeAll(async () => {
   ensureBuilt();
   home = tempDir('trove-cli-memory-');
-  const engine = Engine.open({ profileDir: home });
-  engine.memory.storeBatch([
+  const engine = await Engine.open({ profileDir: home });
+  await engine.memory.storeBatch([
     { threadId: 'deploy', source: 'agent', text: 'Blue-green deploys switch the load balancer after health checks pass.', tags: ['ops'] },
     { threadId: 'deploy', source: 'user', text: 'Roll back if error rates double.', metadata: { severity: 'high' } },
     { threadId: 'ui', source: 'agent', text: 'The settings page screenshot.', images: [{ data: PIXEL }] },

@@ -16,10 +16,10 @@ let api: AppApi;
 let holder: string;
 const events: ApiEvent[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   holder = tempDir('trove-app-datasets-');
   for (const id of ['ip', 'unsupported']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
-  engine = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
+  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
   api = createAppApi({ engine });
   api.onEvent((e) => events.push(e));
 });

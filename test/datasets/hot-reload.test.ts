@@ -22,20 +22,23 @@ function copy(from: string, to: string): void {
 /** Resolves with the list once `pred` holds (checked now and on every dataset change); fails after 30 s saying what it saw. */
 function until(pred: (all: Map<string, DatasetInfo>) => boolean, what: string): Promise<Map<string, DatasetInfo>> {
   return new Promise((resolve, reject) => {
-    const snapshot = () => new Map(engine.datasets.list().map((d) => [`${d.id}@${path.basename(path.dirname(d.manifestPath))}`, d]));
-    const check = () => {
-      const all = snapshot();
+    const snapshot = async () => new Map((await engine.datasets.list()).map((d) => [`${d.id}@${path.basename(path.dirname(d.manifestPath))}`, d]));
+    const check = async () => {
+      const all = await snapshot();
       if (!pred(all)) return;
       off();
       clearTimeout(timer);
       resolve(all);
     };
-    const off = engine.datasets.onChange(check);
+    const off = engine.datasets.onChange(() => void check().catch(reject));
     const timer = setTimeout(() => {
       off();
-      reject(new Error(`timed out waiting for ${what}; datasets: ${JSON.stringify([...snapshot()].map(([k, d]) => [k, d.state, d.reason]))}`));
+      void snapshot().then(
+        (all) => reject(new Error(`timed out waiting for ${what}; datasets: ${JSON.stringify([...all].map(([k, d]) => [k, d.state, d.reason]))}`)),
+        reject,
+      );
     }, 30_000);
-    check();
+    void check().catch(reject);
   });
 }
 
@@ -50,8 +53,8 @@ beforeAll(async () => {
   });
   added = tempDir('trove-added-');
   copy('handbook', path.join(added, 'handbook'));
-  engine = Engine.open({ profileDir: profile, embeddings: { modelsDir, workers: 1 }, indexing: { live: { debounceMs: 20, maxWaitMs: 100 } } });
-  engine.datasets.addFolder(added);
+  engine = await Engine.open({ profileDir: profile, embeddings: { modelsDir, workers: 1 }, indexing: { live: { debounceMs: 20, maxWaitMs: 100 } } });
+  await engine.datasets.addFolder(added);
   await engine.startWatching();
   await engine.datasets.settled();
 }, 120_000);
@@ -96,7 +99,7 @@ describe('while watching', () => {
     fs.writeFileSync(file, good.replace('"id": "ip"', '"id": "IP"').replace('"id":"ip"', '"id":"IP"'));
     const all = await until((x) => x.get('IP@ip')?.state === 'invalid' && x.get('ip@zz-dup')?.state === 'ready', 'ip invalid and the duplicate ready');
     expect(all.get('IP@ip')?.reason).toBe('invalid manifest: id may only hold lowercase letters, digits and hyphens');
-    expect(engine.datasets.info('ip').name).toBe('Second ip');
+    expect((await engine.datasets.info('ip')).name).toBe('Second ip');
     expect((await engine.datasets.search('ip', 'fix a flat tire', { topK: 1 })).results[0]?.path).toBe('repairs/bike-tire.md');
     expect(all.get('l2@l2')?.state).toBe('ready');
     fs.writeFileSync(file, good);
@@ -126,14 +129,14 @@ describe('while watching', () => {
   it("a folder dataset's documents are watched like a collection's", async () => {
     fs.writeFileSync(path.join(added, 'handbook', 'docs', 'parking.md'), '# Parking\n\nStaff park in the north garage; visitors use the street.\n');
     await expect.poll(async () => (await engine.datasets.search('handbook', 'garage', { mode: 'keyword' })).results.map((h) => h.ref), { timeout: 30_000, interval: 50 }).toEqual(['parking.md']);
-    expect(engine.datasets.info('handbook').documents).toBe(5);
+    expect((await engine.datasets.info('handbook')).documents).toBe(5);
   });
 
   it('added folders and the datasets in them survive a restart', async () => {
     await engine.stopWatching();
     await engine.close();
-    engine = Engine.open({ profileDir: profile, embeddings: { modelsDir, workers: 1 } });
-    expect(engine.datasets.folders()).toEqual([fs.realpathSync(added)]);
+    engine = await Engine.open({ profileDir: profile, embeddings: { modelsDir, workers: 1 } });
+    expect(await engine.datasets.folders()).toEqual([fs.realpathSync(added)]);
     const all = await engine.datasets.settled();
     expect(all.filter((d) => d.state === 'ready').map((d) => d.id).sort()).toEqual(['fixed', 'handbook', 'ip']);
     expect(all.find((d) => d.id === 'handbook')?.documents).toBe(5);

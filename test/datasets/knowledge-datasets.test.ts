@@ -14,11 +14,11 @@ const QUESTION = 'how do I fix a flat tire on my bike';
 let engine: Engine;
 
 beforeAll(async () => {
-  engine = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
-  engine.datasets.addFolder(FIXTURES);
+  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
+  await engine.datasets.addFolder(FIXTURES);
   const notes = tempDir('trove-root-');
   writeTree(notes, { 'bikes.md': '# My bikes\n\nThe road bike needs a new chain; the tire on the old one goes flat every week.\n' });
-  engine.addCollection({ root: notes, name: 'notes' });
+  await engine.addCollection({ root: notes, name: 'notes' });
   await engine.index(); // indexes the folder dataset too
   await engine.datasets.settled();
 }, 120_000);
@@ -97,7 +97,7 @@ describe('datasets as sources', () => {
 describe('reading dataset items', () => {
   it('a FAISS entry: its metadata text, chunked on the fly, within the budget, by id or URI', async () => {
     const hit = (await engine.knowledge.search({ query: QUESTION, sources: ['datasets:ip'], limit: 1 })).results[0]!;
-    const doc = engine.datasets.document('ip', hit.id.slice('ip:'.length));
+    const doc = await engine.datasets.document('ip', hit.id.slice('ip:'.length));
     const full = await engine.knowledge.get({ uri: hit.uri, retrieval: { mode: 'full' } });
     expect(full.content).toBe(doc.text);
     expect(full.meta).toMatchObject({ source: 'datasets', dataset: 'ip', path: 'repairs/bike-tire.md' });

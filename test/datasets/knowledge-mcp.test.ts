@@ -24,10 +24,10 @@ let engine: Engine;
 beforeAll(async () => {
   f = await makeFixture();
   await f.engine.close(); // reopened with the models, as a host would open it
-  engine = Engine.open({ profileDir: f.profileDir, embeddings: { modelsDir, workers: 1 } });
+  engine = await Engine.open({ profileDir: f.profileDir, embeddings: { modelsDir, workers: 1 } });
   const holder = tempDir('trove-mcp-datasets-');
   for (const id of ['ip', 'handbook', 'truncated']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
-  engine.datasets.addFolder(holder);
+  await engine.datasets.addFolder(holder);
   await engine.index(); // the folder dataset is indexed with the collections
   await engine.datasets.settled();
   host = await startTestHost({ ...f, engine });
@@ -146,7 +146,7 @@ describe('scope and profiles', () => {
   });
 
   it('a token scoped to collections reaches no dataset: not in search, not by id, not by URI', async () => {
-    const { token } = engine.createToken({ name: 'notes-only', collections: ['notes'] });
+    const { token } = await engine.createToken({ name: 'notes-only', collections: ['notes'] });
     const client = await connect('v2 (2026-07-28)', 'scoped', token);
     const k = await client.callTool({ name: 'knowledge.search', arguments: { query: QUESTION } });
     expect(results(k).every((x) => x.uri.startsWith('trove://notes/'))).toBe(true);

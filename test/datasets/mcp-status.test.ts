@@ -29,11 +29,11 @@ let engine: Engine;
 beforeAll(async () => {
   f = await makeFixture();
   await f.engine.close(); // reopened with the models, as a host would open it
-  engine = Engine.open({ profileDir: f.profileDir, embeddings: { modelsDir, workers: 1 } });
+  engine = await Engine.open({ profileDir: f.profileDir, embeddings: { modelsDir, workers: 1 } });
   const holder = tempDir('trove-mcp-datasets-');
   for (const id of ['ip', 'truncated', 'unknown-model']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
   writeTree(holder, { 'datasets/bad-id/manifest.json': JSON.stringify({ id: 'Bad Id', name: 'x', description: 'y', index: '.', kind: 'folder' }) });
-  engine.datasets.addFolder(holder);
+  await engine.datasets.addFolder(holder);
   await engine.startWatching();
   await engine.datasets.settled();
   host = await startTestHost({ ...f, engine });
@@ -91,7 +91,7 @@ describe('status over the v1 client', () => {
   });
 
   it('a token scoped to some collections sees no datasets', async () => {
-    const { token } = engine.createToken({ name: 'notes-only', collections: ['notes'] });
+    const { token } = await engine.createToken({ name: 'notes-only', collections: ['notes'] });
     const client = new V1Client({ name: 'scoped', version: '1' });
     await client.connect(new V1Http(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     try {

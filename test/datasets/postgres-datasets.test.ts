@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, openSharedAppHost, type AppIndex, type DatasetInfo, type DatasetSearchResult } from '../../src-main/engine/index.js';
 import { modelsDir } from '../embed/models-dir.js';
-import { troveError, troveErrorAsync } from '../helpers/engine.js';
+import { troveErrorAsync } from '../helpers/engine.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { FIXTURES } from './fixtures.js';
@@ -56,8 +56,8 @@ const hits = (r: DatasetSearchResult) => ({
 
 beforeAll(async () => {
   url = await freshDatabase('datasets');
-  lite = Engine.open({ profileDir: tempDir('trove-ds-lite-'), embeddings });
-  lite.datasets.addFolder(FIXTURES);
+  lite = await Engine.open({ profileDir: tempDir('trove-ds-lite-'), embeddings });
+  await lite.datasets.addFolder(FIXTURES);
   await lite.datasets.settled();
   await lite.index({ dataset: 'handbook' });
   await lite.embed();
@@ -76,12 +76,12 @@ afterAll(async () => {
 describe('a folder of datasets added on one PostgreSQL host', () => {
   it('is a folder of datasets on both hosts, each in the state and with the reason SQLite gives', async () => {
     const found = await a.datasets.addFolder(FIXTURES);
-    expect(found.map((d) => d.id).sort()).toEqual(lite.datasets.list().map((d) => d.id).sort());
+    expect(found.map((d) => d.id).sort()).toEqual((await lite.datasets.list()).map((d) => d.id).sort());
     expect(await b.datasets.folders()).toEqual([FIXTURES]);
     const ready = (l: DatasetInfo[]) => l.find((d) => d.id === 'handbook')?.state === 'ready';
     const onB = await until('handbook Ready on host B', async () => (await b.datasets.settled(), await b.datasets.list()), ready);
     const onA = await until('handbook Ready on host A', async () => (await a.datasets.settled(), await a.datasets.list()), ready);
-    const expected = comparable(lite.datasets.list());
+    const expected = comparable(await lite.datasets.list());
     expect(comparable(onB)).toEqual(expected);
     expect(comparable(onA)).toEqual(expected);
     expect(onB.find((d) => d.id === 'truncated')).toMatchObject({ state: 'error', reason: expect.stringMatching(/^index\.faiss cannot be read: the file is truncated/) });
@@ -103,9 +103,9 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
     );
     const semantic = { mode: 'semantic' as const, topK: 2 };
     expect(hits(await b.datasets.search('handbook', 'time off', semantic))).toEqual(hits(await lite.datasets.search('handbook', 'time off', semantic)));
-    expect(await b.datasets.document('handbook', 'security.md')).toEqual(lite.datasets.document('handbook', 'security.md'));
-    const missing = await troveErrorAsync(async () => b.datasets.document('handbook', 'nope.md'));
-    expect(missing).toMatchObject({ code: 'NOT_FOUND', message: troveError(() => lite.datasets.document('handbook', 'nope.md')).message });
+    expect(await b.datasets.document('handbook', 'security.md')).toEqual(await lite.datasets.document('handbook', 'security.md'));
+    const missing = await troveErrorAsync(() => b.datasets.document('handbook', 'nope.md'));
+    expect(missing).toMatchObject({ code: 'NOT_FOUND', message: (await troveErrorAsync(() => lite.datasets.document('handbook', 'nope.md'))).message });
     // the folder dataset's documents never show in document search
     expect((await b.search({ query: 'badge' })).results).toEqual([]);
   }, 120_000);
@@ -115,7 +115,7 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
       const [pg, sqlite] = [await b.datasets.search(id, QUESTION, { topK: 5 }), await lite.datasets.search(id, QUESTION, { topK: 5 })];
       expect(hits(pg), id).toEqual(hits(sqlite));
     }
-    expect(await a.datasets.document('ip', '2')).toEqual(lite.datasets.document('ip', '2'));
+    expect(await a.datasets.document('ip', '2')).toEqual(await lite.datasets.document('ip', '2'));
     const broken = await troveErrorAsync(() => b.datasets.search('truncated', 'x'));
     expect(broken).toMatchObject({ code: 'UNAVAILABLE', message: (await troveErrorAsync(() => lite.datasets.search('truncated', 'x'))).message });
   });
@@ -139,11 +139,11 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
 
   it('a bad folder is the same clear error as on SQLite, and nothing is added', async () => {
     const nowhere = path.join(FIXTURES, 'nowhere');
-    const pg = await troveErrorAsync(async () => a.datasets.addFolder(nowhere));
-    expect(pg).toMatchObject({ code: 'IO', message: troveError(() => lite.datasets.addFolder(nowhere)).message });
-    const own = await troveErrorAsync(async () => a.datasets.addFolder(a.datasets.profileFolder()));
+    const pg = await troveErrorAsync(() => a.datasets.addFolder(nowhere));
+    expect(pg).toMatchObject({ code: 'IO', message: (await troveErrorAsync(() => lite.datasets.addFolder(nowhere))).message });
+    const own = await troveErrorAsync(() => a.datasets.addFolder(a.datasets.profileFolder()));
     expect(own.code).toBe('CONFLICT');
-    const unknown = await troveErrorAsync(async () => b.datasets.removeFolder(nowhere));
+    const unknown = await troveErrorAsync(() => b.datasets.removeFolder(nowhere));
     expect(unknown.code).toBe('NOT_FOUND');
     expect(await a.datasets.folders()).toEqual([FIXTURES]);
   });
@@ -155,7 +155,7 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
     try {
       await db.query('INSERT INTO dataset_folders (path, added_at) VALUES ($1, $2)', [elsewhere, Date.now()]);
       expect(await b.datasets.folders()).toEqual([FIXTURES, elsewhere]);
-      expect(comparable(await b.datasets.list())).toEqual(comparable(lite.datasets.list()));
+      expect(comparable(await b.datasets.list())).toEqual(comparable(await lite.datasets.list()));
       expect((await b.datasets.search('ip', QUESTION, { topK: 1 })).results[0]).toMatchObject({ path: 'repairs/bike-tire.md' });
     } finally {
       await db.query('DELETE FROM dataset_folders WHERE path = $1', [elsewhere]);
@@ -188,9 +188,9 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
   it('removing the folder on one host drops its datasets, and the folder dataset\'s index, on both', async () => {
     await b.datasets.removeFolder(FIXTURES);
     expect(await b.datasets.list()).toEqual([]);
-    await until('host A hears of it', () => Promise.resolve(a.datasets.list()), (l) => l.length === 0);
+    await until('host A hears of it', () => a.datasets.list(), (l) => l.length === 0);
     expect(await a.datasets.folders()).toEqual([]);
-    await expect(Promise.resolve().then(() => a.datasets.search('handbook', 'badge'))).rejects.toThrow(/no dataset "handbook"/);
+    await expect(a.datasets.search('handbook', 'badge')).rejects.toThrow(/no dataset "handbook"/);
   });
 
   it("a folder one host stops seeing for a while (an unmounted share) keeps its folder dataset's index for every host", async () => {

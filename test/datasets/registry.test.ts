@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type DatasetInfo, type DatasetState } from '../../src-main/engine/index.js';
 import { modelsDir } from '../embed/models-dir.js';
-import { troveError, troveErrorAsync } from '../helpers/engine.js';
+import { troveErrorAsync } from '../helpers/engine.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { FIXTURES } from './fixtures.js';
 
@@ -17,9 +17,9 @@ let engine: Engine;
 const events: DatasetInfo[] = [];
 
 beforeAll(async () => {
-  engine = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
+  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
   engine.datasets.onChange((d) => events.push(d));
-  const found = engine.datasets.addFolder(FIXTURES);
+  const found = await engine.datasets.addFolder(FIXTURES);
   expect(found.length).toBe(14);
   await engine.datasets.settled();
 }, 120_000);
@@ -29,11 +29,11 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const byId = () => new Map(engine.datasets.list().map((d) => [d.id, d]));
+const byId = async () => new Map((await engine.datasets.list()).map((d) => [d.id, d]));
 
 describe('a folder of datasets, good and broken', () => {
-  it('lists every manifest with its state; each broken one says why while the others are ready', () => {
-    const all = byId();
+  it('lists every manifest with its state; each broken one says why while the others are ready', async () => {
+    const all = await byId();
     for (const id of [...GOOD, 'chunked', 'unnormalized']) expect(all.get(id), id).toMatchObject({ state: 'ready', reason: null, kind: 'faiss', model: 'all-MiniLM-L6-v2' });
     const reasons: Record<string, RegExp> = {
       truncated: /^index\.faiss cannot be read: the file is truncated: IndexFlatIP's vectors needs 36864 bytes at offset 45, but the file ends at \d+$/,
@@ -80,12 +80,12 @@ describe('a folder of datasets, good and broken', () => {
       expect(r.mode).toBe('semantic');
       expect(r.datasetSize).toBe(24);
       expect(r.results.map((h) => h.path)).toEqual(ip!.results.map((h) => h.path));
-      r.results.forEach((h, i) => {
+      for (const [i, h] of r.results.entries()) {
         expect(h.similarity!).toBeCloseTo(ip!.results[i]!.similarity!, 3); // L2: cos = 1 − d²/2
         expect(h.score).toBeGreaterThanOrEqual(0);
         expect(h.score).toBeLessThanOrEqual(1);
-        expect(engine.datasets.document(r.dataset, h.ref)).toMatchObject({ title: h.title, path: h.path }); // an IDMap's ids index the metadata
-      });
+        expect(await engine.datasets.document(r.dataset, h.ref)).toMatchObject({ title: h.title, path: h.path }); // an IDMap's ids index the metadata
+      }
       expect(r.results.map((h) => h.score)).toEqual([...r.results.map((h) => h.score)].sort((a, b) => b - a));
     }
     expect(ip!.results[0]!.similarity).toBeGreaterThan(0.4);
@@ -104,7 +104,7 @@ describe('a folder of datasets, good and broken', () => {
     expect(new Set(r.results.map((h) => h.path)).size).toBe(24);
     expect(r.datasetSize).toBe(48);
     expect(r.hasMore).toBe(false);
-    const top = engine.datasets.document('chunked', r.results[0]!.ref);
+    const top = await engine.datasets.document('chunked', r.results[0]!.ref);
     expect(top.path).toBe('repairs/bike-tire.md');
     expect(top.text.length).toBeLessThan(200); // one half of the guide, the better-matching one
   });
@@ -112,7 +112,7 @@ describe('a folder of datasets, good and broken', () => {
   it('unnormalised vectors: ranked as the index ranks them, and the result says what the score means', async () => {
     const r = await engine.datasets.search('unnormalized', QUESTION, { topK: 24 });
     expect(r.notices.join(' ')).toMatch(/not unit length \(norms \d\.\d\d–\d\.\d\d\): ranked by raw inner product, as the index does; score = inner product ÷ the largest norm/);
-    expect(byId().get('unnormalized')?.scoring).toMatch(/not unit length/);
+    expect((await byId()).get('unnormalized')?.scoring).toMatch(/not unit length/);
     const ip = await engine.datasets.search('ip', QUESTION, { topK: 24 });
     const cosine = new Map(ip.results.map((h) => [h.path, h.similarity]));
     for (const h of r.results) expect(h.similarity!).toBeCloseTo(cosine.get(h.path)!, 3); // the true cosine
@@ -137,7 +137,7 @@ describe('a folder of datasets, good and broken', () => {
     expect(s).toContain('puncture');
     expect(s).not.toMatch(/^\d+: /m);
     const whole = await engine.datasets.search('ip', QUESTION, { topK: 1, snippetLength: 2000 });
-    expect(whole.results[0]!.snippet).toBe(engine.datasets.document('ip', '2').text);
+    expect(whole.results[0]!.snippet).toBe((await engine.datasets.document('ip', '2')).text);
   });
 
   it('a FAISS dataset asked for keyword search runs semantic and says so', async () => {
@@ -157,17 +157,17 @@ describe('a folder of datasets, good and broken', () => {
     for (const q of ['', '   \n']) expect((await search('ip', q)).message).toBe('query is empty: type what to search for');
     expect((await search('ip', 'q'.repeat(1025))).message).toBe('query is longer than 1024 characters (1025)');
     for (const ref of ['24', '-1', 'abc', '1.5']) {
-      expect(troveError(() => engine.datasets.document('ip', ref))).toMatchObject({ code: 'NOT_FOUND', message: `dataset "ip" has no document "${ref}": its refs are positions 0..23 in its metadata` });
+      expect(await troveErrorAsync(() => engine.datasets.document('ip', ref))).toMatchObject({ code: 'NOT_FOUND', message: `dataset "ip" has no document "${ref}": its refs are positions 0..23 in its metadata` });
     }
-    expect(troveError(() => engine.datasets.info('nope')).code).toBe('NOT_FOUND');
-    expect(troveError(() => engine.datasets.document('truncated', '0')).code).toBe('UNAVAILABLE');
+    expect((await troveErrorAsync(() => engine.datasets.info('nope'))).code).toBe('NOT_FOUND');
+    expect((await troveErrorAsync(() => engine.datasets.document('truncated', '0'))).code).toBe('UNAVAILABLE');
   });
 
-  it('status lists every dataset; the user collections never see them', () => {
-    const s = engine.status();
-    expect(s.datasets.map((d) => d.id)).toEqual(engine.datasets.list().map((d) => d.id));
+  it('status lists every dataset; the user collections never see them', async () => {
+    const s = await engine.status();
+    expect(s.datasets.map((d) => d.id)).toEqual((await engine.datasets.list()).map((d) => d.id));
     expect(s.datasets.find((d) => d.id === 'unsupported')).toMatchObject({ state: 'error', reason: expect.stringContaining('IndexIVFFlat') });
-    expect(engine.status({ collections: [] }).datasets).toEqual([]); // a scoped token sees no datasets
+    expect((await engine.status({ collections: [] })).datasets).toEqual([]); // a scoped token sees no datasets
   });
 });
 
@@ -175,23 +175,23 @@ describe('a folder dataset', () => {
   it('is indexed like a read-only collection of its own, Ready once indexed, and searched by keyword', async () => {
     const notes = tempDir('trove-root-');
     writeTree(notes, { 'badge.md': '# My badge\n\nI keep my badge in my coat.\n' });
-    engine.addCollection({ root: notes, name: 'notes' });
+    await engine.addCollection({ root: notes, name: 'notes' });
     await engine.index();
-    expect(byId().get('handbook')).toMatchObject({ state: 'ready', documents: 4 });
+    expect((await byId()).get('handbook')).toMatchObject({ state: 'ready', documents: 4 });
     expect(events.filter((e) => e.id === 'handbook').map((e) => e.state).at(-1)).toBe('ready');
     const r = await engine.datasets.search('handbook', 'lost badge');
     expect(r).toMatchObject({ mode: 'keyword', datasetSize: 4 });
     expect(r.notices[0]).toMatch(/has no vectors yet: keyword search only/);
     expect(r.results[0]).toMatchObject({ dataset: 'handbook', ref: 'security.md', path: 'security.md', title: 'Security', similarity: null, chunk: { ordinal: 0, lineStart: 1 } });
     expect(r.results[0]!.modified).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const doc = engine.datasets.document('handbook', 'security.md');
+    const doc = await engine.datasets.document('handbook', 'security.md');
     expect(doc.text).toContain('Report a lost laptop or badge');
     expect(doc.chunks![0]).toMatchObject({ ordinal: 0, charStart: 0, lineStart: 1 });
     // the user's collections and their search never see a dataset's documents
-    expect(engine.listCollections().map((c) => c.name)).toEqual(['notes']);
-    expect(engine.search({ query: 'badge' }).results.map((h) => h.path)).toEqual(['badge.md']);
-    expect(engine.status().collections.map((c) => c.name)).toEqual(['notes']);
-    expect(troveError(() => engine.datasets.document('handbook', 'nope.md')).code).toBe('NOT_FOUND');
+    expect((await engine.listCollections()).map((c) => c.name)).toEqual(['notes']);
+    expect((await engine.search({ query: 'badge' })).results.map((h) => h.path)).toEqual(['badge.md']);
+    expect((await engine.status()).collections.map((c) => c.name)).toEqual(['notes']);
+    expect((await troveErrorAsync(() => engine.datasets.document('handbook', 'nope.md'))).code).toBe('NOT_FOUND');
     await expect(engine.index({ dataset: 'ip' })).rejects.toThrow('dataset "ip" is a FAISS index: it has nothing to index');
   });
 
@@ -209,15 +209,15 @@ describe('a folder dataset', () => {
   });
 
   it('removing the added folder drops its datasets and their index', async () => {
-    engine.datasets.removeFolder(FIXTURES);
-    expect(engine.datasets.folders()).toEqual([]);
-    expect(engine.datasets.list()).toEqual([]);
+    await engine.datasets.removeFolder(FIXTURES);
+    expect(await engine.datasets.folders()).toEqual([]);
+    expect(await engine.datasets.list()).toEqual([]);
     expect(events.filter((e) => e.id === 'ip').at(-1)).toMatchObject({ state: 'unloaded', reason: `its folder ${FIXTURES} is no longer a dataset folder` });
     await expect(engine.datasets.search('handbook', 'badge')).rejects.toThrow(/no dataset "handbook"/);
-    expect(engine.search({ query: 'badge' }).results.map((h) => h.path)).toEqual(['badge.md']);
-    expect(troveError(() => engine.datasets.removeFolder(FIXTURES))).toMatchObject({ code: 'NOT_FOUND', message: `${FIXTURES} is not an added dataset folder (none are added)` });
-    expect(troveError(() => engine.datasets.addFolder(path.join(FIXTURES, 'nowhere'))).code).toBe('IO');
-    expect(troveError(() => engine.datasets.addFolder(engine.datasets.profileFolder()))).toMatchObject({ code: 'CONFLICT' });
+    expect((await engine.search({ query: 'badge' })).results.map((h) => h.path)).toEqual(['badge.md']);
+    expect(await troveErrorAsync(() => engine.datasets.removeFolder(FIXTURES))).toMatchObject({ code: 'NOT_FOUND', message: `${FIXTURES} is not an added dataset folder (none are added)` });
+    expect((await troveErrorAsync(() => engine.datasets.addFolder(path.join(FIXTURES, 'nowhere')))).code).toBe('IO');
+    expect(await troveErrorAsync(() => engine.datasets.addFolder(engine.datasets.profileFolder()))).toMatchObject({ code: 'CONFLICT' });
   });
 });
 
@@ -225,9 +225,9 @@ describe('a large IndexHNSWFlat', () => {
   it('is searched through its graph, finding what an exact scan finds', async () => {
     const holder = tempDir('trove-hnsw-');
     for (const id of ['ip', 'hnsw']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
-    const graph = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 }, datasets: { hnswGraphFrom: 10 } });
+    const graph = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 }, datasets: { hnswGraphFrom: 10 } });
     try {
-      graph.datasets.addFolder(holder);
+      await graph.datasets.addFolder(holder);
       await graph.datasets.settled();
       for (const q of [QUESTION, 'what makes a volcano explode', 'immune memory after a shot']) {
         const [exact, walked] = await Promise.all([graph.datasets.search('ip', q, { topK: 10 }), graph.datasets.search('hnsw', q, { topK: 10 })]);

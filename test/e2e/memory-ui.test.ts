@@ -35,8 +35,8 @@ beforeAll(async () => {
   buildRendererOnce();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   // an assistant's memory, embedded, before the server starts
-  const engine = Engine.open({ profileDir: profile, embeddings: { modelsDir: MODELS, defaultModel: 'all-MiniLM-L6-v2', workers: 1 } });
-  engine.memory.storeBatch([
+  const engine = await Engine.open({ profileDir: profile, embeddings: { modelsDir: MODELS, defaultModel: 'all-MiniLM-L6-v2', workers: 1 } });
+  await engine.memory.storeBatch([
     { threadId: 'trip-planning', source: 'user', text: 'We fly to Lisbon on the 12th and stay near the river.', tags: ['travel'] },
     { threadId: 'trip-planning', source: 'agent', text: 'Booked a table at a seafood place for the first evening.', metadata: { status: 'done', booking: { ref: 'A17' } }, tags: ['travel', 'food'] },
     { threadId: 'trip-planning', source: 'agent', text: 'Pack an umbrella: rain showers are forecast for the weekend.', tags: ['weather'], images: [{ data: PNG, mime_type: 'image/png' }] },

@@ -16,8 +16,8 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-function hostEngine(extra: { auto?: boolean } = {}): Engine {
-  const e = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 2, auto: true, ...extra } });
+async function hostEngine(extra: { auto?: boolean } = {}): Promise<Engine> {
+  const e = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 2, auto: true, ...extra } });
   engines.push(e);
   return e;
 }
@@ -43,19 +43,19 @@ function progressWhere(e: Engine, pred: (p: EmbeddingProgress) => boolean): Prom
 
 async function until(e: Engine, pred: (s: StatusReport) => boolean): Promise<StatusReport> {
   for (let i = 0; i < 600; i++) {
-    const s = e.status();
+    const s = await e.status();
     if (pred(s)) return s;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`condition not met: ${JSON.stringify(e.status().embeddings)}`);
+  throw new Error(`condition not met: ${JSON.stringify((await e.status()).embeddings)}`);
 }
 
 describe('background embedding', () => {
   it('is on in a host engine: keyword search at once, vectors follow, status says it all', async () => {
-    const e = hostEngine();
-    e.addCollection({ root: folder(3), name: 'notes' });
+    const e = await hostEngine();
+    await e.addCollection({ root: folder(3), name: 'notes' });
     await e.index();
-    expect(e.search({ query: 'retried' }).results).toHaveLength(3); // keyword-searchable before any vector
+    expect((await e.search({ query: 'retried' })).results).toHaveLength(3); // keyword-searchable before any vector
     const s = await until(e, (st) => st.embeddings.coverage.percent === 100 && st.embeddings.background.state === 'idle');
     expect(s.embeddings.background).toEqual({ enabled: true, source: 'default', state: 'idle' });
     expect(s.embeddings.coverage).toMatchObject({ embedded: 3, chunks: 3, percent: 100, etaSeconds: null });
@@ -65,35 +65,35 @@ describe('background embedding', () => {
   });
 
   it('is off in an engine opened without it (a one-shot command), and says where to get vectors', async () => {
-    const e = hostEngine({ auto: false });
-    e.addCollection({ root: folder(2), name: 'notes' });
+    const e = await hostEngine({ auto: false });
+    await e.addCollection({ root: folder(2), name: 'notes' });
     await e.index();
-    const s = e.status();
+    const s = await e.status();
     expect(s.embeddings.background).toEqual({ enabled: false, source: 'option', state: 'off' });
-    expect(() => e.search({ query: 'retry policy', mode: 'vector' })).toThrow(/no vectors yet for notes: .*`trove embed`/);
+    await expect(e.search({ query: 'retry policy', mode: 'vector' })).rejects.toThrow(/no vectors yet for notes: .*`trove embed`/);
   });
 
   it('follows the saved setting without a restart: off stops it, on brings the vectors', async () => {
-    const e = hostEngine();
+    const e = await hostEngine();
     e.settings.update({ backgroundEmbedding: false });
-    expect(e.status().embeddings.background).toEqual({ enabled: false, source: 'saved', state: 'off' });
-    e.addCollection({ root: folder(4), name: 'notes' });
+    expect((await e.status()).embeddings.background).toEqual({ enabled: false, source: 'saved', state: 'off' });
+    await e.addCollection({ root: folder(4), name: 'notes' });
     await e.index();
-    expect(e.status()).toMatchObject({ needsEmbedding: 4, hasVectorIndex: false });
-    expect(() => e.search({ query: 'retry policy', mode: 'vector' })).toThrow(/switched off in Settings/);
+    expect(await e.status()).toMatchObject({ needsEmbedding: 4, hasVectorIndex: false });
+    await expect(e.search({ query: 'retry policy', mode: 'vector' })).rejects.toThrow(/switched off in Settings/);
     e.settings.update({ backgroundEmbedding: true });
     const s = await until(e, (st) => st.needsEmbedding === 0 && st.hasVectorIndex);
     expect(s.embeddings.background).toMatchObject({ enabled: true, source: 'saved' });
   });
 
   it('pauses with indexing and resumes with it; an explicit embed still runs while paused', async () => {
-    const e = hostEngine();
-    e.pause(); // everything, before there is any work
-    e.addCollection({ root: folder(40), name: 'big' });
-    e.addCollection({ root: folder(2, 'bread'), name: 'small' });
+    const e = await hostEngine();
+    await e.pause(); // everything, before there is any work
+    await e.addCollection({ root: folder(40), name: 'big' });
+    await e.addCollection({ root: folder(2, 'bread'), name: 'small' });
     await e.index(); // an explicit index run works while paused: keyword search at once
-    expect(e.search({ query: 'retried', collections: ['big'] }).total_estimated).toBe(40);
-    let s = e.status();
+    expect((await e.search({ query: 'retried', collections: ['big'] })).total_estimated).toBe(40);
+    let s = await e.status();
     expect(s.embeddings.background.state).toBe('paused');
     expect(s.needsEmbedding).toBe(42);
 
@@ -105,14 +105,14 @@ describe('background embedding', () => {
     const off = e.onEmbeddingProgress((p) => {
       if (p.collection === 'big' && p.phase === 'filling') {
         off();
-        e.pause('big');
+        void e.pause('big'); // its body runs now, in the listener, before the stage's first batch
       }
     });
     const paused = progressWhere(e, (p) => p.collection === 'big' && p.phase === 'paused');
-    e.resume();
+    await e.resume();
     const stoppedAt = await paused;
     expect(stoppedAt).toMatchObject({ done: 0, total: 40 });
-    s = e.status();
+    s = await e.status();
     expect(s.embeddings.background.state).toBe('paused'); // work is left, and it is paused
     expect(s.embeddings.collections.find((c) => c.collection === 'big')!.needsEmbedding).toBeGreaterThan(0);
 
@@ -121,7 +121,7 @@ describe('background embedding', () => {
     const notice = r.notices?.find((n) => n.startsWith('semantic search sees part of the index so far'));
     expect(notice).toMatch(/^semantic search sees part of the index so far: 2 of 42 chunks embedded \(4\.7%\); background embedding is paused with indexing/);
 
-    e.resume('big');
+    await e.resume('big');
     s = await until(e, (st) => st.needsEmbedding === 0);
     expect(s.embeddings.coverage).toMatchObject({ embedded: 42, chunks: 42, percent: 100 });
     expect((await e.search({ query: 'retry policy', mode: 'hybrid' })).notices).toBeUndefined();
@@ -130,12 +130,12 @@ describe('background embedding', () => {
 
 describe('how much is embedded, over MCP', () => {
   it('vsearch and query carry the notice; status gives the numbers and what the stage is doing', async () => {
-    const e = hostEngine();
-    e.addCollection({ root: folder(3, 'bread'), name: 'done' });
+    const e = await hostEngine();
+    await e.addCollection({ root: folder(3, 'bread'), name: 'done' });
     await e.index();
     await until(e, (st) => st.needsEmbedding === 0);
-    e.addCollection({ root: folder(5), name: 'later' });
-    e.pause('later'); // paused before its first index run (which still runs: it is explicit): its chunks wait
+    await e.addCollection({ root: folder(5), name: 'later' });
+    await e.pause('later'); // paused before its first index run (which still runs: it is explicit): its chunks wait
     await e.index();
     const host = await startHost({ engine: e, port: 0, writeRuntimeFile: false, token: 'background-test-token-0123456789' });
     const client = new Client({ name: 'background-test', version: '1.0.0' });

@@ -24,12 +24,12 @@ beforeAll(async () => {
   const root2 = tempDir('trove-root-');
   writeTree(root, notes);
   writeTree(root2, other);
-  engine = Engine.open({
+  engine = await Engine.open({
     profileDir: tempDir('trove-profile-'),
     embeddings: { modelsDir, rerankModel: 'test-tiny-cross-encoder', workers: 1 },
   });
-  engine.addCollection({ root, name: 'notes' });
-  engine.addCollection({ root: root2, name: 'other' });
+  await engine.addCollection({ root, name: 'notes' });
+  await engine.addCollection({ root: root2, name: 'other' });
   await engine.index();
 });
 
@@ -40,12 +40,12 @@ afterAll(async () => {
 
 describe('before embedding', () => {
   it('keyword search works at once; vector search says why it is off; hybrid falls back and says so', async () => {
-    expect(engine.search({ query: 'mitochondria' }).results[0]?.path).toBe('cells.md');
-    expect(() => engine.search({ query: 'how do I configure retries', mode: 'vector' })).toThrow(/vector search is off: no vectors yet/);
+    expect((await engine.search({ query: 'mitochondria' })).results[0]?.path).toBe('cells.md');
+    await expect(engine.search({ query: 'how do I configure retries', mode: 'vector' })).rejects.toThrow(/vector search is off: no vectors yet/);
     const r = await engine.search({ query: 'retries', mode: 'hybrid' });
     expect(r.results.length).toBeGreaterThan(0);
     expect(r.notices?.join(' ')).toMatch(/vector leg skipped/);
-    const st = engine.status();
+    const st = await engine.status();
     expect(st.hasVectorIndex).toBe(false);
     expect(st.needsEmbedding).toBe(4);
   });
@@ -64,7 +64,7 @@ describe('after embedding', () => {
     expect(r.results[0]).toMatchObject({ path: 'resilience.md', collection: 'notes' });
     for (const h of r.results) expect(h.score).toBeGreaterThanOrEqual(0.3);
     expect(r.results[0]!.explain).toHaveProperty('cosine');
-    const st = engine.status();
+    const st = await engine.status();
     expect(st.hasVectorIndex).toBe(true);
     expect(st.needsEmbedding).toBe(0);
     expect(st.embeddings.collections.find((c) => c.collection === 'notes')).toMatchObject({ model: 'all-MiniLM-L6-v2', vectors: 3, needsEmbedding: 0 });
@@ -89,7 +89,7 @@ describe('after embedding', () => {
   });
 
   it('hybrid and rerank pages carry the snippets the legs would have cut, page by page', async () => {
-    const keyword = engine.search({ query: 'retries', limit: 20 });
+    const keyword = await engine.search({ query: 'retries', limit: 20 });
     const vector = await engine.search({ query: 'retries', mode: 'vector', limit: 20, minScore: 0 });
     const snippetOf = new Map([...vector.results, ...keyword.results].map((h) => [`${h.collection}/${h.path}`, { snippet: h.snippet, line: h.line }]));
     for (const mode of ['hybrid', 'rerank'] as const) {
@@ -107,7 +107,7 @@ describe('after embedding', () => {
   it('a deleted document loses its vectors', async () => {
     fs.rmSync(path.join(root, 'cooking.md'));
     await engine.index({ collection: 'notes' });
-    expect(engine.status().embeddings.collections.find((c) => c.collection === 'notes')!.vectors).toBe(2);
+    expect((await engine.status()).embeddings.collections.find((c) => c.collection === 'notes')!.vectors).toBe(2);
     const r = await engine.search({ query: 'bread dough', mode: 'vector', minScore: 0 });
     expect(r.results.map((h) => h.path)).not.toContain('cooking.md');
   });
@@ -115,10 +115,10 @@ describe('after embedding', () => {
   it('a new document waits for its vectors (pendingEmbedding) until the stage has embedded it', async () => {
     fs.writeFileSync(path.join(root, 'whales.md'), '# Whales\n\nThe narwhal has a long spiral tusk.\n');
     await engine.index({ collection: 'notes' });
-    const waiting = engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' }).results;
+    const waiting = (await engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' })).results;
     expect(Object.fromEntries(waiting.map((h) => [h.path, h.pendingEmbedding]))).toEqual({ 'whales.md': true, 'cells.md': false });
     await engine.embed({ collection: 'notes' });
-    const embedded = engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' }).results;
+    const embedded = (await engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' })).results;
     expect(embedded.map((h) => h.pendingEmbedding)).toEqual([false, false]);
     fs.rmSync(path.join(root, 'whales.md'));
     await engine.index({ collection: 'notes' });
@@ -141,7 +141,7 @@ describe('after embedding', () => {
       'retry.md': '# 重试设置\n\n客户端在请求失败后会自动重试三次，并使用指数退避。\n',
       'wall.md': '# 长城\n\n长城是中国古代的军事防御工程，绵延数千公里。\n',
     });
-    engine.addCollection({ root: zh, name: 'zh' });
+    await engine.addCollection({ root: zh, name: 'zh' });
     await engine.index({ collection: 'zh' });
     const [st] = await engine.embed({ collection: 'zh' });
     expect(st).toMatchObject({ model: 'multilingual-e5-small', vectors: 2 });
@@ -158,13 +158,13 @@ describe('background embedding', () => {
   it('with auto on, vectors follow indexing without an explicit embed()', async () => {
     const dir = tempDir('trove-root-');
     writeTree(dir, { 'x.md': '# Retries\n\nFailed requests are retried.\n' });
-    const e = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1, auto: true } });
+    const e = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1, auto: true } });
     try {
-      e.addCollection({ root: dir, name: 'bg' });
+      await e.addCollection({ root: dir, name: 'bg' });
       await e.index();
-      expect(e.search({ query: 'retried' }).results).toHaveLength(1); // keyword-searchable at once
-      for (let i = 0; i < 300 && !e.status().hasVectorIndex; i++) await new Promise((r) => setTimeout(r, 100));
-      expect(e.status()).toMatchObject({ hasVectorIndex: true, needsEmbedding: 0 });
+      expect((await e.search({ query: 'retried' })).results).toHaveLength(1); // keyword-searchable at once
+      for (let i = 0; i < 300 && !(await e.status()).hasVectorIndex; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await e.status()).toMatchObject({ hasVectorIndex: true, needsEmbedding: 0 });
       expect((await e.search({ query: 'retry policy', mode: 'vector' })).results[0]?.path).toBe('x.md');
     } finally {
       await e.close();
@@ -180,10 +180,10 @@ describe('ANN index', () => {
     const profileDir = tempDir('trove-profile-');
     const q = { query: 'how do I configure retry policies', mode: 'vector' as const, minScore: 0 };
     // exact kNN first: an engine whose threshold the six notes do not reach
-    const plain = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 1000 } });
+    const plain = await Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 1000 } });
     let exact: string[];
     try {
-      plain.addCollection({ root: dir, name: 'many' });
+      await plain.addCollection({ root: dir, name: 'many' });
       await plain.index();
       await plain.embed();
       exact = (await plain.search(q)).results.map((r) => r.path);
@@ -192,7 +192,7 @@ describe('ANN index', () => {
     }
     const file = path.join(profileDir, 'vectors', 'space-1.usearch');
     expect(fs.existsSync(file)).toBe(false);
-    const e = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
+    const e = await Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
     try {
       await e.embed(); // nothing left to embed, but a filled space: its index is built in the background, before any search asks
       for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
@@ -207,7 +207,7 @@ describe('ANN index', () => {
     }
     // a one-shot command waits for the index and leaves it saved for the next process
     fs.rmSync(file);
-    const once = Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
+    const once = await Engine.open({ profileDir, embeddings: { modelsDir, workers: 1, annMinVectors: 4 } });
     try {
       await once.embed({ waitForAnnIndex: true });
       expect(fs.existsSync(file)).toBe(true);

@@ -29,9 +29,9 @@ beforeAll(async () => {
   writeTree(root2, other);
   setMtime(path.join(root, 'cells.md'), new Date('2020-01-01'));
   setMtime(path.join(root, 'cooking.md'), new Date('2024-06-01'));
-  engine = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
-  engine.addCollection({ root, name: 'notes' });
-  engine.addCollection({ root: root2, name: 'other' });
+  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
+  await engine.addCollection({ root, name: 'notes' });
+  await engine.addCollection({ root: root2, name: 'other' });
   await engine.index();
 });
 
@@ -47,7 +47,7 @@ describe('before any vectors', () => {
     const r = await engine.knowledge.search({ query: 'retried requests client' });
     expect(r.mode).toBe('keyword');
     expect(r.sources).toEqual([expect.objectContaining({ source: 'documents', kind: 'documents', mode: 'keyword' })]);
-    const own = engine.search({ query: 'retried requests client', freshness: false });
+    const own = await engine.search({ query: 'retried requests client', freshness: false });
     expect(uris(r)).toEqual(own.results.map((h) => h.uri));
     // not min/max per result set: the best hit is not pinned at 1, and scores only fall
     expect(r.results[0]!.score).toBeLessThan(1);
@@ -195,7 +195,7 @@ describe('get', () => {
       cursor = r.retrieval.next_cursor ?? undefined;
       if (!cursor) break;
     }
-    expect(text).toBe(engine.get('notes/long.md').text);
+    expect(text).toBe((await engine.get('notes/long.md')).text);
   });
 
   it('says what is wrong: no id, an unknown document, a memory entry that is not one', async () => {

@@ -34,9 +34,9 @@ function copyModel(id: string): string {
 async function engineWith(models: string, extra: Record<string, unknown> = {}): Promise<Engine> {
   const root = tempDir('trove-root-');
   writeTree(root, { 'a.md': '# Retries\n\nThe client retries failed requests three times.\n' });
-  const engine = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir: models, workers: 1, ...extra } });
+  const engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir: models, workers: 1, ...extra } });
   engines.push(engine);
-  engine.addCollection({ root, name: 'docs' });
+  await engine.addCollection({ root, name: 'docs' });
   await engine.index();
   return engine;
 }
@@ -45,9 +45,9 @@ describe('a model that cannot be used', () => {
   it('missing: embed and vector search say why; keyword search is unaffected', async () => {
     const engine = await engineWith(tempDir('trove-empty-models-'));
     await expect(engine.embed()).rejects.toThrow(/model "all-MiniLM-L6-v2" is not available: no onnx\/model_quantized.onnx .*trove models pull/);
-    expect(() => engine.search({ query: 'retries', mode: 'vector' })).toThrow(/vector search is off: .*not available/);
-    expect(engine.status().embeddings.collections[0]!.problem).toMatch(/not available/);
-    expect(engine.search({ query: 'retries' }).results).toHaveLength(1);
+    await expect(engine.search({ query: 'retries', mode: 'vector' })).rejects.toThrow(/vector search is off: .*not available/);
+    expect((await engine.status()).embeddings.collections[0]!.problem).toMatch(/not available/);
+    expect((await engine.search({ query: 'retries' })).results).toHaveLength(1);
   });
 
   it('corrupt: a weights file with another sha256 is refused, naming the file', async () => {
@@ -61,7 +61,7 @@ describe('a model that cannot be used', () => {
     expect((err as TroveError).message).toMatch(/corrupt or not the expected build: .*model_quantized.onnx has sha256/);
     const engine = await engineWith(dir);
     await expect(engine.embed()).rejects.toThrow(/corrupt/);
-    expect(engine.search({ query: 'retries' }).results).toHaveLength(1);
+    expect((await engine.search({ query: 'retries' })).results).toHaveLength(1);
   });
 
   it('wrong dims: a model whose output width differs from the manifest is refused before any vector is stored', async () => {
@@ -72,7 +72,7 @@ describe('a model that cannot be used', () => {
     fs.writeFileSync(file, JSON.stringify(json));
     const engine = await engineWith(modelsDir, { manifestFile: file });
     await expect(engine.embed()).rejects.toThrow(/makes 384-dimensional vectors, the manifest says 256/);
-    expect(engine.status().hasVectorIndex).toBe(false);
+    expect((await engine.status()).hasVectorIndex).toBe(false);
   });
 
   it('a malformed manifest is rejected by its schema', () => {

@@ -17,8 +17,8 @@ afterAll(() => {
   removeTempDirs();
 });
 
-export function openEngine(opts: Partial<EngineOptions> = {}): Engine {
-  const engine = Engine.open({ profileDir: tempDir('trove-profile-'), ...opts });
+export async function openEngine(opts: Partial<EngineOptions> = {}): Promise<Engine> {
+  const engine = await Engine.open({ profileDir: tempDir('trove-profile-'), ...opts });
   engines.push(engine);
   return engine;
 }
@@ -27,16 +27,16 @@ export function openEngine(opts: Partial<EngineOptions> = {}): Engine {
 export async function indexedFolder(files: Record<string, string | Buffer>, name = 'notes', opts: Partial<EngineOptions> = {}): Promise<TestIndex> {
   const root = tempDir('trove-root-');
   writeTree(root, files);
-  const engine = openEngine(opts);
-  engine.addCollection({ root, name });
+  const engine = await openEngine(opts);
+  await engine.addCollection({ root, name });
   await engine.index();
   return { engine, root, profile: engine.profileDir };
 }
 
-/** 'results' when fn returns, else the code of the TroveError it throws (anything else fails the test). */
-export function outcome(fn: () => unknown): 'results' | string {
+/** 'results' when fn's promise resolves, else the code of the TroveError it rejects with (anything else fails the test). */
+export async function outcome(fn: () => Promise<unknown>): Promise<'results' | string> {
   try {
-    fn();
+    await fn();
     return 'results';
   } catch (err) {
     if (err instanceof TroveError) return err.code;
@@ -44,10 +44,14 @@ export function outcome(fn: () => unknown): 'results' | string {
   }
 }
 
-/** Runs fn and returns the TroveError it throws (fails the test if it throws anything else or nothing). */
+/** Runs fn and returns the TroveError it throws (fails the test if it throws anything else or nothing); for a promise, troveErrorAsync. */
 export function troveError(fn: () => unknown): TroveError {
   try {
-    fn();
+    const r = fn();
+    if (r instanceof Promise) {
+      r.catch(() => undefined);
+      throw new Error('troveError: fn returned a promise: use troveErrorAsync');
+    }
   } catch (err) {
     if (err instanceof TroveError) return err;
     throw new Error(`expected a TroveError, got ${String(err)}`);
@@ -55,6 +59,7 @@ export function troveError(fn: () => unknown): TroveError {
   throw new Error('expected a TroveError, but nothing was thrown');
 }
 
+/** Awaits fn and returns the TroveError it rejects (or throws) with; fails the test on anything else or nothing. */
 export async function troveErrorAsync(fn: () => Promise<unknown>): Promise<TroveError> {
   try {
     await fn();

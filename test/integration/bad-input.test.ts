@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
 import type { IndexReport } from '../../src-main/engine/ingest/indexer.js';
 import { documentRecords } from '../helpers/db.js';
-import { openEngine, outcome, troveError } from '../helpers/engine.js';
+import { openEngine, outcome, troveErrorAsync } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
 const GOOD = { 'good.md': '# Good\n\nthe good file is about pelicans', 'sub/also-good.txt': 'also good: flamingos' };
@@ -15,22 +15,22 @@ async function indexWith(files: Record<string, string | Buffer>, setup?: (root: 
   const root = tempDir();
   writeTree(root, { ...GOOD, ...files });
   setup?.(root);
-  const engine = openEngine({ maxFileBytes });
-  engine.addCollection({ root, name: 'bad' });
+  const engine = await openEngine({ maxFileBytes });
+  await engine.addCollection({ root, name: 'bad' });
   const [report] = await engine.index();
   return { engine, root, report: report! };
 }
 
 /** The good files are indexed and searchable, whatever happened to the bad one. */
-function expectGoodFilesIndexed(engine: Engine, report: IndexReport): void {
-  expect(engine.search({ query: 'pelicans' }).results.map((r) => r.path)).toEqual(['good.md']);
-  expect(engine.search({ query: 'flamingos' }).results.map((r) => r.path)).toEqual(['sub/also-good.txt']);
+async function expectGoodFilesIndexed(engine: Engine, report: IndexReport): Promise<void> {
+  expect((await engine.search({ query: 'pelicans' })).results.map((r) => r.path)).toEqual(['good.md']);
+  expect((await engine.search({ query: 'flamingos' })).results.map((r) => r.path)).toEqual(['sub/also-good.txt']);
   expect(report.added).toBeGreaterThanOrEqual(2);
-  expect(engine.status().totals.documents).toBeGreaterThanOrEqual(2);
+  expect((await engine.status()).totals.documents).toBeGreaterThanOrEqual(2);
 }
 
-function problem(engine: Engine, file: string) {
-  return engine.status().collections[0]!.problems.find((p) => p.path === file);
+async function problem(engine: Engine, file: string) {
+  return (await engine.status()).collections[0]!.problems.find((p) => p.path === file);
 }
 
 describe('bad input', () => {
@@ -38,19 +38,19 @@ describe('bad input', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
     const { engine, report } = await indexWith({ 'image.md': png });
     expect(report.skipped).toEqual([{ path: 'image.md', reason: 'binary content (not text)' }]);
-    expect(problem(engine, 'image.md')).toEqual({ path: 'image.md', status: 'skipped', reason: 'binary content (not text)' });
-    expect(troveError(() => engine.get('image.md')).message).toMatch(/not indexed: binary content/);
-    expectGoodFilesIndexed(engine, report);
+    expect(await problem(engine, 'image.md')).toEqual({ path: 'image.md', status: 'skipped', reason: 'binary content (not text)' });
+    expect((await troveErrorAsync(() => engine.get('image.md'))).message).toMatch(/not indexed: binary content/);
+    await expectGoodFilesIndexed(engine, report);
   });
 
   it('invalid UTF-8 is decoded as windows-1252, indexed, and the decoding is noted', async () => {
     const latin = Buffer.concat([Buffer.from('# Caf'), Buffer.from([0xe9]), Buffer.from(' menu\n\nna'), Buffer.from([0xef]), Buffer.from('ve ' ), Buffer.from([0x93]), Buffer.from('quoted'), Buffer.from([0x94]), Buffer.from(' text\n')]);
     const { engine, profile, report } = await indexWith({ 'latin1.md': latin }).then((r) => ({ ...r, profile: r.engine.profileDir }));
     expect(report.failed).toEqual([]);
-    expect(engine.get('latin1.md').text).toBe('# Café menu\n\nnaïve “quoted” text\n');
-    expect(engine.search({ query: 'café' }).results.map((r) => r.path)).toEqual(['latin1.md']);
+    expect((await engine.get('latin1.md')).text).toBe('# Café menu\n\nnaïve “quoted” text\n');
+    expect((await engine.search({ query: 'café' })).results.map((r) => r.path)).toEqual(['latin1.md']);
     expect(documentRecords(profile).get('latin1.md')).toMatchObject({ status: 'indexed', error: 'invalid UTF-8; decoded as windows-1252' });
-    expectGoodFilesIndexed(engine, report);
+    await expectGoodFilesIndexed(engine, report);
   });
 
   it('a 0-byte file is skipped as empty', async () => {
@@ -61,15 +61,15 @@ describe('bad input', () => {
         { path: 'blank.txt', reason: 'no text content' },
       ]),
     );
-    expect(problem(engine, 'empty.md')?.status).toBe('skipped');
-    expectGoodFilesIndexed(engine, report);
+    expect((await problem(engine, 'empty.md'))?.status).toBe('skipped');
+    await expectGoodFilesIndexed(engine, report);
   });
 
   it('a file deleted between scan and read is reported, and nothing else is lost', async () => {
     const root = tempDir();
     writeTree(root, { ...GOOD, 'vanishing.md': '# Vanishing\n\nthis file is deleted mid-index' });
-    const engine = openEngine();
-    engine.addCollection({ root, name: 'bad' });
+    const engine = await openEngine();
+    await engine.addCollection({ root, name: 'bad' });
     let deleted = false;
     const [report] = await engine.index({
       onProgress: (p) => {
@@ -83,8 +83,8 @@ describe('bad input', () => {
     expect(deleted).toBe(true);
     expect(report!.scanned).toBe(3);
     expect(report!.notices).toEqual([{ path: 'vanishing.md', reason: expect.stringMatching(/deleted before it could be read/) }]);
-    expect(troveError(() => engine.get('vanishing.md')).code).toBe('NOT_FOUND');
-    expectGoodFilesIndexed(engine, report!);
+    expect((await troveErrorAsync(() => engine.get('vanishing.md'))).code).toBe('NOT_FOUND');
+    await expectGoodFilesIndexed(engine, report!);
   });
 
   it('a symlink loop is reported and does not hang the scan', async () => {
@@ -100,16 +100,16 @@ describe('bad input', () => {
     expect(notes['sub/up']).toMatch(/symlink loop/);
     expect(notes['self']).toMatch(/symlink loop/);
     expect(report.scanned).toBe(2);
-    expectGoodFilesIndexed(engine, report);
+    await expectGoodFilesIndexed(engine, report);
   });
 
   it('a file over the size limit is skipped with a reason, without being read', async () => {
     const big = `# Big\n\n${'lorem ipsum '.repeat(500)}`;
     const { engine, report } = await indexWith({ 'big.md': big }, undefined, 2048);
     expect(report.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/^file is 5\.9 KB, over the 2\.0 KB limit$/) }]);
-    expect(problem(engine, 'big.md')).toMatchObject({ status: 'skipped' });
-    expect(engine.search({ query: 'lorem' }).results).toEqual([]);
-    expectGoodFilesIndexed(engine, report);
+    expect(await problem(engine, 'big.md')).toMatchObject({ status: 'skipped' });
+    expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
+    await expectGoodFilesIndexed(engine, report);
   });
 
   it('documents (PDF, Office, …) may be ten times the size limit of text files, and say so when over it', async () => {
@@ -126,16 +126,16 @@ describe('bad input', () => {
       ]),
     );
     expect(report.skipped).toHaveLength(2);
-    expect(problem(engine, 'huge.pdf')).toMatchObject({ status: 'skipped' });
-    expect(engine.search({ query: 'lorem' }).results).toEqual([]);
-    expect(engine.status().collections[0]!.kinds.pdf).toBe(1); // report.pdf, four times the text limit, is indexed
-    expect(engine.get('report.pdf').text).toContain('[page 1]');
-    expectGoodFilesIndexed(engine, report);
+    expect(await problem(engine, 'huge.pdf')).toMatchObject({ status: 'skipped' });
+    expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
+    expect((await engine.status()).collections[0]!.kinds.pdf).toBe(1); // report.pdf, four times the text limit, is indexed
+    expect((await engine.get('report.pdf')).text).toContain('[page 1]');
+    await expectGoodFilesIndexed(engine, report);
   });
 
-  it('a size limit that is not a positive whole number is refused before anything opens', () => {
+  it('a size limit that is not a positive whole number is refused before anything opens', async () => {
     for (const maxFileBytes of [Number.NaN, 0, -1, 1.5, Infinity]) {
-      const err = troveError(() => openEngine({ maxFileBytes }));
+      const err = await troveErrorAsync(() => openEngine({ maxFileBytes }));
       expect(err.code, String(maxFileBytes)).toBe('INVALID_INPUT');
       expect(err.message).toMatch(/maxFileBytes must be a positive whole number/);
     }
@@ -147,8 +147,8 @@ describe('bad input', () => {
     fs.writeFileSync(path.join(root, 'grows.md'), `# big now\n\n${'x '.repeat(2000)}`);
     const [second] = await engine.index();
     expect(second!.skipped.map((s) => s.path)).toEqual(['grows.md']);
-    expect(troveError(() => engine.get('grows.md')).code).toBe('NOT_FOUND'); // the old text is not served either
-    expectGoodFilesIndexed(engine, report);
+    expect((await troveErrorAsync(() => engine.get('grows.md'))).code).toBe('NOT_FOUND'); // the old text is not served either
+    await expectGoodFilesIndexed(engine, report);
   });
 
   it('FTS5-syntax queries never raise a syntax error: they search, or say there is nothing to search for', async () => {
@@ -158,9 +158,9 @@ describe('bad input', () => {
     for (const q of ['"unbalanced', 'a OR', '(', 'NEAR(', '*', 'AND AND', 'col:val', '^x', '"a" "b', '-', '+', 'x*y*']) {
       for (const syntax of ['match', 'phrase', 'prefix', 'boolean'] as const) {
         const expected = noWords.has(q) || (q === 'AND AND' && syntax === 'boolean') ? 'INVALID_INPUT' : 'results';
-        expect(outcome(() => engine.search({ query: q, syntax })), `${syntax}: ${q}`).toBe(expected);
+        expect(await outcome(() => engine.search({ query: q, syntax })), `${syntax}: ${q}`).toBe(expected);
       }
     }
-    expectGoodFilesIndexed(engine, report);
+    await expectGoodFilesIndexed(engine, report);
   });
 });

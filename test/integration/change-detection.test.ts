@@ -51,18 +51,18 @@ describe('change detection', () => {
     // modified: same docid, new content
     expect(after.get('edit.md')!.docid).toBe(before.get('edit.md')!.docid);
     expect(after.get('edit.md')!.indexed_at).toBeGreaterThan(before.get('edit.md')!.indexed_at);
-    expect(engine.search({ query: 'giraffes' }).results.map((r) => r.path)).toEqual(['edit.md']);
-    expect(engine.search({ query: 'zebras' }).results).toEqual([]);
+    expect((await engine.search({ query: 'giraffes' })).results.map((r) => r.path)).toEqual(['edit.md']);
+    expect((await engine.search({ query: 'zebras' })).results).toEqual([]);
     // deleted: gone from documents, chunks and the keyword index
     expect(after.has('delete.md')).toBe(false);
     expect(chunkCount(profile, 'delete.md')).toBe(0);
-    expect(engine.search({ query: 'platypus' }).results).toEqual([]);
+    expect((await engine.search({ query: 'platypus' })).results).toEqual([]);
     // renamed: same docid at the new path, searchable there, not at the old one
     expect(after.has('old-name.md')).toBe(false);
     expect(after.get('new-name.md')!.docid).toBe(before.get('old-name.md')!.docid);
-    expect(engine.get(`#${before.get('old-name.md')!.docid}`).path).toBe('new-name.md');
-    expect(engine.search({ query: 'narwhals' }).results.map((r) => r.path)).toEqual(['new-name.md']);
-    expect(engine.status().totals.documents).toBe(4);
+    expect((await engine.get(`#${before.get('old-name.md')!.docid}`)).path).toBe('new-name.md');
+    expect((await engine.search({ query: 'narwhals' })).results.map((r) => r.path)).toEqual(['new-name.md']);
+    expect((await engine.status()).totals.documents).toBe(4);
   });
 
   it('a file moved into a sub-folder keeps its docid too', async () => {
@@ -72,7 +72,7 @@ describe('change detection', () => {
     fs.renameSync(path.join(root, 'a.md'), path.join(root, 'archive/a.md'));
     const [report] = await engine.index();
     expect(report).toMatchObject({ renamed: 1, added: 0, removed: 0 });
-    expect(engine.get('archive/a.md').docid).toBe(docid);
+    expect((await engine.get('archive/a.md')).docid).toBe(docid);
   });
 
   it('a skipped file is indexed once it changes', async () => {
@@ -81,6 +81,6 @@ describe('change detection', () => {
     fs.writeFileSync(path.join(root, 'bin.md'), '# Now text\n\nrecovered file');
     await engine.index();
     expect(documentRecords(profile).get('bin.md')!.status).toBe('indexed');
-    expect(engine.search({ query: 'recovered' }).results.map((r) => r.path)).toEqual(['bin.md']);
+    expect((await engine.search({ query: 'recovered' })).results.map((r) => r.path)).toEqual(['bin.md']);
   });
 });

@@ -3,98 +3,98 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openEngine, troveError, troveErrorAsync } from '../helpers/engine.js';
+import { openEngine, troveErrorAsync } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
 describe('collections', () => {
   it('adds, lists, renames and removes a collection; removal drops index rows, never files', async () => {
     const root = tempDir();
     writeTree(root, { 'a.md': '# Alpha\n\nalpha words', 'sub/b.txt': 'beta words' });
-    const engine = openEngine();
-    const added = engine.addCollection({ root, name: 'work', context: 'my work notes' });
+    const engine = await openEngine();
+    const added = await engine.addCollection({ root, name: 'work', context: 'my work notes' });
     expect(added).toMatchObject({ name: 'work', root: fs.realpathSync(root), context: 'my work notes', documents: 0, lastIndexedAt: null });
     expect(added.include.length).toBeGreaterThan(0);
     expect(added.exclude).toContain('**/*.min.js');
 
     await engine.index();
-    const [listed] = engine.listCollections();
+    const [listed] = await engine.listCollections();
     expect(listed).toMatchObject({ name: 'work', documents: 2 });
     expect(listed!.chunks).toBeGreaterThanOrEqual(2);
     expect(listed!.lastIndexedAt).not.toBeNull();
 
-    const renamed = engine.renameCollection('work', 'job');
+    const renamed = await engine.renameCollection('work', 'job');
     expect(renamed.name).toBe('job');
-    expect(engine.listCollections().map((c) => c.name)).toEqual(['job']);
-    expect(engine.search({ query: 'alpha' }).results[0]).toMatchObject({ collection: 'job', path: 'a.md' });
-    expect(engine.get('job/a.md').text).toContain('alpha words');
+    expect((await engine.listCollections()).map((c) => c.name)).toEqual(['job']);
+    expect((await engine.search({ query: 'alpha' })).results[0]).toMatchObject({ collection: 'job', path: 'a.md' });
+    expect((await engine.get('job/a.md')).text).toContain('alpha words');
 
-    engine.removeCollection('job');
-    expect(engine.listCollections()).toEqual([]);
-    expect(engine.status().totals).toMatchObject({ collections: 0, documents: 0, chunks: 0 });
-    expect(engine.search({ query: 'alpha' }).results).toEqual([]);
-    expect(troveError(() => engine.get('job/a.md')).code).toBe('NOT_FOUND');
+    await engine.removeCollection('job');
+    expect(await engine.listCollections()).toEqual([]);
+    expect((await engine.status()).totals).toMatchObject({ collections: 0, documents: 0, chunks: 0 });
+    expect((await engine.search({ query: 'alpha' })).results).toEqual([]);
+    expect((await troveErrorAsync(() => engine.get('job/a.md'))).code).toBe('NOT_FOUND');
     expect(fs.readFileSync(path.join(root, 'a.md'), 'utf8')).toContain('alpha words');
     expect(fs.existsSync(path.join(root, 'sub/b.txt'))).toBe(true);
   });
 
-  it('sets and clears the context note, and limits its length', () => {
-    const engine = openEngine();
-    engine.addCollection({ root: tempDir(), name: 'ctx' });
-    expect(engine.setCollectionContext('ctx', 'Meeting notes 2024').context).toBe('Meeting notes 2024');
-    expect(engine.listCollections()[0]!.context).toBe('Meeting notes 2024');
-    expect(engine.setCollectionContext('ctx', '').context).toBe('');
-    expect(troveError(() => engine.setCollectionContext('ctx', 'x'.repeat(4001))).code).toBe('INVALID_INPUT');
-    expect(troveError(() => engine.setCollectionContext('nope', 'x')).code).toBe('NOT_FOUND');
+  it('sets and clears the context note, and limits its length', async () => {
+    const engine = await openEngine();
+    await engine.addCollection({ root: tempDir(), name: 'ctx' });
+    expect((await engine.setCollectionContext('ctx', 'Meeting notes 2024')).context).toBe('Meeting notes 2024');
+    expect((await engine.listCollections())[0]!.context).toBe('Meeting notes 2024');
+    expect((await engine.setCollectionContext('ctx', '')).context).toBe('');
+    expect((await troveErrorAsync(() => engine.setCollectionContext('ctx', 'x'.repeat(4001)))).code).toBe('INVALID_INPUT');
+    expect((await troveErrorAsync(() => engine.setCollectionContext('nope', 'x'))).code).toBe('NOT_FOUND');
   });
 
-  it('defaults the name to the folder name', () => {
+  it('defaults the name to the folder name', async () => {
     const parent = tempDir();
     const root = path.join(parent, 'my-notes');
     fs.mkdirSync(root);
-    expect(openEngine().addCollection({ root }).name).toBe('my-notes');
+    expect((await (await openEngine()).addCollection({ root })).name).toBe('my-notes');
   });
 
-  it('validates names', () => {
-    const engine = openEngine();
+  it('validates names', async () => {
+    const engine = await openEngine();
     const root = tempDir();
     for (const bad of ['', ' ', '-lead', '.hidden', 'has space', 'a/b', 'x'.repeat(65), 'semi;colon', '../up']) {
-      const err = troveError(() => engine.addCollection({ root, name: bad }));
+      const err = await troveErrorAsync(() => engine.addCollection({ root, name: bad }));
       expect(err.code, bad).toBe('INVALID_INPUT');
       expect(err.message).toMatch(/not a valid collection name/);
     }
     for (const good of ['notes', 'Notes_2024', 'a.b-c', '笔记', 'x'.repeat(64)]) {
-      expect(engine.addCollection({ root, name: good }).name).toBe(good);
+      expect((await engine.addCollection({ root, name: good })).name).toBe(good);
     }
-    expect(troveError(() => engine.addCollection({ root, name: 'notes' })).code).toBe('CONFLICT');
-    expect(troveError(() => engine.addCollection({ root, name: 'NOTES' })).code).toBe('CONFLICT'); // names are case-insensitive
-    expect(troveError(() => engine.renameCollection('notes', 'bad name')).code).toBe('INVALID_INPUT');
-    expect(troveError(() => engine.renameCollection('notes', 'a.b-c')).code).toBe('CONFLICT');
-    expect(troveError(() => engine.renameCollection('missing', 'x')).code).toBe('NOT_FOUND');
-    expect(troveError(() => engine.removeCollection('missing')).code).toBe('NOT_FOUND');
+    expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'notes' }))).code).toBe('CONFLICT');
+    expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'NOTES' }))).code).toBe('CONFLICT'); // names are case-insensitive
+    expect((await troveErrorAsync(() => engine.renameCollection('notes', 'bad name'))).code).toBe('INVALID_INPUT');
+    expect((await troveErrorAsync(() => engine.renameCollection('notes', 'a.b-c'))).code).toBe('CONFLICT');
+    expect((await troveErrorAsync(() => engine.renameCollection('missing', 'x'))).code).toBe('NOT_FOUND');
+    expect((await troveErrorAsync(() => engine.removeCollection('missing'))).code).toBe('NOT_FOUND');
   });
 
-  it('refuses bad globs', () => {
-    const engine = openEngine();
+  it('refuses bad globs', async () => {
+    const engine = await openEngine();
     const root = tempDir();
-    expect(troveError(() => engine.addCollection({ root, name: 'g1', include: ['../*.md'] })).code).toBe('INVALID_INPUT');
-    expect(troveError(() => engine.addCollection({ root, name: 'g2', exclude: ['/abs/**'] })).code).toBe('INVALID_INPUT');
-    expect(troveError(() => engine.addCollection({ root, name: 'g3', include: ['  '] })).code).toBe('INVALID_INPUT');
+    expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'g1', include: ['../*.md'] }))).code).toBe('INVALID_INPUT');
+    expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'g2', exclude: ['/abs/**'] }))).code).toBe('INVALID_INPUT');
+    expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'g3', include: ['  '] }))).code).toBe('INVALID_INPUT');
   });
 
   it('refuses a missing root, a file as root, and reports a root that vanished later', async () => {
-    const engine = openEngine();
+    const engine = await openEngine();
     const parent = tempDir();
-    const missing = troveError(() => engine.addCollection({ root: path.join(parent, 'nope'), name: 'm' }));
+    const missing = await troveErrorAsync(() => engine.addCollection({ root: path.join(parent, 'nope'), name: 'm' }));
     expect(missing.code).toBe('IO');
     expect(missing.message).toMatch(/does not exist/);
     writeTree(parent, { 'file.md': 'x' });
-    const file = troveError(() => engine.addCollection({ root: path.join(parent, 'file.md'), name: 'f' }));
+    const file = await troveErrorAsync(() => engine.addCollection({ root: path.join(parent, 'file.md'), name: 'f' }));
     expect(file.code).toBe('IO');
     expect(file.message).toMatch(/not a folder/);
 
     const root = path.join(parent, 'later-gone');
     writeTree(root, { 'a.md': 'gone soon' });
-    engine.addCollection({ root, name: 'gone' });
+    await engine.addCollection({ root, name: 'gone' });
     fs.rmSync(root, { recursive: true });
     const err = await troveErrorAsync(() => engine.index({ collection: 'gone' }));
     expect(err.code).toBe('IO');
@@ -102,37 +102,37 @@ describe('collections', () => {
   });
 
   it('a vanished root fails the index run with IO, but the other collections are still indexed', async () => {
-    const engine = openEngine();
+    const engine = await openEngine();
     const parent = tempDir();
     writeTree(parent, { 'a-gone/a.md': 'soon gone', 'b-ok/b.md': 'first file' });
-    engine.addCollection({ root: path.join(parent, 'a-gone'), name: 'a-gone' });
-    engine.addCollection({ root: path.join(parent, 'b-ok'), name: 'b-ok' });
+    await engine.addCollection({ root: path.join(parent, 'a-gone'), name: 'a-gone' });
+    await engine.addCollection({ root: path.join(parent, 'b-ok'), name: 'b-ok' });
     await engine.index();
     fs.rmSync(path.join(parent, 'a-gone'), { recursive: true });
     writeTree(parent, { 'b-ok/c.md': 'second file about herons' });
     const err = await troveErrorAsync(() => engine.index());
     expect(err.code).toBe('IO');
     expect(err.message).toMatch(/a-gone/);
-    expect(engine.search({ query: 'herons' }).results.map((r) => `${r.collection}/${r.path}`)).toEqual(['b-ok/c.md']);
+    expect((await engine.search({ query: 'herons' })).results.map((r) => `${r.collection}/${r.path}`)).toEqual(['b-ok/c.md']);
     // and the vanished folder's documents are kept (an unplugged drive must not empty the index)
-    expect(engine.get('a-gone/a.md').text).toBe('soon gone');
+    expect((await engine.get('a-gone/a.md')).text).toBe('soon gone');
   });
 
   // An unreadable root is tested in test/cli/unreadable.test.ts (as user nobody when tests run as root).
 
   it('status counts documents, chunks, skipped and failed files per collection, with reasons', async () => {
-    const engine = openEngine();
+    const engine = await openEngine();
     const a = tempDir();
     writeTree(a, { 'one.md': '# One\n\nfirst', 'two.md': '# Two\n\nsecond', 'empty.md': '', 'bin.txt': Buffer.from([0, 0, 1, 2]) });
     const b = tempDir();
     writeTree(b, { 'three.txt': 'third' });
-    engine.addCollection({ root: a, name: 'a' });
-    engine.addCollection({ root: b, name: 'b' });
-    const before = engine.status();
+    await engine.addCollection({ root: a, name: 'a' });
+    await engine.addCollection({ root: b, name: 'b' });
+    const before = await engine.status();
     expect(before.totals).toEqual({ collections: 2, documents: 0, chunks: 0, skipped: 0, failed: 0, kinds: {} });
     expect(before.collections.map((c) => c.lastIndexedAt)).toEqual([null, null]);
     await engine.index();
-    const s = engine.status();
+    const s = await engine.status();
     expect(s.profileDir).toBe(engine.profileDir);
     expect(s.database.path).toBe(path.join(engine.profileDir, 'index.sqlite'));
     expect(s.database.bytes).toBeGreaterThan(0);
@@ -148,8 +148,8 @@ describe('collections', () => {
   });
 
   it('index of an unknown collection is NOT_FOUND and names the known ones', async () => {
-    const engine = openEngine();
-    engine.addCollection({ root: tempDir(), name: 'known' });
+    const engine = await openEngine();
+    await engine.addCollection({ root: tempDir(), name: 'known' });
     const err = await troveErrorAsync(() => engine.index({ collection: 'unknown' }));
     expect(err.code).toBe('NOT_FOUND');
     expect(err.message).toMatch(/known/);

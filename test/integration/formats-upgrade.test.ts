@@ -35,13 +35,13 @@ describe('upgrading an index made before documents', () => {
     insert.run('own', folder, JSON.stringify(['**/*.md']), '[]', now, now);
     db.close();
 
-    const engine = Engine.open({ profileDir: profile });
+    const engine = await Engine.open({ profileDir: profile });
     try {
-      const byName = Object.fromEntries(engine.listCollections().map((c) => [c.name, c]));
+      const byName = Object.fromEntries((await engine.listCollections()).map((c) => [c.name, c]));
       expect(byName.old!.include).toEqual([...OLD_DEFAULT, '**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}']);
       expect(byName.own!.include).toEqual(['**/*.md']);
       await engine.index();
-      const hits = engine.search({ query: 'moraine' }).results.map((r) => `${r.collection}/${r.path}:${r.page}`).sort();
+      const hits = (await engine.search({ query: 'moraine' })).results.map((r) => `${r.collection}/${r.path}:${r.page}`).sort();
       expect(hits).toEqual(['old/notes.md:null', 'old/report.pdf:2', 'own/notes.md:null']);
     } finally {
       await engine.close();

@@ -15,8 +15,8 @@ const QUESTION = 'how do I get the running processes';
 let engine: Engine;
 
 beforeAll(async () => {
-  engine = Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
-  engine.addCollection({ root: FIXTURE, name: 'ps', exclude: ['SOURCE.md'] });
+  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
+  await engine.addCollection({ root: FIXTURE, name: 'ps', exclude: ['SOURCE.md'] });
   await engine.index();
   await engine.embed();
 });
@@ -44,8 +44,8 @@ function checkQuestion(results: SearchResult[]): void {
 }
 
 describe('highlights', () => {
-  it('mark the words a keyword search used, on whole words with stemmed forms, and not the stop words', () => {
-    const r = engine.search({ query: QUESTION });
+  it('mark the words a keyword search used, on whole words with stemmed forms, and not the stop words', async () => {
+    const r = await engine.search({ query: QUESTION });
     checkQuestion(r.results);
     expect(r.results[0]!.snippet.length).toBeGreaterThan(0);
   });
@@ -54,22 +54,22 @@ describe('highlights', () => {
     for (const mode of ['vector', 'hybrid'] as const) checkQuestion((await engine.search({ query: QUESTION, mode, minScore: 0 })).results);
   });
 
-  it('mark what a query of stop words alone searched for, and words starting with a prefix in prefix syntax', () => {
-    const the = engine.search({ query: 'the' }).results[0]!;
+  it('mark what a query of stop words alone searched for, and words starting with a prefix in prefix syntax', async () => {
+    const the = (await engine.search({ query: 'the' })).results[0]!;
     expect(new Set(marked(the.snippet, the.highlights).map((w) => w.toLowerCase()))).toEqual(new Set(['the']));
     expect(wholeWords(the.snippet, the.highlights)).toBe(true); // not inside "their" or "then"
-    const prefix = engine.search({ query: 'debugg', syntax: 'prefix' }).results[0]!;
+    const prefix = (await engine.search({ query: 'debugg', syntax: 'prefix' })).results[0]!;
     expect(marked(prefix.snippet, prefix.highlights).every((w) => w.toLowerCase().startsWith('debugg'))).toBe(true);
   });
 
-  it('mark the same words in a document the preview shows, skipping line numbers', () => {
-    const doc = engine.get('ps/Get-Process.md', { lineNumbers: true, highlight: { query: 'get-process example 2' } });
+  it('mark the same words in a document the preview shows, skipping line numbers', async () => {
+    const doc = await engine.get('ps/Get-Process.md', { lineNumbers: true, highlight: { query: 'get-process example 2' } });
     const words = marked(doc.text, doc.highlights!);
     expect(words.length).toBeGreaterThan(3);
     // "get" is a stop word; "2" is marked in "Example 2", never as line 2's number; "processes", "EXAMPLES" are stemmed forms
     expect(new Set(words.map((w) => stem(w.toLowerCase())))).toEqual(new Set(['process', 'exampl', '2']));
     expect(wholeWords(doc.text, doc.highlights!)).toBe(true);
-    const asked = engine.get('ps/Get-Process.md', { highlight: { query: QUESTION } });
+    const asked = await engine.get('ps/Get-Process.md', { highlight: { query: QUESTION } });
     expect(asked.text).toMatch(/\btheir\b/);
     expect(asked.text).toMatch(/\bthen\b/);
     expect(new Set(marked(asked.text, asked.highlights!).map((w) => stem(w.toLowerCase())))).toEqual(new Set(['run', 'process']));
@@ -78,7 +78,7 @@ describe('highlights', () => {
       const lineStart = doc.text.lastIndexOf('\n', s - 1) + 1;
       expect(s).toBeGreaterThanOrEqual(lineStart + /^\d+: /.exec(doc.text.slice(lineStart))![0].length);
     }
-    expect(engine.get('ps/Get-Process.md').highlights).toBeUndefined(); // only when asked
+    expect((await engine.get('ps/Get-Process.md')).highlights).toBeUndefined(); // only when asked
   });
 
   it('move with redacted text, and a marked word that is redacted is no longer marked', () => {
@@ -95,7 +95,7 @@ describe('highlights', () => {
   it('redacted search results keep their spans on the right words', async () => {
     engine.settings.update({ redaction: ['\\blocal\\b'] });
     try {
-      const r = await engine.settings.redact(engine.search({ query: QUESTION }));
+      const r = await engine.settings.redact(await engine.search({ query: QUESTION }));
       expect(r.results.map((h) => h.snippet).join('\n')).toContain('[redacted]');
       for (const h of r.results) expect(h.snippet).not.toMatch(/\blocal\b/);
       checkQuestion(r.results); // a span off by the length change would mark other text

@@ -20,8 +20,8 @@ beforeAll(async () => {
   const root = tempDir('trove-root-');
   fs.copyFileSync(PDF, path.join(root, 'report.pdf'));
   fs.writeFileSync(path.join(root, 'report.eml'), MAIL);
-  engine = openEngine();
-  engine.addCollection({ root, name: 'reports' });
+  engine = await openEngine();
+  await engine.addCollection({ root, name: 'reports' });
   await engine.index();
 }, 60_000);
 

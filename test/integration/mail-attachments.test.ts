@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { migrations } from '../../src-main/engine/store/migrations.js';
-import { indexedFolder, troveError } from '../helpers/engine.js';
+import { indexedFolder, troveErrorAsync } from '../helpers/engine.js';
 import { FORMATS } from '../helpers/formats.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 import { found, waitFor, watchedFolder } from '../live/live-helpers.js';
@@ -36,8 +36,8 @@ function message(subject: string, body: string, attachments: Attachment[]): stri
 }
 const mbox = (...messages: string[]) => messages.map((m, i) => `From priya@example.org Mon Mar  ${i + 2} 10:00:00 2026\n${m.replace(/\r\n/g, '\n')}`).join('\n');
 
-const paths = (engine: Engine, query: string) => engine.search({ query, limit: 50 }).results.map((h) => h.path).sort();
-const problem = (engine: Engine, p: string) => engine.status().collections[0]!.problems.find((x) => x.path === p);
+const paths = async (engine: Engine, query: string) => (await engine.search({ query, limit: 50 })).results.map((h) => h.path).sort();
+const problem = async (engine: Engine, p: string) => (await engine.status()).collections[0]!.problems.find((x) => x.path === p);
 
 describe('e-mail attachments as documents of their own', () => {
   it('an .eml and an .mbox: each attachment found with its page, readable, listed by its message; a broken one reported alone', async () => {
@@ -45,26 +45,26 @@ describe('e-mail attachments as documents of their own', () => {
       'mail/minutes.eml': message('Minutes of the harbour meeting', 'We agreed to repaint the crane.', [pdf('report.pdf'), docx('handbook.docx'), pdf('invoice.pdf', BROKEN_PDF)]),
       'mail/inbox.mbox': mbox(message('Kayak trip', 'The kayak trip starts at the pier.', []), message('Field notes', 'Notes from the survey attached.', [pdf('survey.pdf')])),
     }, 'docs');
-    const albatross = engine.search({ query: 'albatross', limit: 10 }).results;
+    const albatross = (await engine.search({ query: 'albatross', limit: 10 })).results;
     expect(albatross.map((h) => [h.path, h.page, h.kind]).sort()).toEqual([['mail/inbox.mbox/2/survey.pdf', 3, 'pdf'], ['mail/minutes.eml/report.pdf', 3, 'pdf']]);
-    expect(paths(engine, 'courtyard bicycles')).toEqual(['mail/minutes.eml/handbook.docx']);
+    expect(await paths(engine, 'courtyard bicycles')).toEqual(['mail/minutes.eml/handbook.docx']);
     // the attachment's text is not the message's: the message lists its attachments by name
-    const mail = engine.get('docs/mail/minutes.eml');
+    const mail = await engine.get('docs/mail/minutes.eml');
     expect(mail.text).toContain('Attachment: report.pdf');
     expect(mail.text).not.toContain('glacier');
-    const att = engine.get('docs/mail/minutes.eml/report.pdf');
+    const att = await engine.get('docs/mail/minutes.eml/report.pdf');
     expect(att).toMatchObject({ title: 'Quarterly Field Report', kind: 'pdf' });
     expect(att.text).toMatch(/^\[page 1\]/);
-    expect(engine.multiGet('docs/mail/**/*.pdf').documents.map((d) => d.path).sort()).toEqual(['mail/inbox.mbox/2/survey.pdf', 'mail/minutes.eml/report.pdf']);
+    expect((await engine.multiGet('docs/mail/**/*.pdf')).documents.map((d) => d.path).sort()).toEqual(['mail/inbox.mbox/2/survey.pdf', 'mail/minutes.eml/report.pdf']);
     // the broken attachment: failed with its reason; the message and the other attachments are indexed
-    expect(problem(engine, 'mail/minutes.eml/invoice.pdf')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/cannot read as pdf/) });
-    expect(troveError(() => engine.get('docs/mail/minutes.eml/invoice.pdf')).message).toMatch(/was not indexed: cannot read as pdf/);
-    expect(problem(engine, 'mail/minutes.eml')).toBeUndefined();
-    expect(engine.status().totals.kinds).toMatchObject({ email: 2, pdf: 2, docx: 1 });
+    expect(await problem(engine, 'mail/minutes.eml/invoice.pdf')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/cannot read as pdf/) });
+    expect((await troveErrorAsync(() => engine.get('docs/mail/minutes.eml/invoice.pdf'))).message).toMatch(/was not indexed: cannot read as pdf/);
+    expect(await problem(engine, 'mail/minutes.eml')).toBeUndefined();
+    expect((await engine.status()).totals.kinds).toMatchObject({ email: 2, pdf: 2, docx: 1 });
     // fresh: a child is as fresh as its file
     expect(albatross.every((h) => h.stale === false)).toBe(true);
     // nothing reads outside what was indexed: a made-up path inside the mail is not found
-    expect(troveError(() => engine.get('docs/mail/minutes.eml/other.pdf')).code).toBe('NOT_FOUND');
+    expect((await troveErrorAsync(() => engine.get('docs/mail/minutes.eml/other.pdf'))).code).toBe('NOT_FOUND');
   });
 
   it('a changed mail updates its attachments, a renamed one moves them (docids kept), a deleted one removes them', async () => {
@@ -73,39 +73,39 @@ describe('e-mail attachments as documents of their own', () => {
       'inbox.mbox': mbox(message('First', 'One.', [docx('handbook.docx')]), message('Second', 'Two.', [pdf('survey.pdf')])),
     }, 'docs');
     const abs = (rel: string) => path.join(root, rel);
-    const docid = (p: string) => engine.get(`docs/${p}`).docid;
-    const reportId = docid('minutes.eml/report.pdf');
+    const docid = async (p: string) => (await engine.get(`docs/${p}`)).docid;
+    const reportId = await docid('minutes.eml/report.pdf');
 
     // the mailbox loses its second message, the first message's attachment changes; not indexed yet: stale
     fs.writeFileSync(abs('inbox.mbox'), mbox(message('First', 'One.', [pdf('renamed-notes.pdf')])));
-    expect(engine.search({ query: 'courtyard bicycles', limit: 10 }).results.find((h) => h.path === 'inbox.mbox/1/handbook.docx')!.stale).toBe(true);
+    expect((await engine.search({ query: 'courtyard bicycles', limit: 10 })).results.find((h) => h.path === 'inbox.mbox/1/handbook.docx')!.stale).toBe(true);
     await engine.index();
-    expect(paths(engine, 'albatross')).toEqual(['inbox.mbox/1/renamed-notes.pdf', 'minutes.eml/report.pdf']);
-    expect(paths(engine, 'courtyard bicycles')).toEqual(['minutes.eml/handbook.docx']);
-    expect(troveError(() => engine.get('docs/inbox.mbox/2/survey.pdf')).code).toBe('NOT_FOUND');
+    expect(await paths(engine, 'albatross')).toEqual(['inbox.mbox/1/renamed-notes.pdf', 'minutes.eml/report.pdf']);
+    expect(await paths(engine, 'courtyard bicycles')).toEqual(['minutes.eml/handbook.docx']);
+    expect((await troveErrorAsync(() => engine.get('docs/inbox.mbox/2/survey.pdf'))).code).toBe('NOT_FOUND');
 
     // a rename: the attachments follow their mail and keep their docids
     fs.renameSync(abs('minutes.eml'), abs('minutes-2026.eml'));
     await engine.index();
-    expect(paths(engine, 'courtyard bicycles')).toEqual(['minutes-2026.eml/handbook.docx']);
-    expect(docid('minutes-2026.eml/report.pdf')).toBe(reportId);
+    expect(await paths(engine, 'courtyard bicycles')).toEqual(['minutes-2026.eml/handbook.docx']);
+    expect(await docid('minutes-2026.eml/report.pdf')).toBe(reportId);
 
     // a mail without attachments any more: they go; a deleted mail: its attachments go with it
     fs.writeFileSync(abs('minutes-2026.eml'), message('Minutes', 'Nothing attached now.', []));
     fs.rmSync(abs('inbox.mbox'));
     await engine.index();
-    expect(paths(engine, 'albatross')).toEqual([]);
-    expect(engine.status().totals.documents).toBe(1);
-    expect(engine.multiGet('docs/**/*.pdf').documents).toEqual([]);
+    expect(await paths(engine, 'albatross')).toEqual([]);
+    expect((await engine.status()).totals.documents).toBe(1);
+    expect((await engine.multiGet('docs/**/*.pdf')).documents).toEqual([]);
   });
 
   it('the watcher: a new mail brings its attachments, a deleted one takes them away', async () => {
     const f = await watchedFolder({ 'keep.md': 'nothing here' }, 'notes');
     f.write('drop.eml', message('Report', 'Attached.', [pdf('report.pdf')]));
-    await waitFor('attachment searchable', () => found(f.engine, 'albatross').includes('drop.eml/report.pdf'));
+    await waitFor('attachment searchable', async () => (await found(f.engine, 'albatross')).includes('drop.eml/report.pdf'));
     f.remove('drop.eml');
-    await waitFor('attachment gone with its mail', () => found(f.engine, 'albatross').length === 0);
-    expect(troveError(() => f.engine.get('notes/drop.eml/report.pdf')).code).toBe('NOT_FOUND');
+    await waitFor('attachment gone with its mail', async () => (await found(f.engine, 'albatross')).length === 0);
+    expect((await troveErrorAsync(() => f.engine.get('notes/drop.eml/report.pdf'))).code).toBe('NOT_FOUND');
     await f.engine.stopWatching();
   });
 });
@@ -134,11 +134,11 @@ describe('upgrading an index whose mail carried its attachments inline', () => {
     ).run(lastInsertRowid, st.size, Math.trunc(st.mtimeMs), createHash('sha256').update(bytes).digest('hex'), now);
     db.close();
 
-    const engine = Engine.open({ profileDir: profile });
+    const engine = await Engine.open({ profileDir: profile });
     try {
       await engine.index();
-      expect(paths(engine, 'albatross')).toEqual(['minutes.eml/report.pdf']);
-      expect(engine.get('mail/minutes.eml').docid).toBe('abc123');
+      expect(await paths(engine, 'albatross')).toEqual(['minutes.eml/report.pdf']);
+      expect((await engine.get('mail/minutes.eml')).docid).toBe('abc123');
     } finally {
       await engine.close();
     }

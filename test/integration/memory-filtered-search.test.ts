@@ -13,11 +13,11 @@ const quiet: Record<string, number> = {};
 /** Filler words, none of the query's. */
 const filler = (i: number) => `note ${i} about shipping schedules, invoices and the weekly review of open tickets`;
 
-beforeAll(() => {
-  engine = openEngine();
+beforeAll(async () => {
+  engine = await openEngine();
   // 1,000 busy entries: 150 hold all three query words (each word in 15% of rows: not too common for the OR step)
   for (let b = 0; b < 1000; b += 100) {
-    engine.memory.storeBatch(
+    await engine.memory.storeBatch(
       Array.from({ length: 100 }, (_, k) => {
         const i = b + k;
         return { threadId: 'busy', source: 'agent' as const, text: i % 1000 < 150 ? `alpha beta gamma ${filler(i)} alpha beta gamma` : filler(i) };
@@ -26,53 +26,51 @@ beforeAll(() => {
   }
   // three quiet entries, each with only some of the words (no entry of the thread has all three)
   const texts = { q1: `alpha ${filler(1)}`, q2: `beta ${filler(2)}`, q3: `gamma beta ${filler(3)}` };
-  for (const [key, text] of Object.entries(texts)) quiet[key] = engine.memory.store({ threadId: 'quiet', source: 'user', text }).id;
+  for (const [key, text] of Object.entries(texts)) quiet[key] = (await engine.memory.store({ threadId: 'quiet', source: 'user', text })).id;
 });
 
-function keyword(req: Omit<MemorySearchRequest, 'query'>): MemorySearchResponse {
-  const r = engine.memory.search({ query: 'alpha beta gamma', snippets: false, ...req });
-  if (r instanceof Promise) throw new Error('keyword search answers synchronously');
-  return r;
+function keyword(req: Omit<MemorySearchRequest, 'query'>): Promise<MemorySearchResponse> {
+  return engine.memory.search({ query: 'alpha beta gamma', snippets: false, ...req });
 }
 
 describe('a selective filter inside the keyword plan', () => {
-  it('finds every entry of the quiet thread though 150 busy entries outrank them all', () => {
-    expect(keyword({ limit: 10 }).hits.every((h) => h.entry.threadId === 'busy')).toBe(true); // unfiltered: the busy thread fills the page
-    const r = keyword({ threadId: 'quiet', limit: 10 });
+  it('finds every entry of the quiet thread though 150 busy entries outrank them all', async () => {
+    expect((await keyword({ limit: 10 })).hits.every((h) => h.entry.threadId === 'busy')).toBe(true); // unfiltered: the busy thread fills the page
+    const r = await keyword({ threadId: 'quiet', limit: 10 });
     expect(r.hits.map((h) => h.entry.id).sort()).toEqual(Object.values(quiet).sort());
     expect(r.total).toBe(3);
     expect(r.hasMore).toBe(false);
     expect(r.hits[0]!.entry.id).toBe(quiet.q3); // two of the words rank above one
   });
 
-  it('pages the quiet thread without losing or repeating an entry', () => {
-    const first = keyword({ threadId: 'quiet', limit: 2 });
+  it('pages the quiet thread without losing or repeating an entry', async () => {
+    const first = await keyword({ threadId: 'quiet', limit: 2 });
     expect(first.hits).toHaveLength(2);
     expect(first.hasMore).toBe(true);
-    const second = keyword({ threadId: 'quiet', limit: 2, offset: 2 });
+    const second = await keyword({ threadId: 'quiet', limit: 2, offset: 2 });
     expect(second.hits).toHaveLength(1);
     expect(second.hasMore).toBe(false);
     expect([...first.hits, ...second.hits].map((h) => h.entry.id).sort()).toEqual(Object.values(quiet).sort());
   });
 
-  it('answers the same whether the thread is checked per row or listed as a set (same entries, same scores)', () => {
+  it('answers the same whether the thread is checked per row or listed as a set (same entries, same scores)', async () => {
     // source 'user' selects the same three entries but has no index to list them by: checked per row
-    const perRow = keyword({ source: 'user', limit: 10 });
-    const bySet = keyword({ threadId: 'quiet', limit: 10 });
+    const perRow = await keyword({ source: 'user', limit: 10 });
+    const bySet = await keyword({ threadId: 'quiet', limit: 10 });
     expect(bySet.hits.map((h) => [h.entry.id, h.score, h.keyword?.bm25])).toEqual(perRow.hits.map((h) => [h.entry.id, h.score, h.keyword?.bm25]));
     // a filter as wide as the busy thread: the same ranking as no filter, over that thread
-    const busy = keyword({ threadId: 'busy', limit: 20 });
-    expect(busy.hits.map((h) => h.entry.id)).toEqual(keyword({ source: 'agent', limit: 20 }).hits.map((h) => h.entry.id));
+    const busy = await keyword({ threadId: 'busy', limit: 20 });
+    expect(busy.hits.map((h) => h.entry.id)).toEqual((await keyword({ source: 'agent', limit: 20 })).hits.map((h) => h.entry.id));
   });
 
-  it('combines the thread with metadata and date conditions', () => {
-    const later = engine.memory.store({ threadId: 'quiet', source: 'agent', text: `gamma ${filler(4)}`, metadata: { status: 'open' } }).id;
+  it('combines the thread with metadata and date conditions', async () => {
+    const later = (await engine.memory.store({ threadId: 'quiet', source: 'agent', text: `gamma ${filler(4)}`, metadata: { status: 'open' } })).id;
     try {
-      expect(keyword({ threadId: 'quiet', metadata: { status: 'open' } }).hits.map((h) => h.entry.id)).toEqual([later]);
-      expect(keyword({ threadId: 'quiet', endDate: '2000-01-01' }).hits).toEqual([]);
-      expect(keyword({ threadId: 'quiet', startDate: '2000-01-01', limit: 10 }).total).toBe(4);
+      expect((await keyword({ threadId: 'quiet', metadata: { status: 'open' } })).hits.map((h) => h.entry.id)).toEqual([later]);
+      expect((await keyword({ threadId: 'quiet', endDate: '2000-01-01' })).hits).toEqual([]);
+      expect((await keyword({ threadId: 'quiet', startDate: '2000-01-01', limit: 10 })).total).toBe(4);
     } finally {
-      engine.memory.delete({ ids: [later] });
+      await engine.memory.delete({ ids: [later] });
     }
   });
 });

@@ -3,25 +3,22 @@
 // and compactIndex merges it at once, answering exactly as before.
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import type { MemorySearchResponse } from '../../src-main/engine/index.js';
+import type { Engine, MemorySearchResponse } from '../../src-main/engine/index.js';
 import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge, FtsMerges, MERGE_QUIET_MS } from '../../src-main/engine/store/fts-merge.js';
 import { openEngine } from '../helpers/engine.js';
 
-function fill(engine: ReturnType<typeof openEngine>, batches: number): void {
+async function fill(engine: Engine, batches: number): Promise<void> {
   for (let b = 0; b < batches; b++) {
-    engine.memory.storeBatch(Array.from({ length: 20 }, (_, i) => ({ threadId: `t${b % 3}`, source: 'agent' as const, text: `Batch ${b} note ${i}: retries, backoff and jitter for service ${i % 7}.` })));
+    await engine.memory.storeBatch(Array.from({ length: 20 }, (_, i) => ({ threadId: `t${b % 3}`, source: 'agent' as const, text: `Batch ${b} note ${i}: retries, backoff and jitter for service ${i % 7}.` })));
   }
 }
 
-const hits = (r: MemorySearchResponse | Promise<MemorySearchResponse>) => {
-  if (r instanceof Promise) throw new Error('keyword search answers synchronously');
-  return r.hits.map((h) => [h.entry.id, h.score]);
-};
+const hits = (r: MemorySearchResponse) => r.hits.map((h) => [h.entry.id, h.score]);
 
 it('merges memory only once writes have paused, and compacts it on request with the same answers', async () => {
-  const engine = openEngine();
-  fill(engine, 12);
+  const engine = await openEngine();
+  await fill(engine, 12);
   const db = openDatabase(path.join(engine.profileDir, 'index.sqlite'));
   const shape = new FtsMerge(db, 'memory_fts');
   expect(shape.shape().segments).toBeGreaterThan(1);
@@ -30,18 +27,18 @@ it('merges memory only once writes have paused, and compacts it on request with 
   merges.written('memory_fts', now);
   expect(merges.step(false, now + MERGE_QUIET_MS - 1)).toBe(false); // still being written
   expect(merges.step(false, now + MERGE_QUIET_MS)).toBe(true); // quiet: a slice of merge work
-  const answer = hits(engine.memory.search({ query: 'retries backoff service 3', limit: 20 }));
+  const answer = hits(await engine.memory.search({ query: 'retries backoff service 3', limit: 20 }));
   await engine.compactIndex();
   expect(shape.shape().segments).toBe(1);
-  expect(hits(engine.memory.search({ query: 'retries backoff service 3', limit: 20 }))).toEqual(answer);
+  expect(hits(await engine.memory.search({ query: 'retries backoff service 3', limit: 20 }))).toEqual(answer);
   db.close();
 });
 
 it('a watching host merges memory by itself after the writes stop', async () => {
-  const engine = openEngine();
+  const engine = await openEngine();
   await engine.startWatching();
   try {
-    fill(engine, 12);
+    await fill(engine, 12);
     const db = openDatabase(path.join(engine.profileDir, 'index.sqlite'));
     const shape = new FtsMerge(db, 'memory_fts');
     expect(shape.shape().segments).toBeGreaterThan(1);

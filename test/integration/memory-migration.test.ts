@@ -29,14 +29,14 @@ it('gives tokens written before memory a grant that matches their scope, and add
   db.prepare('INSERT INTO access_token_collections (token_id, collection_id) VALUES (?, 1)').run(scoped);
   db.close();
 
-  const engine = Engine.open({ profileDir: profile });
+  const engine = await Engine.open({ profileDir: profile });
   try {
-    expect(engine.listTokens().map((t) => [t.name, t.memory])).toEqual([
+    expect((await engine.listTokens()).map((t) => [t.name, t.memory])).toEqual([
       ['everything', 'write'],
       ['notes-only', 'none'],
     ]);
-    expect(engine.memory.store({ threadId: 't', source: 'user', text: 'After the upgrade.' }).id).toBe(1);
-    expect(engine.memory.statistics().entries).toBe(1);
+    expect((await engine.memory.store({ threadId: 't', source: 'user', text: 'After the upgrade.' })).id).toBe(1);
+    expect((await engine.memory.statistics()).entries).toBe(1);
   } finally {
     await engine.close();
   }

@@ -46,8 +46,8 @@ describe('trove_bm25', () => {
   });
 
   it('scores every row exactly as bm25() does, with the phrase counts passed in or counted', async () => {
-    const engine = openEngine();
-    engine.addCollection({ root, name: 'r' });
+    const engine = await openEngine();
+    await engine.addCollection({ root, name: 'r' });
     await engine.index();
     await engine.close();
     const db = openDatabase(path.join(engine.profileDir, 'index.sqlite'));
@@ -94,21 +94,21 @@ describe('keyword search', () => {
   let native: Engine;
   let fallback: Engine;
   beforeAll(async () => {
-    native = openEngine();
-    native.addCollection({ root, name: 'r' });
+    native = await openEngine();
+    await native.addCollection({ root, name: 'r' });
     await native.index();
     // what TROVE_NATIVE_RANK=0 gives the engine
-    fallback = openEngine({ profileDir: native.profileDir + '-fallback', nativeRank: readEnvironment({ TROVE_NATIVE_RANK: '0' }).engine.nativeRank });
-    fallback.addCollection({ root, name: 'r' });
+    fallback = await openEngine({ profileDir: native.profileDir + '-fallback', nativeRank: readEnvironment({ TROVE_NATIVE_RANK: '0' }).engine.nativeRank });
+    await fallback.addCollection({ root, name: 'r' });
     await fallback.index();
   });
   afterAll(() => fallback.close());
 
-  it('finds the same documents with the same scores with trove_bm25() and with the bm25() fallback', () => {
+  it('finds the same documents with the same scores with trove_bm25() and with the bm25() fallback', async () => {
     for (const query of queries) {
       const syntax = query.endsWith('*') ? 'prefix' : 'match';
-      const a = native.search({ query, limit: 20, syntax });
-      const b = fallback.search({ query, limit: 20, syntax });
+      const a = await native.search({ query, limit: 20, syntax });
+      const b = await fallback.search({ query, limit: 20, syntax });
       expect(a.results.length, query).toBeGreaterThan(0);
       expect(view(a), query).toEqual(view(b));
     }
@@ -116,23 +116,23 @@ describe('keyword search', () => {
 
   it('merges the index into one segment and answers exactly as before', async () => {
     // one write transaction per file: one segment each, until automerge folds them
-    const engine = openEngine({ indexing: { batchFiles: 1 } });
-    engine.addCollection({ root, name: 'r' });
+    const engine = await openEngine({ indexing: { batchFiles: 1 } });
+    await engine.addCollection({ root, name: 'r' });
     await engine.index();
     const merge = new FtsMerge(openDatabase(path.join(engine.profileDir, 'index.sqlite')));
     const before = merge.shape();
     expect(before.segments).toBeGreaterThan(1);
     expect(merge.worthMerging(before)).toBe(true);
-    const answers = queries.map((q) => view(engine.search({ query: q, limit: 20, syntax: q.endsWith('*') ? 'prefix' : 'match' })));
+    const answers = await Promise.all(queries.map(async (q) => view(await engine.search({ query: q, limit: 20, syntax: q.endsWith('*') ? 'prefix' : 'match' }))));
     await engine.compactIndex();
     expect(merge.shape().segments).toBe(1);
     expect(merge.worthMerging()).toBe(false);
-    expect(queries.map((q) => view(engine.search({ query: q, limit: 20, syntax: q.endsWith('*') ? 'prefix' : 'match' })))).toEqual(answers);
+    expect(await Promise.all(queries.map(async (q) => view(await engine.search({ query: q, limit: 20, syntax: q.endsWith('*') ? 'prefix' : 'match' }))))).toEqual(answers);
   });
 
   it('a watching host merges by itself once it is idle', async () => {
-    const engine = openEngine({ indexing: { batchFiles: 1 } });
-    engine.addCollection({ root, name: 'r' });
+    const engine = await openEngine({ indexing: { batchFiles: 1 } });
+    await engine.addCollection({ root, name: 'r' });
     await engine.index();
     const merge = new FtsMerge(openDatabase(path.join(engine.profileDir, 'index.sqlite')));
     expect(merge.shape().segments).toBeGreaterThan(1);
@@ -141,7 +141,7 @@ describe('keyword search', () => {
     while (merge.shape().segments > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await engine.stopWatching();
     expect(merge.shape().segments).toBe(1);
-    expect(engine.search({ query: 'retry backoff' }).results.length).toBeGreaterThan(0);
+    expect((await engine.search({ query: 'retry backoff' })).results.length).toBeGreaterThan(0);
   });
 });
 
@@ -149,16 +149,16 @@ describe('term counts across index changes', () => {
   it('finds a word that a later file brings in, and new files with words already counted', async () => {
     const dir = tempDir('trove-df-');
     writeTree(dir, corpus());
-    const engine = openEngine();
-    engine.addCollection({ root: dir, name: 'r' });
+    const engine = await openEngine();
+    await engine.addCollection({ root: dir, name: 'r' });
     await engine.index();
-    expect(engine.search({ query: 'zebra' }).results).toEqual([]); // counted as absent
-    const before = engine.search({ query: 'jitter', limit: 200 }).results.length;
+    expect((await engine.search({ query: 'zebra' })).results).toEqual([]); // counted as absent
+    const before = (await engine.search({ query: 'jitter', limit: 200 })).results.length;
     fs.writeFileSync(path.join(dir, 'new.md'), '# Zebra crossing\n\nA zebra and some jitter.\n');
     await engine.index();
-    expect(engine.search({ query: 'zebra' }).results.map((r) => r.path)).toEqual(['new.md']);
+    expect((await engine.search({ query: 'zebra' })).results.map((r) => r.path)).toEqual(['new.md']);
     // 'jitter' keeps its count from before (one chunk in 200 is within the drift), and still finds the new file
-    const after = engine.search({ query: 'jitter', limit: 200 }).results;
+    const after = (await engine.search({ query: 'jitter', limit: 200 })).results;
     expect(after.length).toBe(before + 1);
     expect(after.map((r) => r.path)).toContain('new.md');
   });

@@ -1,11 +1,12 @@
 // What gets indexed by default: text/docs/code in, tooling folders and build output pruned,
 // .gitignore (nested too) respected, secrets never indexed; include/exclude globs.
 import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../src-main/engine/index.js';
 import { indexedFolder, openEngine } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
-const paths = (engine: ReturnType<typeof openEngine>, collection = 'notes') =>
-  engine.multiGet(`${collection}/**`, { maxBytes: 1_000_000 }).documents.map((d) => d.path).sort();
+const paths = async (engine: Engine, collection = 'notes') =>
+  (await engine.multiGet(`${collection}/**`, { maxBytes: 1_000_000 })).documents.map((d) => d.path).sort();
 
 describe('default include/exclude', () => {
   it('indexes text, docs and code; prunes node_modules, .git, dist and other tooling folders', async () => {
@@ -31,7 +32,7 @@ describe('default include/exclude', () => {
       '.venv/lib.py': 'venv',
       'coverage/report.html': '<p>coverage</p>',
     });
-    expect(paths(engine)).toEqual(['README', 'config.yaml', 'guide.md', 'notes.txt', 'page.html', 'src/app.ts', 'src/util.py']);
+    expect(await paths(engine)).toEqual(['README', 'config.yaml', 'guide.md', 'notes.txt', 'page.html', 'src/app.ts', 'src/util.py']);
   });
 
   it('never indexes secrets, whatever the include globs say', async () => {
@@ -60,14 +61,14 @@ describe('default include/exclude', () => {
     };
     const root = tempDir();
     writeTree(root, { ...secrets, 'ok.md': 'fine', 'tokenizer.md': 'a tokenizer is not a token file' });
-    const engine = openEngine();
-    engine.addCollection({ root, name: 'notes', include: ['**/*', '**/.*', '**/.*/**'] });
+    const engine = await openEngine();
+    await engine.addCollection({ root, name: 'notes', include: ['**/*', '**/.*', '**/.*/**'] });
     const [report] = await engine.index();
-    expect(paths(engine)).toEqual(['ok.md', 'tokenizer.md']);
+    expect(await paths(engine)).toEqual(['ok.md', 'tokenizer.md']);
     expect(report!.scanned).toBe(2);
     // not even a row saying they were skipped: their names are not recorded
-    expect(engine.status().collections[0]!.problems).toEqual([]);
-    expect(engine.search({ query: 'API_KEY abc', syntax: 'match' }).results).toEqual([]);
+    expect((await engine.status()).collections[0]!.problems).toEqual([]);
+    expect((await engine.search({ query: 'API_KEY abc', syntax: 'match' })).results).toEqual([]);
   });
 
   it('respects .gitignore files, nested ones relative to their folder, and negations', async () => {
@@ -84,15 +85,15 @@ describe('default include/exclude', () => {
       'docs/public.md': 'public',
       'other/secret-plan.md': 'nested rule does not apply here',
     });
-    expect(paths(engine)).toEqual(['docs/private.md', 'docs/public.md', 'keep.log', 'other/secret-plan.md']);
+    expect(await paths(engine)).toEqual(['docs/private.md', 'docs/public.md', 'keep.log', 'other/secret-plan.md']);
   });
 
   it('include replaces the defaults and exclude adds to them', async () => {
     const root = tempDir();
     writeTree(root, { 'a.md': 'a', 'b.txt': 'b', 'c.rst': 'c', 'drafts/d.md': 'd', 'x.min.js': 'x', 'keep.js': 'k', 'node_modules/m.md': 'm' });
-    const engine = openEngine();
-    engine.addCollection({ root, name: 'notes', include: ['**/*.md', '**/*.js'], exclude: ['drafts/**'] });
+    const engine = await openEngine();
+    await engine.addCollection({ root, name: 'notes', include: ['**/*.md', '**/*.js'], exclude: ['drafts/**'] });
     await engine.index();
-    expect(paths(engine)).toEqual(['a.md', 'keep.js']);
+    expect(await paths(engine)).toEqual(['a.md', 'keep.js']);
   });
 });

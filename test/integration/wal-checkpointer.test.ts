@@ -69,21 +69,21 @@ describe('the WAL checkpoint thread', () => {
 
   it('runs under an engine that asks for it: memory written reaches the database file while the engine is open, and all of it after close', async () => {
     const profile = tempDir();
-    const engine = Engine.open({ profileDir: profile, backgroundCheckpoints: true });
+    const engine = await Engine.open({ profileDir: profile, backgroundCheckpoints: true });
     const file = engine.databaseFile;
     const before = size(file);
     const text = (b: number, i: number) => `note ${b}.${i}: the checkpoint thread copies pages. `.repeat(40);
     for (let b = 0; b < 30; b++) {
-      const stored = engine.memory.storeBatch(Array.from({ length: 100 }, (_, i) => ({ threadId: 'wal', source: 'agent' as const, text: text(b, i) })));
+      const stored = await engine.memory.storeBatch(Array.from({ length: 100 }, (_, i) => ({ threadId: 'wal', source: 'agent' as const, text: text(b, i) })));
       expect(stored.succeeded).toBe(100);
     }
     // far under the writer's own threshold: only the engine's thread copies it, once the writes pause
     await until(async () => size(file) - before, (grown) => grown > 2 * MB, 30_000, 'the pages copied into the database file');
     await engine.close();
     expect(fs.existsSync(`${file}-wal`)).toBe(false);
-    const reopened = Engine.open({ profileDir: profile });
+    const reopened = await Engine.open({ profileDir: profile });
     try {
-      expect(reopened.memory.statistics().entries).toBe(3000);
+      expect((await reopened.memory.statistics()).entries).toBe(3000);
     } finally {
       await reopened.close();
     }

@@ -36,25 +36,25 @@ test(`${FILES} files created, rewritten and deleted at once while watching`, { t
   const sampler = setInterval(() => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)), 50);
   try {
     writeMany(root, 'alpha');
-    await waitFor('all created files indexed', () => engine.status().totals.documents === FILES + 1 && settled(engine), 120_000);
-    expect(engine.search({ query: 'alpha entry 9999', syntax: 'phrase' }).results.map((r) => r.path)).toEqual(['src/module-19/note-499.md']);
+    await waitFor('all created files indexed', async () => (await engine.status()).totals.documents === FILES + 1 && await settled(engine), 120_000);
+    expect((await engine.search({ query: 'alpha entry 9999', syntax: 'phrase' })).results.map((r) => r.path)).toEqual(['src/module-19/note-499.md']);
 
     writeMany(root, 'omega');
-    await waitFor('all rewrites indexed', () => engine.search({ query: 'alpha' }).results.length === 0 && settled(engine), 120_000);
-    expect(engine.status().totals.documents).toBe(FILES + 1);
-    expect(engine.search({ query: 'omega entry 1234', syntax: 'phrase' }).results.map((r) => r.path)).toEqual(['src/module-2/note-234.md']);
+    await waitFor('all rewrites indexed', async () => (await engine.search({ query: 'alpha' })).results.length === 0 && await settled(engine), 120_000);
+    expect((await engine.status()).totals.documents).toBe(FILES + 1);
+    expect((await engine.search({ query: 'omega entry 1234', syntax: 'phrase' })).results.map((r) => r.path)).toEqual(['src/module-2/note-234.md']);
 
     fs.rmSync(path.join(root, 'src'), { recursive: true });
-    await waitFor('all deletions applied', () => engine.status().totals.documents === 1 && settled(engine), 120_000);
+    await waitFor('all deletions applied', async () => (await engine.status()).totals.documents === 1 && await settled(engine), 120_000);
   } finally {
     clearInterval(sampler);
   }
-  expect(found(engine, 'omega')).toEqual([]);
+  expect(await found(engine, 'omega')).toEqual([]);
   // the work was batched (no batch bigger than the configured 256 files) ...
   expect(Math.max(...batches)).toBeLessThanOrEqual(256);
   expect(batches.length).toBeGreaterThanOrEqual((3 * FILES) / 256 - 1);
   // ... and memory stayed bounded: 30,000 events never held more than a bounded buffer + one batch
   expect(heapPeak - heapBefore).toBeLessThan(256 * 1024 * 1024);
-  const db = engine.status();
+  const db = await engine.status();
   expect(db.indexing.collections[0]).toMatchObject({ queued: 0, retrying: 0, gaveUp: 0 });
 });

@@ -41,9 +41,9 @@ function mutate(root: string): Map<string, string> {
 }
 
 async function indexInProcess(profileDir: string, root: string): Promise<void> {
-  const engine = Engine.open({ profileDir, indexing: { batchFiles: BATCH } });
+  const engine = await Engine.open({ profileDir, indexing: { batchFiles: BATCH } });
   try {
-    if (!engine.listCollections().length) engine.addCollection({ root, name: 'corpus' });
+    if (!(await engine.listCollections()).length) await engine.addCollection({ root, name: 'corpus' });
     await engine.index();
   } finally {
     await engine.close();
@@ -51,9 +51,9 @@ async function indexInProcess(profileDir: string, root: string): Promise<void> {
 }
 
 async function docids(databaseFile: string, paths: string[]): Promise<string[]> {
-  const engine = Engine.open({ profileDir: path.dirname(databaseFile) });
+  const engine = await Engine.open({ profileDir: path.dirname(databaseFile) });
   try {
-    return paths.map((p) => engine.get(`corpus/${p}`).docid);
+    return await Promise.all(paths.map(async (p) => (await engine.get(`corpus/${p}`)).docid));
   } finally {
     await engine.close();
   }

@@ -5,8 +5,8 @@ import { Engine } from '../../src-main/engine/index.js';
 
 const [profileDir, root, batchFiles] = process.argv.slice(2);
 if (!profileDir || !root) throw new Error('usage: index-child <profileDir> <root> [batchFiles]');
-const engine = Engine.open({ profileDir, indexing: { batchFiles: Number(batchFiles ?? 256) } });
-if (!engine.listCollections().length) engine.addCollection({ root, name: 'corpus' });
+const engine = await Engine.open({ profileDir, indexing: { batchFiles: Number(batchFiles ?? 256) } });
+if (!(await engine.listCollections()).length) await engine.addCollection({ root, name: 'corpus' });
 engine.onProgress((e) => process.stdout.write(`progress ${e.phase} ${e.done}\n`));
 process.stdout.write('ready\n');
 await engine.index();

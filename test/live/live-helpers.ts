@@ -23,8 +23,8 @@ export interface LiveFolder {
 export async function watchedFolder(files: Record<string, string>, name = 'notes', opts: Partial<EngineOptions> = {}): Promise<LiveFolder> {
   const root = tempDir('trove-live-');
   writeTree(root, files);
-  const engine = openEngine({ indexing: FAST, ...opts });
-  engine.addCollection({ root, name });
+  const engine = await openEngine({ indexing: FAST, ...opts });
+  await engine.addCollection({ root, name });
   await engine.index();
   await engine.startWatching();
   const abs = (rel: string) => path.join(root, ...rel.split('/'));
@@ -49,14 +49,14 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | null
 }
 
 /** Paths that a keyword search finds (up to 1000). */
-export function found(engine: Engine, query: string, collection?: string): string[] {
-  const r = engine.search({ query, limit: 1000, ...(collection ? { collections: [collection] } : {}) });
+export async function found(engine: Engine, query: string, collection?: string): Promise<string[]> {
+  const r = await engine.search({ query, limit: 1000, ...(collection ? { collections: [collection] } : {}) });
   return r.results.map((h) => h.path).sort();
 }
 
 /** Has every queued job of every collection run? */
-export function settled(engine: Engine): boolean {
-  return engine.status().indexing.collections.every((c) => c.queued === 0 || c.queued === c.gaveUp + c.retrying);
+export async function settled(engine: Engine): Promise<boolean> {
+  return (await engine.status()).indexing.collections.every((c) => c.queued === 0 || c.queued === c.gaveUp + c.retrying);
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,7 +4,7 @@ import { Engine } from '../../src-main/engine/index.js';
 
 const [profileDir, start] = process.argv.slice(2);
 if (!profileDir) throw new Error('usage: memory-child <profileDir> [firstBatch]');
-const engine = Engine.open({ profileDir });
+const engine = await Engine.open({ profileDir });
 process.stdout.write('ready\n');
 for (let b = Number(start ?? 0); ; b++) {
   const entries = Array.from({ length: 100 }, (_, i) => ({
@@ -15,6 +15,6 @@ for (let b = Number(start ?? 0); ; b++) {
     tags: ['crash', `b${b}`],
     ...(i === 0 ? { images: [{ data: Buffer.alloc(4096, b % 256).toString('base64') }] } : {}),
   }));
-  engine.memory.storeBatch(entries, { atomic: true });
+  await engine.memory.storeBatch(entries, { atomic: true });
   process.stdout.write(`batch ${b}\n`);
 }

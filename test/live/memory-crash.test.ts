@@ -84,14 +84,13 @@ describe('SIGKILL during memory batches', () => {
     }
     expect(partialBefore).toBeGreaterThan(0);
     // the store is usable afterwards: writes, keyword search and deletes still agree
-    const engine = Engine.open({ profileDir: profile });
+    const engine = await Engine.open({ profileDir: profile });
     try {
-      engine.memory.store({ threadId: 'after', source: 'agent', text: 'Written after the crashes.' });
-      const r = engine.memory.search({ query: 'written after the crashes' });
-      if (r instanceof Promise) throw new Error('keyword search answers synchronously');
+      await engine.memory.store({ threadId: 'after', source: 'agent', text: 'Written after the crashes.' });
+      const r = await engine.memory.search({ query: 'written after the crashes' });
       expect(r.hits.map((h) => h.entry.threadId)).toEqual(['after']);
-      const batches = engine.memory.threads().filter((t) => t.threadId.startsWith('b'));
-      expect(engine.memory.delete({ threadIds: batches.map((t) => t.threadId) }).deleted).toBe(batches.length * 100);
+      const batches = (await engine.memory.threads()).filter((t) => t.threadId.startsWith('b'));
+      expect((await engine.memory.delete({ threadIds: batches.map((t) => t.threadId) })).deleted).toBe(batches.length * 100);
     } finally {
       await engine.close();
     }

@@ -40,65 +40,65 @@ function jobRows(engine: Engine, collectionId?: number): number {
 
 describe('pause and resume', () => {
   test('global pause holds every change in the queue; resume applies them', async () => {
-    const engine = openEngine({ indexing: FAST });
+    const engine = await openEngine({ indexing: FAST });
     const root = folderWith({ 'a.md': 'alpha' });
-    engine.addCollection({ root, name: 'notes' });
+    await engine.addCollection({ root, name: 'notes' });
     await engine.startWatching();
     watching.push(engine);
-    await waitFor('start-up reconcile done', () => found(engine, 'alpha').length === 1);
+    await waitFor('start-up reconcile done', async () => (await found(engine, 'alpha')).length === 1);
 
-    engine.pause();
+    await engine.pause();
     writeTree(root, { 'b.md': 'the tapir sleeps' });
-    await waitFor('change queued', () => engine.status().indexing.collections[0]!.queued > 0);
+    await waitFor('change queued', async () => (await engine.status()).indexing.collections[0]!.queued > 0);
     await sleep(500);
-    expect(found(engine, 'tapir')).toEqual([]);
-    expect(engine.status().indexing.paused).toBe(true);
-    expect(engine.status().indexing.collections[0]!.paused).toBe(true);
+    expect(await found(engine, 'tapir')).toEqual([]);
+    expect((await engine.status()).indexing.paused).toBe(true);
+    expect((await engine.status()).indexing.collections[0]!.paused).toBe(true);
     // what `trove status` (and the MCP status tool, through the same describeActivity) shows
-    expect(formatStatus(engine.status())).toMatch(/Watching: 1 folders \(all indexing paused\)[\s\S]*\n  indexing: \d+ queued, paused\n?/);
+    expect(formatStatus(await engine.status())).toMatch(/Watching: 1 folders \(all indexing paused\)[\s\S]*\n  indexing: \d+ queued, paused\n?/);
 
-    engine.resume();
-    await waitFor('queued change applied after resume', () => found(engine, 'tapir').includes('b.md'));
-    expect(engine.status().indexing.paused).toBe(false);
-    await waitFor('queue drained', () => engine.status().indexing.collections[0]!.queued === 0);
-    expect(formatStatus(engine.status())).not.toContain('indexing:');
+    await engine.resume();
+    await waitFor('queued change applied after resume', async () => (await found(engine, 'tapir')).includes('b.md'));
+    expect((await engine.status()).indexing.paused).toBe(false);
+    await waitFor('queue drained', async () => (await engine.status()).indexing.collections[0]!.queued === 0);
+    expect(formatStatus(await engine.status())).not.toContain('indexing:');
   });
 
   test('pausing one collection leaves the others running', async () => {
-    const engine = openEngine({ indexing: FAST });
+    const engine = await openEngine({ indexing: FAST });
     const r1 = folderWith({ 'x.md': 'first' });
     const r2 = folderWith({ 'y.md': 'second' });
-    engine.addCollection({ root: r1, name: 'one' });
-    engine.addCollection({ root: r2, name: 'two' });
+    await engine.addCollection({ root: r1, name: 'one' });
+    await engine.addCollection({ root: r2, name: 'two' });
     await engine.index();
     await engine.startWatching();
     watching.push(engine);
 
-    engine.pause('one');
+    await engine.pause('one');
     writeTree(r1, { 'new.md': 'the gecko climbs' });
     writeTree(r2, { 'new.md': 'the gecko climbs' });
-    await waitFor('unpaused collection indexed', () => found(engine, 'gecko', 'two').length === 1);
+    await waitFor('unpaused collection indexed', async () => (await found(engine, 'gecko', 'two')).length === 1);
     await sleep(400);
-    expect(found(engine, 'gecko', 'one')).toEqual([]);
-    const one = engine.status().indexing.collections.find((c) => c.collection === 'one')!;
+    expect(await found(engine, 'gecko', 'one')).toEqual([]);
+    const one = (await engine.status()).indexing.collections.find((c) => c.collection === 'one')!;
     expect(one).toMatchObject({ paused: true });
     expect(one.queued).toBeGreaterThan(0);
 
-    engine.resume('one');
-    await waitFor('paused collection indexed after resume', () => found(engine, 'gecko', 'one').length === 1);
+    await engine.resume('one');
+    await waitFor('paused collection indexed after resume', async () => (await found(engine, 'gecko', 'one')).length === 1);
   });
 
   test('pause state is kept in the database (a restarted engine stays paused)', async () => {
     const profile = tempDir('trove-profile-');
     const root = folderWith({ 'a.md': 'alpha' });
-    const first = openEngine({ profileDir: profile, indexing: FAST });
-    first.addCollection({ root, name: 'notes' });
-    first.pause('notes');
+    const first = await openEngine({ profileDir: profile, indexing: FAST });
+    await first.addCollection({ root, name: 'notes' });
+    await first.pause('notes');
     await first.close();
-    const second = openEngine({ profileDir: profile, indexing: FAST });
-    expect(second.status().indexing.collections[0]!.paused).toBe(true);
-    second.resume('notes');
-    expect(second.status().indexing.collections[0]!.paused).toBe(false);
+    const second = await openEngine({ profileDir: profile, indexing: FAST });
+    expect((await second.status()).indexing.collections[0]!.paused).toBe(true);
+    await second.resume('notes');
+    expect((await second.status()).indexing.collections[0]!.paused).toBe(false);
   });
 });
 
@@ -106,8 +106,8 @@ describe('progress stream', () => {
   test('phase, done/total, rate, ETA and current file; ends idle with done = total', async () => {
     // enough files that the run outlasts the first 50 ms, before which no rate is measured (a fast
     // machine indexed 400 of them in less)
-    const engine = openEngine({ indexing: { ...FAST, batchFiles: 100 } });
-    engine.addCollection({ root: folderWith(manyFiles(2000, 'progress')), name: 'big' });
+    const engine = await openEngine({ indexing: { ...FAST, batchFiles: 100 } });
+    await engine.addCollection({ root: folderWith(manyFiles(2000, 'progress')), name: 'big' });
     const events: ProgressEvent[] = [];
     const unsubscribe = engine.onProgress((e) => events.push(e));
     const legacy: string[] = [];
@@ -130,15 +130,15 @@ describe('progress stream', () => {
     expect(last).toMatchObject({ phase: 'idle', done: 2000, total: 2000, etaSeconds: 0, currentFile: null });
     expect(legacy[0]).toBe('scanning');
     expect(legacy.at(-1)).toBe('done');
-    expect(engine.status().indexing.collections[0]!.progress).toEqual(last);
+    expect((await engine.status()).indexing.collections[0]!.progress).toEqual(last);
   });
 });
 
 describe('removing a collection', () => {
   test('mid-index: its jobs are cancelled at once, the run stops, nothing of it remains', async () => {
-    const engine = openEngine({ indexing: { ...FAST, batchFiles: 20 } });
-    engine.addCollection({ root: folderWith(manyFiles(1500, 'doomed')), name: 'doomed' });
-    engine.addCollection({ root: folderWith({ 'k.md': 'kept safe' }), name: 'kept' });
+    const engine = await openEngine({ indexing: { ...FAST, batchFiles: 20 } });
+    await engine.addCollection({ root: folderWith(manyFiles(1500, 'doomed')), name: 'doomed' });
+    await engine.addCollection({ root: folderWith({ 'k.md': 'kept safe' }), name: 'kept' });
     await engine.index({ collection: 'kept' });
 
     let doneWhenRemoved = -1;
@@ -147,7 +147,7 @@ describe('removing a collection', () => {
       if (doneWhenRemoved >= 0 && e.collection === 'doomed') afterRemoval.push(e);
       if (e.collection === 'doomed' && e.phase === 'indexing' && e.done >= 100 && doneWhenRemoved < 0) {
         doneWhenRemoved = e.done;
-        engine.removeCollection('doomed'); // from inside the stream: the batch in flight is dropped
+        void engine.removeCollection('doomed'); // from inside the stream (its body runs now): the batch in flight is dropped
       }
     });
     const err = await troveErrorAsync(() => engine.index({ collection: 'doomed' }));
@@ -157,9 +157,9 @@ describe('removing a collection', () => {
     expect(doneWhenRemoved).toBeLessThan(1500);
     expect(afterRemoval.filter((e) => e.phase === 'indexing')).toEqual([]);
     expect(jobRows(engine)).toBe(0);
-    expect(engine.listCollections().map((c) => c.name)).toEqual(['kept']);
-    expect(engine.status().totals.documents).toBe(1);
-    expect(found(engine, 'doomed')).toEqual([]);
+    expect((await engine.listCollections()).map((c) => c.name)).toEqual(['kept']);
+    expect((await engine.status()).totals.documents).toBe(1);
+    expect(await found(engine, 'doomed')).toEqual([]);
     const db = new Database(engine.databaseFile, { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect((db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n).toBe(1);
@@ -167,39 +167,39 @@ describe('removing a collection', () => {
   });
 
   test('while watching: its watcher stops and later changes in its folder are ignored', async () => {
-    const engine = openEngine({ indexing: FAST });
+    const engine = await openEngine({ indexing: FAST });
     const root = folderWith({ 'a.md': 'alpha' });
-    engine.addCollection({ root, name: 'gone' });
-    engine.addCollection({ root: folderWith({ 'b.md': 'beta' }), name: 'stays' });
+    await engine.addCollection({ root, name: 'gone' });
+    await engine.addCollection({ root: folderWith({ 'b.md': 'beta' }), name: 'stays' });
     await engine.startWatching();
     watching.push(engine);
-    await waitFor('both indexed', () => engine.status().totals.documents === 2);
-    engine.removeCollection('gone');
-    expect(engine.status().indexing.watchers.map((w) => w.collection)).toEqual(['stays']);
+    await waitFor('both indexed', async () => (await engine.status()).totals.documents === 2);
+    await engine.removeCollection('gone');
+    expect((await engine.status()).indexing.watchers.map((w) => w.collection)).toEqual(['stays']);
     writeTree(root, { 'c.md': 'ignored now' });
     await sleep(300);
-    expect(engine.status().totals.documents).toBe(1);
+    expect((await engine.status()).totals.documents).toBe(1);
     expect(jobRows(engine)).toBe(0);
   });
 });
 
 describe('failures', () => {
   test('a collection folder that disappears (an unplugged drive) keeps its index; the scan failure is listed and retried', async () => {
-    const engine = openEngine({ indexing: FAST });
+    const engine = await openEngine({ indexing: FAST });
     const root = folderWith({ 'a.md': 'the ibis', 'b.md': 'the ibex' });
-    engine.addCollection({ root, name: 'drive' });
+    await engine.addCollection({ root, name: 'drive' });
     await engine.index();
     await engine.startWatching();
     watching.push(engine);
     fs.rmSync(root, { recursive: true });
-    const failure = await waitFor('scan failure listed', () => engine.failures().find((f) => f.path === '.'));
+    const failure = await waitFor('scan failure listed', async () => (await engine.failures()).find((f) => f.path === '.'));
     expect(failure).toMatchObject({ collection: 'drive', reason: expect.stringMatching(/missing or unreadable/) });
-    await waitFor('retried', () => (engine.failures()[0]?.attempts ?? 0) >= 2);
-    expect(engine.status().totals.documents).toBe(2); // nothing removed
-    expect(found(engine, 'ibis')).toEqual(['a.md']);
+    await waitFor('retried', async () => ((await engine.failures())[0]?.attempts ?? 0) >= 2);
+    expect((await engine.status()).totals.documents).toBe(2); // nothing removed
+    expect(await found(engine, 'ibis')).toEqual(['a.md']);
     const err = await troveErrorAsync(() => engine.index({ collection: 'drive' }));
     expect(err.code).toBe('IO');
-    expect(engine.status().totals.documents).toBe(2);
+    expect((await engine.status()).totals.documents).toBe(2);
   });
 
   test('an unreadable file is kept with reason, attempts and next retry; it backs off, gives up, and a fix clears it', async () => {
@@ -208,8 +208,8 @@ describe('failures', () => {
     fs.chmodSync(path.join(root, 'locked.md'), 0o000);
     // a short reconcile interval: chokidar never reports a file it could not read at start-up,
     // so it is the periodic reconcile that gives the failed file another try
-    const engine = openEngine({ indexing: { ...FAST, live: { ...FAST!.live, reconcileIntervalMs: 1500 } } });
-    engine.addCollection({ root, name: 'notes' });
+    const engine = await openEngine({ indexing: { ...FAST, live: { ...FAST!.live, reconcileIntervalMs: 1500 } } });
+    await engine.addCollection({ root, name: 'notes' });
     // as root, switch to "nobody" so the mode bits apply; any other user is already denied
     const asNobody = async <T>(fn: () => Promise<T>): Promise<T> => {
       const seteuid = process.getuid?.() === 0 ? process.seteuid : undefined;
@@ -222,24 +222,24 @@ describe('failures', () => {
     };
     const [report] = await asNobody(() => engine.index());
     expect(report!.failed).toEqual([{ path: 'locked.md', reason: 'permission denied' }]);
-    const [first] = engine.failures();
+    const [first] = await engine.failures();
     expect(first).toMatchObject({ collection: 'notes', path: 'locked.md', reason: 'permission denied', attempts: 1 });
     expect(Date.parse(first!.nextRetryAt!)).toBeGreaterThan(Date.now() - 50);
-    expect(engine.status().collections[0]!.problems).toEqual([{ path: 'locked.md', status: 'failed', reason: 'permission denied' }]);
+    expect((await engine.status()).collections[0]!.problems).toEqual([{ path: 'locked.md', status: 'failed', reason: 'permission denied' }]);
 
     // the background runner retries on its schedule (100 ms, 200 ms) and then gives up
     await asNobody(async () => {
       await engine.startWatching();
       watching.push(engine);
-      await waitFor('gave up after 3 attempts', () => engine.failures()[0]?.nextRetryAt === null);
+      await waitFor('gave up after 3 attempts', async () => (await engine.failures())[0]?.nextRetryAt === null);
     });
-    expect(engine.failures()[0]).toMatchObject({ attempts: 3, nextRetryAt: null });
-    expect(engine.status().indexing.collections[0]).toMatchObject({ gaveUp: 1 });
+    expect((await engine.failures())[0]).toMatchObject({ attempts: 3, nextRetryAt: null });
+    expect((await engine.status()).indexing.collections[0]).toMatchObject({ gaveUp: 1 });
 
     // fixing the file clears the failure at the next reconcile
     fs.chmodSync(path.join(root, 'locked.md'), 0o644);
-    await waitFor('fixed file indexed', () => found(engine, 'axolotl').includes('locked.md'));
-    expect(engine.failures()).toEqual([]);
-    expect(engine.status().collections[0]!.problems).toEqual([]);
+    await waitFor('fixed file indexed', async () => (await found(engine, 'axolotl')).includes('locked.md'));
+    expect(await engine.failures()).toEqual([]);
+    expect((await engine.status()).collections[0]!.problems).toEqual([]);
   });
 });

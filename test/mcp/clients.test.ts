@@ -99,7 +99,7 @@ describe('stdio through `trove mcp`', () => {
   });
 
   it('a scoped token given to the shim limits what the client sees', async () => {
-    const { token } = f.engine.createToken({ name: 'stdio-notes', collections: ['notes'], tools: ['status'] });
+    const { token } = await f.engine.createToken({ name: 'stdio-notes', collections: ['notes'], tools: ['status'] });
     const client = new V2Client({ name: 'scoped-stdio', version: '1' });
     await client.connect(new V2Stdio({ command: process.execPath, args: [TROVE_BIN, 'mcp', '--token', token], env: shimEnv(), stderr: 'pipe' }));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['status']);

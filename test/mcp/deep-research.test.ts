@@ -16,7 +16,7 @@ let deepToken: string;
 beforeAll(async () => {
   f = await makeFixture();
   host = await startTestHost(f);
-  deepToken = f.engine.createToken({ name: 'chatgpt', profile: 'deep-research', collections: ['notes'] }).token;
+  deepToken = (await f.engine.createToken({ name: 'chatgpt', profile: 'deep-research', collections: ['notes'] })).token;
 });
 afterAll(async () => {
   await host?.close();

@@ -24,8 +24,8 @@ beforeAll(async () => {
   const good = fixtureFiles('good');
   for (const name of ['report.pdf', 'deck.pptx', 'budget.xlsx', 'minutes.eml']) fs.writeFileSync(path.join(docs, name), good[name]!);
   fs.writeFileSync(path.join(docs, 'notes.md'), '# Notes\n\nThe moraine is mentioned here too, once.\n');
-  engine = Engine.open({ profileDir: path.join(dir, 'profile') });
-  engine.addCollection({ root: docs, name: 'docs' });
+  engine = await Engine.open({ profileDir: path.join(dir, 'profile') });
+  await engine.addCollection({ root: docs, name: 'docs' });
   await engine.index();
   host = await startHost({ engine, port: 0, writeRuntimeFile: true, token: 'test-runtime-token-0123456789' });
 }, 60_000);

@@ -27,10 +27,10 @@ async function side(fastCalls: boolean): Promise<Side> {
   const host = await startTestHost(f, { mcpFastCalls: fastCalls });
   const tokens = {
     host: host.token,
-    searchOnly: f.engine.createToken({ name: 'search-only', tools: ['search'] }).token,
-    notesOnly: f.engine.createToken({ name: 'notes-only', collections: ['notes'] }).token,
-    memoryRead: f.engine.createToken({ name: 'memory-read', memory: 'read' }).token,
-    deep: f.engine.createToken({ name: 'chatgpt', profile: 'deep-research', collections: ['notes'] }).token,
+    searchOnly: (await f.engine.createToken({ name: 'search-only', tools: ['search'] })).token,
+    notesOnly: (await f.engine.createToken({ name: 'notes-only', collections: ['notes'] })).token,
+    memoryRead: (await f.engine.createToken({ name: 'memory-read', memory: 'read' })).token,
+    deep: (await f.engine.createToken({ name: 'chatgpt', profile: 'deep-research', collections: ['notes'] })).token,
   };
   return { f, host, tokens };
 }

@@ -29,9 +29,9 @@ export async function makeFixture(): Promise<Fixture> {
   fs.writeFileSync(path.join(notes, 'big.md'), `# Big\n\n${'A long line about backoff and other things.\n'.repeat(400)}`);
   fs.writeFileSync(path.join(secret, 'plans.md'), '# Merger plans\n\nThe acquisition closes in spring. Backoff negotiations.\n');
   const profileDir = path.join(dir, 'profile');
-  const engine = Engine.open({ profileDir });
-  engine.addCollection({ root: notes, name: 'notes', context: 'Engineering notes' });
-  engine.addCollection({ root: secret, name: 'secret' });
+  const engine = await Engine.open({ profileDir });
+  await engine.addCollection({ root: notes, name: 'notes', context: 'Engineering notes' });
+  await engine.addCollection({ root: secret, name: 'secret' });
   await engine.index();
   return {
     dir,

@@ -57,8 +57,8 @@ const errorText = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
 
 beforeAll(async () => {
   f = await memoryFixture();
-  expect(f.engine.memory.import(ENTRIES.map(({ key: _k, ...e }) => ({ ...e, metadata: {}, images: [], updated_at: e.created_at })))).toEqual({ imported: 6, skipped: 0 });
-  for (const e of f.engine.memory.list({ limit: 100 }).entries) ids[ENTRIES.find((x) => x.text === e.text)!.key] = e.id;
+  expect(await f.engine.memory.import(ENTRIES.map(({ key: _k, ...e }) => ({ ...e, metadata: {}, images: [], updated_at: e.created_at })))).toEqual({ imported: 6, skipped: 0 });
+  for (const e of (await f.engine.memory.list({ limit: 100 })).entries) ids[ENTRIES.find((x) => x.text === e.text)!.key] = e.id;
 });
 afterAll(async () => {
   await f?.cleanup();
@@ -199,9 +199,9 @@ describe('a token without a memory grant never sees memory through the knowledge
   let reader: ToolClient;
   let noneToken: string;
   beforeAll(async () => {
-    noneToken = f.engine.createToken({ name: 'knowledge-no-memory', memory: 'none' }).token;
+    noneToken = (await f.engine.createToken({ name: 'knowledge-no-memory', memory: 'none' })).token;
     none = await connectClient('v2 http 2026-07-28', f, noneToken);
-    reader = await connectClient('v2 http 2025-11-25', f, f.engine.createToken({ name: 'knowledge-reader', collections: ['notes'], memory: 'read' }).token);
+    reader = await connectClient('v2 http 2025-11-25', f, (await f.engine.createToken({ name: 'knowledge-reader', collections: ['notes'], memory: 'read' })).token);
   });
   afterAll(async () => {
     await none?.close();

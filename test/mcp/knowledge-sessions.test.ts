@@ -101,7 +101,7 @@ describe('stateless handles', () => {
     expect(uris(b)).toEqual(uris(a));
     expect(b.session).not.toBe(a.session);
 
-    const { token } = f.engine.createToken({ name: 'other-client' });
+    const { token } = await f.engine.createToken({ name: 'other-client' });
     const other = await connect('modern', { token });
     const stolen = await search(other, { session: a.session });
     expect(stolen.session).not.toBe(a.session);

@@ -9,7 +9,7 @@ import { connectClient, json, memoryFixture, text, type MemoryFixture, type Tool
 let f: MemoryFixture;
 beforeAll(async () => {
   f = await memoryFixture();
-  f.engine.memory.store({ threadId: 'base', source: 'agent', text: 'A note that is already there.', metadata: { priority: 2 } });
+  await f.engine.memory.store({ threadId: 'base', source: 'agent', text: 'A note that is already there.', metadata: { priority: 2 } });
 }, 60_000);
 afterAll(async () => {
   await f?.cleanup();
@@ -28,11 +28,11 @@ describe.each(['v2 http 2026-07-28', 'v2 http 2025-11-25'] as const)('bad input 
 
   /** Calls a tool that must fail, checks its message and that memory did not change. */
   async function refused(tool: string, args: Record<string, unknown>, message: RegExp): Promise<void> {
-    const before = { stats: f.engine.memory.statistics(), entries: f.engine.memory.list({ limit: 100 }).entries };
+    const before = { stats: await f.engine.memory.statistics(), entries: (await f.engine.memory.list({ limit: 100 })).entries };
     const r = await c.callTool(tool, args);
     expect(r.isError, `${tool} ${JSON.stringify(args).slice(0, 80)}`).toBe(true);
     expect(text(r)).toMatch(message);
-    const after = { stats: f.engine.memory.statistics(), entries: f.engine.memory.list({ limit: 100 }).entries };
+    const after = { stats: await f.engine.memory.statistics(), entries: (await f.engine.memory.list({ limit: 100 })).entries };
     expect({ entries: after.stats.entries, fts: after.stats.keyword.chunks, images: after.stats.images, tags: after.stats.uniqueTags }).toEqual({
       entries: before.stats.entries,
       fts: before.stats.keyword.chunks,
@@ -93,6 +93,6 @@ describe.each(['v2 http 2026-07-28', 'v2 http 2025-11-25'] as const)('bad input 
     const b = json<{ success: boolean; succeeded: number; failed: number; results: { index: number; success: boolean; context_id: number | null; error: string | null }[] }>(r);
     expect(b).toMatchObject({ success: false, succeeded: 1, failed: 1 });
     expect(b.results[1]).toEqual({ index: 1, success: false, context_id: null, error: 'entries[1].images[0].data is not valid base64' });
-    expect(f.engine.memory.get([b.results[0]!.context_id!])[0]!.text).toBe('A perfectly good entry.');
+    expect((await f.engine.memory.get([b.results[0]!.context_id!]))[0]!.text).toBe('A perfectly good entry.');
   });
 });

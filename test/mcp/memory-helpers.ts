@@ -28,8 +28,8 @@ export async function memoryFixture(): Promise<MemoryFixture> {
   const notes = path.join(dir, 'notes');
   fs.mkdirSync(notes);
   fs.writeFileSync(path.join(notes, 'retries.md'), '# Retry policy\n\nWe retry HTTP calls with exponential backoff.\n');
-  const engine = Engine.open({ profileDir: path.join(dir, 'profile'), embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 } });
-  engine.addCollection({ root: notes, name: 'notes' });
+  const engine = await Engine.open({ profileDir: path.join(dir, 'profile'), embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 } });
+  await engine.addCollection({ root: notes, name: 'notes' });
   await engine.index();
   const host = await startHost({ engine, port: 0, token: 'test-runtime-token-0123456789' });
   return {

@@ -11,7 +11,7 @@ let f: MemoryFixture;
 const DOCUMENT_TOOLS = ['search', 'vsearch', 'query', 'get', 'multi_get', 'status', 'knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get', 'datasets.search', 'datasets.get'];
 beforeAll(async () => {
   f = await memoryFixture();
-  f.engine.memory.store({ threadId: 'private', source: 'user', text: 'My bank PIN hint is the dog’s birthday.' });
+  await f.engine.memory.store({ threadId: 'private', source: 'user', text: 'My bank PIN hint is the dog’s birthday.' });
 }, 60_000);
 afterAll(async () => {
   await f?.cleanup();
@@ -22,14 +22,14 @@ async function unknownTool(c: ToolClient, tool: string, args: Record<string, unk
   await expect(c.callTool(tool, args), tool).rejects.toThrow(new RegExp(`Tool ${tool} not found`));
 }
 
-function token(name: string, opts: Parameters<MemoryFixture['engine']['createToken']>[0] extends infer T ? Omit<T & object, 'name'> : never): string {
-  return f.engine.createToken({ name, ...opts }).token;
+async function token(name: string, opts: Parameters<MemoryFixture['engine']['createToken']>[0] extends infer T ? Omit<T & object, 'name'> : never): Promise<string> {
+  return (await f.engine.createToken({ name, ...opts })).token;
 }
 
 describe('memory grants', () => {
   it('a token scoped to some collections sees no memory tool and cannot reach memory', async () => {
-    const t = token('notes-only', { collections: ['notes'] });
-    expect(f.engine.listTokens().find((x) => x.name === 'notes-only')!.memory).toBe('none');
+    const t = await token('notes-only', { collections: ['notes'] });
+    expect((await f.engine.listTokens()).find((x) => x.name === 'notes-only')!.memory).toBe('none');
     const c = await connectClient('v2 http 2026-07-28', f, t);
     try {
       expect((await c.listTools()).sort()).toEqual([...DOCUMENT_TOOLS].sort());
@@ -38,14 +38,14 @@ describe('memory grants', () => {
       }
       const status = await c.callTool('status', {});
       expect(status.structuredContent).not.toHaveProperty('memory');
-      expect(f.engine.memory.list({ threadId: 'x' }).total).toBe(0);
+      expect((await f.engine.memory.list({ threadId: 'x' })).total).toBe(0);
     } finally {
       await c.close();
     }
   });
 
   it('a read grant shows the search, get, list and statistics tools only; writes are refused', async () => {
-    const t = token('reader', { collections: ['notes'], memory: 'read' });
+    const t = await token('reader', { collections: ['notes'], memory: 'read' });
     const c = await connectClient('v2 http 2025-11-25', f, t);
     try {
       const names = await c.listTools();
@@ -55,7 +55,7 @@ describe('memory grants', () => {
       await unknownTool(c, 'store_context', { thread_id: 'x', source: 'agent', text: 'sneaky' });
       await unknownTool(c, 'delete_context', { thread_id: 'private' });
       await unknownTool(c, 'update_context_batch', { updates: [{ context_id: 1, text: 'changed' }] });
-      expect(f.engine.memory.list({ threadId: 'private' }).total).toBe(1);
+      expect((await f.engine.memory.list({ threadId: 'private' })).total).toBe(1);
       expect((await c.callTool('status', {})).structuredContent).toMatchObject({ memory: { entries: 1, threads: 1 } });
     } finally {
       await c.close();
@@ -63,8 +63,8 @@ describe('memory grants', () => {
   });
 
   it('an unscoped token writes by default; a tool allow-list still limits it; --memory none takes memory away', async () => {
-    expect(f.engine.createToken({ name: 'everything' }).info.memory).toBe('write');
-    const t = token('store-only', { tools: ['store_context', 'search'] });
+    expect((await f.engine.createToken({ name: 'everything' })).info.memory).toBe('write');
+    const t = await token('store-only', { tools: ['store_context', 'search'] });
     const c = await connectClient('v1 http', f, t);
     try {
       expect((await c.listTools()).sort()).toEqual(['search', 'store_context']);
@@ -73,18 +73,18 @@ describe('memory grants', () => {
     } finally {
       await c.close();
     }
-    const none = await connectClient('v2 http 2026-07-28', f, token('no-memory', { memory: 'none' }));
+    const none = await connectClient('v2 http 2026-07-28', f, await token('no-memory', { memory: 'none' }));
     try {
       expect((await none.listTools()).sort()).toEqual([...DOCUMENT_TOOLS].sort());
     } finally {
       await none.close();
     }
-    expect(f.engine.memory.list({ threadId: 'allowed' }).total).toBe(1);
+    expect((await f.engine.memory.list({ threadId: 'allowed' })).total).toBe(1);
     expect(MEMORY_WRITE_TOOL_NAMES.every((n) => !MEMORY_READ_TOOL_NAMES.includes(n))).toBe(true);
   });
 
   it('over stdio, the token the shim sends decides too', { timeout: 60_000 }, async () => {
-    const c = await connectClient('v2 stdio', f, token('stdio-reader', { memory: 'read', tools: ['search_context', 'store_context'] }));
+    const c = await connectClient('v2 stdio', f, await token('stdio-reader', { memory: 'read', tools: ['search_context', 'store_context'] }));
     try {
       expect(await c.listTools()).toEqual(['search_context']);
       const r = json<{ total: number }>(await c.callTool('search_context', { thread_id: 'private' }));
@@ -95,14 +95,14 @@ describe('memory grants', () => {
   });
 
   it('redaction rules cover memory text in every result shape', async () => {
-    f.engine.memory.store({ threadId: 'keys', source: 'agent', text: 'The deploy key is sk-live-12345abcde; rotate it monthly.', metadata: { title: 'Key sk-live-12345abcde' } });
+    await f.engine.memory.store({ threadId: 'keys', source: 'agent', text: 'The deploy key is sk-live-12345abcde; rotate it monthly.', metadata: { title: 'Key sk-live-12345abcde' } });
     f.engine.settings.update({ redaction: ['sk-live-[a-z0-9]+'] });
     const c = await connectClient('v2 http 2026-07-28', f);
     try {
       for (const [tool, args] of [
         ['fts_search_context', { query: 'deploy key rotate', highlight: true }],
         ['search_context', { thread_id: 'keys' }],
-        ['get_context_by_ids', { context_ids: [f.engine.memory.list({ threadId: 'keys' }).entries[0]!.id] }],
+        ['get_context_by_ids', { context_ids: [(await f.engine.memory.list({ threadId: 'keys' })).entries[0]!.id] }],
         ['hybrid_search', { query: 'deploy key rotate', conversationId: 'keys' }],
       ] as const) {
         const r = await c.callTool(tool, args);
@@ -143,7 +143,7 @@ describe('memory grants', () => {
     }
   });
 
-  it('refuses a grant that is not none, read or write', () => {
-    expect(() => f.engine.createToken({ name: 'odd', memory: 'admin' as 'read' })).toThrow(/memory must be none, read or write/);
+  it('refuses a grant that is not none, read or write', async () => {
+    await expect(f.engine.createToken({ name: 'odd', memory: 'admin' as 'read' })).rejects.toThrow(/memory must be none, read or write/);
   });
 });

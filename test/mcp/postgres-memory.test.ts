@@ -35,7 +35,7 @@ beforeAll(async () => {
   noMemorySecret = (await admin.createToken({ name: 'no-memory', memory: 'none' })).token;
   await admin.close();
   pgHost = await startServe(['--database', url], { home, env: { TROVE_MODELS_DIR: modelsDir } });
-  engine = Engine.open({ profileDir: tempDir('trove-pgmemory-lite-'), embeddings: { modelsDir } });
+  engine = await Engine.open({ profileDir: tempDir('trove-pgmemory-lite-'), embeddings: { modelsDir } });
   lite = await startHost({ engine, port: 0, writeRuntimeFile: false, token: TOKEN });
 }, 120_000);
 

@@ -55,16 +55,16 @@ beforeAll(async () => {
   writeTree(path.join(root, 'notes'), NOTES);
   writeTree(path.join(root, 'private'), PRIVATE);
   profile = tempDir('trove-pgserve-profile-');
-  const indexer = Engine.open({ profileDir: profile, embeddings });
-  indexer.addCollection({ root: path.join(root, 'notes'), name: 'notes', context: 'Engineering notes' });
-  indexer.addCollection({ root: path.join(root, 'private'), name: 'private' });
-  indexer.setCollectionRedaction('private', false); // per-collection redaction travels with the index
+  const indexer = await Engine.open({ profileDir: profile, embeddings });
+  await indexer.addCollection({ root: path.join(root, 'notes'), name: 'notes', context: 'Engineering notes' });
+  await indexer.addCollection({ root: path.join(root, 'private'), name: 'private' });
+  await indexer.setCollectionRedaction('private', false); // per-collection redaction travels with the index
   await indexer.index();
   await indexer.embed();
   await indexer.close();
   url = await freshDatabase('pgserve');
   await migrateToPostgres({ sqliteFile: databasePath(profile), url });
-  engine = Engine.open({ profileDir: profile, embeddings });
+  engine = await Engine.open({ profileDir: profile, embeddings });
   shared = await openSharedIndex(url, { profileDir: profile, embeddings });
   scopedSecret = (await shared.createToken({ name: 'notes-only', collections: ['notes'] })).token;
   lite = await startHost({ engine, port: 0, writeRuntimeFile: false, token: TOKEN });
@@ -231,7 +231,7 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
     // the same folder of FAISS fixtures added on both (this profile's SQLite table, the database's dataset_folders)
     const holder = tempDir('trove-pgserve-sets-');
     for (const id of ['ip', 'truncated']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
-    engine.datasets.addFolder(holder);
+    await engine.datasets.addFolder(holder);
     await shared.datasets.addFolder(holder);
     await Promise.all([engine.datasets.settled(), shared.datasets.settled()]);
     // clients of their own: a 2025 session remembers what it returned, and the earlier tests asked the two hosts different things
@@ -249,7 +249,7 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
       }
     } finally {
       await Promise.all([toLite.close(), toPg.close()]);
-      engine.datasets.removeFolder(holder);
+      await engine.datasets.removeFolder(holder);
       await shared.datasets.removeFolder(holder);
     }
   });

@@ -103,8 +103,8 @@ describe('scoped tokens', () => {
   let searchOnly: string;
   let client: Client;
   beforeAll(async () => {
-    scoped = f.engine.createToken({ name: 'notes-only', collections: ['notes'] }).token;
-    searchOnly = f.engine.createToken({ name: 'search-only', tools: ['search', 'knowledge.get'] }).token;
+    scoped = (await f.engine.createToken({ name: 'notes-only', collections: ['notes'] })).token;
+    searchOnly = (await f.engine.createToken({ name: 'search-only', tools: ['search', 'knowledge.get'] })).token;
     client = new Client({ name: 'scoped', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${scoped}` } } }));
   });
@@ -126,7 +126,7 @@ describe('scoped tokens', () => {
       // the caller's own words may be echoed; no title, text or suggestion from the other collection
       expect(firstText(g), file).not.toMatch(/Merger|acquisition|did you mean[^\n]*plans|- .*plans/i);
     }
-    const docid = f.engine.get('secret/plans.md').docid;
+    const docid = (await f.engine.get('secret/plans.md')).docid;
     expect((await client.callTool({ name: 'get', arguments: { file: `#${docid}` } })).isError).toBe(true);
     expect((await client.callTool({ name: 'multi_get', arguments: { pattern: '**/*.md' } })).content.some((c) => JSON.stringify(c).includes('plans'))).toBe(false);
     const status = await client.callTool({ name: 'status', arguments: {} });
@@ -152,7 +152,7 @@ describe('scoped tokens', () => {
       expect(r.isError, tool).toBe(true);
       expect(firstText(r), tool).toBe('Not found: no source named "documents:secret" (sources: documents:notes)');
     }
-    const docid = f.engine.get('secret/plans.md').docid;
+    const docid = (await f.engine.get('secret/plans.md')).docid;
     for (const args of [{ uri: 'trove://secret/plans.md' }, { source: 'documents', id: `#${docid}` }, { source: 'documents', id: 'plans.md' }]) {
       const r = await client.callTool({ name: 'knowledge.get', arguments: { ...args, retrieval: { mode: 'full' } } });
       expect(r.isError, JSON.stringify(args)).toBe(true);
@@ -184,14 +184,14 @@ describe('scoped tokens', () => {
   });
 
   it('a revoked token is refused at once', async () => {
-    const { token } = f.engine.createToken({ name: 'short-lived' });
+    const { token } = await f.engine.createToken({ name: 'short-lived' });
     expect((await send('POST', { Authorization: `Bearer ${token}` }, init())).status).toBe(200);
-    f.engine.revokeToken('short-lived');
+    await f.engine.revokeToken('short-lived');
     expect((await send('POST', { Authorization: `Bearer ${token}` }, init())).status).toBe(401);
   });
 
   it('named tokens are rate limited (429 with Retry-After); the host token is not', async () => {
-    const { token } = f.engine.createToken({ name: 'flood' });
+    const { token } = await f.engine.createToken({ name: 'flood' });
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await send('POST', { Authorization: `Bearer ${token}` }, init())).status);
     expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);

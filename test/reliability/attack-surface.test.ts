@@ -37,9 +37,9 @@ describe('attack surface', () => {
     'path traversal': TRAVERSALS,
     'oversized and malformed': OVERSIZED,
   };
-  it('the target is what the rows assume: a scoped token, a second collection and a ready folder dataset', () => {
-    expect(t.engine.listCollections().map((c) => c.name)).toEqual(['notes', 'secret']);
-    expect(t.engine.datasets.list().map((d) => [d.id, d.state])).toEqual([['handbook', 'ready']]);
+  it('the target is what the rows assume: a scoped token, a second collection and a ready folder dataset', async () => {
+    expect((await t.engine.listCollections()).map((c) => c.name)).toEqual(['notes', 'secret']);
+    expect((await t.engine.datasets.list()).map((d) => [d.id, d.state])).toEqual([['handbook', 'ready']]);
   });
 
   it('the memory rows refuse for the grant, not by accident: the reader reads the entry the writes must not touch', async () => {

@@ -15,9 +15,9 @@ const mode = (p: string) => fs.statSync(p).mode & 0o777;
 async function useProfile(profileDir: string): Promise<void> {
   const docs = tempDir('trove-rest-docs-');
   writeTree(docs, { 'a.md': '# Private\n\nSalary review notes.\n' });
-  const engine = Engine.open({ profileDir });
+  const engine = await Engine.open({ profileDir });
   try {
-    if (!engine.listCollections().length) engine.addCollection({ root: docs, name: 'notes' });
+    if (!(await engine.listCollections()).length) await engine.addCollection({ root: docs, name: 'notes' });
     await engine.index();
     engine.settings.update({ maxFileBytes: 2_000_000 });
     const host = await startHost({ engine, port: 0 });
@@ -45,7 +45,7 @@ describe('files at rest (POSIX modes)', () => {
 
   it('tightens a profile an older version left world-readable', async () => {
     const profileDir = path.join(tempDir('trove-rest-old-'), 'profile');
-    const engine = Engine.open({ profileDir });
+    const engine = await Engine.open({ profileDir });
     engine.settings.update({ port: 9123 });
     await engine.close();
     fs.chmodSync(profileDir, 0o755);

@@ -24,13 +24,13 @@ describe('load (small)', () => {
     writeNotes(big, 300, 2);
     const live = path.join(dir, 'live');
     fs.mkdirSync(live);
-    const engine = Engine.open({ profileDir: path.join(dir, 'profile') });
-    engine.addCollection({ root: stable, name: 'stable' });
+    const engine = await Engine.open({ profileDir: path.join(dir, 'profile') });
+    await engine.addCollection({ root: stable, name: 'stable' });
     await engine.index();
-    engine.addCollection({ root: live, name: 'live' });
+    await engine.addCollection({ root: live, name: 'live' });
     const host = await startHost({ engine, port: 0, token: 'load-test-full-access-token-0123456789' });
     await engine.startWatching();
-    engine.addCollection({ root: big, name: 'big' });
+    await engine.addCollection({ root: big, name: 'big' });
     const indexing = engine.index({ collection: 'big' }); // the large collection indexes under load
     let n = 0;
     const churn = setInterval(() => fs.writeFileSync(path.join(live, `file-${n++ % 20}.md`), `# Live ${n}\n\nkeeper lantern ${n}\n`), 20);
@@ -50,7 +50,7 @@ describe('load (small)', () => {
       expect(Object.keys(out.perTool).sort()).toEqual(['get', 'multi_get', 'query', 'search']);
       expect(Object.keys(out.perKind).sort()).toEqual(['v1-http', 'v1-stdio', 'v2-http', 'v2-stdio']);
       await indexing;
-      expect(engine.listCollections().find((c) => c.name === 'big')?.documents).toBe(300); // the indexing under load completed
+      expect((await engine.listCollections()).find((c) => c.name === 'big')?.documents).toBe(300); // the indexing under load completed
     } finally {
       clearInterval(churn);
       await indexing.catch(() => undefined);

@@ -24,9 +24,9 @@ beforeAll(async () => {
   const root = tempDir('trove-secrets-');
   writeTree(path.join(root, 'notes'), { 'setup.md': `# Laptop setup\n\nCloned the repo with my token ${TOKEN} and it worked.\nThe lighthouse keeper logs the wind.\n` });
   writeTree(path.join(root, 'vault'), { 'keys.md': `# Vault\n\nbackup token ${TOKEN}\n` });
-  engine = Engine.open({ profileDir: path.join(root, 'profile') });
-  engine.addCollection({ root: path.join(root, 'notes'), name: 'notes' });
-  engine.addCollection({ root: path.join(root, 'vault'), name: 'vault' });
+  engine = await Engine.open({ profileDir: path.join(root, 'profile') });
+  await engine.addCollection({ root: path.join(root, 'notes'), name: 'notes' });
+  await engine.addCollection({ root: path.join(root, 'vault'), name: 'vault' });
   await engine.index();
   host = await startHost({ engine, port: 0, writeRuntimeFile: false, token: 'secret-redaction-test-token-0123' });
   api = createAppApi({ engine });
@@ -80,7 +80,7 @@ describe('secret redaction (on by default)', () => {
   });
 
   it("agent memory: a token an agent stored is returned by no memory tool and not on the memory screen", async () => {
-    const { id } = engine.memory.store({ threadId: 'setup', source: 'agent', text: `The deploy used ${TOKEN}; the lighthouse keeper rotates it.`, metadata: { title: `token ${TOKEN}` } });
+    const { id } = await engine.memory.store({ threadId: 'setup', source: 'agent', text: `The deploy used ${TOKEN}; the lighthouse keeper rotates it.`, metadata: { title: `token ${TOKEN}` } });
     const calls = await Promise.all([
       client.callTool({ name: 'fts_search_context', arguments: { query: 'lighthouse keeper rotates', highlight: true } }),
       client.callTool({ name: 'search_context', arguments: { thread_id: 'setup' } }),
@@ -97,8 +97,8 @@ describe('secret redaction (on by default)', () => {
       expect(text, `answer ${i}`).not.toContain(TOKEN);
       expect(text, `answer ${i}`).toContain('[redacted secret]');
     }
-    expect(engine.memory.get([id])[0]!.text).toContain(TOKEN); // stored as written
-    engine.memory.delete({ ids: [id] });
+    expect((await engine.memory.get([id]))[0]!.text).toContain(TOKEN); // stored as written
+    await engine.memory.delete({ ids: [id] });
   });
 
   it('agent memory: a write answers with ids and counts only — the stored token is in no answer, per-item errors included (they pass unredacted)', async () => {
@@ -118,7 +118,7 @@ describe('secret redaction (on by default)', () => {
     const results = (batch.structuredContent as { results: { success: boolean; error: string | null }[] }).results;
     expect(results.map((r) => r.success)).toEqual([true, false]);
     expect(results[1]!.error).toMatch(/image/);
-    engine.memory.delete({ threadIds: ['writes'] });
+    await engine.memory.delete({ threadIds: ['writes'] });
   });
 
   it('a collection can opt out, and a collection can opt in when the Settings switch is off', async () => {
@@ -136,7 +136,7 @@ describe('secret redaction (on by default)', () => {
     ok(await api.call('settings.update', { redactSecrets: true }));
     ok(await api.call('collections.setRedaction', { name: 'vault', redactSecrets: null }));
     expect(await everything()).not.toContain(TOKEN);
-    expect(engine.listCollections().map((c) => c.redactSecrets)).toEqual([null, null]);
+    expect((await engine.listCollections()).map((c) => c.redactSecrets)).toEqual([null, null]);
   });
 });
 
@@ -151,7 +151,7 @@ describe('a slow redaction rule', () => {
     const saved = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
     // (x|x)* passes the static check (no nested quantifier) yet backtracks exponentially on x…x!
     fs.writeFileSync(file, JSON.stringify({ ...saved, redaction: ['(x|x)*y'] }));
-    fs.appendFileSync(path.join(path.dirname(engine.listCollections()[0]!.root), 'notes', 'setup.md'), `\n${'x'.repeat(40)}!\n`);
+    fs.appendFileSync(path.join(path.dirname((await engine.listCollections())[0]!.root), 'notes', 'setup.md'), `\n${'x'.repeat(40)}!\n`);
     await engine.index();
     const started = performance.now();
     const r = await client.callTool({ name: 'get', arguments: { file: 'notes/setup.md' } });

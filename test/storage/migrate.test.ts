@@ -32,16 +32,16 @@ beforeAll(async () => {
   const root = tempDir('trove-migrate-root-');
   writeTree(root, FILES);
   profile = tempDir('trove-migrate-profile-');
-  const engine = Engine.open({ profileDir: profile, embeddings: { modelsDir, workers: 1 } });
+  const engine = await Engine.open({ profileDir: profile, embeddings: { modelsDir, workers: 1 } });
   try {
-    engine.addCollection({ root, name: 'notes' });
+    await engine.addCollection({ root, name: 'notes' });
     await engine.index();
     await engine.embed();
-    engine.createToken({ name: 'reader', collections: ['notes'], tools: ['search'] });
-    engine.pause('notes');
-    engine.datasets.addFolder(tempDir('trove-migrate-datasets-'));
-    engine.memory.store({ threadId: 'planning', source: 'user', text: 'Ship the migration on Friday.', tags: ['release', 'plan'], metadata: { status: 'open', priority: 2 } });
-    engine.memory.store({ threadId: 'planning', source: 'agent', text: 'A diagram of the rollout.', images: [{ data: Buffer.from('not really a png').toString('base64') }] });
+    await engine.createToken({ name: 'reader', collections: ['notes'], tools: ['search'] });
+    await engine.pause('notes');
+    await engine.datasets.addFolder(tempDir('trove-migrate-datasets-'));
+    await engine.memory.store({ threadId: 'planning', source: 'user', text: 'Ship the migration on Friday.', tags: ['release', 'plan'], metadata: { status: 'open', priority: 2 } });
+    await engine.memory.store({ threadId: 'planning', source: 'agent', text: 'A diagram of the rollout.', images: [{ data: Buffer.from('not really a png').toString('base64') }] });
     await engine.memory.search({ query: 'migration', mode: 'keyword' });
   } finally {
     await engine.close();

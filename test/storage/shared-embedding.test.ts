@@ -36,8 +36,8 @@ beforeAll(async () => {
   root = tempDir('trove-pgembed-root-');
   writeTree(root, FILES);
   profile = tempDir('trove-pgembed-profile-');
-  engine = Engine.open({ profileDir: profile, embeddings });
-  engine.addCollection({ root, name: 'notes' });
+  engine = await Engine.open({ profileDir: profile, embeddings });
+  await engine.addCollection({ root, name: 'notes' });
   await engine.index();
   await engine.embed();
   url = await freshDatabase('pgembed');

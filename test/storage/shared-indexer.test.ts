@@ -54,8 +54,8 @@ beforeAll(async () => {
   fs.copyFileSync(path.join(FORMATS, 'good/report.pdf'), path.join(root, 'report.pdf'));
   fs.copyFileSync(path.join(FORMATS, 'broken/truncated.pdf'), path.join(root, 'truncated.pdf'));
   profile = tempDir('trove-pgindex-profile-');
-  engine = Engine.open({ profileDir: profile });
-  engine.addCollection({ root, name: 'notes' });
+  engine = await Engine.open({ profileDir: profile });
+  await engine.addCollection({ root, name: 'notes' });
   url = await freshDatabase('pgindex');
   indexer = await openSharedIndexer(url);
   await indexer.addCollection({ root, name: 'notes' });
@@ -148,9 +148,9 @@ describe('trove index into PostgreSQL', () => {
     // rows are compared with the SQLite index updated the same way; search answers with the folder
     // indexed afresh on SQLite: FTS5's prefix counts still include a deleted row's terms until its
     // segments merge (a prefix query's score on the updated SQLite index differs in the 3rd decimal)
-    const fresh = Engine.open({ profileDir: tempDir('trove-pgindex-fresh-') });
+    const fresh = await Engine.open({ profileDir: tempDir('trove-pgindex-fresh-') });
     try {
-      fresh.addCollection({ root, name: 'notes' });
+      await fresh.addCollection({ root, name: 'notes' });
       await fresh.index();
       await expectSameIndex(fresh);
     } finally {

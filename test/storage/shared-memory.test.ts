@@ -42,10 +42,10 @@ let ignoreBm25 = false;
 let url: string;
 
 beforeAll(async () => {
-  engine = Engine.open({ profileDir: tempDir('trove-memory-lite-'), embeddings });
+  engine = await Engine.open({ profileDir: tempDir('trove-memory-lite-'), embeddings });
   url = await freshDatabase('memory');
   shared = await openSharedIndex(url, { profileDir: tempDir('trove-memory-pg-'), embeddings });
-  expect(engine.memory.import(ENTRIES)).toEqual({ imported: 5, skipped: 0 });
+  expect(await engine.memory.import(ENTRIES)).toEqual({ imported: 5, skipped: 0 });
   expect(await shared.memory.import(ENTRIES)).toEqual({ imported: 5, skipped: 0 });
 }, 60_000);
 
@@ -186,7 +186,7 @@ describe('reads', () => {
   it('get (images with their bytes), threads, context, statistics and summary', async () => {
     const all = (await shared.memory.list({ limit: 100 })).entries;
     const ids = all.map((e) => e.id).sort((a, b) => a - b);
-    expect(ids).toEqual((engine.memory.list({ limit: 100 }).entries.map((e) => e.id).sort((a, b) => a - b)));
+    expect(ids).toEqual(((await engine.memory.list({ limit: 100 })).entries.map((e) => e.id).sort((a, b) => a - b)));
     const got = (await same((m) => m.get([...ids, 999]))) as { images: { data?: string }[] }[];
     expect(got.flatMap((e) => e.images)).toEqual([{ mime_type: 'image/png', bytes: 16, data: Buffer.from('tiny image bytes').toString('base64') }]);
     await same((m) => m.get([ids[3]!], { includeImages: false }));

@@ -39,14 +39,14 @@ beforeAll(async () => {
   const root = tempDir('trove-shared-root-');
   writeTree(root, FILES);
   profile = tempDir('trove-shared-profile-');
-  const indexer = Engine.open({ profileDir: profile, embeddings });
-  indexer.addCollection({ root, name: 'notes' });
+  const indexer = await Engine.open({ profileDir: profile, embeddings });
+  await indexer.addCollection({ root, name: 'notes' });
   await indexer.index();
   await indexer.embed(); // vectors copied by migrate: the semantic modes search them there
   await indexer.close();
   url = await freshDatabase('shared');
   await migrateToPostgres({ sqliteFile: databasePath(profile), url });
-  engine = Engine.open({ profileDir: profile, embeddings });
+  engine = await Engine.open({ profileDir: profile, embeddings });
   shared = await openSharedIndex(url, { profileDir: profile, embeddings });
 });
 
@@ -82,18 +82,18 @@ const CASES: SearchRequest[] = [
 describe('the index on PostgreSQL (SharedIndex)', () => {
   it('answers as the engine does on SQLite, query by query', async () => {
     for (const req of CASES) {
-      const lite = engine.search({ ...req, mode: 'keyword' });
+      const lite = await engine.search({ ...req, mode: 'keyword' });
       const pg = await shared.search(req);
       expect(comparable(pg), JSON.stringify(req)).toEqual(comparable(lite));
     }
     // the cases are not vacuous: tiers, drops, CJK and pages all show up
-    const partial = engine.search({ query: 'http requests failed timeouts nonexistentword' });
+    const partial = await engine.search({ query: 'http requests failed timeouts nonexistentword' });
     expect(partial.plan?.dropped).toContain('nonexistentword');
     expect(partial.plan?.strategy).toBe('any-term'); // no document has every word: the looser steps still rank some
     expect(partial.results.length).toBeGreaterThan(0);
-    expect(engine.search({ query: 'retries exponential backoff' }).results.length).toBeGreaterThan(1);
-    expect(engine.search({ query: '東京の天気' }).results[0]?.path).toBe('notes/tokyo.md');
-    expect(engine.search({ query: 'backoff', limit: 1 }).has_more).toBe(true);
+    expect((await engine.search({ query: 'retries exponential backoff' })).results.length).toBeGreaterThan(1);
+    expect((await engine.search({ query: '東京の天気' })).results[0]?.path).toBe('notes/tokyo.md');
+    expect((await engine.search({ query: 'backoff', limit: 1 })).has_more).toBe(true);
   });
 
   it('runs the phrase and boolean syntaxes: the same documents as SQLite (a phrase is ranked by its words there)', async () => {
@@ -109,7 +109,7 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
     ];
     const docs = (r: SearchResponse) => r.results.map((h) => h.path).sort();
     for (const req of cases) {
-      const lite = engine.search({ ...req, mode: 'keyword' });
+      const lite = await engine.search({ ...req, mode: 'keyword' });
       const pg = await shared.search(req);
       expect(docs(pg), JSON.stringify(req)).toEqual(docs(lite));
       expect(pg.plan, JSON.stringify(req)).toEqual(lite.plan);
@@ -153,30 +153,22 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
   });
 
   it('reads documents (get, multi-get) and lists collections as the engine does on SQLite', async () => {
-    const docid = engine.search({ query: 'mitochondria' }).results[0]!.docid;
+    const docid = (await engine.search({ query: 'mitochondria' })).results[0]!.docid;
     const gets: [string, Parameters<Engine['get']>[1]][] = [
       ['docs/resilience.md', {}],
       ['notes/docs/resilience.md:5', { maxLines: 3, lineNumbers: true }],
       [`#${docid}`, { fromLine: 2, highlight: { query: 'powerhouse cell' } }],
       ['trove://notes/notes/tokyo.md', { collections: ['NOTES'] }],
     ];
-    for (const [locator, opts] of gets) expect(await shared.get(locator, opts), locator).toEqual(engine.get(locator, opts));
+    for (const [locator, opts] of gets) expect(await shared.get(locator, opts), locator).toEqual(await engine.get(locator, opts));
     const errorOf = async (p: Promise<unknown>) => (await p.then(() => null, (e: unknown) => e)) as TroveError;
-    const syncError = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        return e as TroveError;
-      }
-      return null;
-    };
     for (const [locator, opts] of [
       ['docs/resiliense.md', {}], // a typo: suggestions
       ['docs/resilience.md', { collections: ['other'] }], // out of scope: does not exist
       ['#abcdef12', {}],
       ['../etc/passwd', {}],
     ] as [string, Parameters<Engine['get']>[1]][]) {
-      const lite = syncError(() => engine.get(locator, opts));
+      const lite = await errorOf(engine.get(locator, opts));
       expect(lite, locator).not.toBeNull();
       expect(await errorOf(shared.get(locator, opts)), locator).toMatchObject({ code: lite!.code, message: lite!.message });
     }
@@ -186,10 +178,10 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
       ['docs/client.md, docs/missing.md, notes/cells.md', { maxLines: 2, lineNumbers: true }],
       ['src/nothing-*.ts', {}],
     ] as [string, Parameters<Engine['multiGet']>[1]][]) {
-      expect(await shared.multiGet(pattern, opts), pattern).toEqual(engine.multiGet(pattern, opts));
+      expect(await shared.multiGet(pattern, opts), pattern).toEqual(await engine.multiGet(pattern, opts));
     }
     expect((await shared.multiGet('notes/**', { maxBytes: 80 })).documents.some((d) => 'skipped' in d && d.skipped)).toBe(true);
-    expect(await shared.listCollections()).toEqual(engine.listCollections());
+    expect(await shared.listCollections()).toEqual(await engine.listCollections());
   });
 
   it('keeps access tokens in the database, for every host on it, with the engine\'s checks and defaults', async () => {
@@ -220,7 +212,7 @@ describe('the index on PostgreSQL (SharedIndex)', () => {
   });
 
   it('reports the status as the engine does on SQLite (counts, problems, queue, embedding per collection)', async () => {
-    const lite = engine.status();
+    const lite = await engine.status();
     const pg = await shared.status();
     expect(pg.collections).toEqual(lite.collections);
     expect(pg.totals).toEqual(lite.totals);

@@ -109,7 +109,7 @@ export interface DatasetDocument {
   modified: string | null;
 }
 
-/** Engine.datasets: plain-data methods over the registry. */
+/** Engine.datasets: plain-data methods over the registry; answers are promises (onChange and profileFolder, which read no index, answer in hand). */
 export interface DatasetsApi {
   /** Every dataset in every state. */
   list(): Promise<DatasetInfo[]>;

@@ -45,23 +45,23 @@ export async function startTarget(dir: string, timeouts: { headersTimeoutMs?: nu
   const manifestDir = path.join(dir, 'profile', 'datasets', 'handbook');
   fs.mkdirSync(manifestDir, { recursive: true });
   fs.writeFileSync(path.join(manifestDir, 'manifest.json'), JSON.stringify({ id: 'handbook', name: 'Handbook', description: 'The team handbook', index: handbook, kind: 'folder' }));
-  const engine = Engine.open({ profileDir: path.join(dir, 'profile') });
-  engine.addCollection({ root: notes, name: 'notes' });
-  engine.addCollection({ root: secret, name: 'secret' });
+  const engine = await Engine.open({ profileDir: path.join(dir, 'profile') });
+  await engine.addCollection({ root: notes, name: 'notes' });
+  await engine.addCollection({ root: secret, name: 'secret' });
   await engine.datasets.settled();
   await engine.index();
   const tokens = {
     full: 'attack-suite-full-access-token-0123456789',
-    scoped: engine.createToken({ name: 'scoped', collections: ['notes'] }).token,
-    searchOnly: engine.createToken({ name: 'search-only', collections: ['notes'], tools: ['search'] }).token,
-    memoryReader: engine.createToken({ name: 'memory-reader', collections: ['notes'], memory: 'read' }).token,
-    revoked: engine.createToken({ name: 'revoked' }).token,
+    scoped: (await engine.createToken({ name: 'scoped', collections: ['notes'] })).token,
+    searchOnly: (await engine.createToken({ name: 'search-only', collections: ['notes'], tools: ['search'] })).token,
+    memoryReader: (await engine.createToken({ name: 'memory-reader', collections: ['notes'], memory: 'read' })).token,
+    revoked: (await engine.createToken({ name: 'revoked' })).token,
     expired: '',
   };
-  engine.revokeToken('revoked');
+  await engine.revokeToken('revoked');
   // agent memory: a scoped token's memory grant is none unless given; the reader may read but not write
-  const memoryId = engine.memory.store({ threadId: 'private', source: 'user', text: 'memory-only-marker: the door code is the year we met.' }).id;
-  const expiring = engine.createToken({ name: 'expiring', expiresInDays: 1 / 86_400 }); // one second
+  const memoryId = (await engine.memory.store({ threadId: 'private', source: 'user', text: 'memory-only-marker: the door code is the year we met.' })).id;
+  const expiring = await engine.createToken({ name: 'expiring', expiresInDays: 1 / 86_400 }); // one second
   tokens.expired = expiring.token;
   const expiresAt = Date.parse(expiring.info.expiresAt!);
   while (Date.now() <= expiresAt) await new Promise((r) => setTimeout(r, 50));
@@ -231,7 +231,7 @@ export const SCOPE_ESCAPES: Attack[] = [
 ];
 
 /** What agent memory holds, to tell that a refused write changed nothing. */
-const memoryState = (t: AttackTarget) => JSON.stringify(t.engine.memory.list({ limit: 100 }).entries.map((e) => [e.id, e.threadId, e.text, e.tags, e.metadata]));
+const memoryState = async (t: AttackTarget) => JSON.stringify((await t.engine.memory.list({ limit: 100 })).entries.map((e) => [e.id, e.threadId, e.text, e.tags, e.metadata]));
 
 /**
  * A memory tool through a token whose grant does not cover it (the scoped token: none; the reader:
@@ -241,7 +241,7 @@ const memoryCall = (who: 'scoped' | 'memoryReader', tool: string, args: Record<s
   group: 'scope escapes',
   name: `memory: ${tool} with ${who === 'scoped' ? 'no memory grant' : 'a read grant'}`,
   async run(t, clients) {
-    const before = memoryState(t);
+    const before = await memoryState(t);
     let refused: boolean;
     let answer: string;
     try {
@@ -252,7 +252,7 @@ const memoryCall = (who: 'scoped' | 'memoryReader', tool: string, args: Record<s
       refused = true;
       answer = String(err);
     }
-    return { refused: refused && memoryState(t) === before, answer };
+    return { refused: refused && await memoryState(t) === before, answer };
   },
 });
 
@@ -402,7 +402,7 @@ export function manyConnections(n: number): Attack {
 }
 
 export async function prepareAttacks(t: AttackTarget): Promise<void> {
-  secretDocid = t.engine.get('secret/plans.md').docid;
+  secretDocid = (await t.engine.get('secret/plans.md')).docid;
 }
 
 export interface AttackOutcome {

@@ -20,21 +20,21 @@ const memoryBatch = (b: number) =>
 
 const [mode, profileDir, root, model] = process.argv.slice(2);
 if (!mode || !profileDir || !root) throw new Error('usage: crash-child <index|embed|switch|memory> <profile> <root> [model]');
-const engine = Engine.open({
+const engine = await Engine.open({
   profileDir,
   indexing: { batchFiles: 8 },
   embeddings: { modelsDir: process.env.TROVE_MODELS_DIR, workers: 1 },
 });
 const say = (line: string) => process.stdout.write(`${line}\n`);
 try {
-  if (mode !== 'memory' && !engine.listCollections().length) engine.addCollection({ root, name: 'corpus' });
+  if (mode !== 'memory' && !(await engine.listCollections()).length) await engine.addCollection({ root, name: 'corpus' });
   engine.onProgress((e) => say(`progress index ${e.phase} ${e.done}`));
   engine.onEmbeddingProgress((e) => say(`progress embed ${e.phase} ${e.done}`));
   say('ready');
   if (mode === 'memory') {
     for (let b = 0; b < MEMORY_BATCHES; b++) {
-      if (engine.memory.list({ threadId: `thread-${b}` }).total) continue; // stored before the kill: a batch is all or nothing
-      engine.memory.storeBatch(memoryBatch(b), { atomic: true });
+      if ((await engine.memory.list({ threadId: `thread-${b}` })).total) continue; // stored before the kill: a batch is all or nothing
+      await engine.memory.storeBatch(memoryBatch(b), { atomic: true });
       say(`progress memory batch ${b}`);
     }
     await engine.embed({ collection: '~memory' });

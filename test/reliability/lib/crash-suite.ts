@@ -79,8 +79,8 @@ export async function fullDisk(root: string, headroomKb: number): Promise<CrashO
   const base = await uninterrupted('index', root);
   const baseline = snapshotWithVectors(db(base.profile));
   const profile = temp('trove-crash-full-');
-  const engine = Engine.open({ profileDir: profile });
-  engine.addCollection({ root, name: 'corpus' });
+  const engine = await Engine.open({ profileDir: profile });
+  await engine.addCollection({ root, name: 'corpus' });
   await engine.close();
   const largest = Math.max(...fs.readdirSync(profile).map((f) => fs.statSync(path.join(profile, f)).size));
   const full = await runCrashChild({ mode: 'index', profileDir: profile, root, fileSizeLimitKb: largest / 1024 + headroomKb });

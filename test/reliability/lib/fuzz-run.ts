@@ -27,10 +27,10 @@ export interface FuzzOutcome {
 }
 
 /** Agent memory as a string: every entry's thread, source, text, tags and metadata. */
-function memoryFingerprint(engine: Engine): string {
+async function memoryFingerprint(engine: Engine): Promise<string> {
   const entries = [];
   for (let offset: number | null = 0; offset !== null; ) {
-    const page = engine.memory.list({ limit: 100, offset });
+    const page = await engine.memory.list({ limit: 100, offset });
     entries.push(...page.entries.map((e) => [e.id, e.threadId, e.source, e.text, e.tags, e.metadata]));
     offset = page.nextOffset;
   }
@@ -38,17 +38,17 @@ function memoryFingerprint(engine: Engine): string {
 }
 
 /** What must not change: collections and counts, every path, and what a few searches return. */
-function fingerprint(engine: Engine): string {
-  const collections = engine.listCollections().map((c) => [c.name, c.documents, c.chunks, engine.documentPaths(c.name)]);
-  const searches = ['retry backoff', 'acquisition', 'guide'].map((q) => (engine.search({ query: q, limit: 20 }) as { results: { path: string; score: number }[] }).results.map((r) => `${r.path}:${r.score}`));
+async function fingerprint(engine: Engine): Promise<string> {
+  const collections = await Promise.all((await engine.listCollections()).map(async (c) => [c.name, c.documents, c.chunks, await engine.documentPaths(c.name)]));
+  const searches = await Promise.all(['retry backoff', 'acquisition', 'guide'].map(async (q) => (await engine.search({ query: q, limit: 20 })).results.map((r) => `${r.path}:${r.score}`)));
   return JSON.stringify({ collections, searches });
 }
 
 export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: number; stdioLines: number; seed: number }): Promise<FuzzOutcome> {
   const t = await startTarget(opts.dir);
   const failures: string[] = [];
-  const before = fingerprint(t.engine);
-  const memoryBefore = memoryFingerprint(t.engine);
+  const before = await fingerprint(t.engine);
+  const memoryBefore = await memoryFingerprint(t.engine);
   let memoryWritesAccepted = 0;
   const port = t.host.port;
   try {
@@ -101,7 +101,7 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
     const health = await raw(t, { method: 'GET', path: '/health', headers: { Host: `127.0.0.1:${port}` } });
     let memoryConsistent: boolean;
     try {
-      const memoryAfter = memoryFingerprint(t.engine); // readable after the run, whatever was written
+      const memoryAfter = await memoryFingerprint(t.engine); // readable after the run, whatever was written
       await t.engine.memory.search({ query: 'door code', mode: 'keyword' });
       memoryConsistent = memoryWritesAccepted > 0 || memoryAfter === memoryBefore;
     } catch (err) {
@@ -114,7 +114,7 @@ export async function runFuzz(opts: { dir: string; toolCalls: number; rawHttp: n
       stdioLines: lines.length,
       stdioAnswers: stdio.answers,
       failures,
-      indexUnchanged: fingerprint(t.engine) === before,
+      indexUnchanged: await fingerprint(t.engine) === before,
       memoryWritesAccepted,
       memoryConsistent,
       healthAfter: health.status,

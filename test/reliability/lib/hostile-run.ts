@@ -29,11 +29,11 @@ export async function runHostileCorpus(opts: { dir: string; scale: Scale; goodFi
   fs.mkdirSync(root, { recursive: true });
   const good = writeGoodCorpus(root, opts.goodFiles);
   const rows = HOSTILE.map((row) => ({ row, marker: markerFor(row), paths: row.make(root, opts.scale, markerFor(row)) }));
-  const engine = Engine.open({ profileDir: path.join(opts.dir, 'profile'), ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}) });
+  const engine = await Engine.open({ profileDir: path.join(opts.dir, 'profile'), ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}) });
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   try {
-    engine.addCollection({ root, name: 'corpus' });
+    await engine.addCollection({ root, name: 'corpus' });
     const churn = startChurn(root);
     const started = performance.now();
     let reports: IndexReport[];
@@ -48,13 +48,14 @@ export async function runHostileCorpus(opts: { dir: string; scale: Scale; goodFi
 
     const reasons = new Map<string, string>();
     for (const r of reports) for (const e of [...r.skipped, ...r.failed, ...r.notices]) reasons.set(e.path, e.reason);
-    for (const f of engine.failures()) reasons.set(f.path, f.reason);
-    const indexed = new Set(engine.documentPaths('corpus'));
-    const found = (marker: string) => new Set((engine.search({ query: marker, limit: 100 }) as { results: { path: string }[] }).results.map((h) => h.path));
+    for (const f of await engine.failures()) reasons.set(f.path, f.reason);
+    const indexed = new Set(await engine.documentPaths('corpus'));
+    const found = async (marker: string) => new Set((await engine.search({ query: marker, limit: 100 })).results.map((h) => h.path));
 
-    const outcomes: RowOutcome[] = rows.map(({ row, marker, paths }) => {
+    const outcomes: RowOutcome[] = [];
+    for (const { row, marker, paths } of rows) {
       const problems: string[] = [];
-      const hits = found(marker);
+      const hits = await found(marker);
       for (const p of paths) {
         const reported = [...reasons.entries()].find(([k, why]) => (k === p || p.startsWith(`${k}/`)) && why.trim().length > 0);
         if (row.expect === 'indexed' && !hits.has(p)) problems.push(`${JSON.stringify(p)} is not found by its marker`);
@@ -62,10 +63,11 @@ export async function runHostileCorpus(opts: { dir: string; scale: Scale; goodFi
         if (row.expect === 'reported' && indexed.has(p)) problems.push(`${JSON.stringify(p)} was indexed`);
         if (row.expect === 'ignored' && (indexed.has(p) || hits.size)) problems.push(`${JSON.stringify(p)} (or its target) was indexed`);
       }
-      return { kind: row.kind, expect: row.expect, files: paths.length, problems };
-    });
-    const goodMissing = good.filter((g) => !found(g.marker).has(g.path)).map((g) => g.path);
-    const churnProblems = checkChurn(root, indexed, found);
+      outcomes.push({ kind: row.kind, expect: row.expect, files: paths.length, problems });
+    }
+    const goodMissing: string[] = [];
+    for (const g of good) if (!(await found(g.marker)).has(g.path)) goodMissing.push(g.path);
+    const churnProblems = checkChurn(root, indexed, await found('churnfinalversion'));
     return {
       badFiles: rows.reduce((n, r) => n + r.paths.length, 0),
       goodFiles: good.length,
@@ -106,9 +108,10 @@ function startChurn(root: string): { stop(): void } {
 }
 
 /** After the settling run: the changed file has its last content, and no vanished file is left in the index. */
-function checkChurn(root: string, indexed: Set<string>, found: (m: string) => Set<string>): string[] {
+/** `finalVersion`: what a search for the changing file's final marker, churnfinalversion, finds. */
+function checkChurn(root: string, indexed: Set<string>, finalVersion: Set<string>): string[] {
   const problems: string[] = [];
-  if (!found('churnfinalversion').has('churn/changing.md')) problems.push('churn/changing.md does not have its final content');
+  if (!finalVersion.has('churn/changing.md')) problems.push('churn/changing.md does not have its final content');
   const ghosts = [...indexed].filter((p) => p.startsWith('churn/vanishing-') && !fs.existsSync(path.join(root, p)));
   if (ghosts.length) problems.push(`vanished files still indexed: ${ghosts.slice(0, 3).join(', ')}`);
   return problems;
