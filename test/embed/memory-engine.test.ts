@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** Rows of a table in the engine's own file (a second connection, read only). */
 function count(sql: string): number {
-  const db = new Database(engine.databaseFile, { readonly: true });
+  const db = new Database(engine.location, { readonly: true });
   try {
     return (db.prepare(sql).get() as { n: number }).n;
   } finally {

@@ -5,10 +5,12 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
-import { LexicalSearch } from '../../src-main/engine/search/lexical.js';
+import { KeywordSearch } from '../../src-main/engine/search/keyword-search.js';
+import { PageAnchors } from '../../src-main/engine/search/page-anchors.js';
+import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import { ChunkStore } from '../../src-main/engine/store/chunks.js';
 import { CollectionStore, type CollectionKind } from '../../src-main/engine/store/collections.js';
-import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
+import type { Db } from '../../src-main/engine/store/database.js';
 import { DocumentStore } from '../../src-main/engine/store/documents.js';
 import { keywordIndexOf } from '../../src-main/engine/store/keyword-index.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
@@ -30,12 +32,14 @@ function addDocument(db: Db, folderChunks: ChunkStore, collectionId: number, kin
   })();
 }
 
-const search = (lexical: LexicalSearch, query: string) =>
-  lexical.search({ query, syntax: 'match', limit: 10, offset: 0, snippetChars: 200, explain: false, filters: {} }, 0).hits.map((h) => h.path);
+let generation = 0;
+const search = async (keyword: KeywordSearch, query: string) =>
+  (await keyword.search({ query, syntax: 'match', limit: 10, offset: 0, snippetChars: 200, explain: false, filters: {} }, generation)).hits.map((h) => h.path);
 
 describe('keyword indexes per collection kind', () => {
-  it('writes, finds and deletes each kind in its own index', () => {
-    const db = openDatabase(path.join(tempDir(), 'index.sqlite'));
+  it('writes, finds and deletes each kind in its own index', async () => {
+    const storage = SqliteStorage.open(path.join(tempDir(), 'index.sqlite'));
+    const db = storage.db;
     try {
       const collections = new CollectionStore(db);
       const folderChunks = new ChunkStore(db);
@@ -47,23 +51,25 @@ describe('keyword indexes per collection kind', () => {
       addDocument(db, folderChunks, memory.id, 'memory', 'm/1', 'The user prefers vinegar over citric acid for descaling.');
       addDocument(db, folderChunks, dataset.id, 'dataset', 'paper.md', '# Scale\n\nLimescale forms where hard water is boiled; vinegar dissolves it.');
 
-      const folders = new LexicalSearch(db);
-      const memories = new LexicalSearch(db, undefined, 'memory_fts');
-      const datasets = new LexicalSearch(db, undefined, 'dataset_fts');
-      expect(search(folders, 'vinegar')).toEqual(['kettle.md']);
-      expect(search(memories, 'vinegar')).toEqual(['m/1']);
-      expect(search(datasets, 'vinegar')).toEqual(['paper.md']);
-      expect(search(folders, 'limescale citric')).toEqual([]); // words only the other kinds have
+      const anchors = new PageAnchors(storage);
+      const folders = new KeywordSearch(storage, anchors);
+      const memories = new KeywordSearch(storage, anchors, 'memory_fts');
+      const datasets = new KeywordSearch(storage, anchors, 'dataset_fts');
+      expect(await search(folders, 'vinegar')).toEqual(['kettle.md']);
+      expect(await search(memories, 'vinegar')).toEqual(['m/1']);
+      expect(await search(datasets, 'vinegar')).toEqual(['paper.md']);
+      expect(await search(folders, 'limescale citric')).toEqual([]); // words only the other kinds have
 
       // deleting goes to the document's own index: the memory entry is gone from memory search only
       db.transaction(() => folderChunks.forIndex('memory_fts').deleteFor(new DocumentStore(db).byPath(memory.id, 'm/1')!.id))();
-      expect(search(memories, 'vinegar')).toEqual([]);
-      expect(search(folders, 'vinegar')).toEqual(['kettle.md']);
-      expect(search(datasets, 'vinegar')).toEqual(['paper.md']);
+      generation++;
+      expect(await search(memories, 'vinegar')).toEqual([]);
+      expect(await search(folders, 'vinegar')).toEqual(['kettle.md']);
+      expect(await search(datasets, 'vinegar')).toEqual(['paper.md']);
       expect(folderChunks.forIndex('memory_fts')).toBe(folderChunks.forIndex('memory_fts'));
       expect(folderChunks.forIndex('chunks_fts')).toBe(folderChunks);
     } finally {
-      db.close();
+      await storage.close();
     }
   });
 });

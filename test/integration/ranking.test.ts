@@ -8,7 +8,7 @@ import { type Engine, type SearchResponse } from '../../src-main/engine/index.js
 import { readEnvironment } from '../../src-main/engine/config.js';
 import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
-import { hasRankFunction } from '../../src-main/engine/search/rank.js';
+import { hasRankFunction } from '../../src-main/engine/store/sqlite/rank.js';
 import { indexTerm } from '../../src-main/engine/text/terms.js';
 import { openEngine } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';

@@ -4,20 +4,19 @@
 // Real SQLite + sqlite-vec, synthetic unit vectors (no model needed).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Anchors } from '../../src-main/engine/search/anchors.js';
-import { VectorSearch } from '../../src-main/engine/search/vector.js';
+import { nearestDocuments } from '../../src-main/engine/search/vector.js';
 import { ChunkStore } from '../../src-main/engine/store/chunks.js';
 import { CollectionStore } from '../../src-main/engine/store/collections.js';
-import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
+import type { Db } from '../../src-main/engine/store/database.js';
 import { DocumentStore } from '../../src-main/engine/store/documents.js';
+import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import { VectorStore, type VectorSpace } from '../../src-main/engine/store/vectors.js';
-import { registerFilterFunctions } from '../../src-main/engine/store/filters.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
 const DIMS = 8;
 const N = 5000;
+let storage: SqliteStorage;
 let db: Db;
-let search: VectorSearch;
 let space: VectorSpace;
 let collectionId: number;
 
@@ -30,8 +29,8 @@ const at = (a: number): Float32Array => {
 };
 
 beforeAll(() => {
-  db = openDatabase(path.join(tempDir('trove-vf-'), 'index.sqlite'));
-  registerFilterFunctions(db);
+  storage = SqliteStorage.open(path.join(tempDir('trove-vf-'), 'index.sqlite'));
+  db = storage.db;
   const collections = new CollectionStore(db);
   const documents = new DocumentStore(db);
   const chunks = new ChunkStore(db);
@@ -51,33 +50,33 @@ beforeAll(() => {
     }
   })();
   vectors.insert(space.id, collectionId, rows);
-  search = new VectorSearch(db, vectors, new Anchors(db));
 });
 
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await storage.close();
   removeTempDirs();
 });
 
-const find = (pathGlob: string | undefined, top = 5) =>
-  search.search(
-    { query: 'q', syntax: 'match', top, minScore: 0, snippetChars: 50, snippets: false, explain: false, filters: { pathGlob }, generation: 0 },
-    [{ space, collectionIds: [collectionId], vector: at(0) }],
-  );
+/** The nearest documents' paths under the filter, through the storage's kNN as every search uses it. */
+const find = async (pathGlob: string | undefined, top = 5) => {
+  const r = await nearestDocuments(storage, [{ space, collectionIds: [collectionId], vector: at(0) }], top, 0, { pathGlob });
+  const docs = await storage.documents.byIds(r.documents.map((d) => d.documentId));
+  return { hits: r.documents.map((d) => ({ path: docs.get(d.documentId)!.path })), exhausted: r.exhausted };
+};
 
 describe('filtered vector search on a large space', () => {
-  it('a filter that keeps most documents answers with the nearest of them, in order', () => {
-    const r = find('near/*.md');
+  it('a filter that keeps most documents answers with the nearest of them, in order', async () => {
+    const r = await find('near/*.md');
     expect(r.hits.map((h) => h.path)).toEqual(['near/0.md', 'near/1.md', 'near/2.md', 'near/3.md', 'near/4.md']);
   });
 
-  it('a filter that keeps only documents beyond the nearest 4096 still finds every one of them', () => {
-    const r = find('far/*.md');
+  it('a filter that keeps only documents beyond the nearest 4096 still finds every one of them', async () => {
+    const r = await find('far/*.md');
     expect(r.hits.map((h) => h.path).sort()).toEqual([`far/${N - 3}.md`, `far/${N - 2}.md`, `far/${N - 1}.md`]);
     expect(r.exhausted).toBe(true);
   });
 
-  it('without a filter: the nearest documents', () => {
-    expect(find(undefined, 3).hits.map((h) => h.path)).toEqual(['near/0.md', 'near/1.md', 'near/2.md']);
+  it('without a filter: the nearest documents', async () => {
+    expect((await find(undefined, 3)).hits.map((h) => h.path)).toEqual(['near/0.md', 'near/1.md', 'near/2.md']);
   });
 });

@@ -70,7 +70,7 @@ describe('the WAL checkpoint thread', () => {
   it('runs under an engine that asks for it: memory written reaches the database file while the engine is open, and all of it after close', async () => {
     const profile = tempDir();
     const engine = await Engine.open({ profileDir: profile, backgroundCheckpoints: true });
-    const file = engine.databaseFile;
+    const file = engine.location;
     const before = size(file);
     const text = (b: number, i: number) => `note ${b}.${i}: the checkpoint thread copies pages. `.repeat(40);
     for (let b = 0; b < 30; b++) {

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DEFAULT_RETRY, nextAttemptAt } from '../../src-main/engine/jobs/retry.js';
-import { PRIORITY } from '../../src-main/engine/jobs/runner.js';
+import { PRIORITY } from '../../src-main/engine/jobs/batch-worker.js';
 import { CollectionStore } from '../../src-main/engine/store/collections.js';
 import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
 import { GLOBAL_PAUSE, JobStore, type JobEnqueue } from '../../src-main/engine/store/jobs.js';

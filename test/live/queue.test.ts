@@ -29,7 +29,7 @@ function manyFiles(n: number, word: string): Record<string, string> {
 }
 
 function jobRows(engine: Engine, collectionId?: number): number {
-  const db = new Database(engine.databaseFile, { readonly: true });
+  const db = new Database(engine.location, { readonly: true });
   try {
     const sql = collectionId === undefined ? 'SELECT count(*) AS n FROM jobs' : 'SELECT count(*) AS n FROM jobs WHERE collection_id = ?';
     return (db.prepare(sql).get(...(collectionId === undefined ? [] : [collectionId])) as { n: number }).n;
@@ -160,7 +160,7 @@ describe('removing a collection', () => {
     expect((await engine.listCollections()).map((c) => c.name)).toEqual(['kept']);
     expect((await engine.status()).totals.documents).toBe(1);
     expect(await found(engine, 'doomed')).toEqual([]);
-    const db = new Database(engine.databaseFile, { readonly: true });
+    const db = new Database(engine.location, { readonly: true });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect((db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n).toBe(1);
     db.close();

@@ -9,8 +9,11 @@ import { TroveError } from '../../src-main/engine/errors.js';
 import { databasePath } from '../../src-main/engine/profile.js';
 import { parseQuery } from '../../src-main/engine/search/query.js';
 import { indexTerm } from '../../src-main/engine/text/terms.js';
-import { migrateToPostgres } from '../../src-main/engine/store/migrate/to-postgres.js';
+import { rebuildKeywordRows } from '../../src-main/engine/ingest/keyword-rebuild.js';
+import { migrateToPostgres as migrateWith } from '../../src-main/engine/store/migrate/to-postgres.js';
 import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
+/** The migration as `trove migrate` runs it: keyword rows made again by the indexer's own preparation. */
+const migrateToPostgres = (opts: Omit<Parameters<typeof migrateWith>[0], 'rebuildKeywordRows'>) => migrateWith({ ...opts, rebuildKeywordRows: (d, text, chunks) => rebuildKeywordRows(d, text, chunks) });
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import type { PlannedKeywordTerm, Storage } from '../../src-main/engine/store/storage.js';
 import { modelsDir } from '../embed/models-dir.js';

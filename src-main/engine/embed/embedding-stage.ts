@@ -74,6 +74,8 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
   const inFlight = opts.lane === 'background' ? Math.max(1, t.pool.backgroundSize) : t.pool.size;
   const batchSize = opts.lane === 'background' ? Math.max(inFlight, BACKGROUND_BATCH) : opts.batch;
   for (;;) {
+    // requests that came in meanwhile (a pause, a search) are handled before the next batch starts
+    await new Promise((resolve) => setImmediate(resolve));
     if (!(await opts.turn())) {
       if (opts.pausedNow()) report('paused');
       return false;

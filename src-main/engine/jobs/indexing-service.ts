@@ -327,7 +327,9 @@ export class IndexingService {
   }
 
   async pause(collection?: CollectionRow): Promise<void> {
-    await this.storage.jobs.setPaused(collection?.id ?? GLOBAL_PAUSE, true);
+    const id = collection?.id ?? GLOBAL_PAUSE;
+    this.pauses = new Set([...this.pauses, id]); // heeded by background embedding at once, before the row is written
+    await this.storage.jobs.setPaused(id, true);
     await this.refreshPauses();
     const targets = collection ? [collection] : await this.storage.collections.list(FILE_BACKED);
     for (const c of targets) this.progressHub.settle(c.id, c.name, 'paused');

@@ -8,6 +8,7 @@
 import type { ChunkRow } from '../store/chunks.js';
 import type { DocumentRow } from '../store/documents.js';
 import type { Storage } from '../store/storage.js';
+import { DocumentTextCache } from './text-cache.js';
 
 export interface PageAnchor {
   chunk: ChunkRow;
@@ -19,7 +20,7 @@ export interface PageAnchor {
 
 export class PageAnchors {
   private generation = -1;
-  private readonly texts: DocumentTexts;
+  private readonly texts: DocumentTextCache;
   private names = new Map<number, string>();
 
   constructor(
@@ -27,7 +28,7 @@ export class PageAnchors {
     /** Characters of text kept in all (UTF-16: at most twice this in bytes). */
     maxChars = 4_000_000,
   ) {
-    this.texts = new DocumentTexts(maxChars);
+    this.texts = new DocumentTextCache(maxChars);
   }
 
   /** Anchors keyed by chunk id; a hit whose chunk or document left the index meanwhile is absent. */
@@ -76,42 +77,5 @@ export class PageAnchors {
     this.generation = generation;
     this.texts.clear();
     this.names = new Map();
-  }
-}
-
-/** Recently read document texts, most recently used last, bounded by size. */
-class DocumentTexts {
-  private chars = 0;
-  private readonly texts = new Map<number, string>();
-  /** Longer documents are read every time: one would push out many others. */
-  private readonly maxDocumentChars: number;
-
-  constructor(private readonly maxChars: number) {
-    this.maxDocumentChars = maxChars / 16;
-  }
-
-  get(id: number): string | undefined {
-    const t = this.texts.get(id);
-    if (t !== undefined) {
-      this.texts.delete(id);
-      this.texts.set(id, t);
-    }
-    return t;
-  }
-
-  put(id: number, text: string): void {
-    if (text.length > this.maxDocumentChars || this.texts.has(id)) return;
-    this.texts.set(id, text);
-    this.chars += text.length;
-    for (const [k, t] of this.texts) {
-      if (this.chars <= this.maxChars) break;
-      this.texts.delete(k);
-      this.chars -= t.length;
-    }
-  }
-
-  clear(): void {
-    this.texts.clear();
-    this.chars = 0;
   }
 }

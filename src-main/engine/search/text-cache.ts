@@ -1,0 +1,46 @@
+// The text of recently shown documents, for snippets. A hit's snippet needs its anchor chunk's
+// range of the document text, but the index hands the whole value (31 KB on average in cpp-docs):
+// ~30 µs a hit on SQLite, a sixth of a keyword search, and a round trip's payload on PostgreSQL.
+// Searches in a row tend to land on the same documents (half of the hits of bench:search's 500
+// questions were among the last 500 documents shown), so those reads are kept, bounded by size,
+// until the index changes (page-anchors.ts clears it with the engine's generation).
+/** Recently read document texts, most recently used last, bounded by size. */
+export class DocumentTextCache {
+  private chars = 0;
+  private readonly texts = new Map<number, string>();
+  /** Longer documents are read every time: one would push out many others. */
+  private readonly maxDocumentChars: number;
+
+  constructor(
+    /** Characters kept in all (UTF-16: at most twice this in bytes). */
+    private readonly maxChars: number,
+    maxDocumentChars = maxChars / 16,
+  ) {
+    this.maxDocumentChars = maxDocumentChars;
+  }
+
+  get(id: number): string | undefined {
+    const t = this.texts.get(id);
+    if (t !== undefined) {
+      this.texts.delete(id);
+      this.texts.set(id, t);
+    }
+    return t;
+  }
+
+  put(id: number, text: string): void {
+    if (text.length > this.maxDocumentChars || this.texts.has(id)) return;
+    this.texts.set(id, text);
+    this.chars += text.length;
+    for (const [k, t] of this.texts) {
+      if (this.chars <= this.maxChars) break;
+      this.texts.delete(k);
+      this.chars -= t.length;
+    }
+  }
+
+  clear(): void {
+    this.texts.clear();
+    this.chars = 0;
+  }
+}
