@@ -50,6 +50,8 @@ export interface Entry {
   files: string[];
   /** A file the manifest names that is not there (reported when loading: Error). */
   missing: string | null;
+  /** Its load under way (a FAISS index read and checked, or a folder dataset's collection made). */
+  loading?: Promise<void>;
 }
 
 interface Plan {
@@ -301,8 +303,12 @@ export class DatasetRegistry {
   }
 
   private startLoad(entry: Entry): void {
-    const p: Promise<void> = this.load(entry).finally(() => this.loads.delete(p));
+    const p: Promise<void> = this.load(entry).finally(() => {
+      this.loads.delete(p);
+      if (entry.loading === p) entry.loading = undefined;
+    });
     this.loads.add(p);
+    entry.loading = p;
   }
 
   private async load(entry: Entry): Promise<void> {
@@ -346,9 +352,10 @@ export class DatasetRegistry {
     );
   }
 
-  /** The collections of folder datasets that are loading or loaded. */
-  datasetCollections(): CollectionRow[] {
+  /** The collections of folder datasets, once those being loaded have theirs (an index run right after a dataset is added must find it). */
+  async datasetCollections(): Promise<CollectionRow[]> {
     this.ensureStarted();
+    await Promise.all([...this.entries.values()].flatMap((e) => (e.manifest?.kind === 'folder' && e.loading ? [e.loading] : [])));
     return [...this.entries.values()].flatMap((e) => (e.dataset instanceof FolderDataset ? [e.dataset.collection] : []));
   }
 
