@@ -4,7 +4,7 @@
 // questions through the knowledge.search MCP tool of a real `trove serve` over HTTP (modes bm25 →
 // keyword, vector → semantic, hybrid) instead of Engine.search in process. --database
 // postgresql://… (an empty database): the indexed and embedded profile is copied there with
-// `trove migrate` and the questions run on PostgreSQL (SharedIndex: every mode, pgvector for the
+// `trove migrate` and the questions run on PostgreSQL (the same engine on the database: every mode, pgvector for the
 // vectors); the JSON line says which "backend" ran. Prints a progress bar, a summary, and ends
 // with one JSON line.
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { Engine, migrateProfile, openSharedIndex, readEnvironment, validatePostgresUrl, type SharedIndex } from '../src-main/engine/index.js';
+import { Engine, migrateProfile, readEnvironment, validatePostgresUrl } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
 import { call, serveProfile, type Served } from './lib/mcp-http.js';
 
@@ -110,7 +110,7 @@ if (via === 'knowledge') {
   served = await serveProfile(path.resolve(import.meta.dirname, '..'), path.join(work, 'home'));
 }
 
-let shared: SharedIndex | null = null;
+let shared: Engine | null = null;
 let migrateSeconds = 0;
 if (database) {
   const t2 = performance.now();
@@ -118,7 +118,7 @@ if (database) {
   const report = await migrateProfile({ profileDir: path.join(work, 'home'), url: database });
   migrateSeconds = (performance.now() - t2) / 1000;
   console.error(`profile copied to PostgreSQL in ${migrateSeconds.toFixed(1)} s (${report.counts.length} counts checked)`);
-  shared = await openSharedIndex(database, { profileDir: path.join(work, 'home'), embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) } });
+  shared = await Engine.open({ ...env, profileDir: path.join(work, 'home'), database, embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) } });
 }
 
 /** The ranked corpus files for one question, by the route --via names (and the backend --database names). */

@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine, openSharedIndex, readEnvironment } from '../src-main/engine/index.js';
+import { Engine, readEnvironment } from '../src-main/engine/index.js';
 import { readBeir, scoreRun } from './lib/beir.js';
 import { concurrently, peerInstalled, peerOverHttp, peerOverStdio, PEER_DIR } from './lib/concurrent-clients.js';
 import { httpCaller, stdioCaller, type Caller } from './lib/mcp-callers.js';
@@ -366,7 +366,7 @@ async function startServer(profile: string): Promise<Server> {
   const db: string[] = [];
   if (DATABASE) {
     // each server run starts from an empty memory, as a fresh profile does on SQLite
-    const shared = await openSharedIndex(DATABASE, { profileDir: profile });
+    const shared = await Engine.open({ profileDir: profile, database: DATABASE });
     try {
       await shared.memory.delete({ olderThanDays: 0 });
     } finally {

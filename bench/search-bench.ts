@@ -3,13 +3,13 @@
 // deterministically from the corpus's own headings (so they have answers, and are phrased like a
 // person would ask). Prints p50/p95/p99, the plan mix, and how many queries found nothing.
 // --database postgresql://…: the profile is migrated there (`trove migrate`; a finished copy is
-// reused) and the same queries run on PostgreSQL (SharedIndex); prints "backend": "postgres" and
+// reused) and the same queries run on PostgreSQL (the same engine on a database); prints "backend": "postgres" and
 // how many queries returned other documents than SQLite's (the ranking parity check).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Engine, migrateProfile, openSharedIndex, readEnvironment, type SearchResponse, type SharedIndex } from '../src-main/engine/index.js';
+import { Engine, migrateProfile, readEnvironment, type SearchResponse } from '../src-main/engine/index.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -67,14 +67,14 @@ const queries = Array.from({ length: Number(values.queries) }, () => {
 });
 
 const limit = Number(values.limit);
-let shared: SharedIndex | null = null;
+let shared: Engine | null = null;
 if (values.database) {
   const migrated = performance.now();
   await migrateProfile({ profileDir: home, url: values.database });
   console.error(`profile copied to PostgreSQL (or found there) in ${(performance.now() - migrated).toFixed(0)} ms`);
-  shared = await openSharedIndex(values.database);
+  shared = await Engine.open({ profileDir: home, database: values.database });
 }
-const search = async (query: string): Promise<SearchResponse> => (shared ? shared.search({ query, limit }) : await engine.search({ query, limit }));
+const search = async (query: string): Promise<SearchResponse> => (shared ?? engine).search({ query, limit });
 for (const q of queries.slice(0, 50)) await search(q); // warm caches
 const times: number[] = [];
 const strategies = new Map<string, number>();

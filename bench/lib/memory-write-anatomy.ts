@@ -1,6 +1,6 @@
 // Where a memory batch write's time goes, piece by piece (bench:memory-engine --anatomy). The
 // engine's own stores write the bench:memory workload in batches of 100, each batch one
-// transaction in the order MemoryWriter.insert writes it (documents row, contents, chunk, entry,
+// transaction in the order the SQLite memory repository writes it (store/sqlite/memory.ts) (documents row, contents, chunk, entry,
 // tags per entry; then the FTS rows; then the commit), timing each piece. Variants, each on a fresh
 // database and run alternately, take one piece away to show its whole cost (its rows, index
 // entries and pages at commit): the checkpoint (wal_autocheckpoint 0), the FTS rows, the tags, and
@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
 import { entryChunks, titleOf } from '../../src-main/engine/memory/entry-text.js';
-import { EntryStore } from '../../src-main/engine/memory/entry-store.js';
+import { EntryStore } from '../../src-main/engine/store/sqlite/memory-entries.js';
 import { ChunkStore, type FtsRow } from '../../src-main/engine/store/chunks.js';
 import { CollectionStore } from '../../src-main/engine/store/collections.js';
 import { openDatabase } from '../../src-main/engine/store/database.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { assertFolder, validateGlobs, validateName } from './collection-input.js';
 import { invalidInput, notFound, TroveError } from './errors.js';
 import { DEFAULT_EXCLUDE, DEFAULT_INCLUDE } from './ingest/defaults.js';
-import type { IndexingService } from './jobs/indexing-service.js';
+import type { IndexingService } from './indexing/indexing-service.js';
 import { collectionInfo } from './status-report.js';
 import type { CollectionRow } from './store/collections.js';
 import type { Storage } from './store/storage.js';

@@ -2,7 +2,7 @@
 // host (host/host.ts hostEngineOptions) adds what a long-running process wants.
 import type { EmbeddingOptions } from './embed/models.js';
 import type { ChunkOptions } from './ingest/chunker.js';
-import type { IndexingOptions } from './jobs/indexing-service.js';
+import type { IndexingOptions } from './indexing/indexing-service.js';
 import type { FusionMethod } from './search/modes.js';
 
 export interface EngineOptions {

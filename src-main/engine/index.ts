@@ -6,7 +6,7 @@ export { Engine, type EngineOptions } from './engine.js';
 export type { CreateTokenInput } from './access-tokens.js';
 import { readSettings } from './settings/settings-store.js';
 export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode } from './errors.js';
-export { describeActivity } from './jobs/activity.js';
+export { describeActivity } from './indexing/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
 export { budgetChars, clampKnob, estimateTokens, KNOWLEDGE_BOUNDS, KNOWLEDGE_DEFAULTS, type KnowledgeNumericKnob } from './knowledge/options.js';
 export { sourceOfUri } from './knowledge/uri.js';

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import type { ProgressEvent } from '../../src-main/engine/jobs/progress.js';
+import type { ProgressEvent } from '../../src-main/engine/indexing/progress.js';
 import { found, settled, waitFor, watchedFolder, type LiveFolder } from './live-helpers.js';
 
 let current: LiveFolder | null = null;

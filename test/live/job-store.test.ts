@@ -2,8 +2,8 @@
 // additions before removals; newest first), coalescing with versions, retries, pauses, cascade.
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { DEFAULT_RETRY, nextAttemptAt } from '../../src-main/engine/jobs/retry.js';
-import { PRIORITY } from '../../src-main/engine/jobs/batch-worker.js';
+import { DEFAULT_RETRY, nextAttemptAt } from '../../src-main/engine/indexing/retry.js';
+import { PRIORITY } from '../../src-main/engine/indexing/batch-worker.js';
 import { CollectionStore } from '../../src-main/engine/store/collections.js';
 import { openDatabase, type Db } from '../../src-main/engine/store/database.js';
 import { GLOBAL_PAUSE, JobStore, type JobEnqueue } from '../../src-main/engine/store/jobs.js';

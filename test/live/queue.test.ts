@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
 import { formatStatus } from '../../src-main/cli/format.js';
 import type { Engine } from '../../src-main/engine/index.js';
-import type { ProgressEvent } from '../../src-main/engine/jobs/progress.js';
+import type { ProgressEvent } from '../../src-main/engine/indexing/progress.js';
 import { openEngine, troveErrorAsync } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 import { FAST, found, sleep, waitFor } from './live-helpers.js';

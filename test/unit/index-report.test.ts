@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { ReconcilePlan } from '../../src-main/engine/ingest/indexer.js';
-import { ReportCollector } from '../../src-main/engine/jobs/report.js';
+import { ReportCollector } from '../../src-main/engine/indexing/report.js';
 
 const plan = (scanned: number, changed: string[], notices: ReconcilePlan['notices'] = []): ReconcilePlan => ({
   scanned,

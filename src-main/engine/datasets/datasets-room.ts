@@ -6,7 +6,7 @@
 // into the dataset_fts keyword index and the shared vectors, and searched with the engine's keyword
 // and mode search. FAISS datasets stay files under the profile, loaded by each host.
 import type { EmbeddingService } from '../embed/embeddings.js';
-import type { IndexingService } from '../jobs/indexing-service.js';
+import type { IndexingService } from '../indexing/indexing-service.js';
 import { KeywordSearch } from '../search/keyword-search.js';
 import { ModeSearch, type FusionMethod } from '../search/modes.js';
 import type { PageAnchors } from '../search/page-anchors.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { DocumentRow } from '../store/documents.js';
-import type { PathFilter } from '../watch/path-filter.js';
+import type { PathFilter } from './path-filter.js';
 import { isBinaryDocument } from './prepare.js';
 import { errorCode, isInside } from './scan.js';
 

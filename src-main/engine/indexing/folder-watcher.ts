@@ -9,7 +9,7 @@
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { EXCLUDED_DIR_NAMES } from '../ingest/defaults.js';
-import type { PathFilter } from './path-filter.js';
+import type { PathFilter } from '../ingest/path-filter.js';
 
 /**
  * chokidar drops every further 'change' of a path for 50 ms after one (a leading-edge throttle

@@ -15,7 +15,7 @@ import type { CollectionRow } from '../store/collections.js';
 import type { JobRow } from '../store/jobs.js';
 import { keywordIndexOf } from '../store/keyword-index.js';
 import type { ClaimedJobs, JobRetry, Storage } from '../store/storage.js';
-import type { PathFilter } from '../watch/path-filter.js';
+import type { PathFilter } from '../ingest/path-filter.js';
 import type { ProgressHub } from './progress.js';
 import { nextAttemptAt, type RetryPolicy } from './retry.js';
 

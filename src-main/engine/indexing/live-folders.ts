@@ -4,13 +4,13 @@
 // and the indexing service's work loop (jobs/indexing-service.ts) works the queue. Collections
 // added, renamed or removed while it runs — here, or by another host sharing the index (the change
 // feed, and every reconcile as a fallback) — are followed by sync(): watched, renamed, or dropped.
-import { scanJob, PRIORITY } from '../jobs/batch-worker.js';
+import { scanJob, PRIORITY } from './batch-worker.js';
 import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
 import type { JobEnqueue } from '../store/jobs.js';
 import type { Storage } from '../store/storage.js';
 import type { WatchState } from '../types/indexing.js';
 import { FolderWatcher, type PathChange, type WatchSettings } from './folder-watcher.js';
-import type { PathFilter } from './path-filter.js';
+import type { PathFilter } from '../ingest/path-filter.js';
 
 export type { WatchState };
 
