@@ -2,7 +2,6 @@
 // to it over IPC), and with `ui` also as the web UI on the host's HTTP server, with a sign-in
 // link in runtime.json that is replaced by a fresh one each time a link is used.
 import type { SettingSource } from '../api/results.js';
-import type { Engine } from '../engine/index.js';
 import type { AppApi } from './app-api.js';
 import { createAppApi } from './app-api.js';
 import { sameSecret, UiSessions } from './app-api-session.js';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { type Command, Option } from 'commander';
-import type { MemoryApi, MemoryEntry, MemoryExportLine, MemorySearchResponse, MemoryThread } from '../../engine/index.js';
+import type { MemoryApi, MemoryEntry, MemorySearchResponse, MemoryThread } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { collect, integer, UsageError } from '../options.js';
 

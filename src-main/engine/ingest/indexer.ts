@@ -9,7 +9,6 @@
 // ever read.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { TroveError } from '../errors.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DocumentFingerprint, DocumentRow, DocumentWrite } from '../store/documents.js';

@@ -3,7 +3,7 @@
 // entry's creation and update times, and skips entries already present (same thread, source,
 // creation time and text), so importing the same file twice changes nothing.
 import { invalidInput } from '../errors.js';
-import type { MemoryExportLine, MemoryImportReport } from '../types/memory.js';
+import type { MemoryExportLine } from '../types/memory.js';
 import { isoTime, parseMemoryDate } from './dates.js';
 import { checkEntry, type EntryWrite } from './entry-input.js';
 import type { EntryRow, ImageRow } from '../store/memory-rows.js';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './database.js';
+import type Database from 'better-sqlite3';
 
 const FILE = `trove_rank.${process.platform === 'darwin' ? 'dylib' : process.platform === 'win32' ? 'dll' : 'so'}`;
 
@@ -23,7 +23,7 @@ function candidates(dir: string | undefined): string[] {
 }
 
 /** True when trove_bm25() is now available on this connection. */
-export function loadRankExtension(db: Db, opts: RankExtensionOptions = { enabled: true }): boolean {
+export function loadRankExtension(db: Database.Database, opts: RankExtensionOptions = { enabled: true }): boolean {
   if (!opts.enabled) return false;
   const file = candidates(opts.dir).find((f) => fs.existsSync(f));
   if (!file) return false;

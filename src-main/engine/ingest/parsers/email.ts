@@ -10,8 +10,7 @@ import PostalMime, { type Address, type Email } from 'postal-mime';
 import { decodeText } from '../decode.js';
 import { DocBuilder } from './doc-builder.js';
 import { htmlParser } from './html.js';
-import { documentParserFor, parserFor } from './index.js';
-import { baseTitle, type DocumentParser, type EmbeddedFile, type ParseLimits, type ParsedDocument } from './types.js';
+import { baseTitle, type DocumentParser, type EmbeddedFile, type ParseLimits, type ParsedDocument, type Parser } from './types.js';
 
 const MAX_MESSAGES = 50_000;
 const MAX_ATTACHMENT_DEPTH = 2;
@@ -21,15 +20,23 @@ const MAX_OWN_DOCUMENTS = 1000;
 /** Where a mail file's attachments that are documents of their own are collected while it is read. */
 type Collector = { files: EmbeddedFile[]; message: number | null; names: Set<string>; full: boolean };
 
-export const emailParser: DocumentParser = {
-  kind: 'email',
-  binary: true,
-  async parse(bytes, fileName, limits): Promise<ParsedDocument> {
-    return parseMail(bytes, fileName, limits, 0);
-  },
-};
+/** The parsers an attachment is read with, by its name (parsers/index.ts hands them in: it registers this parser too). */
+export interface AttachmentFormats {
+  documentParserFor(name: string): DocumentParser | undefined;
+  parserFor(name: string): Parser;
+}
 
-async function parseMail(bytes: Uint8Array, fileName: string, limits: ParseLimits, depth: number): Promise<ParsedDocument> {
+export function emailParser(formats: AttachmentFormats): DocumentParser {
+  return {
+    kind: 'email',
+    binary: true,
+    async parse(bytes, fileName, limits): Promise<ParsedDocument> {
+      return parseMail(bytes, fileName, limits, 0, formats);
+    },
+  };
+}
+
+async function parseMail(bytes: Uint8Array, fileName: string, limits: ParseLimits, depth: number, formats: AttachmentFormats): Promise<ParsedDocument> {
   const out = new DocBuilder(limits.maxTextChars);
   const mbox = fileName.toLowerCase().endsWith('.mbox') || startsWithFromLine(bytes);
   // only the mail file itself has documents of its own; a forwarded message's attachments stay in its text
@@ -37,7 +44,7 @@ async function parseMail(bytes: Uint8Array, fileName: string, limits: ParseLimit
   const done = (doc: ParsedDocument): ParsedDocument => (own?.files.length ? { ...doc, attachments: own.files } : doc);
   if (!mbox) {
     const mail = await readMessage(bytes);
-    await writeMessage(out, mail, limits, depth, own);
+    await writeMessage(out, mail, limits, depth, own, formats);
     const meta = headerFields(mail);
     return done(out.build(mail.subject?.trim() || baseTitle(fileName), 'email', meta));
   }
@@ -59,7 +66,7 @@ async function parseMail(bytes: Uint8Array, fileName: string, limits: ParseLimit
     }
     out.page('message', i + 1, mail.subject?.trim());
     if (own) Object.assign(own, { message: i + 1, names: new Set() });
-    await writeMessage(out, mail, limits, depth, own);
+    await writeMessage(out, mail, limits, depth, own, formats);
   }
   return done(out.build(baseTitle(fileName), 'email', { messages: messages.length }));
 }
@@ -72,7 +79,8 @@ async function readMessage(bytes: Uint8Array): Promise<Email> {
   }
 }
 
-async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, depth: number, own: Collector | null): Promise<void> {
+async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, depth: number, own: Collector | null, formats: AttachmentFormats): Promise<void> {
+  const { documentParserFor } = formats;
   const fields = headerFields(mail);
   out.heading(1, mail.subject?.trim() || '(no subject)');
   out.lines(Object.entries(fields).filter(([k]) => k !== 'subject').map(([k, v]) => `${k[0]!.toUpperCase()}${k.slice(1)}: ${v}`));
@@ -93,7 +101,7 @@ async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, d
       out.lines([`Attachment: ${file}`]);
       continue;
     }
-    const text = await attachmentText(name, att.mimeType, toBytes(att.content), limits, depth);
+    const text = await attachmentText(name, att.mimeType, toBytes(att.content), limits, depth, formats);
     if (text === null) continue;
     if (!text.ok) {
       out.warn(`attachment "${name}" cannot be read: ${text.reason}`);
@@ -107,10 +115,11 @@ async function writeMessage(out: DocBuilder, mail: Email, limits: ParseLimits, d
 type AttachmentText = { ok: true; text: string } | { ok: false; reason: string };
 
 /** The text of an attachment in a format we read; null for other formats (left out quietly). */
-async function attachmentText(name: string, mimeType: string, bytes: Uint8Array, limits: ParseLimits, depth: number): Promise<AttachmentText | null> {
+async function attachmentText(name: string, mimeType: string, bytes: Uint8Array, limits: ParseLimits, depth: number, formats: AttachmentFormats): Promise<AttachmentText | null> {
+  const { documentParserFor, parserFor } = formats;
   try {
     if (depth < MAX_ATTACHMENT_DEPTH && (mimeType === 'message/rfc822' || /\.(eml)$/i.test(name))) {
-      return { ok: true, text: (await parseMail(bytes, name, limits, depth + 1)).text };
+      return { ok: true, text: (await parseMail(bytes, name, limits, depth + 1, formats)).text };
     }
     const parser = documentParserFor(name);
     if (parser) {

@@ -29,6 +29,8 @@ const CODE: Record<string, string> = {
   bash: 'shell', zsh: 'shell', fish: 'shell', ps1: 'powershell', psm1: 'powershell', bat: 'batch', cmd: 'batch',
   sql: 'sql', graphql: 'graphql', proto: 'protobuf', css: 'css', scss: 'scss', less: 'less',
 };
+// e-mail reads its attachments with the parsers here (the functions below: declared, so in hand already)
+const mailParser = emailParser({ documentParserFor, parserFor });
 const DOCUMENTS: Record<string, DocumentParser> = {
   pdf: pdfParser,
   docx: docxParser, docm: docxParser, dotx: docxParser,
@@ -37,7 +39,7 @@ const DOCUMENTS: Record<string, DocumentParser> = {
   odt: odtParser, odp: odpParser, ods: odsParser,
   epub: epubParser,
   rtf: rtfParser,
-  eml: emailParser, mbox: emailParser,
+  eml: mailParser, mbox: mailParser,
   doc: legacyOfficeParser('doc'), ppt: legacyOfficeParser('ppt'), xls: legacyOfficeParser('xls'),
 };
 

@@ -23,7 +23,6 @@ import type { ItemRef } from '../uri.js';
 import type { Candidate, KnowledgeSource, SourceItem, SourceQuery, SourceResult, SourceTarget } from './source.js';
 
 /** A read of the index: in hand on SQLite (sqlite-documents.ts), a promise on PostgreSQL. */
-type Awaitable<T> = T | Promise<T>;
 
 /** What the documents source reads of an index, on either backend. */
 export interface DocumentsIndex {

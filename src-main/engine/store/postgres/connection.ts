@@ -78,7 +78,7 @@ export class PostgresDatabase {
       throw new TroveError('UNAVAILABLE', `cannot reach PostgreSQL at ${redactPostgresUrl(url)}: ${(err as Error).message}`);
     }
     try {
-      await migratePostgres(db);
+      await migratePostgres(pool);
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;

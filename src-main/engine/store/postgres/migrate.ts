@@ -2,14 +2,15 @@
 // transaction, under an advisory lock so that hosts starting at once do not race; a database
 // written by a newer Trove is refused, as SQLite's is.
 import { TroveError } from '../../errors.js';
-import type { PostgresDatabase } from './connection.js';
+import type pg from 'pg';
 import { postgresMigrations } from './migrations.js';
 
 /** pg_advisory_lock key of schema changes ("trove" in ASCII). */
 const MIGRATION_LOCK = 0x74726f7665;
 
-export async function migratePostgres(db: PostgresDatabase): Promise<void> {
-  const client = await db.connect();
+/** Brings the schema up to date on the pool's database (connection.ts calls this when it opens). */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
