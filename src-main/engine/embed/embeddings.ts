@@ -26,6 +26,9 @@ export interface EmbeddingDeps extends Omit<BackgroundDeps, 'allowed'> {
   collections: () => Promise<StageCollection[]>;
 }
 
+/** Chunks a semantic search embeds first, at most (see catchUp). */
+const DEFAULT_CATCH_UP_CHUNKS = 256;
+
 export class EmbeddingService {
   readonly models: EmbeddingModels;
   private readonly listeners = new Set<(p: EmbeddingProgress) => void>();
@@ -179,6 +182,22 @@ export class EmbeddingService {
     const problems = targets.map((c) => this.problem(c.name)).filter((p): p is string => !!p);
     if (problems.length === targets.length && problems.length) throw new TroveError('UNAVAILABLE', problems[0]!);
     return Promise.all(targets.map((c) => this.collectionStatus(c.id, c.name)));
+  }
+
+  /**
+   * Before a semantic search: embeds the chunks of these collections still without a vector when
+   * they are few (catchUpChunks), so an entry stored a moment ago is found by meaning at once. More
+   * than that, a collection switching models (its new space is built beside), or an explicit run
+   * under way (the search would wait it out): the search answers with what is embedded, and its
+   * notice says how much is pending.
+   */
+  async catchUp(collections: readonly StageCollection[]): Promise<void> {
+    const limit = this.opts.catchUpChunks ?? DEFAULT_CATCH_UP_CHUNKS;
+    if (!limit || this.closed || this.stage.explicitUnderWay()) return;
+    const statuses = await this.recentStatuses(collections);
+    const waiting = statuses.filter((s) => s.status.needsEmbedding > 0 && s.status.switchingTo === null);
+    if (!waiting.length || waiting.reduce((n, s) => n + s.status.needsEmbedding, 0) > limit) return;
+    await this.stage.request(waiting.map((s) => s.id));
   }
 
   /** A collection's model (null: automatic); checked now, re-embedded by the stage, swapped in when complete. */

@@ -39,6 +39,12 @@ export interface EmbeddingOptions {
   variant?: WeightsVariant;
   /** Chunks per write transaction (default 32). */
   batchChunks?: number;
+  /**
+   * A semantic search first embeds the chunks in its scope still without a vector when there are at
+   * most this many (default 256), so what was just written is found; beyond that it answers with what
+   * is embedded and says how much is pending. 0: never.
+   */
+  catchUpChunks?: number;
   /** A vector space gets an ANN index from this many vectors (SQLite; default 20,000, store/sqlite/ann-spaces.ts). */
   annMinVectors?: number;
   manifestFile?: string;

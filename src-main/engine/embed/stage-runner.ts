@@ -50,6 +50,11 @@ export class StageRunner {
     return done;
   }
 
+  /** An explicit run was asked for and is not done (a search does not wait behind it). */
+  explicitUnderWay(): boolean {
+    return this.requested.size > 0;
+  }
+
   /** A run is under way (a host's idle check). */
   busy(): boolean {
     return this.running !== null;

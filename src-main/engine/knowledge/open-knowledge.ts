@@ -29,7 +29,7 @@ export function openKnowledge(d: KnowledgeDeps): EngineKnowledge {
   const documents: DocumentsIndex = {
     collections: () => d.storage.collections.list(),
     counts: () => d.storage.stats.counts(),
-    vectorsUnavailable: async (ids) => d.modes.unavailableReason(await named(ids)),
+    vectorsUnavailable: async (ids, opts) => d.modes.unavailableReason(await named(ids), opts),
     keyword: (req) => d.keyword.search(req, d.generation()),
     modes: async (req, filters, ids) => d.modes.run(req, filters, await named(ids), d.generation()),
     locate: (locator, collections) => d.retriever.locate(locator, collections),

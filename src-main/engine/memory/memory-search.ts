@@ -52,6 +52,9 @@ export interface RankedPage {
   bm25Scale: MemorySearchResponse['bm25Scale'];
 }
 
+/** The hidden collection memory's entries are indexed in (its chunks, keyword rows and vectors). */
+export const MEMORY_COLLECTION = '~memory';
+
 /** Candidates each leg contributes to fusion (and the reranker's pool), as for documents. */
 const LEG_DEPTH = 50;
 
@@ -67,11 +70,12 @@ export class MemorySearch {
     if (collectionId === null) return 'memory is empty';
     const space = await this.embeddings.activeSpace(collectionId);
     if (space) return space;
-    return `no vectors yet for memory: ${this.embeddings.problem('~memory') ?? 'entries are embedded in the background (or by `trove embed`); until then use keyword search'}`;
+    return `no vectors yet for memory: ${this.embeddings.problem(MEMORY_COLLECTION) ?? 'entries are embedded in the background (or by `trove embed`); until then use keyword search'}`;
   }
 
   async run(req: ValidMemorySearch, filters: ResolvedFilters, collectionId: number | null, generation: number): Promise<RankedPage> {
     if (req.mode === 'keyword') return this.keywordOnly(req, filters, generation);
+    if (collectionId !== null) await this.embeddings.catchUp([{ id: collectionId, name: MEMORY_COLLECTION }]); // an entry stored a moment ago is found by meaning
     const space = await this.space(collectionId);
     if (req.mode === 'vector' && typeof space === 'string') throw new TroveError('UNAVAILABLE', `semantic search is off: ${space}`);
     return this.semantic(req, filters, collectionId!, space, generation);

@@ -18,7 +18,7 @@ import { entryChunks, titleOf } from './entry-text.js';
 import { planUpdate } from './entry-update.js';
 import { imagesByEntry, toEntry } from './entry-view.js';
 import { checkFilterValues } from './memory-filters.js';
-import { ms, MemorySearch } from './memory-search.js';
+import { MEMORY_COLLECTION, ms, MemorySearch } from './memory-search.js';
 import { checkUpdateBatch, planStoreBatch, planUpdateBatch, storeBatchResult, updateBatchResult } from './batch-plan.js';
 import { checkSearch } from './search-request.js';
 import { memoryResponse, metricType } from './search-response.js';
@@ -44,7 +44,6 @@ import type {
   MemoryWriteResult,
 } from '../types/memory.js';
 
-export const MEMORY_COLLECTION = '~memory';
 
 const METRICS_FLUSH_MS = 1000;
 const METRICS_FLUSH_ROWS = 200;

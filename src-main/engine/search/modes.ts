@@ -61,8 +61,9 @@ export class ModeSearch {
     return { spaces: [...bySpace.values()], missing };
   }
 
-  /** Why vector search cannot run over these collections (null: it can). */
-  async unavailableReason(collections: readonly Named[]): Promise<string | null> {
+  /** Why vector search cannot run over these collections (null: it can); catchUp: a search is about to run (EmbeddingService.catchUp). */
+  async unavailableReason(collections: readonly Named[], opts: { catchUp?: boolean } = {}): Promise<string | null> {
+    if (opts.catchUp) await this.embeddings.catchUp(collections);
     const { spaces, missing } = await this.spacesFor(collections);
     return spaces.length ? null : this.noVectors(collections, missing);
   }
@@ -76,6 +77,7 @@ export class ModeSearch {
   async run(req: ValidSearchRequest, filters: ResolvedFilters, collections: readonly Named[], generation: number): Promise<ModeResult> {
     const needed = req.offset + req.limit + 1;
     const notices: string[] = [];
+    await this.embeddings.catchUp(collections); // what was just written is found, when it is little
     const { spaces, missing } = await this.spacesFor(collections);
     if (req.mode === 'vector' && !spaces.length) throw new TroveError('UNAVAILABLE', `vector search is off: ${await this.noVectors(collections, missing)}`);
     if (missing.length && spaces.length) notices.push(`no vectors yet for ${missing.map((c) => c.name).join(', ')}: their documents come from keyword search only`);

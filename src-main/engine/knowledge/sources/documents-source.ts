@@ -31,7 +31,7 @@ export interface DocumentsIndex {
   /** Indexed documents per collection id. */
   counts(): Promise<ReadonlyMap<number, { documents: number }>>;
   /** Why vector search cannot run over these collections (null: it can). */
-  vectorsUnavailable(collectionIds: readonly number[]): Promise<string | null>;
+  vectorsUnavailable(collectionIds: readonly number[], opts?: { catchUp?: boolean }): Promise<string | null>;
   keyword(req: KeywordRequest): Promise<KeywordResult>;
   /** Vector and hybrid search (search/modes.ts's run). */
   modes(req: ValidSearchRequest, filters: ResolvedFilters, collectionIds: number[]): Promise<ModeResult>;
@@ -81,7 +81,7 @@ export class DocumentsSource implements KnowledgeSource {
       modifiedBeforeMs: parseDateFilter(q.filters.date_to, 'filters.date_to'),
       tags: q.filters.tags,
     };
-    const noVectors = q.mode === 'keyword' ? null : await this.index.vectorsUnavailable(ids);
+    const noVectors = q.mode === 'keyword' ? null : await this.index.vectorsUnavailable(ids, { catchUp: true });
     const mode: KnowledgeMode = q.mode ?? (noVectors ? 'keyword' : 'hybrid');
     const notices: string[] = [];
     const result = (m: KnowledgeMode | null, candidates: Candidate[], exhausted: boolean, total: number | null): SourceResult[] => [
