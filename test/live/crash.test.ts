@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { writeNotes } from '../reliability/lib/generated-corpus.js';
+import { killPoints } from '../helpers/kill-points.js';
 import { runChild, snapshot, type IndexSnapshot } from './crash-helpers.js';
 
 const FILES = 120;
@@ -59,18 +60,18 @@ async function docids(databaseFile: string, paths: string[]): Promise<string[]> 
   }
 }
 
-function expectSame(actual: IndexSnapshot, baseline: IndexSnapshot): void {
-  expect(actual.integrity).toBe('ok');
-  expect(actual.ftsIntegrity).toBe('ok');
-  expect(actual.duplicatePaths).toBe(0);
-  expect(actual.jobs).toBe(0);
-  expect(actual.chunks).toBe(baseline.chunks);
-  expect(actual.ftsRows).toBe(baseline.chunks);
-  expect(actual.documents).toEqual(baseline.documents);
+function expectSame(actual: IndexSnapshot, baseline: IndexSnapshot, where: string): void {
+  expect(actual.integrity, where).toBe('ok');
+  expect(actual.ftsIntegrity, where).toBe('ok');
+  expect(actual.duplicatePaths, where).toBe(0);
+  expect(actual.jobs, where).toBe(0);
+  expect(actual.chunks, where).toBe(baseline.chunks);
+  expect(actual.ftsRows, where).toBe(baseline.chunks);
+  expect(actual.documents, where).toEqual(baseline.documents);
 }
 
 describe('SIGKILL during indexing', () => {
-  test(`from scratch: ${ITERATIONS} kills at random points`, { timeout: 180_000 }, async () => {
+  test(`from scratch: ${ITERATIONS} kills at seeded random points`, { timeout: 180_000 }, async () => {
     const root = corpusCopy();
     const baseProfile = tempDir('trove-crash-base-');
     await indexInProcess(baseProfile, root);
@@ -78,26 +79,29 @@ describe('SIGKILL during indexing', () => {
     expect(baseline.documents.length).toBe(FILES);
     const batches = Math.ceil(FILES / BATCH);
 
+    const points = killPoints(20261127);
     let killedMidway = 0;
     for (let i = 0; i < ITERATIONS; i++) {
       const profile = tempDir('trove-crash-');
       // line 1 is "ready"; then scanning, then one line per batch: kill anywhere in between
-      const run = await runChild(profile, root, BATCH, 1 + Math.floor(Math.random() * (batches + 2)), Math.floor(Math.random() * 15));
+      const at = points.next(batches + 2, 15);
+      const where = points.describe(i, at);
+      const run = await runChild(profile, root, BATCH, at.line, at.extraMs);
       if (run.killed && !run.finished) killedMidway++;
       const db = path.join(profile, 'index.sqlite');
       if (fs.existsSync(db)) {
         const after = snapshot(db); // reopens cleanly
-        expect(after.integrity).toBe('ok');
-        expect(after.ftsIntegrity).toBe('ok');
-        expect(after.duplicatePaths).toBe(0);
+        expect(after.integrity, where).toBe('ok');
+        expect(after.ftsIntegrity, where).toBe('ok');
+        expect(after.duplicatePaths, where).toBe(0);
       }
       await indexInProcess(profile, root);
-      expectSame(snapshot(db), baseline);
+      expectSame(snapshot(db), baseline, where);
     }
     expect(killedMidway).toBeGreaterThanOrEqual(ITERATIONS / 2);
   });
 
-  test(`updating after edits, deletions and renames: ${ITERATIONS} kills at random points`, { timeout: 180_000 }, async () => {
+  test(`updating after edits, deletions and renames: ${ITERATIONS} kills at seeded random points`, { timeout: 180_000 }, async () => {
     const template = corpusCopy();
     const base = tempDir('trove-crash-upd-');
     fs.cpSync(template, base, { recursive: true });
@@ -116,6 +120,7 @@ describe('SIGKILL during indexing', () => {
     const { lines } = await runChild(measuredProfile, measured, BATCH, -1);
     expect(lines).toBeGreaterThanOrEqual(4);
 
+    const points = killPoints(20261128);
     let killedMidway = 0;
     for (let i = 0; i < ITERATIONS; i++) {
       const root = tempDir('trove-crash-upd-');
@@ -125,14 +130,16 @@ describe('SIGKILL during indexing', () => {
       await indexInProcess(profile, root);
       const renames = mutate(root);
       const before = await docids(db, [...renames.keys()]);
-      const run = await runChild(profile, root, BATCH, 1 + Math.floor(Math.random() * (lines - 1)), Math.floor(Math.random() * 5));
+      const at = points.next(lines - 1, 5);
+      const where = points.describe(i, at);
+      const run = await runChild(profile, root, BATCH, at.line, at.extraMs);
       if (run.killed && !run.finished) killedMidway++;
       const after = snapshot(db);
-      expect(after.integrity).toBe('ok');
-      expect(after.duplicatePaths).toBe(0);
+      expect(after.integrity, where).toBe('ok');
+      expect(after.duplicatePaths, where).toBe(0);
       await indexInProcess(profile, root);
-      expectSame(snapshot(db), baseline);
-      expect(await docids(db, [...renames.values()])).toEqual(before); // renames kept their docids
+      expectSame(snapshot(db), baseline, where);
+      expect(await docids(db, [...renames.values()]), where).toEqual(before); // renames kept their docids
     }
     expect(killedMidway).toBeGreaterThanOrEqual(ITERATIONS / 2);
   });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
+import { killPoints } from '../helpers/kill-points.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CHILD = path.join(import.meta.dirname, 'memory-child.ts');
@@ -66,20 +67,23 @@ function check(file: string): Check {
 }
 
 describe('SIGKILL during memory batches', () => {
-  test(`${KILLS} kills at random points: every atomic batch is all there or not at all`, { timeout: 240_000 }, async () => {
+  test(`${KILLS} kills at seeded random points: every atomic batch is all there or not at all`, { timeout: 240_000 }, async () => {
     const profile = tempDir('trove-memory-crash-');
     const file = path.join(profile, 'index.sqlite');
     let next = 0;
     let partialBefore = 0;
+    const points = killPoints(20261127);
     for (let i = 0; i < KILLS; i++) {
-      const seen = await writeAndKill(profile, next, 1 + Math.floor(Math.random() * 3), Math.floor(Math.random() * 12));
+      const at = points.next(3, 12);
+      const where = points.describe(i, at);
+      const seen = await writeAndKill(profile, next, at.line, at.extraMs);
       next += seen + 5; // thread names never repeat, whatever the last one that made it
       const c = check(file);
-      expect(c.integrity).toBe('ok');
-      expect(c.fts).toBe('ok');
-      expect(c.mismatches).toBe(0);
-      expect(c.batchMismatches).toBe(0);
-      for (const [thread, n] of c.perThread) expect(n, thread).toBe(100);
+      expect(c.integrity, where).toBe('ok');
+      expect(c.fts, where).toBe('ok');
+      expect(c.mismatches, where).toBe(0);
+      expect(c.batchMismatches, where).toBe(0);
+      for (const [thread, n] of c.perThread) expect(n, `${where}: ${thread}`).toBe(100);
       partialBefore += seen;
     }
     expect(partialBefore).toBeGreaterThan(0);

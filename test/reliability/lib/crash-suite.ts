@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../../../src-main/engine/index.js';
+import { killPoints } from '../../helpers/kill-points.js';
 import { runCrashChild, snapshotWithVectors, type CrashMode, type FullSnapshot } from './crash-run.js';
 
 export interface CrashOutcome {
@@ -51,22 +52,28 @@ export async function uninterrupted(mode: CrashMode, root: string, from?: string
 }
 
 /** `kills` times: SIGKILL `mode` at a random step, check the database at once, resume, compare with an uninterrupted run. */
+/** Seeds of the kill points, one per mode: the same points on every run (TROVE_CRASH_SEED explores others). */
+const SEEDS: Record<CrashMode, number> = { index: 101, embed: 202, switch: 303, memory: 404 };
+
 export async function killAndResume(mode: CrashMode, root: string, kills: number, from?: string): Promise<CrashOutcome> {
+  const seed = SEEDS[mode];
   const base = await uninterrupted(mode, root, from);
   const baseline = snapshotWithVectors(db(base.profile));
   const problems: string[] = [];
   let midway = 0;
+  const points = killPoints(seed);
   for (let i = 0; i < kills; i++) {
     const profile = from ? copy(from) : temp('trove-crash-');
-    const run = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small', killAtLine: 1 + Math.floor(Math.random() * base.steps), extraMs: Math.floor(Math.random() * 20) });
+    const at = points.next(base.steps, 20);
+    const run = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small', killAtLine: at.line, extraMs: at.extraMs });
     if (run.killed && !run.finished) midway++;
     if (fs.existsSync(db(profile))) {
       const after = snapshotWithVectors(db(profile));
-      if (after.integrity !== 'ok' || after.ftsIntegrity !== 'ok' || after.memory.ftsIntegrity !== 'ok') problems.push(`kill ${i + 1}: the database did not reopen cleanly (${after.integrity}, ${after.ftsIntegrity})`);
+      if (after.integrity !== 'ok' || after.ftsIntegrity !== 'ok' || after.memory.ftsIntegrity !== 'ok') problems.push(`${points.describe(i, at)}: the database did not reopen cleanly (${after.integrity}, ${after.ftsIntegrity})`);
     }
     const resumed = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small' });
-    if (resumed.code !== 0) problems.push(`kill ${i + 1}: resuming failed: ${resumed.stderr.slice(0, 300)}`);
-    else problems.push(...differences(snapshotWithVectors(db(profile)), baseline, `kill ${i + 1} (step ${run.lines} of ${base.steps})`));
+    if (resumed.code !== 0) problems.push(`${points.describe(i, at)}: resuming failed: ${resumed.stderr.slice(0, 300)}`);
+    else problems.push(...differences(snapshotWithVectors(db(profile)), baseline, `${points.describe(i, at)} (step ${run.lines} of ${base.steps})`));
     fs.rmSync(profile, { recursive: true, force: true });
   }
   fs.rmSync(base.profile, { recursive: true, force: true });
