@@ -18,6 +18,7 @@ export function registerCollectionCommands(program: Command, ctx: CliContext): v
     .option('--context <text>', 'a note about this collection, shown to assistants')
     .option('--no-index', 'add without indexing now')
     .option('--embed', 'after indexing, compute its embeddings now (hosts do this in the background by themselves)')
+    .option('--no-embed', 'keyword index only (the default; kept for scripts written when PostgreSQL embedded by default)')
     .action(async (dir: string, o: { name?: string; include?: string[]; exclude?: string[]; context?: string; index: boolean; embed?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const e = await ctx.engine(cmd);

@@ -15,6 +15,7 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .option('--collection <name>', 'only this collection')
     .option('--watch', 'then keep watching the folders and index changes as they happen (until Ctrl-C)')
     .option('--embed', 'then compute the embeddings still missing (hosts do this in the background by themselves)')
+    .option('--no-embed', 'keyword index only (the default; kept for scripts written when PostgreSQL embedded by default)')
     .action(async (o: { collection?: string; watch?: boolean; embed?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const engine = await ctx.engine(cmd);
