@@ -264,8 +264,7 @@ async function copyKeywordRows(source: Database.Database, target: PostgresDataba
     await target.transaction(async (client) => {
       for (const [index, rows] of byIndex) {
         const ids = rows.map((r) => r.id);
-        await client.query(`DELETE FROM ${index} WHERE chunk_id = ANY($1::bigint[])`, [ids]); // a resumed batch is written again whole
-        await client.query(`DELETE FROM ${index}_terms WHERE chunk_id = ANY($1::bigint[])`, [ids]);
+        await client.query(`DELETE FROM ${index} WHERE chunk_id = ANY($1::bigint[])`, [ids]); // a resumed batch is written again whole (postings go with their rows)
         await indexes.get(index as (typeof KEYWORD_INDEXES)[number])!.write(rows, client);
         rowsWritten += rows.length;
       }

@@ -238,8 +238,7 @@ export class PostgresMemory implements MemoryRepository {
   private async retitle(on: Queryable, documentId: number, text: string, ftsTitle: string): Promise<void> {
     const chunks = (await on.query<{ id: number; char_start: number; char_end: number }>('SELECT id, char_start, char_end FROM chunks WHERE document_id = $1 ORDER BY ordinal', [documentId])).rows;
     const ids = chunks.map((c) => c.id);
-    await on.query('DELETE FROM memory_fts WHERE chunk_id = ANY($1::bigint[])', [ids]);
-    await on.query('DELETE FROM memory_fts_terms WHERE chunk_id = ANY($1::bigint[])', [ids]);
+    await on.query('DELETE FROM memory_fts WHERE chunk_id = ANY($1::bigint[])', [ids]); // their postings with them (a trigger)
     await this.keyword.write(chunks.map((c) => ({ id: c.id, title: ftsTitle, headings: '', body: toIndexText(text.slice(c.char_start, c.char_end)) })), on);
   }
 
