@@ -173,6 +173,7 @@ console.log(
     index_bytes: indexBytes,
     corpus_text_bytes: manifest.textBytes,
     corpus_file_bytes: manifest.fileBytes,
+    corpus_duplicates: manifest.duplicates,
     index_to_text: round(indexBytes / manifest.textBytes, 3),
     merge_ms: Math.round(mergeMs),
     cold_start_first_answer_ms: Math.round(median(startRuns.map((s) => s.firstAnswerMs))),

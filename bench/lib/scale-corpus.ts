@@ -4,6 +4,7 @@
 // same N, seed and version. Document i depends only on (seed, i), so a corpus of 5,000 is the first
 // 5,000 documents of the one of 100,000, and a stopped run resumes (printed PDFs and Office files
 // already there are kept).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export interface ScaleManifest {
   fileBytes: number;
   /** UTF-8 bytes of the text the documents carry (for PDF and Office files, the Markdown they were made from). */
   textBytes: number;
+  /** Documents whose text is the same as an earlier one's (copies: change detection sees one text). */
+  duplicates: number;
   /** Questions a person would ask of this corpus, in a fixed order (see questionsFor). */
   questions: string[];
 }
@@ -118,9 +121,9 @@ function codeFile(sources: Sources, rng: () => number, i: number): ScaleDocument
   return { kind: 'code', path: `code/${ext}/project-${Math.floor(rng() * 64)}/${slug(topic)}-${i}.${ext}`, text };
 }
 
-/** A plain-text file of one to three SciFact abstracts, titled by the first. */
+/** A plain-text reading list of two to four SciFact abstracts, named by the first (one alone would repeat: SciFact has 5,183). */
 function paper(sources: Sources, rng: () => number, i: number): ScaleDocument {
-  const parts = Array.from({ length: 1 + Math.floor(rng() * 3) }, () => pick(rng, sources.abstracts));
+  const parts = Array.from({ length: 2 + Math.floor(rng() * 3) }, () => pick(rng, sources.abstracts));
   const text = parts.map((a) => `${a.title}\n\n${a.text}\n`).join('\n');
   const title = slug(parts[0]!.title);
   return { kind: 'text', path: `papers/${title.slice(0, 1)}/${title}-${i}.txt`, text };
@@ -189,11 +192,16 @@ export async function buildScaleCorpus(opts: BuildOptions): Promise<ScaleManifes
   fs.rmSync(manifestFile(opts.cacheDir), { force: true });
   const kinds = Object.fromEntries(KIND_SHARES.map(([k]) => [k, 0])) as Record<ScaleKind, number>;
   const pdfs: PdfJob[] = [];
+  const texts = new Set<string>();
   let textBytes = 0;
+  let duplicates = 0;
   for (let i = 0; i < documents; i++) {
     const doc = planDocument(sources, seed, i);
     kinds[doc.kind]++;
     textBytes += Buffer.byteLength(doc.text);
+    const digest = createHash('sha1').update(doc.text).digest('base64');
+    if (texts.has(digest)) duplicates++;
+    texts.add(digest);
     const target = path.join(dir, doc.path);
     const title = titleOf(doc.text) || path.basename(doc.path).replace(/-\d+\.\w+$/, '');
     if (doc.kind === 'pdf') {
@@ -222,6 +230,7 @@ export async function buildScaleCorpus(opts: BuildOptions): Promise<ScaleManifes
     kinds,
     fileBytes: folderBytes(dir),
     textBytes,
+    duplicates,
     questions: questionsFor(sources, seed, documents, opts.questions),
   };
   fs.writeFileSync(manifestFile(opts.cacheDir), `${JSON.stringify(manifest, null, 1)}\n`);

@@ -45,21 +45,11 @@ const CODE_FENCES: Record<string, string> = { cpp: 'cpp', c: 'h', powershell: 'p
 
 /** Reads the corpora under `benchDir` (../shared/bench). Throws naming what is missing. */
 export function loadSources(benchDir: string): Sources {
-  const docs: SourceDoc[] = [];
-  const code = new Map<string, CodeSnippet[]>();
+  const markdown: { corpus: string; rel: string; md: string }[] = [];
   for (const corpus of ['cpp-docs', 'powershell-docs']) {
     const dir = path.join(benchDir, 'corpora', corpus);
     if (!fs.existsSync(dir)) throw new Error(`bench corpus not found: ${dir}`);
-    for (const rel of markdownFiles(dir, Infinity)) {
-      const md = fs.readFileSync(path.join(dir, rel), 'utf8').replace(/\r\n?/g, '\n');
-      const doc = splitMarkdown(corpus, rel, md);
-      if (doc.sections.length) docs.push(doc);
-      for (const s of codeBlocks(md)) {
-        const list = code.get(s.ext) ?? [];
-        list.push(s);
-        code.set(s.ext, list);
-      }
-    }
+    for (const rel of markdownFiles(dir, Infinity)) markdown.push({ corpus, rel, md: fs.readFileSync(path.join(dir, rel), 'utf8') });
   }
   const scifact = path.join(benchDir, 'beir', 'scifact');
   const corpusFile = path.join(scifact, 'corpus.jsonl.gz');
@@ -68,14 +58,31 @@ export function loadSources(benchDir: string): Sources {
     .toString('utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as Abstract)
-    .filter((a) => a.text.trim());
+    .map((l) => JSON.parse(l) as Abstract);
   const claims = fs
     .readFileSync(path.join(scifact, 'queries.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => (JSON.parse(l) as { text: string }).text);
-  return { docs, sections: docs.flatMap((d) => d.sections), code, abstracts, claims };
+  return sourcesFrom(markdown, abstracts, claims);
+}
+
+/** The pools, from Markdown texts (in the order given), abstracts and claims. */
+export function sourcesFrom(markdown: readonly { corpus: string; rel: string; md: string }[], abstracts: readonly Abstract[], claims: readonly string[]): Sources {
+  const docs: SourceDoc[] = [];
+  const code = new Map<string, CodeSnippet[]>();
+  for (const { corpus, rel, md } of markdown) {
+    const text = md.replace(/\r\n?/g, '\n');
+    const doc = splitMarkdown(corpus, rel, text);
+    if (doc.sections.length) docs.push(doc);
+    for (const s of codeBlocks(text)) {
+      const list = code.get(s.ext) ?? [];
+      list.push(s);
+      code.set(s.ext, list);
+    }
+  }
+  if (!docs.length || !code.size || !abstracts.length || !claims.length) throw new Error('the sources need Markdown documents with code blocks, abstracts and claims');
+  return { docs, sections: docs.flatMap((d) => d.sections), code, abstracts: abstracts.filter((a) => a.text.trim()), claims: [...claims] };
 }
 
 /** Front matter apart, then sections starting at each heading outside code fences. */
