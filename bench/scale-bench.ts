@@ -139,6 +139,7 @@ const hybrid = values.embed ? await latencies(engine, 'hybrid') : null;
 if (hybrid) log(`hybrid p50 ${hybrid.p50} ms, p95 ${hybrid.p95} ms`);
 const { documents: indexedDocuments, chunks } = engine;
 await engine.close();
+const mergedIndexBytes = profileBytes(); // what a host that merged in idle time keeps
 
 // ---- cold starts of `trove serve` -----------------------------------------------------------------------------
 const startRuns: ColdStart[] = [];
@@ -176,6 +177,7 @@ console.log(
     corpus_duplicates: manifest.duplicates,
     index_to_text: round(indexBytes / manifest.textBytes, 3),
     merge_ms: Math.round(mergeMs),
+    merged_index_bytes: mergedIndexBytes,
     cold_start_first_answer_ms: Math.round(median(startRuns.map((s) => s.firstAnswerMs))),
     cold_start_runs_ms: startRuns.map((s) => Math.round(s.firstAnswerMs)),
     cold_start_runtime_file_ms: Math.round(median(startRuns.map((s) => s.runtimeFileMs))),
