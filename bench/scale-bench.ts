@@ -112,22 +112,24 @@ if (values.embed) {
 }
 
 // ---- in process: the corpus's questions, one after another ----------------------------------------------
-async function latencies(engine: ScaleEngine, mode: ScaleMode): Promise<{ p50: number; p95: number; p99: number; empty: number }> {
+async function latencies(engine: ScaleEngine, mode: ScaleMode): Promise<{ p50: number; p95: number; p99: number; empty: number; plans: Record<string, number> }> {
   for (const q of questions.slice(0, 50)) await engine.search(q, mode); // warm: page cache, statements, the model
   const run = async () => {
     const times: number[] = [];
+    const plans: Record<string, number> = {};
     let empty = 0;
     for (const q of questions) {
       const t0 = performance.now();
       const r = await engine.search(q, mode);
       times.push(performance.now() - t0);
       if (!r.results.length) empty++;
+      plans[r.plan.strategy] = (plans[r.plan.strategy] ?? 0) + 1;
     }
-    return { times: times.sort((a, b) => a - b), empty };
+    return { times: times.sort((a, b) => a - b), empty, plans };
   };
-  const { times, empty } = profileDir ? await profiled(path.join(profileDir, `search-${mode}`, 'in-process.cpuprofile'), run) : await run();
+  const { times, empty, plans } = profileDir ? await profiled(path.join(profileDir, `search-${mode}`, 'in-process.cpuprofile'), run) : await run();
   const ms = (p: number) => +percentile(times, p).toFixed(2);
-  return { p50: ms(0.5), p95: ms(0.95), p99: ms(0.99), empty };
+  return { p50: ms(0.5), p95: ms(0.95), p99: ms(0.99), empty, plans };
 }
 
 const engine = await openScaleEngine(home);
@@ -189,6 +191,7 @@ console.log(
     keyword_p95_ms: keyword.p95,
     keyword_p99_ms: keyword.p99,
     keyword_without_results: keyword.empty,
+    keyword_plans: keyword.plans,
     ...(embedded && hybrid
       ? { embed_seconds: round(embedded.seconds, 1), embed_peak_rss_mb: Math.round(embedded.peakRssMb), embedded_profile_bytes: embedded.profileBytes, hybrid_p50_ms: hybrid.p50, hybrid_p95_ms: hybrid.p95, hybrid_p99_ms: hybrid.p99 }
       : {}),
