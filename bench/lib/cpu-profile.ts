@@ -1,11 +1,12 @@
 // Where a run's time goes, from V8 CPU profiles: the in-process part profiled through the inspector,
 // child processes through `node --cpu-prof` (a file per thread on exit), and each profile summed up as
 // self time per function and per area (a source file of Trove's, a package, or V8's own: GC,
-// native code, idle). Used by bench:scale --profile; `tsx bench/lib/cpu-profile.ts <files…>` prints
-// the same summary for profiles from elsewhere.
+// native code, idle). Used by bench:scale --profile; `tsx bench/lib/cpu-profile.ts [--until ms] <files…>`
+// prints the same summary for profiles from elsewhere (--until: only their first milliseconds).
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 interface ProfileNode {
   id: number;
@@ -56,14 +57,17 @@ export interface ProfileSummary {
   byFunction: { fn: string; ms: number; share: number }[];
 }
 
-/** Self time summed per area and per function (each sample's time goes to the frame on top). */
-export function summarize(profile: CpuProfile, top = 15): ProfileSummary {
+/** Self time summed per area and per function (each sample's time goes to the frame on top); `untilMs`: only the first ms of the profile (a cold start's). */
+export function summarize(profile: CpuProfile, top = 15, untilMs = Infinity): ProfileSummary {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const area = new Map<string, number>();
   const fns = new Map<string, number>();
   let total = 0;
+  let at = 0;
   profile.samples.forEach((id, i) => {
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    at += ms;
+    if (at > untilMs) return;
     const frame = nodes.get(id)!.callFrame;
     total += ms;
     const a = areaOf(frame);
@@ -93,10 +97,11 @@ export function formatSummary(title: string, s: ProfileSummary): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) {
-  const files = process.argv.slice(2);
-  if (!files.length) {
-    console.error('usage: tsx bench/lib/cpu-profile.ts <profile.cpuprofile>…');
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { until: { type: 'string' }, top: { type: 'string', default: '25' } } });
+  const until = values.until === undefined ? Infinity : Number(values.until);
+  if (!positionals.length || !(until > 0) || !(Number(values.top) > 0)) {
+    console.error('usage: tsx bench/lib/cpu-profile.ts [--until ms] [--top n] <profile.cpuprofile>…');
     process.exit(2);
   }
-  for (const f of files) console.log(formatSummary(f, summarize(readProfile(f), 25)));
+  for (const f of positionals) console.log(formatSummary(`${f}${Number.isFinite(until) ? ` (first ${until} ms)` : ''}`, summarize(readProfile(f), Number(values.top), until)));
 }
