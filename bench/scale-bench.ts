@@ -72,7 +72,15 @@ if (values['corpus-only']) process.exit(0);
 log('building the CLI (tsc) …');
 if (spawnSync('npx', ['tsc', '-p', 'tsconfig.node.json'], { cwd: root, stdio: 'inherit' }).status !== 0) throw new Error('tsc failed');
 const home = path.resolve(values.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-scale-')));
-if (values.home) fs.rmSync(home, { recursive: true, force: true });
+if (values.home && fs.existsSync(home)) {
+  // --home is emptied for a fresh index: only ever a folder that is empty or a Trove profile
+  const entries = fs.readdirSync(home);
+  if (entries.length && !entries.includes('index.sqlite')) {
+    console.error(`bench:scale: --home ${home} is neither empty nor a Trove profile (no index.sqlite): not emptying it`);
+    process.exit(2);
+  }
+  fs.rmSync(home, { recursive: true, force: true });
+}
 fs.mkdirSync(home, { recursive: true });
 const env = { ...process.env, TROVE_HOME: home };
 const cpuProf = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
