@@ -33,19 +33,41 @@ export async function buildPdfCorpus(corpus: string, files: string[], cache: str
   const missing = out.filter((f) => !fs.existsSync(path.join(cache, f.pdf)));
   if (!missing.length) return out;
   console.error(`printing ${missing.length} PDFs into ${cache} (once) …`);
+  await printPdfs(
+    missing.map((f) => ({
+      target: path.join(cache, f.pdf),
+      html: () => {
+        const md = fs.readFileSync(path.join(corpus, f.markdown), 'utf8');
+        return markdownToHtml(md, titleOf(md) || path.basename(f.markdown, '.md'));
+      },
+    })),
+    chromiumPath,
+  );
+  return out;
+}
+
+export interface PdfJob {
+  /** Where the PDF goes (written as `<target>.part`, then renamed: a stopped run leaves no half file). */
+  target: string;
+  /** The page to print, made when its turn comes (so a long list holds no pages in memory). */
+  html: () => string;
+}
+
+/** Prints pages to A4 PDFs in one headless Chromium, two pages at a time (the machine has two cores). */
+export async function printPdfs(jobs: readonly PdfJob[], chromiumPath: string, onPrinted?: (done: number) => void): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     let next = 0;
+    let done = 0;
     const worker = async () => {
       const page = await browser.newPage();
-      while (next < missing.length) {
-        const f = missing[next++]!;
-        const md = fs.readFileSync(path.join(corpus, f.markdown), 'utf8');
-        await page.setContent(markdownToHtml(md, titleOf(md) || path.basename(f.markdown, '.md')), { waitUntil: 'load' });
-        const target = path.join(cache, f.pdf);
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        await page.pdf({ path: `${target}.part`, format: 'A4', margin: { top: '2cm', bottom: '2cm', left: '2cm', right: '2cm' } });
-        fs.renameSync(`${target}.part`, target);
+      while (next < jobs.length) {
+        const job = jobs[next++]!;
+        await page.setContent(job.html(), { waitUntil: 'load' });
+        fs.mkdirSync(path.dirname(job.target), { recursive: true });
+        await page.pdf({ path: `${job.target}.part`, format: 'A4', margin: { top: '2cm', bottom: '2cm', left: '2cm', right: '2cm' } });
+        fs.renameSync(`${job.target}.part`, job.target);
+        onPrinted?.(++done);
       }
       await page.close();
     };
@@ -53,11 +75,10 @@ export async function buildPdfCorpus(corpus: string, files: string[], cache: str
   } finally {
     await browser.close();
   }
-  return out;
 }
 
 /** The title the Markdown parser gives the original (front matter title, else the first H1): the PDF's document title. */
-function titleOf(md: string): string {
+export function titleOf(md: string): string {
   const fm = /^---\n([\s\S]*?)\n---\n/.exec(md.replace(/\r\n?/g, '\n'));
   const fmTitle = fm && /^title:\s*(.+)$/m.exec(fm[1]!)?.[1]?.trim().replace(/^['"]|['"]$/g, '');
   return fmTitle || /^#\s+(.+)$/m.exec(md)?.[1]?.trim() || '';
