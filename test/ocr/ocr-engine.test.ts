@@ -3,6 +3,7 @@
 // `[page 2, OCR]`, the bounds (a decompression bomb refused before decoding, a truncated image,
 // pages over the per-file bound, a page over its time), the cache (an unchanged file is never read
 // twice, even by a new engine), and a graceful shutdown mid-file.
+import fs from 'node:fs';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -136,20 +137,36 @@ describe('the cache', () => {
   });
 });
 
+describe('workers', () => {
+  it('recognise on threads niced by 10 (Linux), at most one per core, which stay for the next file until idle', async () => {
+    expect(process.platform).toBe('linux'); // per-thread niceness is what this checks; CI runs Linux
+    const niced = () => threadNiceness().filter((n) => n >= 10).length;
+    const before = niced();
+    const e = engine({ pool: { workers: 1 } });
+    await e.recognize({ kind: 'image', bytes: LETTER_PNG });
+    expect(e.workers).toBe(1);
+    expect(niced()).toBe(before + 1);
+    expect(threadNiceness().filter((n) => n === 0).length).toBeGreaterThan(0); // this thread keeps its priority
+    await e.close();
+    expect(e.workers).toBe(0);
+    expect(niced()).toBe(before);
+  });
+});
+
 describe('shutdown', () => {
   it('close() lets the page in progress finish, refuses the queued ones and ends every worker', async () => {
     const bytes = await makePdf([{ png: LETTER_PNG }, { png: LETTER_PNG }, { png: LETTER_PNG }]);
     const e = engine({ pool: { workers: 1 } });
     const done: number[] = [];
-    let closing: Promise<void> | null = null;
+    const closing: Promise<void>[] = [];
     const run = e.recognize({ kind: 'pdf', bytes }, {
       onPage: (p) => {
         done.push(p.page);
-        closing ??= e.close(); // page 2 is on the worker now, page 3 queued
+        if (!closing.length) closing.push(e.close()); // page 2 is on the worker now, page 3 queued
       },
     });
     await expect(run).rejects.toThrow(/OCR was stopped/);
-    await closing;
+    await Promise.all(closing);
     expect(done).toEqual([1, 2]);
     expect(e.workers).toBe(0);
     await expect(e.recognize({ kind: 'image', bytes: LETTER_PNG })).rejects.toThrow(/OCR was stopped/);
@@ -163,4 +180,16 @@ function withPngSize(png: Buffer, width: number, height: number): Buffer {
   out.writeUInt32BE(height, 20);
   out.writeUInt32BE(zlib.crc32(out.subarray(12, 29)), 29);
   return out;
+}
+
+/** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNiceness(): number[] {
+  return fs.readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // a thread that ended meanwhile
+    }
+  });
 }

@@ -4,6 +4,7 @@
 // and refused before any pixel is decoded when it is over the limit (a decompression bomb), and a
 // file that ends early fails as truncated instead of becoming a half-grey page. EXIF orientation
 // is applied, transparency flattened onto white.
+/// <reference path="./bmp-js.d.ts" />
 import bmp from 'bmp-js';
 import sharp from 'sharp';
 import type { OcrLimits } from './types.js';
