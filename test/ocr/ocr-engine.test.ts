@@ -153,6 +153,27 @@ describe('workers', () => {
   });
 });
 
+describe('abort', () => {
+  it('an aborted job drops its queued pages and rejects with the signal\'s reason; the engine goes on', async () => {
+    const bytes = await makePdf([{ png: LETTER_PNG }, { png: LETTER_PNG }, { png: LETTER_PNG }]);
+    const e = engine({ pool: { workers: 1 } });
+    const stop = new AbortController();
+    const done: number[] = [];
+    const run = e.recognize({ kind: 'pdf', bytes }, {
+      signal: stop.signal,
+      onPage: (p) => {
+        done.push(p.page);
+        stop.abort(new Error('the user paused OCR'));
+      },
+    });
+    await expect(run).rejects.toThrow('the user paused OCR');
+    expect(done).toEqual([1]);
+    await expect(e.recognize({ kind: 'image', bytes: LETTER_PNG }, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+    const after = await e.recognize({ kind: 'image', bytes: LETTER_PNG });
+    expect(after.pages[0]!.text).toBe(LETTER_TEXT);
+  });
+});
+
 describe('shutdown', () => {
   it('close() lets the page in progress finish, refuses the queued ones and ends every worker', async () => {
     const bytes = await makePdf([{ png: LETTER_PNG }, { png: LETTER_PNG }, { png: LETTER_PNG }]);

@@ -76,7 +76,9 @@ export async function decodeImagePage(bytes: Uint8Array, page: number, limits: P
       .greyscale()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, info.width * info.height) };
+    // the resolution the file states (as the tesseract CLI reads it): Tesseract sizes text and gaps by it
+    const dpi = meta.density && meta.density >= 70 && meta.density <= 2400 ? Math.round(meta.density) : undefined;
+    return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, info.width * info.height), ...(dpi ? { dpi } : {}) };
   } catch (err) {
     throw damaged(err as Error);
   }

@@ -5,6 +5,7 @@
 // the text up exactly as the page shows it. One document stays open while its pages are read.
 import { createCanvas } from '@napi-rs/canvas';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/types/src/display/api.js';
+import sharp from 'sharp';
 import { assetDirs, loadPdfJs } from '../ingest/parsers/pdf.js';
 import type { GreyPage } from './image-decode.js';
 import { PDF_RENDER_DPI, type OcrLimits } from './types.js';
@@ -54,9 +55,9 @@ export class PdfRaster {
       // @napi-rs/canvas is the canvas pdf.js itself creates under Node; its types are not the DOM's
       await page.render({ canvasContext: ctx as unknown as RenderParams['canvasContext'], canvas: canvas as unknown as RenderParams['canvas'], viewport }).promise;
       const rgba = ctx.getImageData(0, 0, width, height).data;
-      const grey = new Uint8Array(width * height);
-      for (let i = 0, j = 0; i < grey.length; i++, j += 4) grey[i] = (rgba[j]! * 299 + rgba[j + 1]! * 587 + rgba[j + 2]! * 114 + 500) / 1000;
-      return { width, height, data: grey, dpi: Math.round(scale * 72) };
+      // to grey natively (a JavaScript loop over a 300 dpi page took a third of a second)
+      const grey = await sharp(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), { raw: { width, height, channels: 4 } }).greyscale().raw().toBuffer();
+      return { width, height, data: new Uint8Array(grey.buffer, grey.byteOffset, width * height), dpi: Math.round(scale * 72) };
     } catch (err) {
       if (err instanceof PdfPageError) throw err;
       throw new PdfPageError(`page ${n} cannot be rendered: ${(err as Error).message}`);
