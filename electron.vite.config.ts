@@ -15,14 +15,16 @@ export default defineConfig({
       rolldownOptions: {
         // the main-process entries in one build: the app, the engine host (utilityProcess.fork),
         // the host's embedding worker (embed/pool.ts starts ./worker.js beside the host), its
-        // document parse worker (ingest/parse-pool.ts starts ./parse-worker.js) and its WAL
-        // checkpointer (store/wal-checkpointer.ts starts ./checkpoint-worker.js)
+        // document parse worker (ingest/parse-pool.ts starts ./parse-worker.js), its WAL
+        // checkpointer (store/wal-checkpointer.ts starts ./checkpoint-worker.js) and its OCR
+        // workers (ocr/ocr-pool.ts starts ./ocr-worker.js)
         input: {
           main: resolve(import.meta.dirname, 'src-main/app/main.ts'),
           host: resolve(import.meta.dirname, 'src-main/host/main.ts'),
           worker: resolve(import.meta.dirname, 'src-main/engine/embed/worker.ts'),
           'parse-worker': resolve(import.meta.dirname, 'src-main/engine/ingest/parse-worker.ts'),
           'checkpoint-worker': resolve(import.meta.dirname, 'src-main/engine/store/checkpoint-worker.ts'),
+          'ocr-worker': resolve(import.meta.dirname, 'src-main/engine/ocr/ocr-worker.ts'),
         },
         external: nativeExternals,
         // format: 'es' is chosen automatically because package.json has "type": "module"

@@ -8,7 +8,7 @@ export const ENGINE_FLOORS = [
   ['foundation', ['types', 'errors.ts', 'profile.ts', 'worker-script.ts']],
   ['text', ['text']],
   ['storage', ['store']],
-  ['documents and models', ['ingest', 'embed', 'redaction', 'settings']],
+  ['documents and models', ['ingest', 'embed', 'ocr', 'redaction', 'settings']],
   ['search', ['search', 'retrieve']],
   ['work and memory', ['indexing', 'memory']],
   ['sources', ['datasets', 'knowledge']],

@@ -68,7 +68,7 @@ env.localModelPath = modelsDir + '/';
 env.useFSCache = false;
 const extractor = await pipeline('feature-extraction', spec.id, { dtype: model.variant === 'int8' ? 'q8' : 'fp32', device: 'cpu' });
 // its truncation reads model_max_length (512 for MiniLM) and would cut elsewhere than the model's 256
-(extractor.tokenizer as unknown as { _tokenizerConfig: { model_max_length: number } })._tokenizerConfig.model_max_length = spec.maxTokens;
+(extractor.tokenizer as unknown as { _tokenizerConfig: { model_max_length: number } })._tokenizerConfig.model_max_length = spec.maxTokens!;
 const prefix = spec.prefixes.passage;
 await extractor(prefix + texts[0]!, { pooling: 'mean', normalize: true });
 const t0 = performance.now();
@@ -79,7 +79,7 @@ const theirSeconds = (performance.now() - t0) / 1000;
 // transformers.js cuts over-long inputs without keeping the final [SEP] (Trove keeps it, as the
 // reference vectors do): compare the chunks that fit the model's window separately
 const tok = loadTokenizer(model.dir);
-const fits = texts.map((t) => tok.encode(prefix + t).ids.length <= spec.maxTokens);
+const fits = texts.map((t) => tok.encode(prefix + t).ids.length <= spec.maxTokens!);
 const cosAll = ours.map((v, i) => v.reduce((s, x, k) => s + x * theirs[i]![k]!, 0));
 const cos = cosAll.filter((_, i) => fits[i]).sort((a, b) => a - b);
 const cosLong = cosAll.filter((_, i) => !fits[i]).sort((a, b) => a - b);

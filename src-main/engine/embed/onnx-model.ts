@@ -108,7 +108,7 @@ export class OnnxEmbedder {
     }
     const e = new OnnxEmbedder(spec, tok, session, padId(tok), spec.dims!);
     // a probe run: catches a file whose width differs from the manifest before any vector is stored
-    const probe = await e.hidden([encodeSingle(tok, 'dimension check', spec.maxTokens)]);
+    const probe = await e.hidden([encodeSingle(tok, 'dimension check', spec.maxTokens!)]);
     if (probe.dims !== spec.dims) {
       await session.release();
       throw new TroveError('UNAVAILABLE', `model "${spec.id}" makes ${probe.dims}-dimensional vectors, the manifest says ${spec.dims}: wrong model file ${weightsFile}`);
@@ -118,12 +118,12 @@ export class OnnxEmbedder {
 
   /** Token counts (with special tokens, after truncation), e.g. to sort a batch by length. */
   tokenCount(text: string, kind: TextKind): number {
-    return encodeSingle(this.tok, this.spec.prefixes[kind] + text, this.spec.maxTokens).length;
+    return encodeSingle(this.tok, this.spec.prefixes[kind] + text, this.spec.maxTokens!).length;
   }
 
   /** Unit vectors, flat [texts.length * dims]; the model's prefix for `kind` is added here. */
   async embed(texts: readonly string[], kind: TextKind, batchSize = 1): Promise<Float32Array> {
-    const enc = texts.map((t) => encodeSingle(this.tok, this.spec.prefixes[kind] + t, this.spec.maxTokens));
+    const enc = texts.map((t) => encodeSingle(this.tok, this.spec.prefixes[kind] + t, this.spec.maxTokens!));
     const order = enc.map((_, i) => i).sort((a, b) => enc[a]!.length - enc[b]!.length);
     const out = new Float32Array(texts.length * this.dims);
     for (let i = 0; i < order.length; i += batchSize) {
@@ -176,7 +176,7 @@ export class OnnxCrossEncoder {
 
   /** Raw relevance logits, one per passage. Batch size 1 by default for the same reason as embeddings. */
   async score(query: string, passages: readonly string[], batchSize = 1): Promise<Float32Array> {
-    const enc = passages.map((p) => encodePair(this.tok, query, p, this.spec.maxTokens));
+    const enc = passages.map((p) => encodePair(this.tok, query, p, this.spec.maxTokens!));
     const out = new Float32Array(passages.length);
     for (let i = 0; i < enc.length; i += batchSize) {
       const part = enc.slice(i, i + batchSize);

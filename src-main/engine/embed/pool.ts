@@ -53,6 +53,7 @@ export class ModelPool {
   private constructor(readonly model: ResolvedModel, readonly dims: number) {}
 
   static async start(model: ResolvedModel, opts: PoolOptions): Promise<ModelPool> {
+    if (model.spec.role === 'ocr') throw new TroveError('INTERNAL', `"${model.spec.id}" is OCR language data, not an ONNX model`);
     const init: WorkerInit = {
       role: model.spec.role,
       spec: model.spec,

@@ -3,6 +3,7 @@
 // checked against the manifest's sha256 before it is used: a corrupt or different file is an
 // error that says which file and where, never a silent wrong vector.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { TroveError } from '../errors.js';
 import { sha256File } from './file-hash.js';
@@ -32,6 +33,8 @@ export function candidateDirs(spec: ModelSpec, loc: ModelLocations): { dir: stri
   const out: { dir: string; source: ModelSource }[] = [];
   if (loc.modelsDir) out.push({ dir: path.join(loc.modelsDir, spec.id), source: 'models-dir' });
   if (loc.packagedDir) out.push({ dir: path.join(loc.packagedDir, spec.id), source: 'packaged' });
+  const npmDir = spec.npmPackage ? installedPackageDir(spec.npmPackage) : null;
+  if (npmDir) out.push({ dir: npmDir, source: 'packaged' });
   out.push({ dir: path.join(loc.cacheDir, spec.id), source: 'cache' });
   return out;
 }
@@ -72,6 +75,15 @@ export async function resolveModel(spec: ModelSpec, loc: ModelLocations, wanted:
     if (f.path === weightsRel) weightsSha256 = digest;
   }
   return { spec, variant, dir: found.dir, source: found.source, weightsFile: path.join(found.dir, weightsRel), weightsSha256, verified };
+}
+
+/** Where an npm package the app depends on is installed (its files ship with the app), or null. */
+function installedPackageDir(name: string): string | null {
+  try {
+    return path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+  } catch {
+    return null;
+  }
 }
 
 export function checkDigest(f: ModelFile, digest: string, recorded?: string): 'ok' | 'unverified' | 'mismatch' {

@@ -24,6 +24,8 @@ export type Prepared =
       chunks: ChunkWrite[];
       /** Documents inside this one (an e-mail's attachments), each stored at `<path>/<its path>`. */
       attachments?: PreparedAttachment[];
+      /** Pages only OCR can read (ParsedDocument.ocrPages). */
+      ocrPages?: number[];
     }
   | { ok: false; status: 'skipped' | 'failed'; reason: string; kind: string };
 
@@ -118,6 +120,7 @@ function finish(parsed: ParsedDocument, chunking: ChunkOptions, note: string | u
     metadata: parsed.metadata,
     note,
     ...(parsed.warnings?.length ? { warning: parsed.warnings.join('; ').slice(0, 2000) } : {}),
+    ...(parsed.ocrPages?.length ? { ocrPages: parsed.ocrPages } : {}),
     chunks,
   };
 }

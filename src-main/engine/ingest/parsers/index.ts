@@ -1,11 +1,12 @@
 // Picks the parser for a file by its extension: text parsers (Markdown, HTML, code, plain text)
-// run where the file is indexed; document parsers (PDF, Office, OpenDocument, EPUB, RTF, e-mail)
-// read bytes and run in the parse workers (ingest/parse-pool.ts).
+// run where the file is indexed; document parsers (PDF, Office, OpenDocument, EPUB, RTF, e-mail,
+// images for OCR) read bytes and run in the parse workers (ingest/parse-pool.ts).
 import { codeParser } from './code.js';
 import { docxParser } from './docx.js';
 import { emailParser } from './email.js';
 import { epubParser } from './epub.js';
 import { htmlParser } from './html.js';
+import { imageParser } from './image.js';
 import { legacyOfficeParser } from './legacy-office.js';
 import { markdownParser } from './markdown.js';
 import { odsParser } from './ods.js';
@@ -41,6 +42,9 @@ const DOCUMENTS: Record<string, DocumentParser> = {
   rtf: rtfParser,
   eml: mailParser, mbox: mailParser,
   doc: legacyOfficeParser('doc'), ppt: legacyOfficeParser('ppt'), xls: legacyOfficeParser('xls'),
+  // read only for their text by OCR (not in the default include globs until the OCR stage runs)
+  png: imageParser, jpg: imageParser, jpeg: imageParser, jpe: imageParser, jfif: imageParser,
+  tif: imageParser, tiff: imageParser, webp: imageParser, gif: imageParser, bmp: imageParser,
 };
 
 /** The kinds of document parsers. */

@@ -5,7 +5,8 @@
 // dropped; lines set clearly larger than the body become headings. The title comes from the
 // document info unless it is a placeholder, else from the first heading. Encrypted (password),
 // truncated or malformed files throw with the reason; a PDF without a text layer is indexed by
-// its name with a "needs OCR" warning.
+// its name with a "needs OCR" warning. Pages that draw an image and have no text layer (or only
+// stray characters: a scanner's page number) are listed in `ocrPages` for the OCR stage.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -15,10 +16,11 @@ import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js'
 
 type PdfJs = typeof PdfJsModule;
 let pdfjs: Promise<PdfJs> | null = null;
-const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+/** pdf.js, loaded once (the OCR room renders pages with the same module). */
+export const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
 /** Where pdf.js finds its CMaps (CJK fonts without a Unicode map) and standard font data. */
-function assetDirs(): { cMapUrl: string; standardFontDataUrl: string } {
+export function assetDirs(): { cMapUrl: string; standardFontDataUrl: string } {
   const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
   return { cMapUrl: path.join(root, 'cmaps') + path.sep, standardFontDataUrl: path.join(root, 'standard_fonts') + path.sep };
 }
@@ -29,7 +31,7 @@ export const pdfParser: DocumentParser = {
   kind: 'pdf',
   binary: true,
   async parse(bytes, fileName, limits): Promise<ParsedDocument> {
-    const { getDocument } = await loadPdfJs();
+    const { getDocument, OPS } = await loadPdfJs();
     const task = getDocument({
       data: bytes,
       ...assetDirs(),
@@ -53,11 +55,19 @@ export const pdfParser: DocumentParser = {
       const pageCount = Math.min(doc.numPages, limits.maxPages);
       const pages: Line[][] = [];
       const failed: number[] = [];
+      const ocrPages: number[] = [];
+      const imageOps = new Set([
+        OPS.paintImageXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObject, OPS.paintInlineImageXObjectGroup,
+        OPS.paintImageMaskXObject, OPS.paintImageMaskXObjectGroup, OPS.paintImageMaskXObjectRepeat,
+      ]);
       for (let n = 1; n <= pageCount; n++) {
         try {
           const page = await doc.getPage(n);
           const content = await page.getTextContent();
-          pages.push(toLines(content.items as TextItemLike[]));
+          const lines = toLines(content.items as TextItemLike[]);
+          pages.push(lines);
+          // only a page with (next to) no text is looked at for images: text pages cost nothing more
+          if (wordChars(lines) < STRAY_TEXT_CHARS && (await page.getOperatorList()).fnArray.some((op) => imageOps.has(op))) ocrPages.push(n);
           page.cleanup();
         } catch {
           pages.push([]);
@@ -67,7 +77,7 @@ export const pdfParser: DocumentParser = {
       if (failed.length === pageCount) throw new Error('no page of the PDF could be read (damaged?)');
       const labels = await doc.getPageLabels().catch(() => null);
       const info = ((await doc.getMetadata().catch(() => null))?.info ?? {}) as Record<string, unknown>;
-      return build(pages, { fileName, labels, info, failed, total: doc.numPages, limits });
+      return { ...build(pages, { fileName, labels, info, failed, total: doc.numPages, limits, ocrPages }), ocrPages };
     } finally {
       await doc.destroy();
     }
@@ -76,7 +86,7 @@ export const pdfParser: DocumentParser = {
 
 function build(
   pages: Line[][],
-  ctx: { fileName: string; labels: string[] | null; info: Record<string, unknown>; failed: number[]; total: number; limits: Parameters<DocumentParser['parse']>[2] },
+  ctx: { fileName: string; labels: string[] | null; info: Record<string, unknown>; failed: number[]; total: number; limits: Parameters<DocumentParser['parse']>[2]; ocrPages: number[] },
 ): ParsedDocument {
   dropRunningLines(pages);
   const bodySize = medianSize(pages);
@@ -118,9 +128,24 @@ function build(
     doc.warn(`needs OCR: the PDF has no text layer (${ctx.total} page${ctx.total === 1 ? '' : 's'} of images?); indexed by its name only`);
     return doc.build(title || name, 'pdf', { ...metadata, needsOcr: true });
   }
+  if (ctx.ocrPages.length) out.warn(`needs OCR: ${pageList(ctx.ocrPages)} ${ctx.ocrPages.length === 1 ? 'has' : 'have'} no text layer (scanned?)`);
   if (ctx.failed.length) out.warn(`page${ctx.failed.length === 1 ? '' : 's'} ${ctx.failed.join(', ')} could not be read`);
   if (ctx.total > pages.length) out.warn(`the PDF has ${ctx.total} pages; only the first ${pages.length} were indexed`);
   return out.build(title || firstHeading || baseTitle(ctx.fileName), 'pdf', metadata);
+}
+
+/** Fewer letters and digits than this on a page is no text layer to speak of (a stamp, a page number). */
+const STRAY_TEXT_CHARS = 10;
+
+function wordChars(lines: Line[]): number {
+  let n = 0;
+  for (const l of lines) n += l.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  return n;
+}
+
+function pageList(pages: number[]): string {
+  const shown = pages.slice(0, 20).join(', ');
+  return `page${pages.length === 1 ? '' : 's'} ${shown}${pages.length > 20 ? ` and ${pages.length - 20} more` : ''}`;
 }
 
 /** Drops lines that repeat at the top or bottom of at least half the pages (three or more). */

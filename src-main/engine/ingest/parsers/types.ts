@@ -34,6 +34,12 @@ export interface ParsedDocument {
   /** Indexed, but not all of it (rows cut, a chapter missing, no text layer): status lists these. */
   warnings?: string[];
   /**
+   * 1-based pages whose text only OCR can give (a PDF page without a text layer, or with only stray
+   * characters on an image; an image file's pages). The OCR stage reads these and merges the text
+   * in (ocr/merge.ts); absent or empty: nothing to recognise.
+   */
+  ocrPages?: number[];
+  /**
    * Files inside this one that are documents of their own (an e-mail's PDF attachment): `path` is
    * relative to this file (`report.pdf`, `3/report.pdf`), the indexer stores each as a child
    * document at `<file path>/<path>` (see ingest/prepare.ts).
