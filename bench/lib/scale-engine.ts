@@ -1,8 +1,5 @@
 // bench:scale's one door into the engine in process: open a profile, its counts, merge its keyword
-// index, search, close. Kept to this file because the Engine's API is changing (issue 28): opening
-// may become `await Engine.open(…)` and search returns a promise in every mode, so every call here
-// is awaited through Promise.resolve, which takes either shape; if a name changes, this is the file
-// to follow it.
+// index, search, close (the bench's other steps go through the CLI, as a user's would).
 import { Engine, readEnvironment, type SearchResponse } from '../../src-main/engine/index.js';
 
 export type ScaleMode = 'keyword' | 'hybrid';
@@ -10,7 +7,7 @@ export type ScaleMode = 'keyword' | 'hybrid';
 export interface ScaleEngine {
   documents: number;
   chunks: number;
-  /** Merges the keyword index as a running host does in idle time (store/fts-merge.ts); milliseconds taken. */
+  /** Merges the keyword index as a running host does in idle time (the storage's maintenance); milliseconds taken. */
   merge(): Promise<number>;
   search(query: string, mode: ScaleMode, limit?: number): Promise<SearchResponse>;
   close(): Promise<void>;
@@ -18,8 +15,8 @@ export interface ScaleEngine {
 
 /** Opens the profile at `profileDir` with the environment's options (TROVE_MODELS_DIR and the rest). */
 export async function openScaleEngine(profileDir: string): Promise<ScaleEngine> {
-  const engine = await Promise.resolve(Engine.open({ ...readEnvironment(process.env).engine, profileDir }));
-  const { totals } = await Promise.resolve(engine.status());
+  const engine = await Engine.open({ ...readEnvironment(process.env).engine, profileDir });
+  const { totals } = await engine.status();
   return {
     documents: totals.documents,
     chunks: totals.chunks,
@@ -28,7 +25,7 @@ export async function openScaleEngine(profileDir: string): Promise<ScaleEngine> 
       await engine.compactIndex();
       return performance.now() - t0;
     },
-    search: (query, mode, limit = 10) => Promise.resolve(engine.search({ query, mode, limit })),
+    search: (query, mode, limit = 10) => engine.search({ query, mode, limit }),
     close: () => engine.close(),
   };
 }

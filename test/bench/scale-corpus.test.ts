@@ -60,8 +60,8 @@ describe('bench:scale corpus', () => {
     expect(readManifest(cacheDir, documents, 29)).toEqual(manifest);
     expect(readManifest(cacheDir, documents, 30)).toBeNull();
 
-    const engine = openEngine();
-    engine.addCollection({ root: corpusFolder(cacheDir), name: 'scale' });
+    const engine = await openEngine();
+    await engine.addCollection({ root: corpusFolder(cacheDir), name: 'scale' });
     const [report] = await engine.index();
     expect(report!.failed).toEqual([]);
     expect(report!.skipped).toEqual([]);

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('OCR languages in the catalogue', () => {
   it('lists them as role ocr: English ready from the installed package, the others to pull', async () => {
-    const engine = Engine.open({ profileDir: tempDir('trove-profile-') });
+    const engine = await Engine.open({ profileDir: tempDir('trove-profile-') });
     engines.push(engine);
     const rows = (await engine.models.list()).filter((r) => r.role === 'ocr');
     expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining(['tesseract-eng', 'tesseract-chi_sim', 'tesseract-jpn', 'tesseract-deu']));
