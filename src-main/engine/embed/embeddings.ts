@@ -133,6 +133,11 @@ export class EmbeddingService {
     return looksEnglish(this.languageSample(collectionId).join('\n')) ? this.manifest.defaults.embed : this.manifest.defaults.embedMultilingual;
   }
 
+  /** The embedding models the collections (or the one named) use now: each one's choice, the default, or by language. */
+  modelsInUse(collection?: string): string[] {
+    return [...new Set(this.collectionIdsStmt.all().filter((c) => !collection || c.name === collection).map((c) => this.modelFor(c.id)))];
+  }
+
   resolve(modelId: string, role: 'embed' | 'rerank' = 'embed'): Promise<ResolvedModel> {
     let p = this.resolved.get(modelId);
     if (!p) {
