@@ -63,9 +63,9 @@ describe('app API: live folders and embeddings', () => {
   it('lists the model catalogue with what is here, and switches a collection to another model', async () => {
     const models = ok<ModelEntry[]>(await api.call('models.list', {}));
     expect(models.find((m) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ role: 'embed', ready: true, state: expect.stringMatching(/^ready/) });
-    expect(models.find((m) => m.id === 'multilingual-e5-small')).toMatchObject({ role: 'embed', ready: true });
+    expect(models.find((m) => m.id === 'test-tiny-embedder')).toMatchObject({ role: 'embed', ready: true });
     const before = ok<StatusReport>(await api.call('status', {})).embeddings!.collections.find((c) => c.collection === 'kitchen')!;
-    const other = before.model === 'multilingual-e5-small' ? 'all-MiniLM-L6-v2' : 'multilingual-e5-small';
+    const other = before.model === 'test-tiny-embedder' ? 'all-MiniLM-L6-v2' : 'test-tiny-embedder';
 
     const switched = ok<{ model: string | null }>(await api.call('collections.setModel', { name: 'kitchen', model: other }));
     expect(switched).toMatchObject({ model: before.model }); // the old vectors serve until the new ones are done

@@ -45,7 +45,7 @@ export function differences(actual: FullSnapshot, baseline: FullSnapshot, when: 
 /** An uninterrupted run of `mode` on a fresh copy of `from` (or a new profile), and how many steps it printed. */
 export async function uninterrupted(mode: CrashMode, root: string, from?: string): Promise<{ profile: string; steps: number }> {
   const profile = from ? copy(from) : temp('trove-crash-base-');
-  const run = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small' });
+  const run = await runCrashChild({ mode, profileDir: profile, root, model: 'test-tiny-embedder' });
   if (run.code !== 0) throw new Error(`the uninterrupted ${mode} run failed: ${run.stderr}`);
   return { profile, steps: run.lines };
 }
@@ -58,13 +58,13 @@ export async function killAndResume(mode: CrashMode, root: string, kills: number
   let midway = 0;
   for (let i = 0; i < kills; i++) {
     const profile = from ? copy(from) : temp('trove-crash-');
-    const run = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small', killAtLine: 1 + Math.floor(Math.random() * base.steps), extraMs: Math.floor(Math.random() * 20) });
+    const run = await runCrashChild({ mode, profileDir: profile, root, model: 'test-tiny-embedder', killAtLine: 1 + Math.floor(Math.random() * base.steps), extraMs: Math.floor(Math.random() * 20) });
     if (run.killed && !run.finished) midway++;
     if (fs.existsSync(db(profile))) {
       const after = snapshotWithVectors(db(profile));
       if (after.integrity !== 'ok' || after.ftsIntegrity !== 'ok' || after.memory.ftsIntegrity !== 'ok') problems.push(`kill ${i + 1}: the database did not reopen cleanly (${after.integrity}, ${after.ftsIntegrity})`);
     }
-    const resumed = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small' });
+    const resumed = await runCrashChild({ mode, profileDir: profile, root, model: 'test-tiny-embedder' });
     if (resumed.code !== 0) problems.push(`kill ${i + 1}: resuming failed: ${resumed.stderr.slice(0, 300)}`);
     else problems.push(...differences(snapshotWithVectors(db(profile)), baseline, `kill ${i + 1} (step ${run.lines} of ${base.steps})`));
     fs.rmSync(profile, { recursive: true, force: true });
