@@ -26,7 +26,11 @@ async function start(id: string, workers = 1): Promise<ModelPool> {
   return pool;
 }
 
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.prototype.reduce.call(a, (s: number, x: number, i: number) => s + x * b[i]!, 0) as number;
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+};
 
 interface Reference {
   sha256: string;

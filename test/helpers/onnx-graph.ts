@@ -31,7 +31,7 @@ export interface GraphIo {
   name: string;
   type: typeof FLOAT | typeof INT64;
   /** A number is a fixed size, a string a named dynamic axis ("batch", "seq"). */
-  shape: (number | string)[];
+  shape: readonly (number | string)[];
 }
 
 export interface Graph {
