@@ -4,7 +4,7 @@
 // Maven Central; sha256-checked, resumable; TROVE_MODELS_MIRROR instead, when set), once — a second
 // run needs no network — and the tiny models the tests build. And a Chromium for the UI tests.
 // What is missing is said in one line each, with how to get it, and the step fails: no test skips
-// quietly. `--models a,b` limits the download to some models; `--no-browser` skips the browser.
+// quietly. `--no-browser` skips the browser.
 import path from 'node:path';
 import { downloadModel } from '../src-main/engine/embed/downloader.js';
 import { findModel, loadManifest } from '../src-main/engine/embed/manifest.js';
@@ -12,13 +12,13 @@ import { findChromium, HOW_TO_GET_CHROMIUM } from '../test/helpers/chromium.js';
 import { HOW_TO_GET_MODELS, PUBLIC_TEST_MODELS, testModelsCache } from '../test/helpers/test-models.js';
 import { writeTinyModels } from '../test/helpers/tiny-models.js';
 
-async function fetchModels(only: string[] | null): Promise<string | null> {
+async function fetchModels(): Promise<string | null> {
   const cache = testModelsCache();
   const manifest = loadManifest();
   const mirror = process.env.TROVE_MODELS_MIRROR || undefined;
   const failed: string[] = [];
   const said: string[] = [];
-  for (const id of PUBLIC_TEST_MODELS.filter((x) => !only || only.includes(x))) {
+  for (const id of PUBLIC_TEST_MODELS) {
     try {
       const r = await downloadModel(findModel(manifest, id), cache, { mirror });
       said.push(r.source ? `${id} fetched from ${r.source}${r.passedOver.length ? ` (passed over: ${r.passedOver.join('; ')})` : ''}` : `${id} cached`);
@@ -34,10 +34,8 @@ async function fetchModels(only: string[] | null): Promise<string | null> {
 }
 
 async function main(): Promise<void> {
-  const at = process.argv.indexOf('--models');
-  const only = at >= 0 ? process.argv[at + 1]!.split(',') : null;
   const problems: string[] = [];
-  const models = await fetchModels(only);
+  const models = await fetchModels();
   if (models) problems.push(models);
   if (!process.argv.includes('--no-browser') && !findChromium()) problems.push(`no Chromium for the browser tests: ${HOW_TO_GET_CHROMIUM}`);
   for (const p of problems) process.stderr.write(`npm test: ${p}\n`);

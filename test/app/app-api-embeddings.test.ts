@@ -72,7 +72,8 @@ describe('app API: live folders and embeddings', () => {
     await api.idle();
     const after = ok<StatusReport>(await api.call('status', {})).embeddings!.collections.find((c) => c.collection === 'kitchen')!;
     expect(after).toMatchObject({ model: other, switchingTo: null, needsEmbedding: 0 });
-    const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'baking bread at home', mode: 'vector' }));
+    // searched in the new space (the tiny model knows words, not meaning: the query shares the note's)
+    const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'the dough rises slowly in a cool kitchen', mode: 'vector' }));
     expect(found.results[0]?.path).toBe('bread.md');
 
     expect(await api.call('collections.setModel', { name: 'kitchen', model: 'no-such-model' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('no-such-model') } });
