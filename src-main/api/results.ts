@@ -258,8 +258,9 @@ export type ApiEvent =
   | { type: 'embedding.progress'; progress: EmbeddingProgress }
   | { type: 'embedding.finished'; collection: string | null; error: string | null }
   | { type: 'connect.request'; request: ClientRequest }
-  /** A model download's bytes so far (total null when the server does not say). */
-  | { type: 'model.progress'; model: string; file: string; received: number; total: number | null }
-  | { type: 'model.finished'; model: string; error: string | null }
+  /** A model download's bytes so far (total null when the server does not say), and the source they come from. */
+  | { type: 'model.progress'; model: string; file: string; received: number; total: number | null; source: string }
+  /** source: the one that served (null after an error, or when every file was already here). */
+  | { type: 'model.finished'; model: string; error: string | null; source: string | null }
   /** A dataset changed state (or went away: state unloaded with the reason). */
   | { type: 'datasets.changed'; dataset: DatasetInfo };

@@ -137,7 +137,7 @@ export class Engine {
     });
     settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
     const { models } = this.embeddings;
-    this.models = new EngineModels({ manifest: models.manifest, modelLocations: models.locations, refresh: () => models.refresh() });
+    this.models = new EngineModels({ manifest: models.manifest, modelLocations: models.locations, refresh: () => models.refresh(), modelsInUse: (c) => this.embeddings.modelsInUse(c) });
     const anchors = new PageAnchors(storage);
     this.keyword = new KeywordSearch(storage, anchors);
     this.modes = new ModeSearch(storage, this.keyword, this.embeddings, { fusion });

@@ -33,12 +33,12 @@ export class ModelPulls {
           if (p.file === lastFile && now - last < PUSH_INTERVAL_MS && p.received !== p.total) return;
           last = now;
           lastFile = p.file;
-          this.emit({ type: 'model.progress', model: id, file: p.file, received: p.received, total: p.total });
+          this.emit({ type: 'model.progress', model: id, file: p.file, received: p.received, total: p.total, source: p.source });
         },
       })
       .then(
-        () => this.emit({ type: 'model.finished', model: id, error: null }),
-        (err: unknown) => this.emit({ type: 'model.finished', model: id, error: err instanceof Error ? err.message : String(err) }),
+        (r) => this.emit({ type: 'model.finished', model: id, error: null, source: r.source }),
+        (err: unknown) => this.emit({ type: 'model.finished', model: id, error: err instanceof Error ? err.message : String(err), source: null }),
       )
       .finally(() => this.running.delete(id));
     this.running.set(id, run);

@@ -40,8 +40,8 @@ interface AppState {
   /** Live embedding progress per collection, and how the last run ended. */
   embedding: { progress: Record<string, EmbeddingProgress>; finished: { collection: string | null; error: string | null } | null };
   search: { form: SearchForm; response: SearchResponse | null; error: string | null; busy: boolean; selected: string | null };
-  /** Model downloads: live bytes per model, the last error per model, and a counter bumped when one ends. */
-  downloads: { progress: Record<string, ModelDownload>; errors: Record<string, string>; finished: number };
+  /** Model downloads: live bytes per model, the last error per model, the source that served each finished one, and a counter bumped when one ends. */
+  downloads: { progress: Record<string, ModelDownload>; errors: Record<string, string>; served: Record<string, string>; finished: number };
   setScreen(screen: Screen): void;
   refresh(): Promise<void>;
   refreshStatus(): Promise<void>;
@@ -62,6 +62,8 @@ export interface ModelDownload {
   file: string | null;
   received: number;
   total: number | null;
+  /** Where the bytes come from (a model's sources are tried in order). */
+  source: string | null;
 }
 
 export const useApp = create<AppState>((set, get) => ({
@@ -74,7 +76,7 @@ export const useApp = create<AppState>((set, get) => ({
   datasets: null,
   datasetsError: null,
   embedding: { progress: {}, finished: null },
-  downloads: { progress: {}, errors: {}, finished: 0 },
+  downloads: { progress: {}, errors: {}, served: {}, finished: 0 },
   search: {
     form: { query: '', mode: 'keyword', syntax: 'match', collections: [], path: '', kind: '', tag: '', explain: false },
     response: null,
@@ -124,12 +126,13 @@ export const useApp = create<AppState>((set, get) => ({
       set((s) => ({ embedding: { progress: e.collection ? omit(s.embedding.progress, e.collection) : {}, finished: { collection: e.collection, error: e.error } } }));
       void get().refreshStatus();
     } else if (e.type === 'model.progress') {
-      set((s) => ({ downloads: { ...s.downloads, progress: { ...s.downloads.progress, [e.model]: { file: e.file, received: e.received, total: e.total } } } }));
+      set((s) => ({ downloads: { ...s.downloads, progress: { ...s.downloads.progress, [e.model]: { file: e.file, received: e.received, total: e.total, source: e.source } } } }));
     } else if (e.type === 'model.finished') {
       set((s) => ({
         downloads: {
           progress: omit(s.downloads.progress, e.model),
           errors: e.error ? { ...s.downloads.errors, [e.model]: e.error } : omit(s.downloads.errors, e.model),
+          served: e.source ? { ...s.downloads.served, [e.model]: e.source } : omit(s.downloads.served, e.model),
           finished: s.downloads.finished + 1,
         },
       }));
@@ -164,7 +167,7 @@ export const useApp = create<AppState>((set, get) => ({
   selectResult: (uri) => set((s) => ({ search: { ...s.search, selected: uri } })),
   async pullModel(id) {
     // shown as started before the call: a small model's finished event can beat the reply
-    set((s) => ({ downloads: { ...s.downloads, progress: { ...s.downloads.progress, [id]: { file: null, received: 0, total: null } }, errors: omit(s.downloads.errors, id) } }));
+    set((s) => ({ downloads: { ...s.downloads, progress: { ...s.downloads.progress, [id]: { file: null, received: 0, total: null, source: null } }, errors: omit(s.downloads.errors, id) } }));
     try {
       await trove.call('models.pull', { id });
     } catch (err) {

@@ -63,16 +63,17 @@ describe('app API: live folders and embeddings', () => {
   it('lists the model catalogue with what is here, and switches a collection to another model', async () => {
     const models = ok<ModelEntry[]>(await api.call('models.list', {}));
     expect(models.find((m) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ role: 'embed', ready: true, state: expect.stringMatching(/^ready/) });
-    expect(models.find((m) => m.id === 'multilingual-e5-small')).toMatchObject({ role: 'embed', ready: true });
+    expect(models.find((m) => m.id === 'test-tiny-embedder')).toMatchObject({ role: 'embed', ready: true });
     const before = ok<StatusReport>(await api.call('status', {})).embeddings!.collections.find((c) => c.collection === 'kitchen')!;
-    const other = before.model === 'multilingual-e5-small' ? 'all-MiniLM-L6-v2' : 'multilingual-e5-small';
+    const other = before.model === 'test-tiny-embedder' ? 'all-MiniLM-L6-v2' : 'test-tiny-embedder';
 
     const switched = ok<{ model: string | null }>(await api.call('collections.setModel', { name: 'kitchen', model: other }));
     expect(switched).toMatchObject({ model: before.model }); // the old vectors serve until the new ones are done
     await api.idle();
     const after = ok<StatusReport>(await api.call('status', {})).embeddings!.collections.find((c) => c.collection === 'kitchen')!;
     expect(after).toMatchObject({ model: other, switchingTo: null, needsEmbedding: 0 });
-    const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'baking bread at home', mode: 'vector' }));
+    // searched in the new space (the tiny model knows words, not meaning: the query shares the note's)
+    const found = ok<{ results: { path: string }[] }>(await api.call('search', { query: 'the dough rises slowly in a cool kitchen', mode: 'vector' }));
     expect(found.results[0]?.path).toBe('bread.md');
 
     expect(await api.call('collections.setModel', { name: 'kitchen', model: 'no-such-model' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('no-such-model') } });

@@ -204,10 +204,10 @@ describe('the app API over HTTP on `trove serve --ui --database`', () => {
     // another model for this collection, for every host: built beside the active one by the app's embedding run, then swapped in
     const unknown = await call(pg, 'collections.setModel', { name: 'airships', model: 'no-such-model' });
     expect(unknown).toMatchObject({ ok: false, error: { message: expect.stringContaining('no-such-model') } });
-    expect(await ok(pg, 'collections.setModel', { name: 'airships', model: 'multilingual-e5-small' })).toMatchObject({ collection: 'airships', model: 'all-MiniLM-L6-v2' });
+    expect(await ok(pg, 'collections.setModel', { name: 'airships', model: 'test-tiny-embedder' })).toMatchObject({ collection: 'airships', model: 'all-MiniLM-L6-v2' });
     await until(
       () => ok<{ embeddings: { collections: { collection: string; model: string | null; switchingTo: string | null }[] } }>(pg, 'status'),
-      (s) => s.embeddings.collections.some((c) => c.collection === 'airships' && c.model === 'multilingual-e5-small' && c.switchingTo === null),
+      (s) => s.embeddings.collections.some((c) => c.collection === 'airships' && c.model === 'test-tiny-embedder' && c.switchingTo === null),
       90_000,
     );
 

@@ -39,7 +39,7 @@ describe('a folder of datasets, good and broken', () => {
       truncated: /^index\.faiss cannot be read: the file is truncated: IndexFlatIP's vectors needs 36864 bytes at offset 45, but the file ends at \d+$/,
       'missing-metadata': /^the metadata file "\.\/metadata\.json" is not there \(looked for .*fixtures\/datasets\/metadata\.json and .*missing-metadata\/metadata\.json\)$/,
       'dims-mismatch': /^model mismatch: the index holds 128-dimension vectors, but all-MiniLM-L6-v2 makes 384-dimension vectors/,
-      'model-mismatch': /^model mismatch: the stored vectors do not come from multilingual-e5-small: its embedding of a document's own text is at cosine -?0\.\d\d at best to the stored vector/,
+      'model-mismatch': /^model mismatch: the stored vectors do not come from test-tiny-embedder: its embedding of a document's own text is at cosine -?0\.\d\d at best to the stored vector/,
       'unknown-model': /^unknown embedding model "text-embedding-3-small": .* Trove has all-MiniLM-L6-v2, multilingual-e5-small/,
       unsupported: /^unsupported FAISS index type IndexIVFFlat \(type code "IwFl"\)/,
     };

@@ -13,9 +13,10 @@ import { FIXTURES } from '../datasets/fixtures.js';
 import { openUiBrowser, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { buildRendererOnce } from '../helpers/renderer-build.js';
+import { testModelsDir } from '../helpers/test-models.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
+const MODELS = testModelsDir();
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-datasets-'));
 const profile = path.join(tmp, 'profile');

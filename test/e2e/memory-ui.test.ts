@@ -14,9 +14,10 @@ import { Engine } from '../../src-main/engine/index.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { buildRendererOnce } from '../helpers/renderer-build.js';
 import { openUiBrowser, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
+import { testModelsDir } from '../helpers/test-models.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const MODELS = process.env.TROVE_MODELS_DIR ?? path.resolve(ROOT, '../shared/models');
+const MODELS = testModelsDir();
 const ARTIFACTS = path.join(ROOT, 'test/e2e/artifacts');
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-e2e-memory-'));

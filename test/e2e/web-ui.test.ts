@@ -386,11 +386,12 @@ describe('web UI on trove serve --ui', () => {
       mirror.fill(MODELS, id, TINY_MODEL.files);
       await download.click();
       await p2.getByRole('progressbar', { name: `Downloading ${id}` }).waitFor();
-      await expect.poll(() => p2.getByTestId(`model-download-${id}`).textContent()).toMatch(/onnx\/model\.onnx: [\d.]+ of 4\.1 MB/);
+      await expect.poll(() => p2.getByTestId(`model-download-${id}`).textContent()).toMatch(/onnx\/model\.onnx: [\d.]+ of 1\.6 MB from mirror http:\/\/127\.0\.0\.1:\d+\//);
       await expect(p2.getByTestId(`model-error-${id}`).count()).resolves.toBe(0);
       await shot('09d-model-downloading', p2);
       await expect.poll(() => row.locator('td').nth(3).textContent(), { timeout: 30_000 }).toBe('ready');
       await expect(download.count()).resolves.toBe(0);
+      await expect(p2.getByTestId(`model-served-${id}`).textContent()).resolves.toBe(`${id} downloaded from mirror ${mirror.url} and verified.`);
       expect(fs.readdirSync(empty)).toEqual([]); // downloads go to the profile's cache
       expect(fs.existsSync(path.join(tmp, 'profile-models', 'models', id, TINY_MODEL.weights))).toBe(true);
     } finally {

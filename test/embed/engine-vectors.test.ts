@@ -125,17 +125,17 @@ describe('after embedding', () => {
   });
 
   it('switching the model re-embeds beside the old vectors and swaps when done', async () => {
-    const before = await engine.setCollectionModel('other', 'multilingual-e5-small');
+    const before = await engine.setCollectionModel('other', 'test-tiny-embedder');
     expect(before).toMatchObject({ model: 'all-MiniLM-L6-v2' }); // still served by the old vectors
     const during = await engine.search({ query: 'retry', mode: 'vector', collections: ['other'] });
     expect(during.results.length).toBe(1);
     const [after] = await engine.embed({ collection: 'other' });
-    expect(after).toMatchObject({ model: 'multilingual-e5-small', vectors: 1, switchingTo: null, needsEmbedding: 0 });
+    expect(after).toMatchObject({ model: 'test-tiny-embedder', vectors: 1, switchingTo: null, needsEmbedding: 0 });
     const r = await engine.search({ query: 'automatic retries of failed requests', mode: 'vector', collections: ['other'] });
     expect(r.results[0]?.path).toBe('timeouts.md');
   });
 
-  it('picks the multilingual model by itself for a collection of Chinese text, and finds by meaning in Chinese', async () => {
+  it('picks the multilingual model by itself for a collection of Chinese text (saying it is not here yet); embeds and searches Chinese with a second model', async () => {
     const zh = tempDir('trove-root-');
     writeTree(zh, {
       'retry.md': '# 重试设置\n\n客户端在请求失败后会自动重试三次，并使用指数退避。\n',
@@ -143,8 +143,14 @@ describe('after embedding', () => {
     });
     await engine.addCollection({ root: zh, name: 'zh' });
     await engine.index({ collection: 'zh' });
+    // the automatic choice: the catalogue's multilingual model, which the tests do not download
+    await expect(engine.embed({ collection: 'zh' })).rejects.toThrow(/model "multilingual-e5-small" is not available: .*trove models pull multilingual-e5-small/);
+    expect(await engine.models.missing('zh')).toEqual(['multilingual-e5-small']);
+    expect((await engine.status()).embeddings.collections.find((c) => c.collection === 'zh')).toMatchObject({ model: null, problem: expect.stringMatching(/multilingual-e5-small/) });
+    // a model of its own: CJK text tokenised, embedded and found (the tiny model matches shared characters; meaning is the benches' job)
+    await engine.setCollectionModel('zh', 'test-tiny-embedder');
     const [st] = await engine.embed({ collection: 'zh' });
-    expect(st).toMatchObject({ model: 'multilingual-e5-small', vectors: 2 });
+    expect(st).toMatchObject({ model: 'test-tiny-embedder', vectors: 2 });
     const r = await engine.search({ query: '如何配置重试次数', mode: 'vector', collections: ['zh'] });
     expect(r.results[0]?.path).toBe('retry.md');
   });

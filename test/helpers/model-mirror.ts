@@ -1,6 +1,6 @@
 // A real model mirror for download tests: a node:http server on 127.0.0.1 serving a temp folder
 // laid out as <model id>/<file> (what TROVE_MODELS_MIRROR and `--mirror` expect). Files are copied
-// from ../shared/models at run time; no weights are ever committed. `slow` sends in small pieces
+// from the test models at run time; no weights are ever committed. `slow` sends in small pieces
 // with pauses, like a real network, so a UI can be seen showing progress.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -65,5 +65,5 @@ export async function startModelMirror(dir: string, opts: { slow?: boolean } = {
   };
 }
 
-/** The real test-tiny-cross-encoder (4 MB of random weights), as the manifest lists its files. */
-export const TINY_MODEL = { id: 'test-tiny-cross-encoder', files: ['onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json', 'config.json'], weights: 'onnx/model.onnx', weightsBytes: 4098873 };
+/** test-tiny-embedder as the tests build it (1.6 MB of weights), with the files the manifest lists. */
+export const TINY_MODEL = { id: 'test-tiny-embedder', files: ['onnx/model.onnx', 'tokenizer.json'], weights: 'onnx/model.onnx', weightsBytes: 1568691 };

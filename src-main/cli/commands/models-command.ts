@@ -1,7 +1,7 @@
 // `trove models list|pull|verify|use` (the embedding and reranker models) and `trove embed`
 // (compute the vectors still missing, with progress; on a shared index other hosts share the work).
 import type { Command } from 'commander';
-import type { EmbeddingProgress } from '../../engine/index.js';
+import type { DownloadProgress, EmbeddingProgress, ModelsApi, PullResult } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { formatEmbedding } from '../format.js';
 
@@ -26,16 +26,8 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .option('--mirror <url>', 'download from <url>/<id>/<file> instead of the upstream source (default TROVE_MODELS_MIRROR)')
     .action(async (id: string, o: { mirror?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      let last = 0;
-      const { dir } = await (await ctx.engine(cmd)).models.pull(id, {
-        mirror: o.mirror ?? ctx.environment().host.modelsMirror,
-        onProgress: (p) => {
-          if (ctx.json || Date.now() - last < 500) return;
-          last = Date.now();
-          process.stderr.write(`${p.file}: ${(p.received / 1e6).toFixed(1)}${p.total ? ` / ${(p.total / 1e6).toFixed(1)}` : ''} MB\r`);
-        },
-      });
-      ctx.print({ model: id, dir }, () => `${id}: downloaded and verified in ${dir}`);
+      const pulled = await (await ctx.engine(cmd)).models.pull(id, { mirror: o.mirror ?? ctx.environment().host.modelsMirror, onProgress: downloadLine(ctx) });
+      ctx.print(pulled, () => describePull(pulled));
     });
 
   models
@@ -66,9 +58,38 @@ export function registerModelsCommand(program: Command, ctx: CliContext): void {
     .option('--collection <name>', 'only this collection')
     .action(async (o: { collection?: string }, cmd: Command) => {
       ctx.setJson(cmd);
-      const status = await (await ctx.engine(cmd)).embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
+      const engine = await ctx.engine(cmd);
+      await pullMissing(ctx, engine.models, o.collection);
+      const status = await engine.embed({ collection: o.collection, onProgress: progressLine(ctx), waitForAnnIndex: true });
       ctx.print({ collections: status }, () => (status.length ? status.map(formatEmbedding).join('\n') : 'No collections to embed.'));
     });
+}
+
+/** `trove embed` first downloads the models its collections need and lack (from their sources in order), saying from where; one that cannot be had is reported by the embedding. */
+async function pullMissing(ctx: CliContext, models: ModelsApi, collection?: string): Promise<void> {
+  for (const id of await models.missing(collection)) {
+    try {
+      const pulled = await models.pull(id, { mirror: ctx.environment().host.modelsMirror, onProgress: downloadLine(ctx) });
+      if (!ctx.json) process.stderr.write(`${describePull(pulled)}\n`);
+    } catch (err) {
+      if (!ctx.json) process.stderr.write(`${id}: not downloaded: ${(err as Error).message}\n`);
+    }
+  }
+}
+
+/** Which source served, and why the ones before it could not. */
+function describePull(p: PullResult): string {
+  const where = p.source ? `downloaded from ${p.source} and verified in ${p.dir}` : `already here and verified in ${p.dir}`;
+  return `${p.model}: ${where}${p.passedOver.length ? ` (passed over: ${p.passedOver.join('; ')})` : ''}`;
+}
+
+function downloadLine(ctx: CliContext) {
+  let last = 0;
+  return (p: DownloadProgress) => {
+    if (ctx.json || (Date.now() - last < 500 && p.received !== p.total)) return;
+    last = Date.now();
+    process.stderr.write(`${p.model} from ${p.source}: ${p.file} ${(p.received / 1e6).toFixed(1)}${p.total ? ` / ${(p.total / 1e6).toFixed(1)}` : ''} MB\r`);
+  };
 }
 
 export function progressLine(ctx: CliContext) {

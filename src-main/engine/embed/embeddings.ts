@@ -45,7 +45,7 @@ export class EmbeddingService {
     private readonly storage: Storage,
     profileDir: string,
     private readonly opts: EmbeddingOptions = {},
-    deps: EmbeddingDeps = { collections: async () => [], saved: () => null, paused: () => new Set(), indexingBusy: () => false },
+    private readonly deps: EmbeddingDeps = { collections: async () => [], saved: () => null, paused: () => new Set(), indexingBusy: () => false },
   ) {
     this.models = new EmbeddingModels(profileDir, opts);
     this.counts = new EmbeddingCounts(storage);
@@ -66,6 +66,12 @@ export class EmbeddingService {
     if (choice) return choice;
     const sample = await this.storage.documents.languageSample(collectionId, LANGUAGE_SAMPLE);
     return looksEnglish(sample.join('\n')) ? this.models.manifest.defaults.embed : this.models.manifest.defaults.embedMultilingual;
+  }
+
+  /** The embedding models the collections (or the one named) use now: each one's choice, the default, or by language. */
+  async modelsInUse(collection?: string): Promise<string[]> {
+    const targets = (await this.deps.collections()).filter((c) => !collection || c.name === collection);
+    return [...new Set(await Promise.all(targets.map((c) => this.modelFor(c.id))))];
   }
 
   // ---- the stage -----------------------------------------------------------------------

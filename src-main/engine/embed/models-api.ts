@@ -1,6 +1,6 @@
 // The engine's models room (Engine.models): the catalogue as a person sees it, downloads and
 // checks. Faces get this narrow interface, never the embedding service behind it.
-import type { CatalogueEntry, ModelLocations, ModelsApi, ModelVerification, PullOptions } from '../types/models.js';
+import type { CatalogueEntry, ModelLocations, ModelsApi, ModelVerification, PullOptions, PullResult } from '../types/models.js';
 import { modelCatalogue } from './catalogue.js';
 import { downloadModel } from './downloader.js';
 import { findModel, loadManifest, type Manifest } from './manifest.js';
@@ -13,6 +13,8 @@ export interface ModelSource {
   readonly manifest: Manifest;
   readonly modelLocations: ModelLocations;
   refresh(): void;
+  /** The embedding models the collections (or one) use now; absent on a host without collections of its own. */
+  modelsInUse?(collection?: string): Promise<string[]>;
 }
 
 /** A host without an EmbeddingService (an index in PostgreSQL): the same manifest and locations as EmbeddingService reads (profile's models folder by default). */
@@ -39,6 +41,20 @@ export class EngineModels implements ModelsApi {
     return { ...this.embeddings.modelLocations };
   }
 
+  async missing(collection?: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const id of (await this.embeddings.modelsInUse?.(collection)) ?? []) {
+      const spec = this.embeddings.manifest.models.find((m) => m.id === id);
+      if (!spec) continue; // an unknown choice is reported by the embedding itself
+      const reason = await resolveModel(spec, this.embeddings.modelLocations).then(
+        () => null,
+        (err: unknown) => (err as { details?: { reason?: string } }).details?.reason ?? 'unavailable',
+      );
+      if (reason === 'missing') out.push(id);
+    }
+    return out;
+  }
+
   async verify(id?: string): Promise<ModelVerification[]> {
     const { manifest, modelLocations } = this.embeddings;
     const specs = id ? [findModel(manifest, id)] : manifest.models;
@@ -54,11 +70,11 @@ export class EngineModels implements ModelsApi {
     return rows;
   }
 
-  async pull(id: string, opts: PullOptions = {}): Promise<{ model: string; dir: string }> {
+  async pull(id: string, opts: PullOptions = {}): Promise<PullResult> {
     const spec = findModel(this.embeddings.manifest, id); // NOT_FOUND for an unknown id, before any download
     try {
-      const dir = await downloadModel(spec, this.embeddings.modelLocations.cacheDir, opts);
-      return { model: id, dir };
+      const { dir, source, passedOver } = await downloadModel(spec, this.embeddings.modelLocations.cacheDir, opts);
+      return { model: id, dir, source, passedOver };
     } finally {
       this.embeddings.refresh(); // a pulled (or removed half-download) model is seen by the next resolve
     }

@@ -59,6 +59,7 @@ export async function resolveModel(spec: ModelSpec, loc: ModelLocations, wanted:
   for (const f of filesFor(spec, variant)) {
     const abs = path.join(found.dir, f.path);
     if (!fs.existsSync(abs)) {
+      if (f.optional) continue; // the engine works without it; checked when present
       throw new TroveError('UNAVAILABLE', `model "${spec.id}" in ${found.dir} is incomplete: ${f.path} is missing`, { model: spec.id, reason: 'missing' });
     }
     const digest = await sha256File(abs);

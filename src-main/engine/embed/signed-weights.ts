@@ -1,5 +1,6 @@
-// An exact speed-up for int8 ONNX files whose weights are stored as uint8 (all-MiniLM-L6-v2's
-// model_quantized.onnx; multilingual-e5-small's file already has int8 weights).
+// An exact speed-up for int8 ONNX files whose weights are stored as uint8 (per-channel QUInt8
+// conversions such as ../shared/models' all-MiniLM-L6-v2; the catalogue's public all-MiniLM-L6-v2
+// file and multilingual-e5-small's already have int8 weights, and are left as they are).
 //
 // ORT's x86 kernels multiply the uint8 activations by int8 weights with VNNI dot products, but
 // uint8 x uint8 goes through a widening AVX-512/AVX2 path at about half the speed; profiled, the

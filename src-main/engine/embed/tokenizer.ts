@@ -6,10 +6,16 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { TroveError } from '../errors.js';
 
+/**
+ * The tokenizer in a model folder. tokenizer_config.json is read when there: a source that holds
+ * only tokenizer.json (a registry jar) leaves it out where the catalogue marks it optional, for
+ * models whose encoding it does not change (a WordPiece tokenizer reads none of its settings).
+ */
 export function loadTokenizer(dir: string): Tokenizer {
   try {
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')) as object;
-    const config = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer_config.json'), 'utf8')) as object;
+    const configFile = path.join(dir, 'tokenizer_config.json');
+    const config = fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, 'utf8')) as object) : {};
     return new Tokenizer(json, config);
   } catch (err) {
     throw new TroveError('UNAVAILABLE', `cannot load the tokenizer in ${dir}: ${(err as Error).message}`);

@@ -101,9 +101,22 @@ export type ModelVerification =
 
 export interface DownloadProgress {
   model: string;
+  /** A model file, or the archive that holds some of them (e.g. a jar). */
   file: string;
   received: number;
   total: number | null;
+  /** The source being downloaded from (the catalogue's name for it, or "mirror <url>"). */
+  source: string;
+}
+
+/** A finished download: where the model is and which source served it. */
+export interface PullResult {
+  model: string;
+  dir: string;
+  /** The source that supplied what was fetched (null: every file was already here). */
+  source: string | null;
+  /** Sources tried before it, each with why it could not serve (e.g. unreachable). */
+  passedOver: string[];
 }
 
 export interface PullOptions {
@@ -121,8 +134,10 @@ export interface ModelsApi {
   assertKnown(id: string): void;
   /** Where models are looked for, in order. */
   locations(): ModelLocations;
+  /** The embedding models the collections (or the one named) use now that are not here yet: what `trove embed` downloads first. */
+  missing(collection?: string): Promise<string[]>;
   /** Checks model files against their sha256: every model, or one (NOT_FOUND for an unknown id). */
   verify(id?: string): Promise<ModelVerification[]>;
-  /** Downloads a model into the profile's cache (resumable, sha256-checked, atomic); resolves to its folder. */
-  pull(id: string, opts?: PullOptions): Promise<{ model: string; dir: string }>;
+  /** Downloads a model into the profile's cache from its sources in order (resumable, sha256-checked, atomic); resolves to its folder and the source that served. */
+  pull(id: string, opts?: PullOptions): Promise<PullResult>;
 }

@@ -54,6 +54,11 @@ export function ModelsCard() {
         </p>
       )}
       {notice && <p role="status">{notice}</p>}
+      {Object.entries(downloads.served).map(([id, source]) => (
+        <p key={id} role="status" data-testid={`model-served-${id}`}>
+          {id} downloaded from {source} and verified.
+        </p>
+      ))}
       {Object.entries(downloads.errors).map(([id, message]) => (
         <p key={id} className="error" role="alert" data-testid={`model-error-${id}`}>
           Downloading {id} failed: {message}
@@ -140,7 +145,7 @@ function DownloadProgress({ id, d }: { id: string; d: ModelDownload }) {
     <div className="progress" data-testid={`model-download-${id}`}>
       <Bar label={`Downloading ${id}`} value={d.received} max={d.total} />
       <small>
-        {d.file ? `${d.file}: ${mb(d.received)}${d.total !== null ? ` of ${mb(d.total)}` : ''} MB` : 'Starting…'}
+        {d.file ? `${d.file}: ${mb(d.received)}${d.total !== null ? ` of ${mb(d.total)}` : ''} MB${d.source ? ` from ${d.source}` : ''}` : 'Starting…'}
       </small>
     </div>
   );

@@ -43,7 +43,7 @@ try {
     process.exit(0);
   }
   await engine.index();
-  if (mode === 'switch') await engine.setCollectionModel('corpus', model ?? 'multilingual-e5-small');
+  if (mode === 'switch') await engine.setCollectionModel('corpus', model ?? 'test-tiny-embedder');
   if (mode !== 'index') await engine.embed({ collection: 'corpus' });
   await engine.close();
   say('done');

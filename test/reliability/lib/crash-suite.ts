@@ -46,7 +46,7 @@ export function differences(actual: FullSnapshot, baseline: FullSnapshot, when: 
 /** An uninterrupted run of `mode` on a fresh copy of `from` (or a new profile), and how many steps it printed. */
 export async function uninterrupted(mode: CrashMode, root: string, from?: string): Promise<{ profile: string; steps: number }> {
   const profile = from ? copy(from) : temp('trove-crash-base-');
-  const run = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small' });
+  const run = await runCrashChild({ mode, profileDir: profile, root, model: 'test-tiny-embedder' });
   if (run.code !== 0) throw new Error(`the uninterrupted ${mode} run failed: ${run.stderr}`);
   return { profile, steps: run.lines };
 }
@@ -65,13 +65,13 @@ export async function killAndResume(mode: CrashMode, root: string, kills: number
   for (let i = 0; i < kills; i++) {
     const profile = from ? copy(from) : temp('trove-crash-');
     const at = points.next(base.steps, 20);
-    const run = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small', killAtLine: at.line, extraMs: at.extraMs });
+    const run = await runCrashChild({ mode, profileDir: profile, root, model: 'test-tiny-embedder', killAtLine: at.line, extraMs: at.extraMs });
     if (run.killed && !run.finished) midway++;
     if (fs.existsSync(db(profile))) {
       const after = snapshotWithVectors(db(profile));
       if (after.integrity !== 'ok' || after.ftsIntegrity !== 'ok' || after.memory.ftsIntegrity !== 'ok') problems.push(`${points.describe(i, at)}: the database did not reopen cleanly (${after.integrity}, ${after.ftsIntegrity})`);
     }
-    const resumed = await runCrashChild({ mode, profileDir: profile, root, model: 'multilingual-e5-small' });
+    const resumed = await runCrashChild({ mode, profileDir: profile, root, model: 'test-tiny-embedder' });
     if (resumed.code !== 0) problems.push(`${points.describe(i, at)}: resuming failed: ${resumed.stderr.slice(0, 300)}`);
     else problems.push(...differences(snapshotWithVectors(db(profile)), baseline, `${points.describe(i, at)} (step ${run.lines} of ${base.steps})`));
     fs.rmSync(profile, { recursive: true, force: true });
