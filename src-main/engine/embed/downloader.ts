@@ -36,15 +36,16 @@ export interface DownloadResult {
 }
 
 /**
- * The sources a download tries, in order. A mirror is the only place asked when one is given: it
- * serves <model id>/<file>, or else an archive source's archive as <model id>/<archive name>.
+ * The sources a download tries, in order. A mirror is the only place asked when one is given, and
+ * serves what the model's own sources serve: <model id>/<file>, or for a model published only in
+ * archives (the OCR languages' npm tarballs) <model id>/<archive name>.
  */
 export function downloadSources(spec: ModelSpec, mirror?: string): ModelDownloadSource[] {
   if (!mirror) return spec.sources;
   const name = `mirror ${mirror}`;
   const base = `${mirror.replace(/\/?$/, '/')}${spec.id}/`;
-  const archives = spec.sources.filter((s) => s.kind !== 'files').map((s) => ({ ...s, name, url: new URL(path.posix.basename(new URL(s.url).pathname), base).href }));
-  return [{ kind: 'files', name, baseUrl: base }, ...archives];
+  if (!spec.sources.length || spec.sources.some((s) => s.kind === 'files')) return [{ kind: 'files', name, baseUrl: base }];
+  return spec.sources.map((s) => ({ ...s, name, url: new URL(path.posix.basename(new URL((s as { url: string }).url).pathname), base).href }));
 }
 
 interface Fetch {
