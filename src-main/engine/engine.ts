@@ -170,6 +170,7 @@ export class Engine implements AppIndex {
       },
       watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 },
       hnswGraphFrom: opts.datasets?.hnswGraphFrom,
+      projectRoot: opts.datasets?.projectRoot,
     });
     this.datasets = datasetsApi(this.registry, this.embeddings);
     this.memoryService = new MemoryService({

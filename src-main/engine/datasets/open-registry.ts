@@ -30,6 +30,7 @@ export interface RegistryWiring {
   changed: () => void;
   watch: { usePolling: boolean; pollIntervalMs: number };
   hnswGraphFrom?: number;
+  projectRoot?: string;
 }
 
 export function openDatasetRegistry(w: RegistryWiring): DatasetRegistry {
@@ -81,5 +82,6 @@ export function openDatasetRegistry(w: RegistryWiring): DatasetRegistry {
     ownsAllDatasets: true,
     watch: w.watch,
     hnswGraphFrom: w.hnswGraphFrom,
+    projectRoot: w.projectRoot,
   });
 }

@@ -29,6 +29,7 @@ export interface SharedDatasetsOptions {
   profileDir: string;
   fusion: FusionMethod;
   hnswGraphFrom?: number;
+  projectRoot?: string;
   watch?: { usePolling: boolean; pollIntervalMs: number };
 }
 
@@ -108,6 +109,7 @@ export class SharedDatasets {
       ownsAllDatasets: false,
       watch: opts.watch ?? { usePolling: false, pollIntervalMs: 1000 },
       hnswGraphFrom: opts.hnswGraphFrom,
+      projectRoot: opts.projectRoot,
     });
     this.api = servedDatasets(this.registry, models, () => this.sync());
     this.registry.onChange(() => this.countsAsked++);

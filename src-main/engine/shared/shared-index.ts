@@ -86,6 +86,7 @@ export class SharedIndex implements ServedIndex {
       profileDir: this.profileDir,
       fusion: opts.search?.fusion ?? 'rrf',
       hnswGraphFrom: opts.datasets?.hnswGraphFrom,
+      projectRoot: opts.datasets?.projectRoot,
       watch: opts.datasets?.watch,
     });
     this.datasets = this.datasetRoom.api;

@@ -10,7 +10,7 @@ export interface SharedIndexOptions {
   embeddings?: EmbeddingOptions;
   search?: { fusion?: FusionMethod };
   /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph; how manifest folders are watched. */
-  datasets?: { hnswGraphFrom?: number; watch?: { usePolling: boolean; pollIntervalMs: number } };
+  datasets?: { hnswGraphFrom?: number; projectRoot?: string; watch?: { usePolling: boolean; pollIntervalMs: number } };
 }
 
 /** The index's options from the engine's (what TROVE_* variables set for SQLite applies on PostgreSQL too). */
@@ -20,7 +20,7 @@ export function sharedIndexOptions(o: EngineOptions): SharedIndexOptions {
     profileDir: o.profileDir,
     embeddings: o.embeddings,
     search: o.search,
-    datasets: { hnswGraphFrom: o.datasets?.hnswGraphFrom, watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 } },
+    datasets: { hnswGraphFrom: o.datasets?.hnswGraphFrom, projectRoot: o.datasets?.projectRoot, watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 } },
   };
 }
 
