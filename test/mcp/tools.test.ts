@@ -115,10 +115,10 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     expect((byId.structuredContent as { file: string }).file).toBe('notes/retries.md');
   });
 
-  it('get of a missing file is an isError with did-you-mean suggestions', async () => {
+  it("get of a missing file is an isError in QMD's words, with did-you-mean suggestions", async () => {
     const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retrys.md' } });
     expect(r.isError).toBe(true);
-    expect(firstText(r)).toMatch(/Did you mean one of these\?\n {2}- .*retries\.md/);
+    expect(firstText(r)).toMatch(/^Document not found: notes\/retrys\.md\n\nDid you mean one of these\?\n {2}- .*retries\.md/);
   });
 
   it('get refuses traversal', async () => {
@@ -133,7 +133,7 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     const r = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/*.md' } });
     expect(r.isError).toBeFalsy();
     expect(r.content[0]).toMatchObject({ type: 'text' });
-    expect(firstText(r)).toMatch(/^\[SKIPPED: notes\/big\.md - .*maxBytes/);
+    expect(firstText(r)).toBe('[SKIPPED: notes/big.md - File too large (18KB). Use \'get\' with file="notes/big.md" to retrieve.]');
     const resources = r.content.filter((c) => c.type === 'resource') as { resource: { uri: string } }[];
     expect(resources.map((c) => c.resource.uri)).toEqual(['trove://notes/retries.md']);
     const list = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/retries.md, notes/nothere.md', maxLines: 1 } });

@@ -4,6 +4,7 @@
 // `fromLine` / `maxLines`, as QMD's own get does.
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { isTroveError } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, errorResult, guarded, mimeTypeFor, withContext } from './results.js';
@@ -84,8 +85,15 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
       (args) =>
         guarded('get', async () => {
           const { file, fromLine, maxLines } = lineSuffix(args.file, args.fromLine, args.maxLines);
-          const read = ctx.engine.get(file, { fromLine, maxLines, lineNumbers: args.lineNumbers, collections: collectionFilter(ctx.access) });
-          const [doc, notes] = await Promise.all([read, ctx.directory.notes()]);
+          let doc;
+          try {
+            doc = await ctx.engine.get(file, { fromLine, maxLines, lineNumbers: args.lineNumbers, collections: collectionFilter(ctx.access) });
+          } catch (err) {
+            const missing = qmdNotFound(err, args.file);
+            if (missing) return errorResult(missing);
+            throw err;
+          }
+          const notes = await ctx.directory.notes();
           const context = notes.context(doc.collection);
           const name = displayPath(doc.collection, doc.path);
           const text = withContext(doc.text, context);
@@ -134,7 +142,7 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
             ...r.notFound.map((n) => `[NOT FOUND: ${n.locator} - ${n.reason}]`),
             ...r.documents
               .filter((d) => d.skipped)
-              .map((d) => `[SKIPPED: ${displayPath(d.collection, d.path)} - ${d.skipped}. Use get with file="${displayPath(d.collection, d.path)}".]`),
+              .map((d) => skippedNotice(displayPath(d.collection, d.path), d.skipped!)),
           ];
           if (!r.documents.length) return errorResult(`No documents matched "${args.pattern}"${notices.length ? `\n${notices.join('\n')}` : ''}`);
           const content: CallToolResult['content'] = notices.length ? [{ type: 'text', text: notices.join('\n') }] : [];
@@ -161,6 +169,24 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
         }),
     );
   }
+}
+
+/**
+ * QMD's not-found answer for get ("Document not found: <file>", then did-you-mean): the engine's
+ * reason stays when it says more than that (a file that was not indexed, and why).
+ */
+function qmdNotFound(err: unknown, file: string): string | null {
+  if (!isTroveError(err) || err.code !== 'NOT_FOUND') return null;
+  const why = /^no indexed document at /.test(err.message) ? '' : ` (${err.message})`;
+  const suggestions = (err.details?.suggestions as string[] | undefined) ?? [];
+  return `Document not found: ${file}${why}${suggestions.length ? `\n\nDid you mean one of these?\n${suggestions.map((s) => `  - ${s}`).join('\n')}` : ''}`;
+}
+
+/** QMD's notice for a document over maxBytes ("File too large (15KB)"), naming the get that reads it. */
+function skippedNotice(file: string, why: string): string {
+  const bytes = /^(\d+) bytes is over maxBytes/.exec(why);
+  const reason = bytes ? `File too large (${Math.ceil(Number(bytes[1]) / 1024)}KB)` : why;
+  return `[SKIPPED: ${file} - ${reason}. Use 'get' with file="${file}" to retrieve.]`;
 }
 
 /** An embedded text resource. name and title go beyond the SDK's type but are what QMD clients read. */
