@@ -231,6 +231,11 @@ describe.each(['v1', 'v2'] as const)('memory tools on `trove serve --database` a
     expect(found.length).toBeGreaterThan(0);
     for (const r of found) expect(r).toMatchObject({ source: 'chats', sender: 'agent' });
     await same('knowledge.get', { source: 'chats', id: Number(found[0]!.message_id), retrieval: { mode: 'chunk_with_siblings', max_tokens: 80 } });
+    // and its per-source tools: chats.search, chats.get paging through a conversation oldest first
+    await same('chats.search', { query: 'retry attempts', sender: 'user', mode: 'semantic', dedupe: false });
+    const conversation = await same('chats.get', { conversation_id: thread('sem'), page: 2, page_size: 2 });
+    expect(conversation.structuredContent).toMatchObject({ total_messages: 3, has_more: false, attachments: [{ sender: 'agent' }] });
+    await same('chats.get', { conversation_id: thread('nowhere') });
   }, 150_000);
 });
 

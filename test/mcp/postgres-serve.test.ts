@@ -142,6 +142,10 @@ const CALLS: { name: string; arguments: Record<string, unknown> }[] = [
   { name: 'knowledge.get', arguments: { source: 'notes', id: 'notes/docs/backoff.md', retrieval: { mode: 'chunk' } } },
   { name: 'knowledge.get', arguments: { source: 'chats', id: 12345 } },
   { name: 'knowledge.get', arguments: { source: 'prompts', id: 1 } },
+  { name: 'notes.search', arguments: { query: 'backoff', keywords: [], dedupe: false } },
+  { name: 'notes.get', arguments: { note_id: 'notes/docs/resilience.md', query: 'timeouts', retrieval: { mode: 'chunk' } } },
+  { name: 'media.search', arguments: { query: 'backoff', media_types: ['pdf'], dedupe: false } },
+  { name: 'media.get', arguments: { media_id: 42 } },
   { name: 'documents.get', arguments: { id: 'private/plans.md', query: 'spring' } },
 ];
 

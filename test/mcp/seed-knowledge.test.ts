@@ -179,3 +179,46 @@ describe.each(CLIENT_KINDS)("the knowledge spec's vocabulary, %s", (kind) => {
     expect(docs.limit).toBe(10);
   });
 });
+
+describe.each(['v2 http 2026-07-28', 'v1 stdio'] as const)("the spec's per-source tools, %s", (kind) => {
+  let client: ToolClient;
+  beforeAll(async () => {
+    client = await connectClient(kind, f);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('notes.search / notes.get, media.search / media.get by their own inputs', async () => {
+    const notes = sc<Search>(await client.callTool('notes.search', { query: 'glacier', keywords: ['fieldwork'], dedupe: false }));
+    expect(notes.results.map((x) => [x.source, x.path])).toEqual([['notes', 'glacier-notes.md']]);
+    const note = await client.callTool('notes.get', { note_id: notes.results[0]!.id, retrieval: { mode: 'full' } });
+    expect(sc<{ meta: Item; content: string }>(note).content).toContain('The glacier lost mass again this spring.');
+    const media = sc<Search>(await client.callTool('media.search', { query: 'glacier', media_types: ['pdf', 'html'], date_from: '2025-01-01', dedupe: false }));
+    expect(media.results.map((x) => [x.source, x.path, x.media_type])).toEqual([['media', 'report.pdf', 'pdf']]);
+    const pdf = await client.callTool('media.get', { media_id: media.results[0]!.id, query: 'moraine', retrieval: { mode: 'chunk' } });
+    expect(sc<{ meta: Item; content: string }>(pdf)).toMatchObject({ meta: { source: 'media', media_type: 'pdf' } });
+    expect(sc<{ content: string }>(pdf).content).toContain('moraine');
+  });
+
+  it('chats.search finds messages; chats.get pages through a conversation, oldest first', async () => {
+    const found = sc<Search>(await client.callTool('chats.search', { query: 'glacier', sender: 'user', dedupe: false }));
+    expect(found.results.map((x) => [x.source, x.message_id, x.conversation_id])).toEqual([['chats', String(ids.ask), 'trip']]);
+    const all = await client.callTool('chats.get', { conversation_id: 'trip' });
+    expect(all.isError, errorText(all)).toBeFalsy();
+    const page = sc<{ meta: Item; content: string; attachments: { message_id: string; sender: string }[]; total_messages: number; has_more: boolean }>(all);
+    expect(page.attachments.map((m) => [m.message_id, m.sender])).toEqual([
+      [String(ids.ask), 'user'],
+      [String(ids.answer), 'agent'],
+    ]);
+    expect(page).toMatchObject({ total_messages: 2, has_more: false, meta: { source: 'chats', conversation_id: 'trip', uri: `trove://~memory/${ids.ask}` } });
+    expect(page.content).toMatch(/^\[user · 2025-04-01T09:00:00\.000Z\]\nWhich glacier .*\n\n\[agent · 2025-04-01T09:01:00\.000Z\]\nThey measured/s);
+    const second = sc<{ attachments: { message_id: string }[]; has_more: boolean }>(await client.callTool('chats.get', { conversation_id: 'trip', page: 2, page_size: 1 }));
+    expect(second).toMatchObject({ attachments: [{ message_id: String(ids.answer) }], has_more: false });
+    const first = sc<{ attachments: { message_id: string }[]; has_more: boolean }>(await client.callTool('chats.get', { conversation_id: 'trip', page: 1, page_size: 1 }));
+    expect(first).toMatchObject({ attachments: [{ message_id: String(ids.ask) }], has_more: true });
+    const missing = await client.callTool('chats.get', { conversation_id: 'nowhere' });
+    expect(missing.isError).toBe(true);
+    expect(errorText(missing)).toMatch(/^Not found: no conversation "nowhere"/);
+  });
+});

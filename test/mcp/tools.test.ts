@@ -35,12 +35,12 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     await client?.close();
   });
 
-  it("lists QMD's six tools, the knowledge toolset, memory.search / memory.get and the fifteen memory tools, with titles, output schemas and honest read-only hints", async () => {
+  it("lists QMD's six tools, the knowledge toolset (with the spec's notes, media and chats tools), memory.search / memory.get and the fifteen memory tools, with titles, output schemas and honest read-only hints", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).slice(0, 6)).toEqual(['search', 'vsearch', 'query', 'get', 'multi_get', 'status']);
     // every name a token can be limited to, but `fetch` (the deep-research profile's alone)
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES.filter((t) => t !== 'fetch').sort());
-    expect(tools).toHaveLength(30);
+    expect(tools).toHaveLength(36);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       // memory writes and knowledge.session (it sets a session's defaults and forgets) are not read-only
