@@ -39,13 +39,16 @@ export async function bestCosine(models: DatasetModels, checks: ModelChecks, mod
 }
 
 /**
- * The installed model of `dims` dimensions that reproduces the stored vectors best (at least
- * MISMATCH_BELOW); an incompleteManifest error saying what was tried when none does.
+ * The installed model of `dims` dimensions that reproduces the stored vectors (at least
+ * MISMATCH_BELOW; the best one when several come near); an incompleteManifest error saying what
+ * was tried when none does. The catalogue's default model is tried first and the search stops at
+ * one that reproduces them outright (DRIFT_BELOW and up): two models' embeddings of the same text
+ * are unrelated, so no other could do as well, and most datasets load checking one model only.
  */
 export async function inferModel(models: DatasetModels, checks: ModelChecks, dims: number, files: readonly string[], probe: VectorProbe): Promise<{ model: string; best: number }> {
   const fix = 'set "model" in the manifest to the model that made them';
   const embed = models.manifest.models.filter((m) => m.role === 'embed' && m.dims);
-  const candidates = embed.filter((m) => m.dims === dims);
+  const candidates = embed.filter((m) => m.dims === dims).sort((a, b) => Number(b.id === models.manifest.defaults.embed) - Number(a.id === models.manifest.defaults.embed));
   if (!candidates.length) {
     const known = embed.map((m) => `${m.id} (${m.dims})`).join(', ');
     throw incompleteManifest(`the manifest names no model, and no embedding model Trove knows makes ${dims}-dimension vectors (it has ${known}): ${fix}`);
@@ -62,7 +65,9 @@ export async function inferModel(models: DatasetModels, checks: ModelChecks, dim
       absent.push(c.id); // not on this host (or its files are broken): not a candidate here
       continue;
     }
-    tried.push({ id: c.id, best: await bestCosine(models, checks, { id: c.id, weightsSha256: resolved.weightsSha256 }, files, probe) });
+    const best = await bestCosine(models, checks, { id: c.id, weightsSha256: resolved.weightsSha256 }, files, probe);
+    if (best >= DRIFT_BELOW) return { model: c.id, best };
+    tried.push({ id: c.id, best });
   }
   const winner = tried.filter((t) => t.best >= MISMATCH_BELOW).sort((a, b) => b.best - a.best)[0];
   if (winner) return { model: winner.id, best: winner.best };
