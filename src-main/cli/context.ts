@@ -13,9 +13,15 @@ export class CliContext {
     this.json = argv.includes('--json');
   }
 
-  /** TROVE_* variables, checked: a bad value is a usage error naming the variable (exit 2). */
+  /**
+   * TROVE_* variables, checked: a bad value is a usage error naming the variable (exit 2). The
+   * working directory is the project root whose datasets/ is searched for manifests, as the
+   * dataset-registry spec's server does (a host `trove mcp` starts inherits the client's).
+   */
   environment(): TroveEnvironment {
-    return (this.env ??= readEnvironment(process.env));
+    if (this.env) return this.env;
+    const env = readEnvironment(process.env);
+    return (this.env = { ...env, engine: { ...env.engine, datasets: { ...env.engine.datasets, projectRoot: process.cwd() } } });
   }
 
   /**

@@ -119,7 +119,7 @@ export function formatDatasets(list: DatasetInfo[]): string {
     .map((d) => {
       const what =
         d.kind === 'faiss'
-          ? `FAISS ${d.indexType ?? 'index'}, ${d.documents} vectors${d.dims ? ` of ${d.dims} dims` : ''}, model ${d.model}`
+          ? `FAISS ${d.indexType ?? 'index'}, ${d.documents} vectors${d.dims ? ` of ${d.dims} dims` : ''}, model ${d.model ?? '(to be inferred)'}${d.modelInferred ? ' (inferred)' : ''}`
           : d.kind === 'folder'
             ? `folder ${d.indexPath}, ${d.documents} documents${d.model ? `, model ${d.model}` : ''}`
             : 'not validated';

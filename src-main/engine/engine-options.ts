@@ -26,8 +26,12 @@ export interface EngineOptions {
   };
   /** The native BM25 extension (SQLite: store/rank-extension.ts): on by default when it is built. */
   nativeRank?: { enabled: boolean; dir?: string };
-  /** Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph (default 50,000; smaller ones exactly). */
-  datasets?: { hnswGraphFrom?: number };
+  /**
+   * Registered datasets: from how many vectors an IndexHNSWFlat is searched through its graph
+   * (default 50,000; smaller ones exactly); the project root, whose datasets/ is searched for
+   * manifests like the profile's (the CLI's working directory; none in the desktop app).
+   */
+  datasets?: { hnswGraphFrom?: number; projectRoot?: string };
   /** SQLite's WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
   backgroundCheckpoints?: boolean;
 }

@@ -156,6 +156,7 @@ export class Engine {
       changed: () => this.changed(),
       watch: { usePolling: live?.usePolling ?? false, pollIntervalMs: live?.pollIntervalMs ?? 1000 },
       hnswGraphFrom: opts.datasets?.hnswGraphFrom,
+      projectRoot: opts.datasets?.projectRoot,
     });
     this.datasets = this.datasetRoom.api;
     this.memoryService = new MemoryService({ storage, embeddings: this.embeddings, chunking, changed: () => this.memoryChanged() });

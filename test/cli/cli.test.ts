@@ -228,7 +228,7 @@ describe('get and multi-get', () => {
     const list = oneJson<{ documents: { path: string }[]; notFound: { locator: string }[] }>(ok(listRun));
     expect(list.documents.map((d) => d.path)).toEqual(['retry.md']);
     expect(list.notFound.map((n) => n.locator)).toEqual(['nope.md']);
-    expect(ok(humanRun).stdout).toMatch(/^==> notes\/lines\.txt \(#[0-9a-f]+\) <==\nline 1\nline 2\n\[\.\.\. truncated 10 more lines\]\n$/);
+    expect(ok(humanRun).stdout).toMatch(/^==> notes\/lines\.txt \(#[0-9a-f]+\) <==\nline 1\nline 2\n\n\[\.\.\. truncated 10 more lines\]\n$/);
   });
 });
 

@@ -50,7 +50,7 @@ describe('readManifest', () => {
     [`index: '  '`, { index: '  ' }, 'index is only whitespace'],
     [`metadata: '\t'`, { metadata: '\t' }, 'metadata is only whitespace'],
     [`metadata: undefined`, { metadata: undefined }, 'metadata is required (the JSON file of the documents, in vector order)'],
-    [`model: undefined`, { model: undefined }, 'model is required for a FAISS index'],
+    [`model: '  '`, { model: '  ' }, 'model is only whitespace'],
     [`defaultTopK: 0`, { defaultTopK: 0 }, 'defaultTopK must be at least 1'],
     [`defaultTopK: 101`, { defaultTopK: 101 }, 'defaultTopK must be at most 100'],
     [`defaultTopK: 2.5`, { defaultTopK: 2.5 }, 'defaultTopK must be a whole number'],
@@ -66,6 +66,13 @@ describe('readManifest', () => {
     if (r.ok) return;
     expect(r.reason).toBe('invalid manifest: name is only whitespace; description is empty; index is required');
     expect(r.label).toMatchObject({ id: 'x', defaultTopK: 5 });
+  });
+
+  it('the spec example exactly as the spec shows it (no model) is valid: loading infers the model', () => {
+    const { model: _model, ...spec } = valid;
+    const r = check(spec);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.manifest.model).toBeUndefined();
   });
 
   it('a folder dataset needs neither metadata nor a model', () => {

@@ -219,3 +219,34 @@ describe('a folder of datasets added on one PostgreSQL host', () => {
     await until('host B drops it', () => b.datasets.reload(), (l) => l.length === 0);
   }, 120_000);
 });
+
+describe("a manifest as the spec shows it (no model), in a PostgreSQL host's project root", () => {
+  it('is found there, its model inferred (dataset_checks in the database), and it searches as on SQLite', async () => {
+    const project = tempDir('trove-ds-project-');
+    const ip = path.join(FIXTURES, 'datasets', 'ip');
+    const spec = { id: 'cherry-docs', name: 'Cherry docs', description: 'The spec example', index: './datasets/docs/cherry-docs/docs.index', metadata: './datasets/docs/cherry-docs/metadata.json' };
+    fs.mkdirSync(path.join(project, 'datasets', 'docs', 'cherry-docs'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'datasets', 'docs', 'cherry-docs', 'manifest.json'), JSON.stringify(spec));
+    fs.cpSync(path.join(ip, 'docs.index'), path.join(project, 'datasets', 'docs', 'cherry-docs', 'docs.index'), { recursive: true });
+    fs.copyFileSync(path.join(ip, 'metadata.json'), path.join(project, 'datasets', 'docs', 'cherry-docs', 'metadata.json'));
+    fs.mkdirSync(path.join(project, 'datasets', 'narrow'));
+    fs.writeFileSync(path.join(project, 'datasets', 'narrow', 'manifest.json'), JSON.stringify({ ...spec, id: 'narrow', index: './dims-mismatch/index.faiss', metadata: './datasets/docs/cherry-docs/metadata.json' }));
+    fs.cpSync(path.join(FIXTURES, 'datasets', 'dims-mismatch', 'index.faiss'), path.join(project, 'dims-mismatch', 'index.faiss'));
+    const projectLite = Engine.open({ profileDir: tempDir('trove-ds-project-lite-'), embeddings, datasets: { projectRoot: project } });
+    const c = await openSharedAppHost(url, { profileDir: tempDir('trove-ds-pg-c-'), embeddings, datasets: { projectRoot: project } }, { log: () => undefined });
+    try {
+      const expected = (await projectLite.datasets.settled()).map((d) => ({ ...comparable([d])[0], modelInferred: d.modelInferred }));
+      expect(expected.map((d) => [d.id, d.state, d.model, d.modelInferred])).toEqual([
+        ['cherry-docs', 'ready', 'all-MiniLM-L6-v2', true],
+        ['narrow', 'invalid', null, false],
+      ]);
+      const onPg = (await c.datasets.settled()).map((d) => ({ ...comparable([d])[0], modelInferred: d.modelInferred }));
+      expect(onPg).toEqual(expected);
+      expect(hits(await c.datasets.search('cherry-docs', QUESTION, { topK: 3 }))).toEqual(hits(await projectLite.datasets.search('cherry-docs', QUESTION, { topK: 3 })));
+      // the other hosts have no such project root: the dataset is this host's own
+      expect((await b.datasets.list()).map((d) => d.id)).not.toContain('cherry-docs');
+    } finally {
+      await Promise.all([c.close(), projectLite.close()]);
+    }
+  }, 180_000);
+});

@@ -135,10 +135,10 @@ describe('multi_get', () => {
 
   it('truncates to maxLines with a "[... truncated N more lines]" marker', async () => {
     const [doc] = (await engine.multiGet('lines.txt', { maxLines: 5 })).documents;
-    expect(doc!.text).toBe('line 1\nline 2\nline 3\nline 4\nline 5\n[... truncated 15 more lines]');
+    expect(doc!.text).toBe('line 1\nline 2\nline 3\nline 4\nline 5\n\n[... truncated 15 more lines]');
     expect(doc!.truncated).toBe(true);
     const [numbered] = (await engine.multiGet('lines.txt', { maxLines: 2, lineNumbers: true })).documents;
-    expect(numbered!.text).toBe('1: line 1\n2: line 2\n[... truncated 18 more lines]');
+    expect(numbered!.text).toBe('1: line 1\n2: line 2\n\n[... truncated 18 more lines]');
     expect((await engine.multiGet('lines.txt', { maxLines: 20 })).documents[0]!.truncated).toBe(false);
   });
 

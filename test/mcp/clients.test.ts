@@ -71,7 +71,7 @@ describe('stdio through `trove mcp`', () => {
     expect(fs.statSync(path.join(f.profileDir, 'runtime.json')).mode & 0o777).toBe(0o600);
     expect(await client.ping()).toEqual({});
     const tools = await client.listTools();
-    expect(tools.tools).toHaveLength(30); // the host's own token: QMD's six, the knowledge toolset, memory.search / memory.get and 15 memory tools
+    expect(tools.tools).toHaveLength(36); // the host's own token: QMD's six, the knowledge toolset (the spec's notes.*, media.*, chats.* too), memory.search / memory.get and 15 memory tools
     const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
     expect(JSON.stringify(r.content)).toContain('exponential backoff');
     const doc = await client.readResource({ uri: 'trove://notes/guide/intro.md' });

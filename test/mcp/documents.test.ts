@@ -63,7 +63,7 @@ describe.each(['legacy', 'modern'] as const)('documents over HTTP (%s)', (era) =
 
   it('get returns the extracted text with page markers; a hit line reads the right place', async () => {
     const hit = ((await client.callTool({ name: 'search', arguments: { query: 'albatross' } })).structuredContent as { results: Hit[] }).results[0]!;
-    const r = await client.callTool({ name: 'get', arguments: { file: hit.file } });
+    const r = await client.callTool({ name: 'get', arguments: { file: hit.file, lineNumbers: true } });
     const text = (r.structuredContent as { text: string }).text;
     expect(text).toMatch(/^1: \[page 1\]$/m);
     expect(text).toMatch(/^\d+: \[page 3\]$/m);
@@ -72,7 +72,7 @@ describe.each(['legacy', 'modern'] as const)('documents over HTTP (%s)', (era) =
   });
 
   it('multi_get and the resource template serve the same marked text', async () => {
-    const many = await client.callTool({ name: 'multi_get', arguments: { pattern: 'docs/deck.pptx, docs/budget.xlsx' } });
+    const many = await client.callTool({ name: 'multi_get', arguments: { pattern: 'docs/deck.pptx, docs/budget.xlsx', lineNumbers: true } });
     const documents = (many.structuredContent as { documents: { file: string; text: string }[] }).documents;
     expect(documents.map((d) => d.file)).toEqual(['docs/deck.pptx', 'docs/budget.xlsx']);
     expect(documents[0]!.text).toMatch(/^\d+: \[notes\]$/m);

@@ -8,7 +8,10 @@ import { connectClient, json, memoryFixture, type MemoryFixture, type ToolClient
 
 let f: MemoryFixture;
 // QMD's six and the knowledge toolset (memory.search / memory.get are memory tools: a read grant shows them)
-const DOCUMENT_TOOLS = ['search', 'vsearch', 'query', 'get', 'multi_get', 'status', 'knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get', 'datasets.search', 'datasets.get'];
+const DOCUMENT_TOOLS = [
+  ...['search', 'vsearch', 'query', 'get', 'multi_get', 'status', 'knowledge.search', 'knowledge.get', 'knowledge.session', 'documents.search', 'documents.get', 'datasets.search', 'datasets.get'],
+  ...['notes.search', 'notes.get', 'media.search', 'media.get'],
+];
 beforeAll(async () => {
   f = await memoryFixture();
   await f.engine.memory.store({ threadId: 'private', source: 'user', text: 'My bank PIN hint is the dog’s birthday.' });

@@ -77,7 +77,7 @@ async function connect(mcpUrl: string, era: 'v1' | 'v2', token: string): Promise
  * the rows there are, so the raw fts_score is left out (the entries, their order, ranks and fused
  * scores are compared; test/storage/shared-memory.test.ts compares the raw BM25 before any delete).
  */
-const VARYING = new Set(['took_ms', 'execution_time_ms', 'search_ms', 'embedding_generation_ms', 'created_at', 'updated_at', 'first_entry', 'last_entry', 'timestamp', 'database_size_mb', 'database_bytes', 'avg_execution_time_ms', 'last_search', 'backend', 'engine', 'segments', 'searchDuration', 'fts_score']);
+const VARYING = new Set(['took_ms', 'execution_time_ms', 'search_ms', 'embedding_generation_ms', 'created_at', 'updated_at', 'first_entry', 'last_entry', 'timestamp', 'database_size_mb', 'database_bytes', 'avg_execution_time_ms', 'last_search', 'backend', 'engine', 'segments', 'searchDuration', 'fts_score', 'session', 'last_modified']);
 
 function comparable(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(comparable);
@@ -225,6 +225,17 @@ describe.each(['v1', 'v2'] as const)('memory tools on `trove serve --database` a
     await same('hybrid_search', { query: 'retry', matchType: 'prefix', weights: { semantic: 0.5, fts: 0.5 } });
     await same('hybrid_search', { query: 'retry', weights: { semantic: 0.9, fts: 0.5 } });
     await same('get_statistics', {});
+    // the knowledge spec's vocabulary over memory: chats (its threads), chats.sender, a numeric id
+    const chats = await same('knowledge.search', { query: 'pausing before trying again', sources: ['chats', 'prompts'], mode: 'semantic', filters: { chats: { sender: 'agent', by: 'title' } }, dedupe: false });
+    const found = (chats.structuredContent as { results: { source: string; sender: string; message_id: string }[] }).results;
+    expect(found.length).toBeGreaterThan(0);
+    for (const r of found) expect(r).toMatchObject({ source: 'chats', sender: 'agent' });
+    await same('knowledge.get', { source: 'chats', id: Number(found[0]!.message_id), retrieval: { mode: 'chunk_with_siblings', max_tokens: 80 } });
+    // and its per-source tools: chats.search, chats.get paging through a conversation oldest first
+    await same('chats.search', { query: 'retry attempts', sender: 'user', mode: 'semantic', dedupe: false });
+    const conversation = await same('chats.get', { conversation_id: thread('sem'), page: 2, page_size: 2 });
+    expect(conversation.structuredContent).toMatchObject({ total_messages: 3, has_more: false, attachments: [{ sender: 'agent' }] });
+    await same('chats.get', { conversation_id: thread('nowhere') });
   }, 150_000);
 });
 

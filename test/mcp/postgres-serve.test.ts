@@ -135,6 +135,17 @@ const CALLS: { name: string; arguments: Record<string, unknown> }[] = [
   { name: 'knowledge.get', arguments: { uri: 'trove://notes/docs/resilience.md', retrieval: { mode: 'chunk_with_siblings', max_tokens: 60 } } },
   { name: 'knowledge.get', arguments: { source: 'documents', id: 'notes/docs/backoff.md', retrieval: { mode: 'full' } } },
   { name: 'documents.search', arguments: { query: 'keep-alive connections', collections: ['notes'], dedupe: false } },
+  // the knowledge spec's vocabulary: notes / media (documents by kind), chats, characters and prompts skipped, nested filters, numeric ids
+  { name: 'knowledge.search', arguments: { query: 'backoff requests', sources: ['notes', 'media', 'chats', 'characters'], dedupe: false, filters: { notes: { keywords: [] }, media: { media_types: ['pdf', 'video'], order_by: 'recent' }, chats: { sender: 'user' } } } },
+  { name: 'knowledge.search', arguments: { query: 'exponential backoff', mode: 'keyword', dedupe: false, filters: { notes: {}, prompts: { fields: ['name'] } } } },
+  { name: 'knowledge.search', arguments: { query: 'backoff', sources: ['prompts'] } },
+  { name: 'knowledge.get', arguments: { source: 'notes', id: 'notes/docs/backoff.md', retrieval: { mode: 'chunk' } } },
+  { name: 'knowledge.get', arguments: { source: 'chats', id: 12345 } },
+  { name: 'knowledge.get', arguments: { source: 'prompts', id: 1 } },
+  { name: 'notes.search', arguments: { query: 'backoff', keywords: [], dedupe: false } },
+  { name: 'notes.get', arguments: { note_id: 'notes/docs/resilience.md', query: 'timeouts', retrieval: { mode: 'chunk' } } },
+  { name: 'media.search', arguments: { query: 'backoff', media_types: ['pdf'], dedupe: false } },
+  { name: 'media.get', arguments: { media_id: 42 } },
   { name: 'documents.get', arguments: { id: 'private/plans.md', query: 'spring' } },
 ];
 
@@ -161,6 +172,10 @@ describe.each<Era>(['v1', 'v2'])('the MCP surface on PostgreSQL answers as on SQ
     expect(deploy).not.toContain('wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY12');
     expect(JSON.stringify(await onPg.callTool({ name: 'get', arguments: { file: 'private/keys.md' } }))).toContain('EXAMPLEKEY34');
     expect(((await onPg.callTool({ name: 'get', arguments: { file: 'docs/resilence.md' } })) as { isError?: boolean }).isError).toBe(true);
+    const notes = ((await onPg.callTool({ name: 'knowledge.search', arguments: { query: 'backoff requests', sources: ['notes', 'characters'], dedupe: false } })) as { structuredContent: { results: { source: string }[]; notices: string[] } }).structuredContent;
+    expect(notes.results.length).toBeGreaterThan(0);
+    expect(new Set(notes.results.map((r) => r.source))).toEqual(new Set(['notes']));
+    expect(notes.notices.join('\n')).toMatch(/characters skipped/);
 
     for (const uri of ['trove://notes/docs/resilience.md', 'trove://notes/backoff.md', 'trove://private/plans.md']) {
       const [a, b] = await Promise.all([onLite.readResource({ uri }), onPg.readResource({ uri })]);

@@ -91,7 +91,7 @@ describe('refusals', () => {
     expect(payload(r).result.protocolVersion).toBe('2025-11-25');
     const h = { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' };
     expect((await send('POST', h, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
-    expect(payload(await send('POST', h, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).result.tools.length).toBe(30); // 6 document + 7 knowledge + memory.search / memory.get + 15 memory tools
+    expect(payload(await send('POST', h, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).result.tools.length).toBe(36); // 6 document + 7 knowledge + the spec's notes.* / media.* / chats.* + memory.search / memory.get + 15 memory tools
     expect((await send('DELETE', h)).status).toBe(200);
     expect((await send('POST', h, { jsonrpc: '2.0', id: 3, method: 'tools/list' })).status).toBe(404);
     expect(payload(await send('POST', {}, init('2025-06-18'))).result.protocolVersion).toBe('2025-06-18');

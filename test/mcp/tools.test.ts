@@ -35,12 +35,12 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     await client?.close();
   });
 
-  it("lists QMD's six tools, the knowledge toolset, memory.search / memory.get and the fifteen memory tools, with titles, output schemas and honest read-only hints", async () => {
+  it("lists QMD's six tools, the knowledge toolset (with the spec's notes, media and chats tools), memory.search / memory.get and the fifteen memory tools, with titles, output schemas and honest read-only hints", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).slice(0, 6)).toEqual(['search', 'vsearch', 'query', 'get', 'multi_get', 'status']);
     // every name a token can be limited to, but `fetch` (the deep-research profile's alone)
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES.filter((t) => t !== 'fetch').sort());
-    expect(tools).toHaveLength(30);
+    expect(tools).toHaveLength(36);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       // memory writes and knowledge.session (it sets a session's defaults and forgets) are not read-only
@@ -92,24 +92,33 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     }
   });
 
-  it('get returns an embedded, line-numbered resource with the context comment', async () => {
-    const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md:3', maxLines: 1 } });
+  it('get returns an embedded resource with the context comment, line-numbered when asked (QMD: not by default)', async () => {
+    const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md:3', maxLines: 1, lineNumbers: true } });
     const block = r.content[0] as { type: string; resource: { uri: string; mimeType: string; text: string } };
     expect(block.type).toBe('resource');
     expect(block.resource.uri).toBe('trove://notes/retries.md');
     expect(block.resource.mimeType).toBe('text/markdown');
     expect(block.resource.text).toBe('<!-- Context: Engineering notes -->\n\n3: We retry HTTP calls with exponential backoff.');
     expect(r.structuredContent).toMatchObject({ file: 'notes/retries.md', fromLine: 3, toLine: 3, truncated: true });
-    const range = await client.callTool({ name: 'get', arguments: { file: 'retries.md:3:2', lineNumbers: false } });
+    const plain = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
+    expect((plain.content[0] as { resource: { text: string } }).resource.text).toBe(
+      '<!-- Context: Engineering notes -->\n\n# Retry policy\n\nWe retry HTTP calls with exponential backoff.\nJitter avoids thundering herds.\n',
+    );
+    // the line in the locator wins over fromLine (and its count over maxLines), as QMD's get does
+    const range = await client.callTool({ name: 'get', arguments: { file: 'retries.md:3:2', fromLine: 1, maxLines: 4 } });
     expect((range.structuredContent as { text: string }).text).toBe('We retry HTTP calls with exponential backoff.\nJitter avoids thundering herds.');
+    const from = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md:4', fromLine: 1, maxLines: 1 } });
+    expect(from.structuredContent).toMatchObject({ fromLine: 4, toLine: 4, text: 'Jitter avoids thundering herds.' });
+    const numbered = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/retries.md', lineNumbers: true, maxLines: 1 } });
+    expect((numbered.structuredContent as { documents: { text: string }[] }).documents[0]!.text).toBe('1: # Retry policy\n\n[... truncated 4 more lines]');
     const byId = await client.callTool({ name: 'get', arguments: { file: (r.structuredContent as { docid: string }).docid } });
     expect((byId.structuredContent as { file: string }).file).toBe('notes/retries.md');
   });
 
-  it('get of a missing file is an isError with did-you-mean suggestions', async () => {
+  it("get of a missing file is an isError in QMD's words, with did-you-mean suggestions", async () => {
     const r = await client.callTool({ name: 'get', arguments: { file: 'notes/retrys.md' } });
     expect(r.isError).toBe(true);
-    expect(firstText(r)).toMatch(/Did you mean one of these\?\n {2}- .*retries\.md/);
+    expect(firstText(r)).toMatch(/^Document not found: notes\/retrys\.md\n\nDid you mean one of these\?\n {2}- .*retries\.md/);
   });
 
   it('get refuses traversal', async () => {
@@ -124,12 +133,12 @@ describe.each(['legacy', 'modern'] as const)('tools over %s', (era) => {
     const r = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/*.md' } });
     expect(r.isError).toBeFalsy();
     expect(r.content[0]).toMatchObject({ type: 'text' });
-    expect(firstText(r)).toMatch(/^\[SKIPPED: notes\/big\.md - .*maxBytes/);
+    expect(firstText(r)).toBe('[SKIPPED: notes/big.md - File too large (18KB). Use \'get\' with file="notes/big.md" to retrieve.]');
     const resources = r.content.filter((c) => c.type === 'resource') as { resource: { uri: string } }[];
     expect(resources.map((c) => c.resource.uri)).toEqual(['trove://notes/retries.md']);
     const list = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/retries.md, notes/nothere.md', maxLines: 1 } });
     expect(firstText(list)).toMatch(/^\[NOT FOUND: notes\/nothere\.md/);
-    expect((list.structuredContent as { documents: { text: string }[] }).documents[0]!.text).toMatch(/truncated 4 more lines/);
+    expect((list.structuredContent as { documents: { text: string }[] }).documents[0]!.text).toBe('# Retry policy\n\n[... truncated 4 more lines]');
     const none = await client.callTool({ name: 'multi_get', arguments: { pattern: 'nothing/*.md' } });
     expect(none.isError).toBe(true);
     expect(firstText(none)).toMatch(/No documents matched/);

@@ -31,6 +31,8 @@ export interface DatasetsRoomDeps {
   changed: () => void;
   watch: { usePolling: boolean; pollIntervalMs: number };
   hnswGraphFrom?: number;
+  /** The project root, whose datasets/ is searched for manifests like the profile's (the CLI's working directory). */
+  projectRoot?: string;
 }
 
 const KINDS = ['dataset'] as const;
@@ -112,6 +114,7 @@ export class DatasetsRoom {
       ownsAllDatasets: !storage.changes.shared,
       watch: deps.watch,
       hnswGraphFrom: deps.hnswGraphFrom,
+      projectRoot: deps.projectRoot,
     });
     this.api = datasetsApi(this.registry, models, () => this.sync());
     this.registry.onChange(() => this.countsAsked++);

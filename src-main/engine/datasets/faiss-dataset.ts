@@ -1,8 +1,9 @@
 // A FAISS dataset: an index.faiss and its metadata, loaded into memory and checked before it is
 // Ready — the index parses (faiss-format.ts), the metadata has a document for every vector, the
 // manifest's model is known, present and makes vectors of the index's dimension, and a few stored
-// vectors are compared with the model's own embedding of their text (another model of the same
-// size would otherwise give garbage results). Queries are embedded with that model through the
+// vectors are compared with the model's own embedding of their text (model-check.ts; another
+// model of the same size would otherwise give garbage results). A manifest that names no model
+// (the spec's own form) gets the installed one that reproduces the vectors. Queries are embedded with that model through the
 // engine's worker pool and searched exactly (simd-dots.ts, else vector-scan.ts); a document's several vectors
 // collapse to its best, like every Trove search.
 import fs from 'node:fs/promises';
@@ -14,6 +15,7 @@ import type { TermMatcher } from '../search/snippet.js';
 import type { DatasetDocument, DatasetHit } from '../types/datasets.js';
 import { parseFaissIndex, type FaissIndex } from './faiss-format.js';
 import { parseMetadata, type MetadataEntry } from './faiss-metadata.js';
+import { bestCosine, DRIFT_BELOW, inferModel, MISMATCH_BELOW, type VectorProbe } from './model-check.js';
 import { plainSnippet } from './plain-snippet.js';
 import { searchGraph, VisitMarks } from './hnsw-search.js';
 import type { DatasetModels, ModelChecks } from './ports.js';
@@ -22,10 +24,6 @@ import { innerProducts, squaredNorms, topGroups, type GroupHit } from './vector-
 
 export const FAISS_FILE = 'index.faiss';
 
-/** A stored vector whose text embeds this far from it did not come from the named model. */
-const MISMATCH_BELOW = 0.5;
-/** Below this (and above MISMATCH_BELOW) the vectors load, with a warning. */
-const DRIFT_BELOW = 0.85;
 const PROBES = 3;
 /** An IndexHNSWFlat this large is searched through its graph; smaller ones exactly (a scan of 50k × 384 takes ~10 ms). */
 export const HNSW_GRAPH_FROM = 50_000;
@@ -54,6 +52,8 @@ export class FaissDataset {
     private readonly maxNorm: number,
     readonly scoring: string,
     readonly warnings: string[],
+    /** The manifest named no model: this one reproduced the vectors (model-check.ts). */
+    readonly modelInferred: boolean,
     /** Walk the HNSW graph instead of scanning (a large IndexHNSWFlat). */
     private readonly useGraph: boolean,
     /** The scan's SIMD inner products over its own copy of the vectors (index.vectors is that copy); null: the JavaScript loop. */
@@ -74,19 +74,22 @@ export class FaissDataset {
     return this.index.ntotal;
   }
 
-  /** Reads and checks everything; throws (UNAVAILABLE, with the reason) when the dataset cannot serve. */
+  /**
+   * Reads and checks everything; throws (UNAVAILABLE, with the reason) when the dataset cannot
+   * serve — with details.state "invalid" when the manifest names no model and none could be inferred.
+   */
   static async load(
-    input: { id: string; model: string; indexPath: string; metadataPath: string; hnswGraphFrom?: number },
+    input: { id: string; model: string | null; indexPath: string; metadataPath: string; hnswGraphFrom?: number },
     embeddings: DatasetModels,
     checks: ModelChecks,
   ): Promise<FaissDataset> {
-    const spec = embeddingModel(embeddings.manifest, input.model);
+    const spec = input.model === null ? null : embeddingModel(embeddings.manifest, input.model);
     const file = await readIndexFile(input.indexPath);
     const parsed = parseFaissIndex(file.buf);
     // the kernel holds the vectors in its own memory: rows are read from there, and the file's buffer is let go
     const kernel = dotKernel(parsed.vectors, parsed.d, parsed.ntotal);
     const index: FaissIndex = kernel ? { ...parsed, vectors: kernel.vectors } : parsed;
-    if (index.d !== spec.dims) {
+    if (spec && index.d !== spec.dims) {
       throw new TroveError(
         'UNAVAILABLE',
         `model mismatch: the index holds ${index.d}-dimension vectors, but ${spec.id} makes ${spec.dims}-dimension vectors, so its vectors cannot have come from that model`,
@@ -105,52 +108,34 @@ export class FaissDataset {
       maxNorm = Math.max(maxNorm, Math.sqrt(n2));
       minNorm = Math.min(minNorm, Math.sqrt(n2));
     }
-    const model = await embeddings.resolve(spec.id); // the model's files are here and intact, or the reason why not
+    const files = [file.stamp, await stampOf(input.metadataPath)];
+    const probe = probeOf(index, entries, rowDoc, norms2);
+    let modelId: string;
+    let best: number | null = null;
+    if (spec) {
+      const model = await embeddings.resolve(spec.id); // the model's files are here and intact, or the reason why not
+      modelId = spec.id;
+      if (probe.texts.length) best = await bestCosine(embeddings, checks, { id: spec.id, weightsSha256: model.weightsSha256 }, files, probe);
+      else warnings.push(`no metadata entry has text to check the vectors against ${spec.id}; they are trusted to come from it`);
+      if (best !== null && best < MISMATCH_BELOW) {
+        throw new TroveError(
+          'UNAVAILABLE',
+          `model mismatch: the stored vectors do not come from ${spec.id}: its embedding of a document's own text is at cosine ${best.toFixed(2)} at best to the stored vector ` +
+            `(the same model gives about 1.0). Set "model" in the manifest to the model that made them.`,
+        );
+      }
+    } else {
+      ({ model: modelId, best } = await inferModel(embeddings, checks, index.d, files, probe));
+      warnings.push(`the manifest names no model: ${modelId} was inferred (it reproduces the stored vectors, best cosine ${best.toFixed(2)}); name it in the manifest to say so`);
+    }
+    if (best !== null && best < DRIFT_BELOW) {
+      warnings.push(
+        `the stored vectors are near, not equal to, ${modelId}'s embedding of their text (best cosine ${best.toFixed(2)}): the producer may have embedded other text (e.g. title + text) or another build of the model`,
+      );
+    }
     const scoring = describeScoring(index, normalized, minNorm, maxNorm);
     const useGraph = index.hnsw !== null && index.ntotal >= (input.hnswGraphFrom ?? HNSW_GRAPH_FROM);
-    const ds = new FaissDataset(input.id, index, entries, spec.id, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings, useGraph, kernel);
-    const key = [`${spec.id}@${model.weightsSha256}`, file.stamp, await stampOf(input.metadataPath)].join('|');
-    await ds.checkModel(embeddings, checks, key);
-    return ds;
-  }
-
-  /**
-   * Embeds a few documents' text with the model and compares with their stored vectors; the
-   * outcome is remembered for these exact files and weights, so a command that only shows states
-   * does not start the model.
-   */
-  private async checkModel(embeddings: DatasetModels, checks: ModelChecks, key: string): Promise<void> {
-    const rows: number[] = [];
-    for (let r = 0; r < this.index.ntotal && rows.length < PROBES; r++) {
-      const e = this.entries[this.rowDoc[r]!]!;
-      if ((e.text ?? e.snippet ?? '').trim().length >= 20 && this.norms2[r]! > 0) rows.push(r);
-    }
-    if (!rows.length) {
-      this.warnings.push(`no metadata entry has text to check the vectors against ${this.model}; they are trusted to come from it`);
-      return;
-    }
-    let best = (await checks.get(key)) ?? -Infinity;
-    if (best === -Infinity) {
-      for (const r of rows) {
-        const e = this.entries[this.rowDoc[r]!]!;
-        const { vector } = await embeddings.embedWithModel(this.model, e.text ?? e.snippet!, 'passage');
-        best = Math.max(best, this.rowDot(r, vector) / Math.sqrt(this.norms2[r]!));
-      }
-      await checks.put(key, best);
-    }
-    const shown = best.toFixed(2);
-    if (best < MISMATCH_BELOW) {
-      throw new TroveError(
-        'UNAVAILABLE',
-        `model mismatch: the stored vectors do not come from ${this.model}: its embedding of a document's own text is at cosine ${shown} at best to the stored vector ` +
-          `(the same model gives about 1.0). Set "model" in the manifest to the model that made them.`,
-      );
-    }
-    if (best < DRIFT_BELOW) {
-      this.warnings.push(
-        `the stored vectors are near, not equal to, ${this.model}'s embedding of their text (best cosine ${shown}): the producer may have embedded other text (e.g. title + text) or another build of the model`,
-      );
-    }
+    return new FaissDataset(input.id, index, entries, modelId, rowDoc, groupOf, groups, norms2, normalized, maxNorm || 1, scoring, warnings, spec === null, useGraph, kernel);
   }
 
   /** One page of hits for a query vector (a unit vector from this dataset's model). */
@@ -269,6 +254,27 @@ async function readJson(file: string): Promise<unknown> {
   } catch (err) {
     throw new TroveError('UNAVAILABLE', `the metadata file ${file} is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** The first few stored vectors whose documents have text to embed: what the model checks compare. */
+function probeOf(index: FaissIndex, entries: MetadataEntry[], rowDoc: Int32Array, norms2: Float32Array): VectorProbe {
+  const rows: number[] = [];
+  for (let r = 0; r < index.ntotal && rows.length < PROBES; r++) {
+    const e = entries[rowDoc[r]!]!;
+    if ((e.text ?? e.snippet ?? '').trim().length >= 20 && norms2[r]! > 0) rows.push(r);
+  }
+  return {
+    texts: rows.map((r) => {
+      const e = entries[rowDoc[r]!]!;
+      return e.text ?? e.snippet!;
+    }),
+    cosine(i, v) {
+      const r = rows[i]!;
+      let s = 0;
+      for (let j = 0, base = r * index.d; j < index.d; j++) s += index.vectors[base + j]! * v[j]!;
+      return s / Math.sqrt(norms2[r]!);
+    },
+  };
 }
 
 /** Which metadata entry each stored vector is: its row, or its id for an IndexIDMap. */

@@ -1,9 +1,10 @@
 // A dataset's manifest.json: read, checked and turned into a reason a person can act on. The rules
 // are the dataset-registry spec's (id ^[a-z0-9-]+$ 1..64, name 1..128, description 1..512, no
 // whitespace-only strings, defaultTopK 1..100 default 5, a readable JSON file under 10 KB) plus two
-// optional fields of Trove's own: `model` (the embedding model a FAISS index's vectors came from;
-// required for FAISS, since a query must be embedded the same way) and `kind` ("faiss", the
-// default, or "folder": `index` is then a folder of documents Trove indexes itself).
+// optional fields of Trove's own: `model` (the embedding model a FAISS index's vectors came from,
+// since a query must be embedded the same way; when a manifest written as the spec shows it has
+// none, loading infers it: model-check.ts) and `kind` ("faiss", the default, or "folder": `index`
+// is then a folder of documents Trove indexes itself).
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -46,9 +47,6 @@ export const manifestSchema = z
   .superRefine((m, ctx) => {
     if (m.kind !== 'faiss') return;
     if (m.metadata === undefined) ctx.addIssue({ code: 'custom', path: ['metadata'], message: 'metadata is required (the JSON file of the documents, in vector order)' });
-    if (m.model === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['model'], message: 'model is required for a FAISS index: name the embedding model its vectors came from, e.g. "all-MiniLM-L6-v2"' });
-    }
   });
 
 export type DatasetManifest = z.output<typeof manifestSchema>;
@@ -110,13 +108,26 @@ function labelOf(o: Record<string, unknown>, fallback: ManifestLabel): ManifestL
 
 /**
  * Where a manifest's relative path points: as in the spec's example ("./datasets/<id>/docs.index",
- * against the folder that holds datasets/), else against the manifest's own folder. The first that
- * exists wins; `tried` lists both for the error when neither does.
+ * against the project root — the folder holding the datasets/ folder the manifest is in, at any
+ * depth), else against the manifest's own folder. The first that exists wins; `tried` lists both
+ * for the error when neither does.
  */
 export function resolveDatasetPath(value: string, manifestFile: string): { path: string | null; tried: string[] } {
   if (path.isAbsolute(value)) return { path: fs.existsSync(value) ? value : null, tried: [value] };
   const own = path.dirname(manifestFile);
-  const holder = path.basename(path.dirname(own)) === 'datasets' ? path.dirname(path.dirname(own)) : null;
+  const holder = projectRootOf(own);
   const tried = [...new Set([...(holder ? [path.resolve(holder, value)] : []), path.resolve(own, value)])];
   return { path: tried.find((p) => fs.existsSync(p)) ?? null, tried };
+}
+
+/** The folder holding the nearest datasets/ folder above a manifest's own (a few levels up at most), or null. */
+function projectRootOf(manifestDir: string): string | null {
+  let dir = path.dirname(manifestDir);
+  for (let up = 0; up < 6; up++) {
+    if (path.basename(dir) === 'datasets') return path.dirname(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  return null;
 }

@@ -1,4 +1,4 @@
-// The dataset registry: every manifest under <profile>/datasets and the folders a person added,
+// The dataset registry: every manifest under <profile>/datasets, the project root's datasets/ and the folders a person added,
 // each with its state (Unloaded → Validating → Invalid | Loading → Ready | Error) and the reason.
 // Looking again (refresh) is synchronous up to validation (over the added folders as last read),
 // so a list is never empty because files are still being read; loading a FAISS index (read, check, probe the model) runs in the background,
@@ -10,17 +10,19 @@ import path from 'node:path';
 import { TroveError } from '../errors.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DatasetInfo, DatasetState } from '../types/datasets.js';
-import { findManifests, type FoundManifest } from './discovery.js';
+import { findManifests, manifestPlaces, watchRoots, type FoundManifest, type ManifestPlaces } from './discovery.js';
 import { FAISS_FILE, FaissDataset } from './faiss-dataset.js';
 import { DATASET_COLLECTION_PREFIX, FolderDataset } from './folder-dataset.js';
 import { dropUnwanted, indexedOnce, isDirectory, loadFolderDataset, wantedCollections } from './folder-loading.js';
 import { readManifest, resolveDatasetPath, type DatasetManifest, type ManifestRead } from './manifest.js';
-import { ManifestWatcher, type ManifestWatchSettings } from './manifest-watcher.js';
+import { ManifestWatcher, type ManifestWatchSettings, type WatchRoot } from './manifest-watcher.js';
 import type { DatasetCollections, DatasetFolderList, DatasetIndexing, DatasetModels, FolderIndex, ModelChecks } from './ports.js';
 
 /** The registry's ports (ports.ts), wired by datasets-room.ts. */
 export interface RegistryDeps {
   profileDir: string;
+  /** The project root (the folder a host was started in): its datasets/ is searched like the profile's, as the spec's server does. */
+  projectRoot?: string | null;
   folders: DatasetFolderList;
   checks: ModelChecks;
   collections: DatasetCollections;
@@ -88,6 +90,14 @@ export class DatasetRegistry {
     return path.join(this.deps.profileDir, 'datasets');
   }
 
+  private places(added: readonly string[]): ManifestPlaces {
+    return manifestPlaces(this.profileFolder(), this.deps.projectRoot ?? null, added);
+  }
+
+  private manifests(added: readonly string[]): FoundManifest[] {
+    return findManifests(this.places(added));
+  }
+
   /** Discovers and validates every manifest the first time anyone asks. */
   ensureStarted(): void {
     if (this.started || this.closed) return;
@@ -143,7 +153,7 @@ export class DatasetRegistry {
     const match = known.find((f) => f === abs || f === realFolderOrSelf(abs));
     if (!match) throw new TroveError('NOT_FOUND', `${abs} is not an added dataset folder${known.length ? ` (added: ${known.join(', ')})` : ' (none are added)'}`);
     // its folder datasets' collections go too, even where this registry had not loaded them yet (a one-shot command on a shared database)
-    const leaving = findManifests(this.profileFolder(), [match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
+    const leaving = this.manifests([match]).filter((f) => f.folder === match).map((f) => readManifest(f.file));
     await this.deps.folders.remove(match);
     this.ensureStarted();
     for (const name of wantedCollections(leaving.map((r) => (r.ok ? r.manifest : null)))) {
@@ -198,7 +208,7 @@ export class DatasetRegistry {
   /** Looks at every manifest folder again: validates what changed, loads what became valid, drops what went away. */
   refresh(): void {
     if (!this.started || this.closed) return;
-    const found = findManifests(this.profileFolder(), this.deps.folders.list());
+    const found = this.manifests(this.deps.folders.list());
     const claims = new Map<string, string>(); // id → the manifest holding it
     const next = new Map<string, Entry>();
     const toLoad: Entry[] = [];
@@ -281,6 +291,7 @@ export class DatasetRegistry {
       metadataPath: null,
       dims: null,
       scoring: null,
+      modelInferred: false,
       folder: f.folder,
       warnings: [],
     };
@@ -317,16 +328,18 @@ export class DatasetRegistry {
       if (entry.missing) throw new TroveError('UNAVAILABLE', entry.missing);
       if (m.kind === 'folder') await this.loadFolder(entry, m);
       else {
-        const ds = await FaissDataset.load({ id: m.id, model: m.model!, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath!, hnswGraphFrom: this.deps.hnswGraphFrom }, this.deps.models, this.deps.checks);
+        const ds = await FaissDataset.load({ id: m.id, model: m.model ?? null, indexPath: entry.info.indexPath!, metadataPath: entry.info.metadataPath!, hnswGraphFrom: this.deps.hnswGraphFrom }, this.deps.models, this.deps.checks);
         if (!this.current(entry)) return;
         entry.dataset = ds;
-        Object.assign(entry.info, { model: ds.model, indexType: ds.indexType, dims: ds.dims, scoring: ds.scoring, warnings: ds.warnings, documents: ds.size });
+        Object.assign(entry.info, { model: ds.model, modelInferred: ds.modelInferred, indexType: ds.indexType, dims: ds.dims, scoring: ds.scoring, warnings: ds.warnings, documents: ds.size });
         this.transition(entry, 'ready', null);
       }
     } catch (err) {
       if (!this.current(entry)) return;
       if (!(err instanceof TroveError)) process.stderr.write(`trove: loading dataset "${m.id}" failed: ${(err as Error).stack ?? String(err)}\n`);
-      this.transition(entry, 'error', err instanceof Error ? err.message : String(err));
+      // a manifest missing what loading needed (no model, and none could be inferred) is Invalid; a file that does not fit is an Error
+      const invalid = err instanceof TroveError && err.details?.state === 'invalid';
+      this.transition(entry, invalid ? 'invalid' : 'error', err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -418,8 +431,8 @@ export class DatasetRegistry {
     }
   }
 
-  private watchedRoots(): string[] {
-    return [this.profileFolder(), ...this.deps.folders.list()];
+  private watchedRoots(): WatchRoot[] {
+    return watchRoots(this.places(this.deps.folders.list()));
   }
 
   private watchedFiles(): string[] {

@@ -20,6 +20,12 @@ export function mergeRuns(runs: readonly SourceResult[], order: KnowledgeOrder):
   });
 }
 
+/** The merged list with each URI once, at its best place (two runs may find one item: the spec's notes and media). */
+export function uniqueByUri(merged: Merged[]): Merged[] {
+  const seen = new Set<string>();
+  return merged.filter((m) => !seen.has(m.item.uri) && !!seen.add(m.item.uri));
+}
+
 export interface Page {
   items: Merged[];
   /** Where the next page starts in the merged list (past every item this one consumed). */

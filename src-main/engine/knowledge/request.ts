@@ -2,18 +2,40 @@
 // zod (a wrong type is INVALID_INPUT naming the field), numbers clamped into their bounds.
 import { z } from 'zod';
 import { invalidInput } from '../errors.js';
-import type { KnowledgeGetRequest, KnowledgeMode, KnowledgeSearchRequest } from '../types/knowledge.js';
+import type { KnowledgeFilters, KnowledgeGetRequest, KnowledgeMode, KnowledgeSearchRequest, KnowledgeSpecFilters } from '../types/knowledge.js';
 import { knob } from './options.js';
+
+const strings = z.array(z.string().min(1)).max(50);
+const order = z.enum(['relevance', 'recent']);
+
+/**
+ * The spec's per-source filters (spec-sources.ts applies them): its own keys are type-checked,
+ * any other key is let through and reported as ignored rather than refused.
+ */
+const specFiltersShape = {
+  media: z.object({ media_types: strings.optional(), date_from: z.string().min(1).optional(), date_to: z.string().min(1).optional(), order_by: order.optional() }).loose().optional(),
+  notes: z.object({ keywords: strings.optional() }).loose().optional(),
+  chats: z.object({ by: z.enum(['both', 'title', 'message']).optional(), character_id: z.number().int().optional(), sender: z.string().min(1).max(200).optional() }).loose().optional(),
+  prompts: z.object({ fields: z.array(z.string()).max(50).optional() }).loose().optional(),
+  characters: z.object({}).loose().optional(),
+};
 
 const filtersSchema = z
   .object({
-    kinds: z.array(z.string().min(1)).max(50).optional(),
+    kinds: strings.optional(),
     date_from: z.string().min(1).optional(),
     date_to: z.string().min(1).optional(),
-    tags: z.array(z.string().min(1)).max(50).optional(),
+    tags: strings.optional(),
     path: z.string().min(1).max(1000).optional(),
+    ...specFiltersShape,
   })
   .strict();
+
+/** knowledge.get's id: a string, or a number (the spec's ids are "string | number"). */
+const idSchema = z.union([
+  z.string().trim().min(1, 'id is empty').max(4096),
+  z.number().int('id must be a whole number').min(0, 'id must not be negative').max(Number.MAX_SAFE_INTEGER).transform(String),
+]);
 
 const searchSchema = z.object({
   query: z.string().trim().min(1, 'query is empty').max(4000, 'query is longer than 4000 characters'),
@@ -21,7 +43,7 @@ const searchSchema = z.object({
   offset: z.number().int().min(0).max(100_000).optional(),
   snippet_length: z.number().optional(),
   sources: z.array(z.string().trim().min(1)).max(200).optional(),
-  order_by: z.enum(['relevance', 'recent']).optional(),
+  order_by: order.optional(),
   mode: z.enum(['keyword', 'semantic', 'hybrid']).optional(),
   filters: filtersSchema.optional(),
   exclude: z.array(z.string()).max(10_000).optional(),
@@ -41,8 +63,8 @@ const retrievalSchema = z
   .strict();
 
 const getSchema = z.object({
-  source: z.enum(['documents', 'datasets', 'memory']).optional(),
-  id: z.string().trim().min(1, 'id is empty').max(4096).optional(),
+  source: z.enum(['documents', 'datasets', 'memory', 'notes', 'media', 'chats', 'characters', 'prompts']).optional(),
+  id: idSchema.optional(),
   uri: z.string().trim().min(1, 'uri is empty').max(4096).optional(),
   // a result's loc passes back as it came: its other fields (line_start, heading_path, …) are not anchors
   loc: z
@@ -69,12 +91,17 @@ export interface ValidSearch {
   sources: string[] | null;
   orderBy: 'relevance' | 'recent';
   mode: KnowledgeMode | null;
-  filters: NonNullable<KnowledgeSearchRequest['filters']>;
+  /** Trove's filters, for every source searched. */
+  filters: KnowledgeFilters;
+  /** The spec's per-source filters (spec-sources.ts). */
+  specFilters: KnowledgeSpecFilters;
   exclude: ReadonlySet<string>;
 }
 
 export function validateKnowledgeSearch(input: KnowledgeSearchRequest): ValidSearch {
   const r = parse(searchSchema, input, 'knowledge.search');
+  const { media, notes, chats, prompts, characters, ...flat } = r.filters ?? {};
+  const nested: KnowledgeSpecFilters = Object.fromEntries(Object.entries({ media, notes, chats, prompts, characters }).filter(([, v]) => v !== undefined));
   return {
     query: r.query,
     limit: knob('limit', r.limit),
@@ -83,7 +110,8 @@ export function validateKnowledgeSearch(input: KnowledgeSearchRequest): ValidSea
     sources: r.sources?.length ? r.sources : null,
     orderBy: r.order_by ?? 'relevance',
     mode: r.mode ?? null,
-    filters: r.filters ?? {},
+    filters: flat,
+    specFilters: nested,
     exclude: new Set(r.exclude ?? []),
   };
 }
@@ -94,7 +122,7 @@ export function validateKnowledgeGet(input: KnowledgeGetRequest): ValidGet {
   const r = parse(getSchema, input, 'knowledge.get');
   if (r.id === undefined && r.uri === undefined) throw invalidInput('knowledge.get needs an id (with its source) or a trove:// uri');
   if (r.id !== undefined && r.uri !== undefined) throw invalidInput('give id or uri, not both');
-  if (r.id !== undefined && r.source === undefined && !/^trove:\/\//i.test(r.id)) throw invalidInput('source is required with an id (documents, datasets or memory)');
+  if (r.id !== undefined && r.source === undefined && !/^trove:\/\//i.test(r.id)) throw invalidInput('source is required with an id (documents, datasets or memory; or notes, media, chats)');
   return r;
 }
 

@@ -178,7 +178,7 @@ export function multiGetEntry(doc: DocumentRow, collection: CollectionRow, text:
   let truncated = false;
   let tail = '';
   if (limits.maxLines !== undefined && lines.length > limits.maxLines) {
-    tail = `\n[... truncated ${lines.length - limits.maxLines} more lines]`;
+    tail = `\n\n[... truncated ${lines.length - limits.maxLines} more lines]`; // QMD's marker, after a blank line
     lines = lines.slice(0, limits.maxLines);
     truncated = true;
   }

@@ -22,6 +22,8 @@ export interface DatasetInfo {
   kind: DatasetKind | null;
   /** The embedding model the vectors came from (faiss), or the folder's model (null: automatic). */
   model: string | null;
+  /** faiss: the manifest named no model and `model` is the installed one that reproduced the vectors. */
+  modelInferred: boolean;
   /** Vectors (faiss) or indexed documents (folder). */
   documents: number;
   /** e.g. "IndexFlatIP", "IndexIDMap(IndexFlatL2)", "IndexHNSWFlat"; null for folders and before loading. */

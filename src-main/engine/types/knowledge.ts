@@ -7,6 +7,12 @@ import type { Span } from './search.js';
 /** The kinds of source the aggregator fans out to. */
 export type KnowledgeSourceKind = 'documents' | 'datasets' | 'memory';
 
+/**
+ * The knowledge-search spec's own source names (engine/knowledge/spec-sources.ts): notes and media
+ * are documents (by kind), chats the memory's threads; characters and prompts Trove does not have.
+ */
+export type KnowledgeSpecSource = 'notes' | 'media' | 'chats' | 'characters' | 'prompts';
+
 /** keyword: BM25; semantic: vectors; hybrid: both, fused. */
 export type KnowledgeMode = 'keyword' | 'semantic' | 'hybrid';
 
@@ -32,7 +38,8 @@ export interface KnowledgeLoc {
 export interface KnowledgeItem {
   /** Source-native id: a document's #docid, `<dataset>:<ref>`, a memory entry id. */
   id: string;
-  source: KnowledgeSourceKind;
+  /** Trove's source kind, or the spec's name for it when the caller asked by that name (notes, media, chats). */
+  source: KnowledgeSourceKind | KnowledgeSpecSource;
   /** documents: the collection it is in. */
   collection?: string;
   /** datasets: the dataset id. */
@@ -58,6 +65,14 @@ export interface KnowledgeItem {
   /** The document's format (markdown, text, html, …), when known. */
   kind: string | null;
   loc: KnowledgeLoc | null;
+  /** media (asked as the spec's `media`): the spec's media type (pdf, html, txt, …). */
+  media_type?: string | null;
+  /** media: the page it was fetched from; Trove indexes files, so null. */
+  url?: string | null;
+  /** chats (the spec's name for memory): the thread, the entry, and who stored it (user | agent). */
+  conversation_id?: string | null;
+  message_id?: string | null;
+  sender?: string | null;
 }
 
 export interface KnowledgeFilters {
@@ -72,6 +87,19 @@ export interface KnowledgeFilters {
   path?: string;
 }
 
+/**
+ * The spec's per-source filters, nested under each source's name. What means something here
+ * applies to that source's run (notes.keywords: tags; media.media_types: kinds; media's dates;
+ * chats.sender: user or agent); the rest is reported as ignored in the response's notices.
+ */
+export interface KnowledgeSpecFilters {
+  media?: { media_types?: string[]; date_from?: string; date_to?: string; order_by?: KnowledgeOrder; [key: string]: unknown };
+  notes?: { keywords?: string[]; [key: string]: unknown };
+  chats?: { by?: 'both' | 'title' | 'message'; character_id?: number; sender?: string; [key: string]: unknown };
+  prompts?: { fields?: string[]; [key: string]: unknown };
+  characters?: Record<string, unknown>;
+}
+
 /** knowledge.search as the engine takes it (faces clamp and resolve their defaults first). */
 export interface KnowledgeSearchRequest {
   query: string;
@@ -82,13 +110,14 @@ export interface KnowledgeSearchRequest {
   snippet_length?: number;
   /**
    * Which sources: `documents` (every collection), `documents:<collection>`, `datasets`,
-   * `datasets:<id>`, `memory`. Default: every source the caller may see.
+   * `datasets:<id>`, `memory`; or the spec's `notes`, `media`, `chats`, `characters`, `prompts`.
+   * Default: every source the caller may see.
    */
   sources?: string[];
   order_by?: KnowledgeOrder;
   /** Default: hybrid where a source has vectors, else keyword (each source says what ran). */
   mode?: KnowledgeMode;
-  filters?: KnowledgeFilters;
+  filters?: KnowledgeFilters & KnowledgeSpecFilters;
   /**
    * URIs to leave out (a session's already-returned results): the page is filled from further
    * down instead, and `skipped` says how many were passed over.
@@ -150,9 +179,10 @@ export interface KnowledgeAnchor {
 }
 
 export interface KnowledgeGetRequest {
-  /** documents, datasets or memory; optional with a trove:// uri (it names its source). */
-  source?: KnowledgeSourceKind;
-  id?: string;
+  /** documents, datasets or memory (or the spec's notes, media, chats); optional with a trove:// uri (it names its source). */
+  source?: KnowledgeSourceKind | KnowledgeSpecSource;
+  /** Source-native: a string, or a number (a memory entry's id). */
+  id?: string | number;
   uri?: string;
   loc?: KnowledgeAnchor;
   /** Words to anchor on when no loc is given (a light search inside the item). */

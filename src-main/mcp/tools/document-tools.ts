@@ -1,7 +1,10 @@
 // get and multi_get: read indexed documents as embedded resources (uri, name, title, mimeType,
-// text with the collection's context comment and line numbers), QMD-compatible.
+// text with the collection's context comment), QMD-compatible: no line numbers unless asked
+// (`lineNumbers: true`), and a line in the locator (`file.md:120`, `file.md:120:40`) wins over
+// `fromLine` / `maxLines`, as QMD's own get does.
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { isTroveError } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { collectionFilter } from '../security/access.js';
 import { displayPath, errorResult, guarded, mimeTypeFor, withContext } from './results.js';
@@ -12,10 +15,12 @@ const getInput = convertedOnce(z.object({
     .string()
     .trim()
     .min(1, 'file is empty')
-    .describe("Path (collection/path or path), docid (#abc123) or trove:// URI; 'file.md:120' starts at line 120, 'file.md:120:40' reads 40 lines from there"),
-  fromLine: z.number().int().min(1).optional().describe('First line to return (1-based)'),
+    .describe(
+      "Path (collection/path or path), docid (#abc123) or trove:// URI; 'file.md:120' starts at line 120, 'file.md:120:40' reads 40 lines from there (both win over fromLine / maxLines)",
+    ),
+  fromLine: z.number().int().min(1).optional().describe("First line to return (1-based); a line in file ('file.md:120') wins"),
   maxLines: z.number().int().min(1).optional().describe('At most this many lines'),
-  lineNumbers: z.boolean().default(true).describe("Prefix lines with 'N: ' (default true)"),
+  lineNumbers: z.boolean().default(false).describe("Prefix lines with 'N: ' (default false)"),
 }));
 
 const getOutput = convertedOnce(z.object({
@@ -35,7 +40,7 @@ const multiGetInput = convertedOnce(z.object({
   pattern: z.string().trim().min(1, 'pattern is empty').describe("Glob ('notes/2025-*.md') or comma-separated list of paths or docids"),
   maxLines: z.number().int().min(1).optional().describe('At most this many lines per document'),
   maxBytes: z.number().int().min(1).default(10_240).describe('Skip documents larger than this (default 10240); read those with get'),
-  lineNumbers: z.boolean().default(true).describe("Prefix lines with 'N: ' (default true)"),
+  lineNumbers: z.boolean().default(false).describe("Prefix lines with 'N: ' (default false)"),
 }));
 
 const multiGetOutput = convertedOnce(z.object({
@@ -53,7 +58,16 @@ const multiGetOutput = convertedOnce(z.object({
   notFound: z.array(z.object({ locator: z.string(), reason: z.string(), suggestions: z.array(z.string()) })),
 }));
 
-const LINE_RANGE = /:(\d+):(\d+)$/;
+/** `:LINE` or `:LINE:COUNT` at the end of a locator (not the host part of a bare trove:// URI). */
+const LINE_SUFFIX = /:(\d+)(?::(\d+))?$/;
+
+/** The locator without its line suffix, and the lines it names: they win over fromLine / maxLines (QMD's rule). */
+export function lineSuffix(file: string, fromLine?: number, maxLines?: number): { file: string; fromLine?: number; maxLines?: number } {
+  const m = LINE_SUFFIX.exec(file);
+  const rest = m ? file.slice(0, m.index) : file;
+  if (!m || !rest || /^trove:\/\/[^/]*$/i.test(rest)) return { file, fromLine, maxLines };
+  return { file: rest, fromLine: Number(m[1]), maxLines: m[2] !== undefined ? Number(m[2]) : maxLines };
+}
 
 export function registerDocumentTools(server: McpServer, ctx: McpContext, allowed: (tool: string) => boolean): void {
   if (allowed('get')) {
@@ -70,15 +84,16 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
       },
       (args) =>
         guarded('get', async () => {
-          let { file, fromLine, maxLines } = args;
-          const range = LINE_RANGE.exec(file);
-          if (range) {
-            fromLine ??= Number(range[1]);
-            maxLines ??= Number(range[2]);
-            file = file.slice(0, range.index);
+          const { file, fromLine, maxLines } = lineSuffix(args.file, args.fromLine, args.maxLines);
+          let doc;
+          try {
+            doc = await ctx.engine.get(file, { fromLine, maxLines, lineNumbers: args.lineNumbers, collections: collectionFilter(ctx.access) });
+          } catch (err) {
+            const missing = qmdNotFound(err, args.file);
+            if (missing) return errorResult(missing);
+            throw err;
           }
-          const read = ctx.engine.get(file, { fromLine, maxLines, lineNumbers: args.lineNumbers, collections: collectionFilter(ctx.access) });
-          const [doc, notes] = await Promise.all([read, ctx.directory.notes()]);
+          const notes = await ctx.directory.notes();
           const context = notes.context(doc.collection);
           const name = displayPath(doc.collection, doc.path);
           const text = withContext(doc.text, context);
@@ -127,7 +142,7 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
             ...r.notFound.map((n) => `[NOT FOUND: ${n.locator} - ${n.reason}]`),
             ...r.documents
               .filter((d) => d.skipped)
-              .map((d) => `[SKIPPED: ${displayPath(d.collection, d.path)} - ${d.skipped}. Use get with file="${displayPath(d.collection, d.path)}".]`),
+              .map((d) => skippedNotice(displayPath(d.collection, d.path), d.skipped!)),
           ];
           if (!r.documents.length) return errorResult(`No documents matched "${args.pattern}"${notices.length ? `\n${notices.join('\n')}` : ''}`);
           const content: CallToolResult['content'] = notices.length ? [{ type: 'text', text: notices.join('\n') }] : [];
@@ -154,6 +169,24 @@ export function registerDocumentTools(server: McpServer, ctx: McpContext, allowe
         }),
     );
   }
+}
+
+/**
+ * QMD's not-found answer for get ("Document not found: <file>", then did-you-mean): the engine's
+ * reason stays when it says more than that (a file that was not indexed, and why).
+ */
+function qmdNotFound(err: unknown, file: string): string | null {
+  if (!isTroveError(err) || err.code !== 'NOT_FOUND') return null;
+  const why = /^no indexed document at /.test(err.message) ? '' : ` (${err.message})`;
+  const suggestions = (err.details?.suggestions as string[] | undefined) ?? [];
+  return `Document not found: ${file}${why}${suggestions.length ? `\n\nDid you mean one of these?\n${suggestions.map((s) => `  - ${s}`).join('\n')}` : ''}`;
+}
+
+/** QMD's notice for a document over maxBytes ("File too large (15KB)"), naming the get that reads it. */
+function skippedNotice(file: string, why: string): string {
+  const bytes = /^(\d+) bytes is over maxBytes/.exec(why);
+  const reason = bytes ? `File too large (${Math.ceil(Number(bytes[1]) / 1024)}KB)` : why;
+  return `[SKIPPED: ${file} - ${reason}. Use 'get' with file="${file}" to retrieve.]`;
 }
 
 /** An embedded text resource. name and title go beyond the SDK's type but are what QMD clients read. */

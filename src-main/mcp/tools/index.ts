@@ -14,15 +14,16 @@ import { MEMORY_SEARCH_TOOLS, registerMemorySearchTools } from './memory-search-
 import { MEMORY_WRITE_TOOLS, registerMemoryWriteTools } from './memory-write-tools.js';
 import { PERSISTENCE_TOOLS, registerPersistenceTools } from './persistence-tools.js';
 import { registerSearchTools, SEARCH_TOOL_NAMES } from './search-tools.js';
+import { registerSpecSourceTools, SPEC_DOCUMENT_TOOL_NAMES, SPEC_MEMORY_TOOL_NAMES } from './spec-source-tools.js';
 import { registerStatusTool } from './status-tool.js';
 
 /** Memory tools a read grant covers (memory.search / memory.get among them); a write grant covers MEMORY_WRITE_TOOL_NAMES too. */
-export const MEMORY_READ_TOOL_NAMES: readonly string[] = [...MEMORY_READ_TOOLS, ...MEMORY_SEARCH_TOOLS, ...PERSISTENCE_TOOLS, ...MEMORY_KNOWLEDGE_TOOL_NAMES];
+export const MEMORY_READ_TOOL_NAMES: readonly string[] = [...MEMORY_READ_TOOLS, ...MEMORY_SEARCH_TOOLS, ...PERSISTENCE_TOOLS, ...MEMORY_KNOWLEDGE_TOOL_NAMES, ...SPEC_MEMORY_TOOL_NAMES];
 export const MEMORY_WRITE_TOOL_NAMES: readonly string[] = [...MEMORY_WRITE_TOOLS];
 
 /** Every tool name a token can be limited to (the deep-research profile's `search` is QMD's name too). */
 export const TOOL_NAMES: readonly string[] = [
-  ...new Set([...SEARCH_TOOL_NAMES, 'get', 'multi_get', 'status', ...KNOWLEDGE_TOOL_NAMES, ...MEMORY_WRITE_TOOL_NAMES, ...MEMORY_READ_TOOL_NAMES, ...DEEP_RESEARCH_TOOL_NAMES]),
+  ...new Set([...SEARCH_TOOL_NAMES, 'get', 'multi_get', 'status', ...KNOWLEDGE_TOOL_NAMES, ...SPEC_DOCUMENT_TOOL_NAMES, ...MEMORY_WRITE_TOOL_NAMES, ...MEMORY_READ_TOOL_NAMES, ...DEEP_RESEARCH_TOOL_NAMES]),
 ];
 
 /** Whether this caller is shown this tool (one of Trove's own). */
@@ -47,6 +48,7 @@ export function registerTools(server: McpServer, ctx: McpContext, only?: string)
   registerStatusTool(server, ctx, allowed);
   registerKnowledgeTools(server, ctx, allowed);
   registerMemoryKnowledgeTools(server, ctx, memory('read'));
+  registerSpecSourceTools(server, ctx, allowed, memory('read'));
   registerMemoryWriteTools(server, ctx, memory('write'));
   registerMemoryReadTools(server, ctx, memory('read'));
   registerMemorySearchTools(server, ctx, memory('read'));

@@ -8,6 +8,9 @@ import { convertedOnce } from './schema-cache.js';
 const spans = (of: string) => z.array(z.array(z.number().int().min(0)).length(2)).describe(`[start, end) offsets of the words the query searched for in ${of}`);
 
 const sourceKind = z.enum(['documents', 'datasets', 'memory']);
+/** A result's source: Trove's kind, or the spec's name when the search asked by it. */
+const itemSource = z.enum(['documents', 'datasets', 'memory', 'notes', 'media', 'chats']);
+const specSource = z.enum(['documents', 'datasets', 'memory', 'notes', 'media', 'chats', 'characters', 'prompts']);
 const knowledgeMode = z.enum(['keyword', 'semantic', 'hybrid']).describe('keyword (BM25), semantic (vectors) or hybrid; default: hybrid where a source has vectors, else keyword');
 const orderBy = z.enum(['relevance', 'recent']).describe('relevance (default): by score, ties by last_modified; recent: newest first');
 
@@ -18,6 +21,29 @@ export const filtersInput = z
     date_to: z.string().min(1).optional().describe('Modified on or before (ISO 8601; memory entries: stored on or before)'),
     tags: z.array(z.string().min(1)).optional().describe('Every tag must be present (memory tags ignore case)'),
     path: z.string().min(1).optional().describe('Glob over the item path (a bare name matches at any depth)'),
+    // the knowledge-search spec's per-source filters (its other keys are let through and reported as ignored)
+    media: z
+      .object({
+        media_types: z.array(z.string().min(1)).optional().describe('pdf, epub, docx, pptx, html, article, markdown, txt (video, audio, podcast, image: none here), or a Trove kind'),
+        date_from: z.string().min(1).optional(),
+        date_to: z.string().min(1).optional(),
+        order_by: orderBy.optional(),
+      })
+      .loose()
+      .optional()
+      .describe('For the media source (documents of other kinds than notes)'),
+    notes: z.object({ keywords: z.array(z.string().min(1)).optional().describe('Every keyword must be among the note\'s tags') }).loose().optional().describe('For the notes source (Markdown, text and code)'),
+    chats: z
+      .object({
+        by: z.enum(['both', 'title', 'message']).optional(),
+        character_id: z.number().int().optional(),
+        sender: z.string().min(1).optional().describe('user or agent (assistant): who stored the message'),
+      })
+      .loose()
+      .optional()
+      .describe('For the chats source (the memory: conversations are threads)'),
+    prompts: z.object({ fields: z.array(z.string()).optional() }).loose().optional().describe('Trove has no prompts: ignored'),
+    characters: z.object({}).loose().optional().describe('Trove has no characters: ignored'),
   })
   .strict();
 
@@ -47,7 +73,9 @@ export const knowledgeSearchInput = convertedOnce(
     sources: z
       .array(z.string().trim().min(1))
       .optional()
-      .describe('documents, documents:<collection>, datasets, datasets:<id>, memory (default: every source you may see)'),
+      .describe(
+        "documents, documents:<collection>, datasets, datasets:<id>, memory; or the spec's notes, media, chats (characters and prompts are skipped with a notice). Default: every source you may see",
+      ),
     dataset: z.string().trim().min(1).optional().describe('Search one dataset ({dataset, query, topK}); same as sources ["datasets:<id>"]'),
     topK: z.number().int().min(1).max(100).optional().describe("With dataset: how many results (default: the dataset's defaultTopK)"),
   }),
@@ -95,7 +123,10 @@ const locInput = z
   );
 
 export const getFields = {
-  id: z.string().trim().min(1).max(4096).optional().describe("The result's id (#docid, <dataset>:<ref>, memory entry id), or its uri"),
+  id: z
+    .union([z.string().trim().min(1).max(4096), z.number().int().min(0)])
+    .optional()
+    .describe("The result's id (#docid, <dataset>:<ref>, memory entry id — a string or a number), or its uri"),
   uri: z.string().trim().min(1).max(4096).optional().describe('The trove:// URI of a result'),
   loc: locInput.optional(),
   query: z.string().max(4000).optional().describe('Words to anchor on when no loc is given'),
@@ -108,7 +139,9 @@ export const datasetGetInput = convertedOnce(
   z.object({ dataset: z.string().trim().min(1).optional().describe('The dataset, when id is a bare ref'), ...getFields }),
 );
 
-export const knowledgeGetInput = convertedOnce(z.object({ source: sourceKind.optional().describe('documents, datasets or memory (optional with a trove:// uri)'), ...getFields }));
+export const knowledgeGetInput = convertedOnce(
+  z.object({ source: specSource.optional().describe("documents, datasets or memory, or the spec's notes, media, chats (optional with a trove:// uri)"), ...getFields }),
+);
 export const sourceGetInput = convertedOnce(z.object(getFields));
 
 export const knowledgeSessionInput = convertedOnce(
@@ -142,7 +175,7 @@ const loc = z.object({
 
 export const knowledgeItem = z.object({
   id: z.string(),
-  source: sourceKind,
+  source: itemSource,
   collection: z.string().optional(),
   dataset: z.string().optional(),
   thread_id: z.string().optional(),
@@ -159,6 +192,11 @@ export const knowledgeItem = z.object({
   tags: z.array(z.string()).nullable(),
   kind: z.string().nullable(),
   loc: loc.nullable(),
+  media_type: z.string().nullable().optional().describe('media: the type (pdf, html, txt, …)'),
+  url: z.string().nullable().optional(),
+  conversation_id: z.string().nullable().optional().describe('chats: the thread'),
+  message_id: z.string().nullable().optional().describe('chats: the entry'),
+  sender: z.string().nullable().optional().describe('chats: user or agent'),
 });
 
 export const searchOutput = convertedOnce(

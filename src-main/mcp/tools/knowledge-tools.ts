@@ -5,7 +5,7 @@
 // request's config are resolved here, by precedence: tool input > session > request config >
 // global defaults; the engine clamps what it gets.
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
-import type { KnowledgeFilters, KnowledgeGetRequest, KnowledgeMode, KnowledgeSearchResponse } from '../../engine/index.js';
+import type { KnowledgeGetRequest, KnowledgeMode, KnowledgeSearchRequest, KnowledgeSearchResponse } from '../../engine/index.js';
 import { clampKnob, KNOWLEDGE_DEFAULTS } from '../../engine/index.js';
 import type { McpContext } from '../context.js';
 import { callState, scopeOf, type CallState } from '../knowledge/caller.js';
@@ -41,13 +41,16 @@ export const MEMORY_KNOWLEDGE_TOOL_NAMES: readonly string[] = ['memory.search', 
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
+/** knowledge.search's default page: the spec's aggregator returns 20 (its per-source searches, like documents.search here, 10). */
+export const KNOWLEDGE_SEARCH_LIMIT = 20;
+
 export interface SearchArgs {
   query: string;
   limit?: number;
   offset?: number;
   snippet_length?: number;
   order_by?: 'relevance' | 'recent';
-  filters?: KnowledgeFilters;
+  filters?: KnowledgeSearchRequest['filters'];
   mode?: KnowledgeMode;
   session?: string;
   dedupe?: boolean;
@@ -63,7 +66,7 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
           'Search every source you may see — collections of documents, registered datasets, memory — and get one ranked list ' +
           '(scores 0..1, comparable across sources). Each result has id, source, uri and loc: read it with knowledge.get. ' +
           'Pages with offset / next_offset; a session does not repeat results it already returned. ' +
-          'Also takes the dataset form {dataset, query, topK}.',
+          "Also takes the dataset form {dataset, query, topK}, and the knowledge spec's sources (notes, media, chats) with its per-source filters.",
         inputSchema: knowledgeSearchInput,
         outputSchema: searchOutput,
         annotations: READ_ONLY,
@@ -71,7 +74,8 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
       (args, extra) =>
         guarded('knowledge.search', async () => {
           const sources = args.dataset ? [`datasets:${args.dataset}`, ...(args.sources ?? [])] : args.sources;
-          return runSearch(ctx, extra, { ...args, limit: args.topK ?? args.limit ?? (args.dataset ? await defaultTopK(ctx, args.dataset) : undefined) }, sources);
+          const limit = args.topK ?? args.limit ?? (args.dataset ? await defaultTopK(ctx, args.dataset) : KNOWLEDGE_SEARCH_LIMIT);
+          return runSearch(ctx, extra, { ...args, limit }, sources);
         }),
     );
   }
@@ -154,7 +158,8 @@ export function registerKnowledgeTools(server: McpServer, ctx: McpContext, allow
       (args, extra) =>
         guarded('datasets.get', () => {
           const { dataset, ...rest } = args;
-          const id = dataset && rest.id !== undefined && !rest.id.startsWith(`${dataset}:`) ? `${dataset}:${rest.id}` : rest.id;
+          const given = rest.id === undefined ? undefined : String(rest.id);
+          const id = dataset && given !== undefined && !given.startsWith(`${dataset}:`) ? `${dataset}:${given}` : given;
           return runGet(ctx, extra, { ...rest, id, source: 'datasets' });
         }),
     );

@@ -9,19 +9,26 @@ import { collectionFilter } from '../security/access.js';
 import { displayPath, guarded, textResult } from './results.js';
 import { convertedOnce } from './schema-cache.js';
 
-export const searchInput = convertedOnce(z.object({
-  query: z.string().trim().min(1, 'query is empty').max(4000).describe('What to look for'),
-  limit: z.number().int().min(1).max(100).default(10).describe('Maximum number of results (default 10)'),
-  minScore: z.number().min(0).max(1).default(0).describe('Leave out results scoring below this (0..1, default 0)'),
-  collection: z.string().min(1).optional().describe('Search only this collection (see the status tool)'),
-}));
+/** QMD's inputs; minScore's default is the tool's own (vsearch 0.3, as QMD's: cosine below that is noise). */
+function inputWith(minScore: number) {
+  return convertedOnce(
+    z.object({
+      query: z.string().trim().min(1, 'query is empty').max(4000).describe('What to look for'),
+      limit: z.number().int().min(1).max(100).default(10).describe('Maximum number of results (default 10)'),
+      minScore: z.number().min(0).max(1).default(minScore).describe(`Leave out results scoring below this (0..1, default ${minScore})`),
+      collection: z.string().min(1).optional().describe('Search only this collection (see the status tool)'),
+    }),
+  );
+}
+export const searchInput = inputWith(0);
+const vsearchInput = inputWith(0.3);
 
 const hit = z.object({
   docid: z.string().describe('Short document id, e.g. #abc123; get accepts it'),
   file: z.string().describe('collection/path of the document'),
   title: z.string(),
   score: z.number().describe('Relevance 0..1, two decimals'),
-  context: z.string().describe("The collection's context note"),
+  context: z.string().nullable().describe("The collection's context note (null when it has none)"),
   snippet: z.string().describe('Line-numbered excerpt around the best match'),
   highlights: z
     .array(z.array(z.number().int().min(0)).length(2))
@@ -41,7 +48,7 @@ export const searchOutput = convertedOnce(
 
 type Mode = 'keyword' | 'vector' | 'rerank';
 
-const TOOLS: { name: string; mode: Mode; title: string; description: string }[] = [
+const TOOLS: { name: string; mode: Mode; title: string; description: string; input: typeof searchInput }[] = [
   {
     name: 'search',
     mode: 'keyword',
@@ -50,6 +57,7 @@ const TOOLS: { name: string; mode: Mode; title: string; description: string }[] 
       'Fast keyword search (BM25) over the indexed documents. Best for exact words, names, identifiers and error messages. ' +
       'Documents missing some of the words still rank, below those that have them all. Returns docid, file, title, score and a line-numbered snippet; ' +
       'read a document with get.',
+    input: searchInput,
   },
   {
     name: 'vsearch',
@@ -58,6 +66,7 @@ const TOOLS: { name: string; mode: Mode; title: string; description: string }[] 
     description:
       'Semantic (vector) search: finds documents by meaning, even without shared words. Write a natural-language question. ' +
       'Needs embeddings; if the index has none the result says so — use search instead.',
+    input: vsearchInput,
   },
   {
     name: 'query',
@@ -66,6 +75,7 @@ const TOOLS: { name: string; mode: Mode; title: string; description: string }[] 
     description:
       'Hybrid search: keyword and semantic results fused, then reranked by a cross-encoder. The best results, and the slowest. ' +
       'Needs embeddings; if the index has none the result says so — use search instead.',
+    input: searchInput,
   },
 ];
 
@@ -79,7 +89,7 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: searchInput,
+        inputSchema: tool.input,
         outputSchema: searchOutput,
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
@@ -91,7 +101,7 @@ export function registerSearchTools(server: McpServer, ctx: McpContext, allowed:
             query: args.query,
             mode: tool.mode,
             limit: args.limit,
-            minScore: args.minScore || undefined,
+            minScore: args.minScore, // 0 is 0: vsearch's 0.3 is its schema's default, not the engine's
             collections,
             freshness: false, // not part of the tool's output
           });
@@ -109,7 +119,7 @@ function summarise(query: string, results: SearchResponse['results'], notices: r
       file: displayPath(r.collection, r.path),
       title: r.title,
       score: Math.round(r.score * 100) / 100,
-      context: directory.context(r.collection),
+      context: directory.context(r.collection) || null,
       snippet: r.snippet,
       highlights: r.highlights,
       line: r.line,

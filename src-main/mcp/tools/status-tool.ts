@@ -51,6 +51,7 @@ const statusOutput = convertedOnce(z.object({
         documents: z.number().int().describe('Vectors (FAISS) or indexed documents (folder)'),
         defaultTopK: z.number().int(),
         model: z.string().nullable().describe('The embedding model its vectors came from'),
+        modelInferred: z.boolean().describe('The manifest named no model: this one was inferred (it reproduces the stored vectors)'),
         indexType: z.string().nullable(),
         manifestPath: z.string(),
       }),
@@ -119,6 +120,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
             documents: d.documents,
             defaultTopK: d.defaultTopK,
             model: d.model,
+            modelInferred: d.modelInferred,
             indexType: d.indexType,
             manifestPath: d.manifestPath,
           })),
@@ -138,7 +140,9 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           ),
           ...(structured.datasets.length ? [`  Datasets: ${structured.datasets.length}`] : []),
           ...structured.datasets.map(
-            (d) => `    - ${d.id} [${d.state}]: ${d.name} (${d.kind ?? 'unknown kind'}, ${d.documents} ${d.kind === 'faiss' ? 'vectors' : 'docs'})${d.reason ? ` — ${d.reason}` : ''}`,
+            (d) =>
+              `    - ${d.id} [${d.state}]: ${d.name} (${d.kind ?? 'unknown kind'}, ${d.documents} ${d.kind === 'faiss' ? 'vectors' : 'docs'}` +
+              `${d.modelInferred ? `; model ${d.model}, inferred` : ''})${d.reason ? ` — ${d.reason}` : ''}`,
           ),
           ...(report.memory ? [`  Memory: ${report.memory.entries} entries in ${report.memory.threads} threads (${report.memory.needsEmbedding} chunks waiting for embeddings)`] : []),
         ];

@@ -17,8 +17,8 @@ export function DatasetCard({ d }: { d: DatasetInfo }) {
   const what =
     d.kind === 'faiss'
       ? d.indexType
-        ? `FAISS ${d.indexType} · ${d.documents} vectors${d.dims ? ` × ${d.dims}` : ''} · ${d.model ?? 'no model'}`
-        : `FAISS index (not loaded) · ${d.model ?? 'no model'}`
+        ? `FAISS ${d.indexType} · ${d.documents} vectors${d.dims ? ` × ${d.dims}` : ''} · ${d.model ?? 'no model'}${d.modelInferred ? ' (inferred)' : ''}`
+        : `FAISS index (not loaded) · ${d.model ?? 'model to be inferred'}`
       : d.kind === 'folder'
         ? `Folder of documents · ${d.documents} indexed${d.model ? ` · ${d.model}` : ''}`
         : 'Not validated';

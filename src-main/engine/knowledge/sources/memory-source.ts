@@ -87,6 +87,7 @@ export class MemorySource implements KnowledgeSource {
         offset,
         snippetChars: Math.max(40, q.snippetLength),
         ...(tags.length ? { tags } : {}),
+        ...(q.sender ? { source: q.sender } : {}),
         ...(from !== undefined ? { startDate: new Date(from).toISOString() } : {}),
         ...(to !== undefined ? { endDate: new Date(to).toISOString() } : {}),
       });
@@ -113,6 +114,7 @@ export class MemorySource implements KnowledgeSource {
         score: scores[rank]!,
         modifiedMs: Date.parse(h.entry.updatedAt),
         rank,
+        extra: { sender: h.entry.source },
       };
     });
     const ran: KnowledgeMode = run.keyword && run.vector ? 'hybrid' : run.vector ? 'semantic' : 'keyword';
@@ -158,6 +160,7 @@ export class MemorySource implements KnowledgeSource {
       version: `${thread.map((x) => `${x.id}@${x.updatedAt}`).join(',')}:${text.length}`,
       attachments: attachments.length ? attachments : null,
       defaultLoc: { chunk_index: e.id },
+      extra: { sender: e.source },
     });
   }
 }

@@ -29,6 +29,14 @@ export interface SourceQuery {
   /** null: the source's default (hybrid where it has vectors, else keyword). */
   mode: KnowledgeMode | null;
   filters: KnowledgeFilters;
+  /** Memory only (the spec's chats.sender): entries stored by this side. */
+  sender?: 'user' | 'agent';
+}
+
+/** What an item's source knows that the common shape leaves out: the spec's per-source fields are made from it (spec-sources.ts). */
+export interface ItemExtra {
+  /** A memory entry's side: user or agent. */
+  sender?: string;
 }
 
 /** A calibrated result as the merge sees it; `item.score` is already on the common scale. */
@@ -39,6 +47,7 @@ export interface Candidate {
   modifiedMs: number | null;
   /** Position in its source's own ranking (0-based). */
   rank: number;
+  extra?: ItemExtra;
 }
 
 export interface SourceResult {
@@ -66,6 +75,7 @@ export interface SourceItem {
   attachments: Record<string, unknown>[] | null;
   /** Where to anchor when the caller names no loc (a memory entry's own message in its thread); else the light search. */
   defaultLoc?: KnowledgeAnchor;
+  extra?: ItemExtra;
 }
 
 export interface KnowledgeSource {
