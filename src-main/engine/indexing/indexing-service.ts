@@ -211,6 +211,7 @@ export class IndexingService {
       try {
         globalPause = (await this.refreshPauses()).has(GLOBAL_PAUSE);
         if (!globalPause) worked = await this.exclusive(() => this.claimAndRun());
+        else this.eventsWaiting = false; // looked at: nothing may run while everything is paused (busy() is false)
         // idle: the backend's housekeeping in slices; new work comes first
         if (!worked && !globalPause && this.looping) worked = await this.exclusive(async () => !this.closed && this.storage.maintenance.step());
         if (!worked) await this.settleFinishedRuns();
