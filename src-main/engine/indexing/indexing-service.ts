@@ -248,6 +248,11 @@ export class IndexingService {
       this.eventsWaiting = false;
       return false;
     }
+    if (this.drained.has(claim.jobs[0]!.collectionId)) {
+      // an explicit run began while this claim was asked for (PostgreSQL answers later): its jobs are the run's
+      await claim.release();
+      return true;
+    }
     const c = await this.fileBacked(claim.jobs[0]!.collectionId);
     if (!c || this.closed) {
       await claim.release();
