@@ -1,6 +1,8 @@
 // Keyword ranking with the native trove_bm25() (native/trove_rank.c): the same scores as FTS5's
 // bm25() whether the planner passes each phrase's row count or not, the same search results as
-// the bm25() fallback, and background merging of the index's segments changes no result.
+// the bm25() fallback, and background merging of the index's segments changes no result — SQLite's
+// own mechanics, on SQLite. The engine's term counts across index changes run on both backends
+// (BM25 itself on both: test/storage/keyword-ranking.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
 import { hasRankFunction } from '../../src-main/engine/store/sqlite/rank.js';
 import { indexTerm } from '../../src-main/engine/text/terms.js';
+import { describeBackends } from '../helpers/backends.js';
 import { openEngine } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -145,11 +148,11 @@ describe('keyword search', () => {
   });
 });
 
-describe('term counts across index changes', () => {
+describeBackends('term counts across index changes', (b) => {
   it('finds a word that a later file brings in, and new files with words already counted', async () => {
     const dir = tempDir('trove-df-');
     writeTree(dir, corpus());
-    const engine = await openEngine();
+    const engine = await b.open();
     await engine.addCollection({ root: dir, name: 'r' });
     await engine.index();
     expect((await engine.search({ query: 'zebra' })).results).toEqual([]); // counted as absent
