@@ -165,4 +165,24 @@ describeBackends('term counts across index changes', (b) => {
     expect(after.length).toBe(before + 1);
     expect(after.map((r) => r.path)).toContain('new.md');
   });
+
+  it('scores as a fresh index of the same folder does once files were edited and deleted', async () => {
+    // BM25's row count and average length must follow the index: an edited file's old chunks and a
+    // deleted file's chunks no longer count
+    const dir = tempDir('trove-df-');
+    writeTree(dir, corpus());
+    const engine = await b.open();
+    await engine.addCollection({ root: dir, name: 'r' });
+    await engine.index();
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(dir, `p${i}.md`), `# Edited ${i}\n\nretry ${'token '.repeat(i % 5)}stream.\n`);
+    for (let i = 30; i < 60; i++) fs.rmSync(path.join(dir, `p${i}.md`));
+    await engine.index();
+    const fresh = await b.open();
+    await fresh.addCollection({ root: dir, name: 'r' });
+    await fresh.index();
+    for (const query of queries) {
+      const syntax = query.endsWith('*') ? 'prefix' : 'match';
+      expect(view(await engine.search({ query, limit: 20, syntax })), query).toEqual(view(await fresh.search({ query, limit: 20, syntax })));
+    }
+  });
 });
