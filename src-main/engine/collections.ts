@@ -59,8 +59,7 @@ export class Collections {
   /** The collection and everything indexed of it (its files are untouched); its queued jobs go too. */
   async remove(name: string): Promise<void> {
     const c = await this.require(name);
-    this.indexing.collectionRemoved(c.id); // watcher stopped at once
-    await this.storage.collections.remove(c.id);
+    await this.indexing.removeCollection(c.id); // watcher stopped at once, its batch in flight dropped
     this.changed();
   }
 

@@ -2,38 +2,39 @@
 // and the good files next to it are still indexed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
 import type { IndexReport } from '../../src-main/engine/ingest/indexer.js';
-import { documentRecords } from '../helpers/db.js';
-import { openEngine, outcome, troveErrorAsync } from '../helpers/engine.js';
+import { describeBackends } from '../helpers/backends.js';
+import { outcome, troveErrorAsync } from '../helpers/engine.js';
+import { documentRecords } from '../helpers/index-rows.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
 const GOOD = { 'good.md': '# Good\n\nthe good file is about pelicans', 'sub/also-good.txt': 'also good: flamingos' };
 
-async function indexWith(files: Record<string, string | Buffer>, setup?: (root: string) => void, maxFileBytes?: number) {
-  const root = tempDir();
-  writeTree(root, { ...GOOD, ...files });
-  setup?.(root);
-  const engine = await openEngine({ maxFileBytes });
-  await engine.addCollection({ root, name: 'bad' });
-  const [report] = await engine.index();
-  return { engine, root, report: report! };
-}
+describeBackends('bad input', (b) => {
+  async function indexWith(files: Record<string, string | Buffer>, setup?: (root: string) => void, maxFileBytes?: number) {
+    const root = tempDir();
+    writeTree(root, { ...GOOD, ...files });
+    setup?.(root);
+    const engine = await b.open({ maxFileBytes });
+    await engine.addCollection({ root, name: 'bad' });
+    const [report] = await engine.index();
+    return { engine, root, report: report! };
+  }
 
-/** The good files are indexed and searchable, whatever happened to the bad one. */
-async function expectGoodFilesIndexed(engine: Engine, report: IndexReport): Promise<void> {
-  expect((await engine.search({ query: 'pelicans' })).results.map((r) => r.path)).toEqual(['good.md']);
-  expect((await engine.search({ query: 'flamingos' })).results.map((r) => r.path)).toEqual(['sub/also-good.txt']);
-  expect(report.added).toBeGreaterThanOrEqual(2);
-  expect((await engine.status()).totals.documents).toBeGreaterThanOrEqual(2);
-}
+  /** The good files are indexed and searchable, whatever happened to the bad one. */
+  async function expectGoodFilesIndexed(engine: Engine, report: IndexReport): Promise<void> {
+    expect((await engine.search({ query: 'pelicans' })).results.map((r) => r.path)).toEqual(['good.md']);
+    expect((await engine.search({ query: 'flamingos' })).results.map((r) => r.path)).toEqual(['sub/also-good.txt']);
+    expect(report.added).toBeGreaterThanOrEqual(2);
+    expect((await engine.status()).totals.documents).toBeGreaterThanOrEqual(2);
+  }
 
-async function problem(engine: Engine, file: string) {
-  return (await engine.status()).collections[0]!.problems.find((p) => p.path === file);
-}
+  async function problem(engine: Engine, file: string) {
+    return (await engine.status()).collections[0]!.problems.find((p) => p.path === file);
+  }
 
-describe('bad input', () => {
   it('a binary file named .md is skipped with a reason', async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]);
     const { engine, report } = await indexWith({ 'image.md': png });
@@ -45,11 +46,11 @@ describe('bad input', () => {
 
   it('invalid UTF-8 is decoded as windows-1252, indexed, and the decoding is noted', async () => {
     const latin = Buffer.concat([Buffer.from('# Caf'), Buffer.from([0xe9]), Buffer.from(' menu\n\nna'), Buffer.from([0xef]), Buffer.from('ve ' ), Buffer.from([0x93]), Buffer.from('quoted'), Buffer.from([0x94]), Buffer.from(' text\n')]);
-    const { engine, profile, report } = await indexWith({ 'latin1.md': latin }).then((r) => ({ ...r, profile: r.engine.profileDir }));
+    const { engine, report } = await indexWith({ 'latin1.md': latin });
     expect(report.failed).toEqual([]);
     expect((await engine.get('latin1.md')).text).toBe('# Café menu\n\nnaïve “quoted” text\n');
     expect((await engine.search({ query: 'café' })).results.map((r) => r.path)).toEqual(['latin1.md']);
-    expect(documentRecords(profile).get('latin1.md')).toMatchObject({ status: 'indexed', error: 'invalid UTF-8; decoded as windows-1252' });
+    expect((await documentRecords(await b.peek(engine), 'bad')).get('latin1.md')).toMatchObject({ status: 'indexed', error: 'invalid UTF-8; decoded as windows-1252' });
     await expectGoodFilesIndexed(engine, report);
   });
 
@@ -68,7 +69,7 @@ describe('bad input', () => {
   it('a file deleted between scan and read is reported, and nothing else is lost', async () => {
     const root = tempDir();
     writeTree(root, { ...GOOD, 'vanishing.md': '# Vanishing\n\nthis file is deleted mid-index' });
-    const engine = await openEngine();
+    const engine = await b.open();
     await engine.addCollection({ root, name: 'bad' });
     let deleted = false;
     const [report] = await engine.index({
@@ -135,7 +136,7 @@ describe('bad input', () => {
 
   it('a size limit that is not a positive whole number is refused before anything opens', async () => {
     for (const maxFileBytes of [Number.NaN, 0, -1, 1.5, Infinity]) {
-      const err = await troveErrorAsync(() => openEngine({ maxFileBytes }));
+      const err = await troveErrorAsync(() => b.open({ maxFileBytes }));
       expect(err.code, String(maxFileBytes)).toBe('INVALID_INPUT');
       expect(err.message).toMatch(/maxFileBytes must be a positive whole number/);
     }

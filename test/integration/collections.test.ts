@@ -1,16 +1,18 @@
 // Collections on a real profile: add, list, rename, remove, context note, name validation,
-// missing or unreadable roots.
+// missing or unreadable roots; on SQLite and on PostgreSQL.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { openEngine, troveErrorAsync } from '../helpers/engine.js';
+import { expect, it } from 'vitest';
+import { redactPostgresUrl } from '../../src-main/engine/store/postgres/url.js';
+import { describeBackends } from '../helpers/backends.js';
+import { troveErrorAsync } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
-describe('collections', () => {
+describeBackends('collections', (b) => {
   it('adds, lists, renames and removes a collection; removal drops index rows, never files', async () => {
     const root = tempDir();
     writeTree(root, { 'a.md': '# Alpha\n\nalpha words', 'sub/b.txt': 'beta words' });
-    const engine = await openEngine();
+    const engine = await b.open();
     const added = await engine.addCollection({ root, name: 'work', context: 'my work notes' });
     expect(added).toMatchObject({ name: 'work', root: fs.realpathSync(root), context: 'my work notes', documents: 0, lastIndexedAt: null });
     expect(added.include.length).toBeGreaterThan(0);
@@ -38,7 +40,7 @@ describe('collections', () => {
   });
 
   it('sets and clears the context note, and limits its length', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     await engine.addCollection({ root: tempDir(), name: 'ctx' });
     expect((await engine.setCollectionContext('ctx', 'Meeting notes 2024')).context).toBe('Meeting notes 2024');
     expect((await engine.listCollections())[0]!.context).toBe('Meeting notes 2024');
@@ -51,11 +53,11 @@ describe('collections', () => {
     const parent = tempDir();
     const root = path.join(parent, 'my-notes');
     fs.mkdirSync(root);
-    expect((await (await openEngine()).addCollection({ root })).name).toBe('my-notes');
+    expect((await (await b.open()).addCollection({ root })).name).toBe('my-notes');
   });
 
   it('validates names', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     const root = tempDir();
     for (const bad of ['', ' ', '-lead', '.hidden', 'has space', 'a/b', 'x'.repeat(65), 'semi;colon', '../up']) {
       const err = await troveErrorAsync(() => engine.addCollection({ root, name: bad }));
@@ -74,7 +76,7 @@ describe('collections', () => {
   });
 
   it('refuses bad globs', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     const root = tempDir();
     expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'g1', include: ['../*.md'] }))).code).toBe('INVALID_INPUT');
     expect((await troveErrorAsync(() => engine.addCollection({ root, name: 'g2', exclude: ['/abs/**'] }))).code).toBe('INVALID_INPUT');
@@ -82,7 +84,7 @@ describe('collections', () => {
   });
 
   it('refuses a missing root, a file as root, and reports a root that vanished later', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     const parent = tempDir();
     const missing = await troveErrorAsync(() => engine.addCollection({ root: path.join(parent, 'nope'), name: 'm' }));
     expect(missing.code).toBe('IO');
@@ -102,7 +104,7 @@ describe('collections', () => {
   });
 
   it('a vanished root fails the index run with IO, but the other collections are still indexed', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     const parent = tempDir();
     writeTree(parent, { 'a-gone/a.md': 'soon gone', 'b-ok/b.md': 'first file' });
     await engine.addCollection({ root: path.join(parent, 'a-gone'), name: 'a-gone' });
@@ -121,20 +123,21 @@ describe('collections', () => {
   // An unreadable root is tested in test/cli/unreadable.test.ts (as user nobody when tests run as root).
 
   it('status counts documents, chunks, skipped and failed files per collection, with reasons', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     const a = tempDir();
     writeTree(a, { 'one.md': '# One\n\nfirst', 'two.md': '# Two\n\nsecond', 'empty.md': '', 'bin.txt': Buffer.from([0, 0, 1, 2]) });
-    const b = tempDir();
-    writeTree(b, { 'three.txt': 'third' });
+    const other = tempDir();
+    writeTree(other, { 'three.txt': 'third' });
     await engine.addCollection({ root: a, name: 'a' });
-    await engine.addCollection({ root: b, name: 'b' });
+    await engine.addCollection({ root: other, name: 'b' });
     const before = await engine.status();
     expect(before.totals).toEqual({ collections: 2, documents: 0, chunks: 0, skipped: 0, failed: 0, kinds: {} });
     expect(before.collections.map((c) => c.lastIndexedAt)).toEqual([null, null]);
     await engine.index();
     const s = await engine.status();
     expect(s.profileDir).toBe(engine.profileDir);
-    expect(s.database.path).toBe(path.join(engine.profileDir, 'index.sqlite'));
+    // the profile's file, or the server's URL (its password hidden) on PostgreSQL
+    expect(s.database.path).toBe(b.name === 'sqlite' ? path.join(engine.profileDir, 'index.sqlite') : redactPostgresUrl(b.target(engine).database!));
     expect(s.database.bytes).toBeGreaterThan(0);
     expect(s.totals).toEqual({ collections: 2, documents: 3, chunks: 3, skipped: 2, failed: 0, kinds: { markdown: 2, text: 1 } });
     const [ca, cb] = s.collections;
@@ -148,7 +151,7 @@ describe('collections', () => {
   });
 
   it('index of an unknown collection is NOT_FOUND and names the known ones', async () => {
-    const engine = await openEngine();
+    const engine = await b.open();
     await engine.addCollection({ root: tempDir(), name: 'known' });
     const err = await troveErrorAsync(() => engine.index({ collection: 'unknown' }));
     expect(err.code).toBe('NOT_FOUND');

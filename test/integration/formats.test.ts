@@ -1,11 +1,17 @@
 // Documents a person keeps, indexed from one folder through the real pipeline (parse workers,
-// chunker, SQLite): every format's text, title and page/slide/sheet/chapter locators; CJK in
+// chunker, the index): every format's text, title and page/slide/sheet/chapter locators; CJK in
 // documents found like Markdown; legacy encodings decoded; and the broken files — truncated and
 // encrypted PDFs, a zip-bomb DOCX, an EPUB missing a chapter, a million-row workbook, an e-mail
 // with a broken part, a legacy .doc, a scanned PDF — each reported with its reason while the
 // rest of the folder indexes.
+//
+// Parsing is backend-neutral: the whole fixture folder is asserted once, on the profile's SQLite
+// index. What the index keeps of a document — its kind, pages and headings in hits, get's markers,
+// a partial document's warning, a failed or skipped file's status — is asserted on both backends
+// with a few of the files (the last block).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, SearchResult } from '../../src-main/engine/index.js';
+import { describeBackends } from '../helpers/backends.js';
 import { indexedFolder, troveErrorAsync } from '../helpers/engine.js';
 import { fixtureFiles, manyRowsXlsx } from '../helpers/formats.js';
 
@@ -234,5 +240,55 @@ describe('status, kinds and broken files', () => {
     }
     expect((await hits('moraine', ['pdf'])).map((h) => h.path)).toEqual(['report.pdf']);
     expect((await troveErrorAsync(() => engine.search({ query: 'moraine', kinds: ['pfd'] }))).message).toMatch(/unknown kind "pfd"/);
+  });
+});
+
+describeBackends('what the index keeps of documents', (b) => {
+  let docs: Engine;
+  beforeAll(async () => {
+    const good = fixtureFiles('good');
+    const broken = fixtureFiles('broken');
+    ({ engine: docs } = await b.indexedFolder(
+      {
+        'report.pdf': good['report.pdf']!,
+        'deck.pptx': good['deck.pptx']!,
+        'budget.xlsx': good['budget.xlsx']!,
+        'notes.md': '# Notes\n\nThe moraine survey is described in the field report.\n',
+        'broken/truncated.pdf': broken['truncated.pdf']!,
+        'broken/legacy.doc': broken['legacy.doc']!,
+        'broken/missing-chapter.epub': broken['missing-chapter.epub']!,
+      },
+      'docs',
+    ));
+  }, 120_000);
+
+  const top = async (query: string) => (await docs.search({ query, limit: 5 })).results[0]!;
+  const problemOf = async (path: string) => (await docs.status()).collections[0]!.problems.find((p) => p.path === path);
+
+  it('hits carry their page, slide or sheet and heading path; get shows the markers', async () => {
+    expect(await top('moraine photogrammetry')).toMatchObject({ path: 'report.pdf', kind: 'pdf', page: 2, chunk: { page: 2, headingPath: ['Quarterly Field Report', 'Methods'] } });
+    expect(await top('harpsichord')).toMatchObject({ path: 'deck.pptx', page: 3, chunk: { headingPath: ['Risks'] } });
+    expect(await top('piano tuner')).toMatchObject({ path: 'budget.xlsx', page: 2, chunk: { headingPath: ['Contacts'] } });
+    expect((await top('moraine survey described')).page).toBeNull(); // notes.md has no pages
+    const report = await docs.get('docs/report.pdf');
+    expect(report).toMatchObject({ title: 'Quarterly Field Report', kind: 'pdf' });
+    expect(report.text).toMatch(/^\[page 1\]\n\nQuarterly Field Report/);
+    expect(report.text.indexOf('[page 3]')).toBeLessThan(report.text.indexOf('albatross'));
+    expect((await docs.get('docs/deck.pptx')).text).toContain('[slide 1]\n\nRoadmap 2026');
+    expect((await docs.get('docs/budget.xlsx')).text).toContain('[sheet 2: Contacts]');
+  });
+
+  it('keeps kinds, a partial document with its warning, failed and skipped files with their reasons', async () => {
+    const s = await docs.status();
+    expect(s.totals).toMatchObject({ documents: 5, failed: 1, skipped: 1, kinds: { pdf: 1, pptx: 1, xlsx: 1, markdown: 1, epub: 1 } });
+    expect(await problemOf('broken/truncated.pdf')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/not a readable PDF/) });
+    expect(await problemOf('broken/legacy.doc')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^unsupported format: Word 97-2003/) });
+    expect(await problemOf('broken/missing-chapter.epub')).toMatchObject({ status: 'partial', reason: expect.stringMatching(/chapter 2 .* missing/) });
+    expect((await top('oranges mainland')).path).toBe('broken/missing-chapter.epub'); // its readable part
+    expect((await docs.failures()).map((f) => f.path)).toEqual(['broken/truncated.pdf']);
+    expect((await troveErrorAsync(() => docs.get('docs/broken/truncated.pdf'))).message).toMatch(/was not indexed: .*not a readable PDF/);
+    expect((await docs.search({ query: 'albatross', kinds: ['pptx'] })).results).toEqual([]);
+    expect((await docs.search({ query: 'albatross', kinds: ['pdf'] })).results.map((h) => h.path)).toEqual(['report.pdf']);
+    expect((await troveErrorAsync(() => docs.search({ query: 'moraine', kinds: ['pfd'] }))).message).toMatch(/unknown kind "pfd"/);
   });
 });

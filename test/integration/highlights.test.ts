@@ -3,29 +3,15 @@
 // never "the" — a stop word the planner leaves out — nor "the" inside "their" or "then". The engine
 // decides once; the same spans reach the app (get's preview), the CLI and MCP (test/mcp/tools.test.ts).
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, type SearchResult, type Span } from '../../src-main/engine/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Engine, SearchResult, Span } from '../../src-main/engine/index.js';
 import { redactTextWithSpans } from '../../src-main/engine/redaction/spans.js';
 import { stem } from '../../src-main/engine/text/terms.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { describeBackends } from '../helpers/backends.js';
 import { modelsDir } from '../embed/models-dir.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/powershell');
 const QUESTION = 'how do I get the running processes';
-let engine: Engine;
-
-beforeAll(async () => {
-  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
-  await engine.addCollection({ root: FIXTURE, name: 'ps', exclude: ['SOURCE.md'] });
-  await engine.index();
-  await engine.embed();
-});
-
-afterAll(async () => {
-  await engine.close();
-  removeTempDirs();
-});
-
 const marked = (text: string, spans: readonly Span[]) => spans.map(([s, e]) => text.slice(s, e));
 
 /** Each span is a whole word: no letter or digit right before or after it. */
@@ -43,7 +29,16 @@ function checkQuestion(results: SearchResult[]): void {
   expect(results.map((r) => r.snippet).join('\n')).toMatch(/\bthe\b/);
 }
 
-describe('highlights', () => {
+describeBackends('highlights', (b) => {
+  let engine: Engine;
+
+  beforeAll(async () => {
+    engine = await b.open({ embeddings: { modelsDir, workers: 1 } });
+    await engine.addCollection({ root: FIXTURE, name: 'ps', exclude: ['SOURCE.md'] });
+    await engine.index();
+    await engine.embed();
+  });
+
   it('mark the words a keyword search used, on whole words with stemmed forms, and not the stop words', async () => {
     const r = await engine.search({ query: QUESTION });
     checkQuestion(r.results);
@@ -81,17 +76,6 @@ describe('highlights', () => {
     expect((await engine.get('ps/Get-Process.md')).highlights).toBeUndefined(); // only when asked
   });
 
-  it('move with redacted text, and a marked word that is redacted is no longer marked', () => {
-    const text = '12: The running processes of alice@example.com are running';
-    const at = (w: string, from = 0): Span => [text.indexOf(w, from), text.indexOf(w, from) + w.length];
-    const spans: Span[] = [at('running'), at('processes'), at('running', 20)];
-    const rules = [/[a-z]+@[a-z.]+/gu];
-    const out = redactTextWithSpans(text, rules, spans);
-    expect(out.text).toBe('12: The running processes of [redacted] are running');
-    expect(marked(out.text, out.spans)).toEqual(['running', 'processes', 'running']);
-    expect(redactTextWithSpans('secret word', [/secret/gu], [[0, 6], [7, 11]]).spans).toEqual([[11, 15]]);
-  });
-
   it('redacted search results keep their spans on the right words', async () => {
     engine.settings.update({ redaction: ['\\blocal\\b'] });
     try {
@@ -102,5 +86,19 @@ describe('highlights', () => {
     } finally {
       engine.settings.update({ redaction: [] });
     }
+  });
+});
+
+// the spans' arithmetic alone: no index
+describe('highlights and redaction', () => {
+  it('move with redacted text, and a marked word that is redacted is no longer marked', () => {
+    const text = '12: The running processes of alice@example.com are running';
+    const at = (w: string, from = 0): Span => [text.indexOf(w, from), text.indexOf(w, from) + w.length];
+    const spans: Span[] = [at('running'), at('processes'), at('running', 20)];
+    const rules = [/[a-z]+@[a-z.]+/gu];
+    const out = redactTextWithSpans(text, rules, spans);
+    expect(out.text).toBe('12: The running processes of [redacted] are running');
+    expect(marked(out.text, out.spans)).toEqual(['running', 'processes', 'running']);
+    expect(redactTextWithSpans('secret word', [/secret/gu], [[0, 6], [7, 11]]).spans).toEqual([[11, 15]]);
   });
 });

@@ -1,75 +1,49 @@
-// One keyword index per collection kind (store/keyword-index.ts): a dataset's or the memory
-// store's documents are written to and searched in their own FTS5 table, never in the folders'
-// index, so their words neither turn up in document search nor move its term statistics.
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
-import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
-import { KeywordSearch } from '../../src-main/engine/search/keyword-search.js';
-import { PageAnchors } from '../../src-main/engine/search/page-anchors.js';
-import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
-import { ChunkStore } from '../../src-main/engine/store/chunks.js';
-import { CollectionStore, type CollectionKind } from '../../src-main/engine/store/collections.js';
-import type { Db } from '../../src-main/engine/store/database.js';
-import { DocumentStore } from '../../src-main/engine/store/documents.js';
-import { keywordIndexOf } from '../../src-main/engine/store/keyword-index.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+// One keyword index per collection kind (store/keyword-index.ts): a folder dataset's and the memory
+// store's documents are written to and searched in their own keyword index, never in the folders',
+// so their words neither turn up in document search nor move its term statistics — through the
+// engine, on SQLite and on PostgreSQL.
+import { expect, it } from 'vitest';
+import type { Engine } from '../../src-main/engine/index.js';
+import { describeBackends } from '../helpers/backends.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
 
-afterAll(removeTempDirs);
+const KETTLE = { 'kettle.md': '# Kettle\n\nDescale the kettle with vinegar every month.\n', 'tea.md': '# Tea\n\nBoiled water for tea; vinegar never goes near it.\n' };
+const MEMORY = 'The user prefers vinegar over citric acid for descaling the kettle.';
+const PAPER = '# Scale\n\nLimescale forms where hard water is boiled; vinegar dissolves limescale in the kettle.\n';
 
-function addDocument(db: Db, folderChunks: ChunkStore, collectionId: number, kind: CollectionKind, file: string, text: string): void {
-  const prepared = prepareDocument(Buffer.from(text), file, DEFAULT_CHUNKING);
-  if (!prepared.ok) throw new Error(prepared.reason);
-  const documents = new DocumentStore(db);
-  const chunks = folderChunks.forIndex(keywordIndexOf(kind));
-  db.transaction(() => {
-    const id = documents.upsert({
-      collectionId, path: file, docid: `${kind}${file.length}${collectionId}`, title: prepared.title, kind: prepared.kind,
-      size: text.length, mtimeMs: 1, hash: null, status: 'indexed', error: null, tags: [], metadata: {},
-    }, 1);
-    documents.putContent(id, prepared.text);
-    chunks.indexText(chunks.replaceFor(id, prepared.chunks, true));
-  })();
-}
+/** What document search answers for a query: paths with their raw BM25 (term statistics move it). */
+const answers = async (engine: Engine, query: string) =>
+  (await engine.search({ query, explain: true })).results.map((h) => [h.path, (h.explain as { bm25: number }).bm25]);
 
-let generation = 0;
-const search = async (keyword: KeywordSearch, query: string) =>
-  (await keyword.search({ query, syntax: 'match', limit: 10, offset: 0, snippetChars: 200, explain: false, filters: {} }, generation)).hits.map((h) => h.path);
+describeBackends('keyword indexes per collection kind', (b) => {
+  it('memory and folder-dataset words never reach document search nor move its scores; each kind finds its own', async () => {
+    // the folders alone: the reference answers
+    const { engine: alone } = await b.indexedFolder(KETTLE);
+    const reference = { vinegar: await answers(alone, 'vinegar'), kettle: await answers(alone, 'kettle vinegar descale') };
+    expect(reference.vinegar.map(([p]) => p).sort()).toEqual(['kettle.md', 'tea.md']);
 
-describe('keyword indexes per collection kind', () => {
-  it('writes, finds and deletes each kind in its own index', async () => {
-    const storage = SqliteStorage.open(path.join(tempDir(), 'index.sqlite'));
-    const db = storage.db;
-    try {
-      const collections = new CollectionStore(db);
-      const folderChunks = new ChunkStore(db);
-      const base = { root: '/x', include: [], exclude: [], context: '' };
-      const notes = collections.insert({ ...base, name: 'notes' });
-      const memory = collections.insert({ ...base, name: '~memory', kind: 'memory' });
-      const dataset = collections.insert({ ...base, name: '~dataset:papers', kind: 'dataset' });
-      addDocument(db, folderChunks, notes.id, 'folder', 'kettle.md', '# Kettle\n\nDescale the kettle with vinegar every month.');
-      addDocument(db, folderChunks, memory.id, 'memory', 'm/1', 'The user prefers vinegar over citric acid for descaling.');
-      addDocument(db, folderChunks, dataset.id, 'dataset', 'paper.md', '# Scale\n\nLimescale forms where hard water is boiled; vinegar dissolves it.');
+    // the same folder, with a memory entry and a folder dataset that share its words
+    const { engine } = await b.indexedFolder(KETTLE);
+    const holder = tempDir('trove-datasets-');
+    writeTree(holder, {
+      'papers/manifest.json': JSON.stringify({ id: 'papers', name: 'Papers', description: 'Water chemistry', index: './docs', kind: 'folder' }),
+      'papers/docs/paper.md': PAPER,
+    });
+    await engine.datasets.addFolder(holder);
+    await engine.datasets.settled();
+    await engine.index({ dataset: 'papers' });
+    const { id } = await engine.memory.store({ threadId: 'home', source: 'user', text: MEMORY });
 
-      const anchors = new PageAnchors(storage);
-      const folders = new KeywordSearch(storage, anchors);
-      const memories = new KeywordSearch(storage, anchors, 'memory_fts');
-      const datasets = new KeywordSearch(storage, anchors, 'dataset_fts');
-      expect(await search(folders, 'vinegar')).toEqual(['kettle.md']);
-      expect(await search(memories, 'vinegar')).toEqual(['m/1']);
-      expect(await search(datasets, 'vinegar')).toEqual(['paper.md']);
-      expect(await search(folders, 'limescale citric')).toEqual([]); // words only the other kinds have
+    expect((await engine.memory.search({ query: 'vinegar', mode: 'keyword' })).hits.map((h) => h.entry.id)).toEqual([id]);
+    expect((await engine.datasets.search('papers', 'vinegar limescale', { mode: 'keyword' })).results.map((r) => r.ref)).toEqual(['paper.md']);
+    expect(await answers(engine, 'vinegar')).toEqual(reference.vinegar);
+    expect(await answers(engine, 'kettle vinegar descale')).toEqual(reference.kettle);
+    expect((await engine.search({ query: 'limescale citric' })).results).toEqual([]); // words only the other kinds have
 
-      // deleting goes to the document's own index: the memory entry is gone from memory search only
-      db.transaction(() => folderChunks.forIndex('memory_fts').deleteFor(new DocumentStore(db).byPath(memory.id, 'm/1')!.id))();
-      generation++;
-      expect(await search(memories, 'vinegar')).toEqual([]);
-      expect(await search(folders, 'vinegar')).toEqual(['kettle.md']);
-      expect(await search(datasets, 'vinegar')).toEqual(['paper.md']);
-      expect(folderChunks.forIndex('memory_fts')).toBe(folderChunks.forIndex('memory_fts'));
-      expect(folderChunks.forIndex('chunks_fts')).toBe(folderChunks);
-    } finally {
-      await storage.close();
-    }
+    // a memory entry deleted goes from memory search only
+    await engine.memory.delete({ ids: [id] });
+    expect((await engine.memory.search({ query: 'vinegar', mode: 'keyword' })).hits).toEqual([]);
+    expect(await answers(engine, 'vinegar')).toEqual(reference.vinegar);
+    expect((await engine.datasets.search('papers', 'vinegar', { mode: 'keyword' })).results.map((r) => r.ref)).toEqual(['paper.md']);
   });
 });

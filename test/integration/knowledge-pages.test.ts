@@ -3,9 +3,9 @@
 // e-mail is an item of its own, with its page.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
-import { openEngine } from '../helpers/engine.js';
+import { describeBackends } from '../helpers/backends.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const PDF = path.resolve(import.meta.dirname, '..', 'fixtures', 'formats', 'good', 'report.pdf');
@@ -14,22 +14,18 @@ const MAIL = [
   '--b1', 'Content-Type: text/plain', '', 'The report is attached.', '', '--b1', 'Content-Type: application/pdf; name="field.pdf"',
   'Content-Disposition: attachment; filename="field.pdf"', 'Content-Transfer-Encoding: base64', '', fs.readFileSync(PDF).toString('base64'), '--b1--', '',
 ].join('\r\n');
-let engine: Engine;
+describeBackends('knowledge pages', (b) => {
+  let engine: Engine;
 
-beforeAll(async () => {
-  const root = tempDir('trove-root-');
-  fs.copyFileSync(PDF, path.join(root, 'report.pdf'));
-  fs.writeFileSync(path.join(root, 'report.eml'), MAIL);
-  engine = await openEngine();
-  await engine.addCollection({ root, name: 'reports' });
-  await engine.index();
-}, 60_000);
+  beforeAll(async () => {
+    const root = tempDir('trove-root-');
+    fs.copyFileSync(PDF, path.join(root, 'report.pdf'));
+    fs.writeFileSync(path.join(root, 'report.eml'), MAIL);
+    engine = await b.open();
+    await engine.addCollection({ root, name: 'reports' });
+    await engine.index();
+  }, 60_000);
 
-afterAll(async () => {
-  await engine?.close();
-});
-
-describe('pages', () => {
   it('a hit in a PDF says its page in loc, and knowledge.get anchors on a page', async () => {
     const r = await engine.knowledge.search({ query: 'moraine photogrammetry' });
     const hit = r.results.find((h) => h.path === 'report.pdf')!;

@@ -10,7 +10,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { migrations } from '../../src-main/engine/store/migrations.js';
-import { indexedFolder, troveErrorAsync } from '../helpers/engine.js';
+import { describeBackends } from '../helpers/backends.js';
+import { troveErrorAsync } from '../helpers/engine.js';
 import { FORMATS } from '../helpers/formats.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 import { found, waitFor, watchedFolder } from '../live/live-helpers.js';
@@ -39,9 +40,9 @@ const mbox = (...messages: string[]) => messages.map((m, i) => `From priya@examp
 const paths = async (engine: Engine, query: string) => (await engine.search({ query, limit: 50 })).results.map((h) => h.path).sort();
 const problem = async (engine: Engine, p: string) => (await engine.status()).collections[0]!.problems.find((x) => x.path === p);
 
-describe('e-mail attachments as documents of their own', () => {
+describeBackends('e-mail attachments as documents of their own', (b) => {
   it('an .eml and an .mbox: each attachment found with its page, readable, listed by its message; a broken one reported alone', async () => {
-    const { engine } = await indexedFolder({
+    const { engine } = await b.indexedFolder({
       'mail/minutes.eml': message('Minutes of the harbour meeting', 'We agreed to repaint the crane.', [pdf('report.pdf'), docx('handbook.docx'), pdf('invoice.pdf', BROKEN_PDF)]),
       'mail/inbox.mbox': mbox(message('Kayak trip', 'The kayak trip starts at the pier.', []), message('Field notes', 'Notes from the survey attached.', [pdf('survey.pdf')])),
     }, 'docs');
@@ -68,7 +69,7 @@ describe('e-mail attachments as documents of their own', () => {
   });
 
   it('a changed mail updates its attachments, a renamed one moves them (docids kept), a deleted one removes them', async () => {
-    const { engine, root } = await indexedFolder({
+    const { engine, root } = await b.indexedFolder({
       'minutes.eml': message('Minutes', 'See attached.', [pdf('report.pdf'), docx('handbook.docx')]),
       'inbox.mbox': mbox(message('First', 'One.', [docx('handbook.docx')]), message('Second', 'Two.', [pdf('survey.pdf')])),
     }, 'docs');
@@ -100,7 +101,7 @@ describe('e-mail attachments as documents of their own', () => {
   });
 
   it('the watcher: a new mail brings its attachments, a deleted one takes them away', async () => {
-    const f = await watchedFolder({ 'keep.md': 'nothing here' }, 'notes');
+    const f = await watchedFolder(b, { 'keep.md': 'nothing here' }, 'notes');
     f.write('drop.eml', message('Report', 'Attached.', [pdf('report.pdf')]));
     await waitFor('attachment searchable', async () => (await found(f.engine, 'albatross')).includes('drop.eml/report.pdf'));
     f.remove('drop.eml');
@@ -110,6 +111,7 @@ describe('e-mail attachments as documents of their own', () => {
   });
 });
 
+// SQLite only: the upgrade of a profile's own file from its older schema (PostgreSQL has its own migrations)
 describe('upgrading an index whose mail carried its attachments inline', () => {
   it('reads each indexed mail again, so its attachments become documents', async () => {
     const profile = tempDir('trove-profile-');

@@ -1,6 +1,8 @@
 // Keyword ranking with the native trove_bm25() (native/trove_rank.c): the same scores as FTS5's
 // bm25() whether the planner passes each phrase's row count or not, the same search results as
-// the bm25() fallback, and background merging of the index's segments changes no result.
+// the bm25() fallback, and background merging of the index's segments changes no result — SQLite's
+// own mechanics, on SQLite. The engine's term counts across index changes run on both backends
+// (BM25 itself on both: test/storage/keyword-ranking.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
 import { hasRankFunction } from '../../src-main/engine/store/sqlite/rank.js';
 import { indexTerm } from '../../src-main/engine/text/terms.js';
+import { describeBackends } from '../helpers/backends.js';
 import { openEngine } from '../helpers/engine.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -145,11 +148,11 @@ describe('keyword search', () => {
   });
 });
 
-describe('term counts across index changes', () => {
+describeBackends('term counts across index changes', (b) => {
   it('finds a word that a later file brings in, and new files with words already counted', async () => {
     const dir = tempDir('trove-df-');
     writeTree(dir, corpus());
-    const engine = await openEngine();
+    const engine = await b.open();
     await engine.addCollection({ root: dir, name: 'r' });
     await engine.index();
     expect((await engine.search({ query: 'zebra' })).results).toEqual([]); // counted as absent
@@ -161,5 +164,25 @@ describe('term counts across index changes', () => {
     const after = (await engine.search({ query: 'jitter', limit: 200 })).results;
     expect(after.length).toBe(before + 1);
     expect(after.map((r) => r.path)).toContain('new.md');
+  });
+
+  it('scores as a fresh index of the same folder does once files were edited and deleted', async () => {
+    // BM25's row count and average length must follow the index: an edited file's old chunks and a
+    // deleted file's chunks no longer count
+    const dir = tempDir('trove-df-');
+    writeTree(dir, corpus());
+    const engine = await b.open();
+    await engine.addCollection({ root: dir, name: 'r' });
+    await engine.index();
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(dir, `p${i}.md`), `# Edited ${i}\n\nretry ${'token '.repeat(i % 5)}stream.\n`);
+    for (let i = 30; i < 60; i++) fs.rmSync(path.join(dir, `p${i}.md`));
+    await engine.index();
+    const fresh = await b.open();
+    await fresh.addCollection({ root: dir, name: 'r' });
+    await fresh.index();
+    for (const query of queries) {
+      const syntax = query.endsWith('*') ? 'prefix' : 'match';
+      expect(view(await engine.search({ query, limit: 20, syntax })), query).toEqual(view(await fresh.search({ query, limit: 20, syntax })));
+    }
   });
 });

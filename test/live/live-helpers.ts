@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Engine, EngineOptions } from '../../src-main/engine/index.js';
-import { openEngine } from '../helpers/engine.js';
+import type { TestBackend } from '../helpers/backends.js';
 import { tempDir, writeTree } from '../helpers/tmp.js';
 
 export const FAST: EngineOptions['indexing'] = {
@@ -19,11 +19,11 @@ export interface LiveFolder {
   abs(rel: string): string;
 }
 
-/** A collection over a new temp folder holding `files`, indexed, with the watcher running. */
-export async function watchedFolder(files: Record<string, string>, name = 'notes', opts: Partial<EngineOptions> = {}): Promise<LiveFolder> {
+/** A collection over a new temp folder holding `files`, indexed on backend `b`, with the watcher running. */
+export async function watchedFolder(b: TestBackend, files: Record<string, string>, name = 'notes', opts: Partial<EngineOptions> = {}): Promise<LiveFolder> {
   const root = tempDir('trove-live-');
   writeTree(root, files);
-  const engine = await openEngine({ indexing: FAST, ...opts });
+  const engine = await b.open({ indexing: FAST, ...opts });
   await engine.addCollection({ root, name });
   await engine.index();
   await engine.startWatching();

@@ -1,7 +1,8 @@
 // The storage contract: SQLite (the store modules behind store/sqlite/) and PostgreSQL
 // (store/postgres/) taken through the same cases — collections, index batches written through
 // claimed jobs (add, touch, rename, remove, unindexed), documents and chunks read back, keyword
-// search (AND, OR, prefix, phrase, NOT, CJK, filters), the job queue's rules, tokens, vectors
+// search (AND, OR, prefix, phrase, NOT, CJK, filters), the job queue's rules (order, coalescing,
+// backoffs, revivals, pauses), tokens, vectors
 // (spaces, pending work, kNN with filters, model switches) and removal of everything a
 // collection has. Each case runs on both backends and expects the same answers.
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,8 @@ import { parseQuery } from '../../src-main/engine/search/query.js';
 import { indexTerm } from '../../src-main/engine/text/terms.js';
 import type { CollectionRow } from '../../src-main/engine/store/collections.js';
 import type { DocumentWrite } from '../../src-main/engine/store/documents.js';
-import type { JobEnqueue } from '../../src-main/engine/store/jobs.js';
+import { GLOBAL_PAUSE, type JobEnqueue } from '../../src-main/engine/store/jobs.js';
+import { PRIORITY } from '../../src-main/engine/indexing/batch-worker.js';
 import { PostgresStorage } from '../../src-main/engine/store/postgres/postgres-storage.js';
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import type { IndexWrite, KeywordTerm, PlannedKeywordTerm, Storage } from '../../src-main/engine/store/storage.js';
@@ -348,6 +350,105 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     const fresh = new Map((await s.jobs.freshness([cache.id, retry.id])).map((f) => [f.path, f]));
     expect(fresh.get('cache.md')).toMatchObject({ pending: true, root: '/data/notes', collectionId: c.id });
     expect(fresh.get('retry.md')?.pending).toBe(false);
+  });
+
+  it('orders the queue: a scan alone first, then the user’s changes, then reconcile finds; additions before removals; newest first; one collection a batch; jobs not due wait', async () => {
+    const s = await open(make);
+    const a = await s.collections.insert({ name: 'a', root: '/a', include: [], exclude: [], context: '' });
+    const b = await s.collections.insert({ name: 'b', root: '/b', include: [], exclude: [], context: '' });
+    await s.jobs.recordEvents([
+      job(a, 'old-reconcile.md', { changedAt: 10 }),
+      job(a, 'new-reconcile.md', { changedAt: 20 }),
+      job(a, 'gone-user.md', { priority: PRIORITY.userChange, gone: true, changedAt: 99 }),
+      job(a, 'user.md', { priority: PRIORITY.userChange, changedAt: 50 }),
+    ]);
+    await s.jobs.recordEvents([{ collectionId: a.id, kind: 'scan', path: '', priority: PRIORITY.scan, changedAt: 1, gone: false, runAt: 0 }]);
+    const scan = (await s.jobs.claim(Date.now(), 10))!;
+    expect(scan.jobs.map((j) => j.kind)).toEqual(['scan']); // a scan runs alone
+    await scan.complete({ retire: scan.jobs });
+    const files = (await s.jobs.claim(Date.now(), 10))!;
+    expect(files.jobs.map((j) => j.path)).toEqual(['user.md', 'gone-user.md', 'new-reconcile.md', 'old-reconcile.md']);
+    await files.complete({ retire: files.jobs });
+
+    const now = Date.now();
+    await s.jobs.recordEvents([job(a, 'x.md'), job(b, 'y.md', { priority: PRIORITY.userChange }), job(b, 'later.md', { runAt: now + 60_000 })]);
+    const first = (await s.jobs.claim(now, 10))!;
+    expect(first.jobs.map((j) => [j.collectionId, j.path])).toEqual([[b.id, 'y.md']]); // one collection; later.md is not due
+    const onlyA = (await s.jobs.claim(now, 10, { only: a.id }))!;
+    expect(onlyA.jobs.map((j) => j.path)).toEqual(['x.md']);
+    expect(await s.jobs.nextDueAt()).toBe(0);
+    expect(await s.jobs.dueCount(b.id, now)).toBe(1);
+    await first.release();
+    await onlyA.release();
+  });
+
+  it('coalesces events on a path, keeps a backoff from reconcile finds, revives given-up jobs at a scan', async () => {
+    const s = await open(make);
+    const c = await s.collections.insert({ name: 'c', root: '/c', include: [], exclude: [], context: '' });
+    // a new event for a queued path is the same row, a version on; the last word wins
+    await s.jobs.recordEvents([job(c, 'n.md', { changedAt: 1000 })]);
+    await s.jobs.recordEvents([job(c, 'n.md', { gone: true, changedAt: 2000 })]);
+    const coalesced = (await s.jobs.claim(Date.now(), 10))!;
+    expect(coalesced.jobs).toMatchObject([{ path: 'n.md', gone: true, changedAt: 2000, version: 2 }]);
+    await coalesced.complete({ retire: coalesced.jobs });
+    // a job that changed while it ran runs again (on SQLite the event bumps the running row, which is
+    // then not retired; on PostgreSQL it waits for the claim's row lock and queues the path anew)
+    await s.jobs.recordEvents([job(c, 'm.md', { changedAt: 1000 })]);
+    const running = (await s.jobs.claim(Date.now(), 10))!;
+    const event = s.jobs.recordEvents([job(c, 'm.md', { gone: true, changedAt: 2000 })]);
+    await running.complete({ retire: running.jobs });
+    await event;
+    const again = (await s.jobs.claim(Date.now(), 10))!;
+    expect(again.jobs).toMatchObject([{ path: 'm.md', gone: true, changedAt: 2000 }]);
+    await again.complete({ retire: again.jobs });
+    expect(await s.jobs.claim(Date.now(), 10)).toBeNull();
+
+    // reconcile finds never disturb a queued job (its backoff survives); a watcher event resets it
+    await s.jobs.recordEvents([job(c, 'f.md')]);
+    const f = (await s.jobs.claim(Date.now(), 10))!;
+    await f.complete({ retire: [], retry: [{ job: f.jobs[0]!, attempts: 1, nextRunAt: Date.now() + 60_000, error: 'permission denied' }] });
+    await s.jobs.addIfAbsent([job(c, 'f.md')]);
+    expect(await s.jobs.failures(c.id, 10)).toMatchObject([{ path: 'f.md', attempts: 1, lastError: 'permission denied' }]);
+    expect(await s.jobs.claim(Date.now(), 10)).toBeNull();
+    await s.jobs.recordEvents([job(c, 'f.md', { runAt: Date.now() })]);
+    expect(await s.jobs.failures(c.id, 10)).toEqual([]);
+    const reset = (await s.jobs.claim(Date.now(), 10))!;
+    expect(reset.jobs.map((j) => j.attempts)).toEqual([0]);
+
+    // given up: counted apart, taken again once a scan revives the collection; makeDue brings a backoff forward
+    await reset.complete({ retire: [], retry: [{ job: reset.jobs[0]!, attempts: 6, nextRunAt: null, error: 'cannot read: EIO' }] });
+    expect((await s.jobs.counts()).get(c.id)).toMatchObject({ queued: 0, gaveUp: 1 });
+    expect(await s.jobs.claim(Date.now(), 10)).toBeNull();
+    await s.jobs.recordEvents([{ collectionId: c.id, kind: 'scan', path: '', priority: PRIORITY.scan, changedAt: 1, gone: false, runAt: 0 }]);
+    const scan = (await s.jobs.claim(Date.now(), 10))!;
+    await scan.complete({ revive: c.id, retire: scan.jobs });
+    const revived = (await s.jobs.claim(Date.now(), 10))!;
+    expect(revived.jobs).toMatchObject([{ path: 'f.md', attempts: 6 }]);
+    await revived.complete({ retire: [], retry: [{ job: revived.jobs[0]!, attempts: 7, nextRunAt: Date.now() + 3_600_000, error: 'x' }] });
+    expect(await s.jobs.claim(Date.now(), 10)).toBeNull();
+    await s.jobs.makeDue(c.id, Date.now());
+    const due = (await s.jobs.claim(Date.now(), 10))!;
+    expect(due.jobs.map((j) => j.path)).toEqual(['f.md']);
+    await due.release();
+  });
+
+  it('keeps pauses: skipped by the background order, not by an explicit run; the global pause beside them', async () => {
+    const s = await open(make);
+    const a = await s.collections.insert({ name: 'a', root: '/a', include: [], exclude: [], context: '' });
+    const b = await s.collections.insert({ name: 'b', root: '/b', include: [], exclude: [], context: '' });
+    await s.jobs.recordEvents([job(a, 'a.md', { priority: PRIORITY.userChange }), job(b, 'b.md')]);
+    await s.jobs.setPaused(a.id, true);
+    const background = (await s.jobs.claim(Date.now(), 10))!;
+    expect(background.jobs.map((j) => j.path)).toEqual(['b.md']);
+    const explicit = (await s.jobs.claim(Date.now(), 10, { only: a.id }))!;
+    expect(explicit.jobs.map((j) => j.path)).toEqual(['a.md']);
+    await background.release();
+    await explicit.release();
+    await s.jobs.setPaused(GLOBAL_PAUSE, true);
+    expect(await s.jobs.pauses()).toEqual(new Set([a.id, GLOBAL_PAUSE]));
+    await s.collections.remove(a.id);
+    expect((await s.jobs.counts()).has(a.id)).toBe(false);
+    expect(await s.jobs.pauses()).toEqual(new Set([GLOBAL_PAUSE]));
   });
 
   it('keeps tokens: hashes only, case-insensitive names, scopes by collection', async () => {

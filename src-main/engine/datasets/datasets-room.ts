@@ -76,8 +76,7 @@ export class DatasetsRoom {
         return row;
       },
       remove: async (c) => {
-        indexing.collectionRemoved(c.id);
-        await storage.collections.remove(c.id);
+        await indexing.removeCollection(c.id);
         deps.changed();
         await indexing.followCollections();
       },

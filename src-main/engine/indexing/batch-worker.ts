@@ -5,10 +5,11 @@
 // any point leaves every job either done and gone or still queued, on either backend, and hosts
 // sharing a queue never write the same job twice.
 import fs from 'node:fs';
+import { TroveError } from '../errors.js';
 import { planBatch } from '../ingest/batch-plan.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import { readFiles } from '../ingest/file-read.js';
-import { parseNeeded, reconcileWith, type FileOutcome, type ReconcilePlan } from '../ingest/indexer.js';
+import { assertRootReadable, parseNeeded, reconcileWith, type FileOutcome, type ReconcilePlan } from '../ingest/indexer.js';
 import type { ParsePool } from '../ingest/parse-pool.js';
 import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import type { CollectionRow } from '../store/collections.js';
@@ -60,8 +61,7 @@ export class BatchWorker {
   /** One claimed batch of a collection; returns the scan's error when its folder could not be walked. */
   async run(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
     if (claim.jobs[0]!.kind === 'scan') return this.scan(c, claim, listener);
-    await this.files(c, claim, listener);
-    return null;
+    return this.files(c, claim, listener);
   }
 
   private async scan(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
@@ -87,7 +87,8 @@ export class BatchWorker {
     return null;
   }
 
-  private async files(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<void> {
+  /** Returns the folder's error when it is gone (as a scan does: an explicit run whose scan another batch holds still says why). */
+  private async files(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
     const { storage, progress } = this;
     // a batch holds every document's bytes and text until it is written: at most batchDocuments of
     // them; the jobs left out stay queued for the next batch
@@ -100,7 +101,7 @@ export class BatchWorker {
       const now = Date.now();
       await storage.jobs.postpone(c.id, now, now + this.opts.retry.baseMs);
       await storage.jobs.addIfAbsent([scanJob(c.id)]);
-      return;
+      return rootError(c);
     }
     const paths = batch.map((j) => j.path);
     const [due, known] = await Promise.all([storage.jobs.dueCount(c.id, Date.now()), storage.documents.byPaths(c.id, paths)]);
@@ -123,7 +124,7 @@ export class BatchWorker {
       paths,
       this.opts.readConcurrency,
     );
-    if (await this.abandoned(c.id)) return claim.release();
+    if (await this.abandoned(c.id)) return claim.release().then(() => null);
     // documents are parsed in the workers, all of the batch's at once; the writes wait for them
     const parsed = new Map<string, Prepared>();
     await Promise.all(
@@ -135,7 +136,7 @@ export class BatchWorker {
           progress.reading(c.id, r.path);
         }),
     );
-    if (await this.abandoned(c.id)) return claim.release();
+    if (await this.abandoned(c.id)) return claim.release().then(() => null);
     const plan = await planBatch(storage.documents, c, reads, known, { chunking: this.opts.chunking, maxFileBytes }, parsed);
     const now = Date.now();
     const retire: JobRow[] = [];
@@ -161,12 +162,23 @@ export class BatchWorker {
     }
     for (const job of batch) if (!(plan.writeOf.has(job.path) && !applied[plan.writeOf.get(job.path)!])) done++;
     progress.finished(c.id, done, bytes);
+    return null;
   }
 
   private retryOf(job: JobRow, error: string, now = Date.now()): JobRetry {
     const attempts = job.attempts + 1;
     return { job, attempts, nextRunAt: nextAttemptAt(this.opts.retry, attempts, now), error };
   }
+}
+
+/** Why the collection's folder cannot be walked (indexer.ts's words). */
+function rootError(c: CollectionRow): Error {
+  try {
+    assertRootReadable(c);
+  } catch (err) {
+    return err as Error;
+  }
+  return new TroveError('IO', `collection "${c.name}": folder ${c.root} went away while it was indexed`); // back again meanwhile
 }
 
 function rootPresent(root: string): boolean {

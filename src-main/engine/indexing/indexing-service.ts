@@ -56,6 +56,8 @@ export class IndexingService {
   private readonly batchFiles: number;
   /** Collections an explicit run drains: the work loop leaves their jobs to it, so its report counts every file. */
   private readonly drained = new Map<number, ReportCollector>();
+  /** Collections whose rows are being removed: their batches are dropped. */
+  private readonly removing = new Set<number>();
   private chain: Promise<unknown> = Promise.resolve();
   private batches = 0;
   private pauses: ReadonlySet<number> = new Set();
@@ -92,7 +94,7 @@ export class IndexingService {
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },
       },
-      async (id) => this.closed || !(await this.fileBacked(id)),
+      async (id) => this.closed || this.removing.has(id) || !(await this.fileBacked(id)),
     );
     this.live = new LiveFolders({ storage, filterFor, wake: () => this.wake() }, { ...DEFAULT_LIVE, ...opts.live });
     void this.refreshPauses();
@@ -134,9 +136,10 @@ export class IndexingService {
     for (;;) {
       if (signal?.aborted) throw new TroveError('INTERNAL', 'indexing cancelled; the remaining work stays queued');
       if (this.closed) throw new TroveError('UNAVAILABLE', 'the engine was closed while indexing; the remaining work stays queued');
-      const current = await this.fileBacked(c.id);
-      if (!current) throw notFound('the collection was removed while it was being indexed; its jobs were cancelled');
       const outcome = await this.exclusive(async () => {
+        // looked up in turn with the batches: a removal asked meanwhile has run before this, or drops this batch
+        const current = await this.fileBacked(c.id);
+        if (!current) return 'removed' as const;
         const claim = await this.storage.jobs.claim(Date.now(), this.batchFiles, { only: c.id });
         if (!claim) return 'none' as const;
         try {
@@ -148,6 +151,7 @@ export class IndexingService {
           throw err;
         }
       });
+      if (outcome === 'removed') throw notFound('the collection was removed while it was being indexed; its jobs were cancelled');
       if (outcome === 'collided') continue;
       if (outcome === 'none') {
         // nothing free: done, unless other hosts still hold some of this collection's due jobs
@@ -211,6 +215,7 @@ export class IndexingService {
       try {
         globalPause = (await this.refreshPauses()).has(GLOBAL_PAUSE);
         if (!globalPause) worked = await this.exclusive(() => this.claimAndRun());
+        else this.eventsWaiting = false; // looked at: nothing may run while everything is paused (busy() is false)
         // idle: the backend's housekeeping in slices; new work comes first
         if (!worked && !globalPause && this.looping) worked = await this.exclusive(async () => !this.closed && this.storage.maintenance.step());
         if (!worked) await this.settleFinishedRuns();
@@ -242,6 +247,11 @@ export class IndexingService {
     if (!claim) {
       this.eventsWaiting = false;
       return false;
+    }
+    if (this.drained.has(claim.jobs[0]!.collectionId)) {
+      // an explicit run began while this claim was asked for (PostgreSQL answers later): its jobs are the run's
+      await claim.release();
+      return true;
     }
     const c = await this.fileBacked(claim.jobs[0]!.collectionId);
     if (!c || this.closed) {
@@ -319,11 +329,23 @@ export class IndexingService {
     this.live.renamed(c.id, c.name);
   }
 
-  /** Before the collection's rows go: stop its watcher at once and forget it here. */
-  collectionRemoved(collectionId: number): void {
+  /**
+   * Removes the collection's rows: its watcher stopped and it forgotten here at once, its batch in
+   * flight dropped (abandoned), and the rows deleted between batches. On PostgreSQL a batch holds
+   * its claimed jobs until it completes: a removal waiting on them while the batch wrote the
+   * collection's documents deadlocked (PostgreSQL aborted the removal and the run went on).
+   */
+  async removeCollection(collectionId: number): Promise<void> {
     this.live.unwatch(collectionId);
     this.filters.delete(collectionId);
-    this.progressHub.forget(collectionId);
+    this.progressHub.mute(collectionId);
+    this.removing.add(collectionId);
+    try {
+      await this.exclusive(() => this.storage.collections.remove(collectionId));
+    } finally {
+      this.removing.delete(collectionId);
+      this.progressHub.unmute(collectionId);
+    }
   }
 
   async pause(collection?: CollectionRow): Promise<void> {

@@ -37,6 +37,7 @@ export class ProgressHub {
   private readonly listeners = new Set<ProgressListener>();
   private readonly runs = new Map<number, Run>();
   private readonly latest = new Map<number, ProgressEvent>();
+  private readonly muted = new Set<number>();
 
   subscribe(listener: ProgressListener): () => void {
     this.listeners.add(listener);
@@ -111,6 +112,17 @@ export class ProgressHub {
     this.latest.delete(collectionId);
   }
 
+  /** A collection being removed: nothing more is said of it (a batch begun before the removal is dropped unheard) until unmute. */
+  mute(collectionId: number): void {
+    this.muted.add(collectionId);
+    this.forget(collectionId);
+  }
+
+  unmute(collectionId: number): void {
+    this.muted.delete(collectionId);
+    this.forget(collectionId);
+  }
+
   hasRun(collectionId: number): boolean {
     return this.runs.has(collectionId);
   }
@@ -130,6 +142,7 @@ export class ProgressHub {
   }
 
   private emit(collectionId: number, run: Run): void {
+    if (this.muted.has(collectionId)) return;
     const now = performance.now();
     while (run.samples.length > 2 && now - run.samples[1]!.t > RATE_WINDOW_MS) run.samples.shift();
     const first = run.samples[0]!;

@@ -185,7 +185,7 @@ export function randomHex(bytes: number): string {
   return randomPool.buf.toString('hex', randomPool.at - bytes, randomPool.at);
 }
 
-function assertRootReadable(collection: CollectionRow): void {
+export function assertRootReadable(collection: CollectionRow): void {
   let st: fs.Stats;
   try {
     st = fs.statSync(collection.root);

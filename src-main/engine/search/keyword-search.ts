@@ -102,6 +102,18 @@ const DF_CACHE_SIZE = 5_000;
  */
 const DF_DRIFT = 0.01;
 
+/**
+ * Rankings a search tries when a ranked chunk left the index before its page was read: a batch
+ * (this host's or another's) landed in between, as it can on PostgreSQL, whose reads are not one
+ * snapshot. Ranked again, the page is the index as it is now; only an index changing under every
+ * try fails the search.
+ */
+export const PAGE_ATTEMPTS = 3;
+
+export function indexChanged(): TroveError {
+  return new TroveError('CONFLICT', 'the index changed during the search; search again');
+}
+
 export class KeywordSearch {
   private generation = -1;
   private counts: Promise<KeywordCounts> | null = null;
@@ -117,17 +129,18 @@ export class KeywordSearch {
   ) {}
 
   async search(req: KeywordRequest, generation: number): Promise<KeywordResult> {
-    const r = await this.rank(req, generation);
-    const { page, highlight, ...rest } = r;
-    if (!page.length) return { hits: [], ...rest };
-    const matcher = new TermMatcher(highlight); // what a snippet centres on and marks (search/highlight.ts)
-    const anchors = await this.anchors.read(page, req.snippets !== false || req.explain, generation);
-    const hits = page.map((c) => {
-      const a = anchors.get(c.chunkId);
-      if (!a) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
-      return keywordHit(c, a, matcher, req, r.plan);
-    });
-    return { hits, ...rest };
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.rank(req, generation);
+      const { page, highlight, ...rest } = r;
+      if (!page.length) return { hits: [], ...rest };
+      const anchors = await this.anchors.read(page, req.snippets !== false || req.explain, generation, attempt > 1);
+      if (page.some((c) => !anchors.has(c.chunkId))) {
+        if (attempt < PAGE_ATTEMPTS) continue; // ranked again on the index as it is now
+        throw indexChanged();
+      }
+      const matcher = new TermMatcher(highlight); // what a snippet centres on and marks (search/highlight.ts)
+      return { hits: page.map((c) => keywordHit(c, anchors.get(c.chunkId)!, matcher, req, r.plan)), ...rest };
+    }
   }
 
   /**

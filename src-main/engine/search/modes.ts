@@ -10,7 +10,7 @@ import type { ResolvedFilters } from '../store/filters.js';
 import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion.js';
 import { queryMatcher } from './highlight.js';
 import type { RankedHit } from './hit.js';
-import type { Bm25Scale, KeywordSearch } from './keyword-search.js';
+import { indexChanged, PAGE_ATTEMPTS, type Bm25Scale, type KeywordSearch } from './keyword-search.js';
 import type { PageAnchor } from './page-anchors.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, type RerankedHit } from './rerank.js';
@@ -92,8 +92,12 @@ export class ModeSearch {
       const queries: SpaceQuery[] = [];
       for (const s of spaces) queries.push({ ...s, vector: await this.embeddings.models.embedQuery(s.space, req.query) });
       const minScore = req.mode === 'vector' ? (req.minScore ?? DEFAULT_VECTOR_MIN_SCORE) : DEFAULT_VECTOR_MIN_SCORE;
-      const found = await nearestDocuments(this.storage, queries, top, minScore, filters);
-      return { hits: await this.vectorHits(found.documents, req, snippets, generation), exhausted: found.exhausted };
+      for (let attempt = 1; ; attempt++) {
+        const found = await nearestDocuments(this.storage, queries, top, minScore, filters);
+        const hits = await this.vectorHits(found.documents, req, snippets, generation, attempt > 1);
+        if (hits) return { hits, exhausted: found.exhausted };
+        if (attempt === PAGE_ATTEMPTS) throw indexChanged(); // else found again on the index as it is now
+      }
     };
 
     if (req.mode === 'vector') {
@@ -151,14 +155,12 @@ export class ModeSearch {
     };
   }
 
-  private async vectorHits(docs: readonly NearestDocument[], req: ValidSearchRequest, snippets: boolean, generation: number): Promise<RankedHit[]> {
+  /** The hits, or null when a chunk left the index before its anchor was read. */
+  private async vectorHits(docs: readonly NearestDocument[], req: ValidSearchRequest, snippets: boolean, generation: number, fresh: boolean): Promise<RankedHit[] | null> {
     const matcher = queryMatcher(req.query, req.syntax);
-    const anchors = await this.keyword.anchors.read(docs, snippets, generation);
-    return docs.map((d) => {
-      const a = anchors.get(d.chunkId);
-      if (!a) throw new TroveError('CONFLICT', 'the index changed during the search; search again');
-      return vectorHit(d, a, matcher, req, snippets);
-    });
+    const anchors = await this.keyword.anchors.read(docs, snippets, generation, fresh);
+    if (docs.some((d) => !anchors.has(d.chunkId))) return null;
+    return docs.map((d) => vectorHit(d, anchors.get(d.chunkId)!, matcher, req, snippets));
   }
 
   /** Snippets for the hits a page shows (the legs left them out), marking the words the query searched for. */

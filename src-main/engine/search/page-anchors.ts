@@ -31,8 +31,12 @@ export class PageAnchors {
     this.texts = new DocumentTextCache(maxChars);
   }
 
-  /** Anchors keyed by chunk id; a hit whose chunk or document left the index meanwhile is absent. */
-  async read(hits: readonly { chunkId: number; documentId: number }[], withText: boolean, generation: number): Promise<Map<number, PageAnchor>> {
+  /**
+   * Anchors keyed by chunk id; a hit whose chunk or document left the index meanwhile is absent.
+   * `fresh`: the texts read again, not taken from the cache (a page read again because the index
+   * changed under it: a cached text may be older than its chunks).
+   */
+  async read(hits: readonly { chunkId: number; documentId: number }[], withText: boolean, generation: number, fresh = false): Promise<Map<number, PageAnchor>> {
     const out = new Map<number, PageAnchor>();
     if (!hits.length) return out;
     this.at(generation);
@@ -40,7 +44,7 @@ export class PageAnchors {
     const [chunks, docs, texts] = await Promise.all([
       this.storage.chunks.byIds(hits.map((h) => h.chunkId)),
       this.storage.documents.byIds(documentIds),
-      withText ? this.textsOf(documentIds) : Promise.resolve(new Map<number, string>()),
+      withText ? this.textsOf(documentIds, fresh) : Promise.resolve(new Map<number, string>()),
     ]);
     const unnamed = [...new Set([...docs.values()].map((d) => d.collectionId))].filter((id) => !this.names.has(id));
     const names = this.names;
@@ -55,11 +59,11 @@ export class PageAnchors {
   }
 
   /** Documents' texts, the recently read ones from the cache. */
-  private async textsOf(documentIds: readonly number[]): Promise<Map<number, string>> {
+  private async textsOf(documentIds: readonly number[], fresh: boolean): Promise<Map<number, string>> {
     const out = new Map<number, string>();
     const missing: number[] = [];
     for (const id of new Set(documentIds)) {
-      const t = this.texts.get(id);
+      const t = fresh ? undefined : this.texts.get(id);
       if (t === undefined) missing.push(id);
       else out.set(id, t);
     }

@@ -45,7 +45,8 @@ export function parseQuery(text: string, syntax: QuerySyntax): ParsedQuery {
       if (!tokens.length) throw invalidInput('the phrase has no searchable words');
       const star = tokens.length === 1 && loneCjk(tokens[0]!);
       const expression = star ? `${phrase(tokens)}*` : phrase(tokens);
-      return { kind: 'expression', expression, tree: phraseTree(tokens, star), highlight: tokens.map((token) => ({ token, prefix: false })) };
+      // a lone CJK character is its bigrams' prefix here too: PostgreSQL ranks a phrase by these terms' postings
+      return { kind: 'expression', expression, tree: phraseTree(tokens, star), highlight: tokens.map((token) => ({ token, prefix: star })) };
     }
     case 'boolean':
       return parseBoolean(text);

@@ -75,13 +75,17 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
   }
 
   async candidates(step: KeywordStep, filters: ResolvedFilters, limit: number): Promise<KeywordCandidate[]> {
-    if (!step.terms.length && step.op !== 'expression') return [];
-    const expression = step.op === 'expression' ? fts5Expression(step.expression) : step.terms.map(fts5Term).join(step.op === 'and' ? ' AND ' : ' OR ');
+    if (!step.terms.length) return [];
+    // every step is ranked by the BM25 of its words; an expression (phrase, boolean) by its positive
+    // words, on the rows the expression matches — not by FTS5's bm25() of the expression, which
+    // scores a phrase as one phrase (PostgreSQL ranks the words too: the same answers)
+    const words = step.terms.map(fts5Term).join(step.op === 'and' ? ' AND ' : ' OR ');
+    const within = step.op === 'expression' ? [fts5Expression(step.expression)] : [];
     // the native rank takes each phrase's row count; a prefix's summed count is not exact
-    const hits = this.nativeRank && step.op !== 'expression' ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
+    const hits = this.nativeRank ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
     const f = filterSql(filters, this.useSetForm(step, filters));
-    const stmt = this.statement(f.where, f.key, hits.length);
-    return stmt.all(...rankParams(this.nativeRank, limit, hits), expression, ...f.params, limit);
+    const stmt = this.statement(f.where, f.key, hits.length, within.length > 0);
+    return stmt.all(...rankParams(this.nativeRank, limit, hits), words, ...within, ...f.params, limit);
   }
 
   /**
@@ -106,19 +110,21 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     return new Set(this.matchingStmt.all(fts5Expression(expression)).map((r) => r.id));
   }
 
-  private statement(where: string, key: string, phrases: number): Statement<unknown[], KeywordCandidate> {
-    const cacheKey = `${key}|${phrases}`;
+  /** `within`: the rows are those an expression (a second MATCH parameter) matches too. */
+  private statement(where: string, key: string, phrases: number, within: boolean): Statement<unknown[], KeywordCandidate> {
+    const cacheKey = `${key}|${phrases}|${within}`;
     let stmt = this.statements.get(cacheKey);
     if (stmt) return stmt;
     const rank = rankSql(this.nativeRank, phrases, this.index);
     const fts = this.index;
+    const matching = within ? ` AND ${fts}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)` : '';
     stmt = this.db.prepare<unknown[], KeywordCandidate>(
       where
         ? `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${rank} AS rank
              FROM ${fts} f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id
-            WHERE ${fts} MATCH ? AND ${where} ORDER BY rank, f.rowid LIMIT ?`
+            WHERE ${fts} MATCH ?${matching.replace(`${fts}.rowid`, 'f.rowid')} AND ${where} ORDER BY rank, f.rowid LIMIT ?`
         : `SELECT m.chunkId, c.document_id AS documentId, m.rank
-             FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank, rowid LIMIT ?) m
+             FROM (SELECT rowid AS chunkId, ${rank} AS rank FROM ${fts} WHERE ${fts} MATCH ?${matching} ORDER BY rank, rowid LIMIT ?) m
              JOIN chunks c ON c.id = m.chunkId ORDER BY m.rank, m.chunkId`,
     );
     if (this.statements.size > 64) this.statements.clear();
