@@ -93,6 +93,7 @@ describeBackends('memory', (b) => {
       expect(r).toEqual({ id, updatedFields: ['metadata'] });
       const after = (await engine.memory.get([id]))[0]!;
       expect(after.metadata).toEqual({ status: 'done', team: { name: 'core', lead: 'bo' }, langs: ['py'], reviewer: 'alice' });
+      expect((await engine.memory.list({ metadataFilters: [{ key: 'team.lead', operator: 'eq', value: 'BO' }] })).entries.map((e) => e.id)).toEqual([id]); // filters see the patched value
       expect(after.createdAt).toBe(created.createdAt);
       expect(after.threadId).toBe('patch');
       expect((await engine.memory.update({ id, metadata: { only: 1 } })).updatedFields).toEqual(['metadata']);
