@@ -89,6 +89,20 @@ describe('the background policy\'s turn', () => {
     expect(policy.mayRun(5)).toBe(false);
   });
 
+  it('starts no batch while a pause is under way (its collection still being looked up), and stops once it is in force', async () => {
+    let paused = false;
+    const policy = new BackgroundPolicy({ allowed: true, saved: () => null, paused: () => new Set(paused ? [7] : []), indexingBusy: () => false }, { searchQuietMs: 0 });
+    let lookedUp!: () => void;
+    policy.pauseUnderWay(new Promise<void>((r) => (lookedUp = r)).then(() => (paused = true)));
+    let answered = false;
+    const turn = policy.turn(() => !policy.mayRun(7)).finally(() => (answered = true));
+    await new Promise((r) => setImmediate(r)); // more than the stage's own yield before a batch
+    expect(answered).toBe(false);
+    lookedUp();
+    await expect(turn).resolves.toBe(false);
+    await expect(policy.turn(() => false)).resolves.toBe(true); // a settled pause holds nothing up
+  });
+
   it('gives way to searches for a moment', async () => {
     const policy = new BackgroundPolicy({ allowed: true, saved: () => null, paused: () => new Set(), indexingBusy: () => false }, { searchQuietMs: 60_000 });
     await expect(policy.turn(() => false)).resolves.toBe(true); // no search yet

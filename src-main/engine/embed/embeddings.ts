@@ -105,6 +105,11 @@ export class EmbeddingService {
     this.policy.searched();
   }
 
+  /** A pause is under way: the background stage starts no batch before it has taken effect. */
+  pauseUnderWay(pausing: Promise<unknown>): void {
+    this.policy.pauseUnderWay(pausing);
+  }
+
   private async embedCollection(c: StageCollection, explicit: boolean, stop: () => boolean): Promise<boolean> {
     const { id: collectionId, name } = c;
     const { vectors } = this.storage;
