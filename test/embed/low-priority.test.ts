@@ -1,7 +1,9 @@
 // What keeps background embedding low priority: the pool's background lane (background chunks
 // only on the background worker, niced on Linux, so a query finds a free worker) and the policy's
 // turn (the stage waits while keyword indexing has work, and stops when told); and closing an
-// engine mid-run ends cleanly.
+// engine mid-run ends cleanly. One backend: the pool and the policy never touch the index (a
+// PostgreSQL engine's process ending by itself after close is what every `trove … --database`
+// command the CLI tests run shows).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
