@@ -221,6 +221,8 @@ describeBackends('the dataset registry', (b) => {
       expect(await engine.datasets.list()).toEqual([]);
       expect(events.filter((e) => e.id === 'ip').at(-1)).toMatchObject({ state: 'unloaded', reason: `its folder ${FIXTURES} is no longer a dataset folder` });
       await expect(engine.datasets.search('handbook', 'badge')).rejects.toThrow(/no dataset "handbook"/);
+      const rows = await b.peek(engine);
+      await expect.poll(async () => (await rows.collections.list(['dataset'])).map((c) => c.name), { timeout: 10_000 }).toEqual([]); // the folder dataset's index goes
       expect((await engine.search({ query: 'badge' })).results.map((h) => h.path)).toEqual(['badge.md']);
       expect(await troveErrorAsync(() => engine.datasets.removeFolder(FIXTURES))).toMatchObject({ code: 'NOT_FOUND', message: `${FIXTURES} is not an added dataset folder (none are added)` });
       expect((await troveErrorAsync(() => engine.datasets.addFolder(path.join(FIXTURES, 'nowhere')))).code).toBe('IO');
