@@ -18,7 +18,9 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const hostOptions = (extra: { auto?: boolean }) => ({ embeddings: { modelsDir, workers: 2, auto: true, ...extra } });
+// catchUpChunks 0: a search here embeds nothing by itself, so what is embedded is the background
+// stage's doing (a search's own catch-up: engine-vectors.test.ts, memory-engine.test.ts)
+const hostOptions = (extra: { auto?: boolean }) => ({ embeddings: { modelsDir, workers: 2, auto: true, catchUpChunks: 0, ...extra } });
 
 function folder(files: number, topic = 'retries'): string {
   const dir = tempDir('trove-root-');

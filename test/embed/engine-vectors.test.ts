@@ -24,10 +24,11 @@ afterAll(() => removeTempDirs());
 describeBackends('vector, hybrid and rerank search', (b) => {
   let engine: Engine;
   let root: string;
+  let root2: string;
 
   beforeAll(async () => {
     root = tempDir('trove-root-');
-    const root2 = tempDir('trove-root-');
+    root2 = tempDir('trove-root-');
     writeTree(root, notes);
     writeTree(root2, other);
     engine = await b.open({ embeddings: { modelsDir, rerankModel: 'test-tiny-cross-encoder', workers: 1 } });
@@ -37,15 +38,23 @@ describeBackends('vector, hybrid and rerank search', (b) => {
   });
 
   describe('before embedding', () => {
-    it('keyword search works at once; vector search says why it is off; hybrid falls back and says so', async () => {
+    it('keyword search works at once, before any vector; status says what waits', async () => {
       expect((await engine.search({ query: 'mitochondria' })).results[0]?.path).toBe('cells.md');
-      await expect(engine.search({ query: 'how do I configure retries', mode: 'vector' })).rejects.toThrow(/vector search is off: no vectors yet/);
-      const r = await engine.search({ query: 'retries', mode: 'hybrid' });
-      expect(r.results.length).toBeGreaterThan(0);
-      expect(r.notices?.join(' ')).toMatch(/vector leg skipped/);
       const st = await engine.status();
       expect(st.hasVectorIndex).toBe(false);
       expect(st.needsEmbedding).toBe(4);
+    });
+
+    it('with more chunks waiting than a search embeds by itself: vector search says why it is off; hybrid falls back and says so', async () => {
+      const few = await b.open({ embeddings: { modelsDir, workers: 1, catchUpChunks: 3 } });
+      await few.addCollection({ root, name: 'notes' });
+      await few.addCollection({ root: root2, name: 'other' });
+      await few.index();
+      await expect(few.search({ query: 'how do I configure retries', mode: 'vector' })).rejects.toThrow(/vector search is off: no vectors yet/);
+      const r = await few.search({ query: 'retries', mode: 'hybrid' });
+      expect(r.results.length).toBeGreaterThan(0);
+      expect(r.notices?.join(' ')).toMatch(/vector leg skipped/);
+      expect(await few.status()).toMatchObject({ hasVectorIndex: false, needsEmbedding: 4 }); // the searches embedded nothing
     });
   });
 
@@ -121,12 +130,14 @@ describeBackends('vector, hybrid and rerank search', (b) => {
       expect(r.results.map((h) => h.path)).not.toContain('cooking.md');
     });
 
-    it('a new document waits for its vectors (pendingEmbedding) until the stage has embedded it', async () => {
+    it('a new document waits for its vectors (pendingEmbedding); a semantic search embeds the few waiting chunks first, finding it by meaning at once', async () => {
       fs.writeFileSync(path.join(root, 'whales.md'), '# Whales\n\nThe narwhal has a long spiral tusk.\n');
       await engine.index({ collection: 'notes' });
       const waiting = (await engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' })).results;
       expect(Object.fromEntries(waiting.map((h) => [h.path, h.pendingEmbedding]))).toEqual({ 'whales.md': true, 'cells.md': false });
-      await engine.embed({ collection: 'notes' });
+      const found = await engine.search({ query: 'which sea animal has a spiral tooth?', mode: 'vector', collections: ['notes'] });
+      expect(found.results[0]?.path).toBe('whales.md');
+      expect(found.notices).toBeUndefined();
       const embedded = (await engine.search({ query: 'narwhal OR mitochondria', syntax: 'boolean' })).results;
       expect(embedded.map((h) => h.pendingEmbedding)).toEqual([false, false]);
       fs.rmSync(path.join(root, 'whales.md'));

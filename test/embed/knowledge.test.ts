@@ -33,7 +33,9 @@ describeBackends('knowledge over collections', (b) => {
     writeTree(root2, other);
     setMtime(path.join(root, 'cells.md'), new Date('2020-01-01'));
     setMtime(path.join(root, 'cooking.md'), new Date('2024-06-01'));
-    engine = await b.open({ embeddings: { modelsDir, workers: 1 } });
+    // catchUpChunks 0: a search embeds nothing by itself, so "before any vectors" lasts until the
+    // explicit embed (a search's catch-up: knowledge-datasets.test.ts, engine-vectors.test.ts)
+    engine = await b.open({ embeddings: { modelsDir, workers: 1, catchUpChunks: 0 } });
     await engine.addCollection({ root, name: 'notes' });
     await engine.addCollection({ root: root2, name: 'other' });
     await engine.index();

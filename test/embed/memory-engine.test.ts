@@ -21,8 +21,10 @@ describeBackends('memory', (b) => {
   let rows: Storage;
 
   beforeAll(async () => {
+    // catchUpChunks 0: a search embeds nothing by itself, so "without vectors" lasts until the
+    // explicit embed (a search's catch-up: the last describe)
     ({ engine } = await b.indexedFolder({ 'guide.md': '# Deployment guide\n\nRoll out the retry service region by region.\n' }, 'docs', {
-      embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 },
+      embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1, catchUpChunks: 0 },
     }));
     rows = await b.peek(engine);
   });
@@ -268,6 +270,18 @@ describeBackends('memory', (b) => {
       } finally {
         await other.close();
       }
+    });
+  });
+
+  describe('a search that embeds first', () => {
+    it('finds an entry stored a moment ago by meaning, with no embed run and no background stage', async () => {
+      const fresh = await b.open({ embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', workers: 1 } });
+      const { id } = await fresh.memory.store({ threadId: 'now', source: 'agent', text: 'Pack an umbrella: showers are expected all afternoon.' });
+      await fresh.memory.store({ threadId: 'now', source: 'agent', text: 'The quarterly report is due on Friday.' });
+      expect((await fresh.memory.statistics()).semantic).toMatchObject({ pendingChunks: 2, vectors: 0 });
+      const v = await fresh.memory.search({ query: 'will it rain later today?', mode: 'vector', limit: 1 });
+      expect(v.hits.map((h) => h.entry.id)).toEqual([id]);
+      expect((await fresh.memory.statistics()).semantic).toMatchObject({ pendingChunks: 0, vectors: 2 });
     });
   });
 });

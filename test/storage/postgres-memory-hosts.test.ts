@@ -15,7 +15,8 @@ let url: string;
 let host: Engine;
 
 async function open(opts: { auto?: boolean } = {}): Promise<Engine> {
-  const e = await Engine.open({ profileDir: tempDir('trove-pg-memory-'), database: url, embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', workers: 1, auto: opts.auto ?? false } });
+  // catchUpChunks 0: a search embeds nothing by itself, so the vectors found are the background stage's
+  const e = await Engine.open({ profileDir: tempDir('trove-pg-memory-'), database: url, embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', workers: 1, auto: opts.auto ?? false, catchUpChunks: 0 } });
   engines.push(e);
   return e;
 }
