@@ -1,9 +1,10 @@
 // The CLI faces of embeddings, through the compiled `trove` bin, on the profile's SQLite file and
-// on PostgreSQL (the global --database): `trove embed` fills the vectors, vector and rerank search
-// use them, indexing leaves new files' vectors alone (a vector search embeds a few waiting chunks
-// by itself), `trove index --embed` embeds what it indexed, `models` and `status` say so; `models
-// use` with an unknown model changes nothing, and "auto" goes back to the choice by language.
-// (Switching models re-embeds, and vector search says why it is off: engine-vectors.test.ts.)
+// on PostgreSQL (the global --database): indexing leaves vectors alone, `trove embed` fills them,
+// `trove index --embed` embeds what it indexed, `models use` with an unknown model changes nothing.
+// On SQLite also the faces that only print what the engine answers: vector and rerank search (a
+// file indexed alone is found by meaning at once: the search embeds a few waiting chunks itself),
+// `models list`, `models use auto`. (Switching models re-embeds, and vector search says why it is
+// off: engine-vectors.test.ts, on both backends.)
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -39,40 +40,41 @@ describeBackends('trove search --mode, trove embed, trove models', (b) => {
     return JSON.parse(r.stdout) as T;
   }
 
-  it('works end to end', async () => {
+  it('collection add indexes without embedding; trove embed fills the vectors; index --embed embeds what it indexed', async () => {
     expect((await trove('collection', 'add', docs, '--name', 'docs')).code).toBe(0);
     expect(await json('status')).toMatchObject({ needsEmbedding: 2, hasVectorIndex: false });
     const embedded = await json<{ collections: CollectionEmbeddingStatus[] }>('embed');
-    expect(embedded.collections[0]).toMatchObject({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 2, needsEmbedding: 0 });
-
-    const v = await json<{ results: { path: string; pendingEmbedding: boolean }[] }>('search', 'configure retry policies', '--mode', 'vector');
-    expect(v.results[0]).toMatchObject({ path: 'a.md', pendingEmbedding: false });
-    const r = await json<{ results: { explain: object }[] }>('search', 'retries', '--mode', 'rerank', '--explain');
-    expect(r.results[0]!.explain).toHaveProperty('rerank');
-
-    // a new file: `trove index` keeps it keyword-only, `--embed` embeds it
+    expect(embedded.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 2, needsEmbedding: 0 })]);
     fs.writeFileSync(path.join(docs, 'c.md'), '# Tides\n\nThe moon pulls the oceans into tides twice a day.\n');
-    const indexed = await json<{ reports: unknown[]; embeddings?: unknown }>('index');
-    expect(indexed.embeddings).toBeUndefined();
-    expect(await json('status')).toMatchObject({ needsEmbedding: 1, hasVectorIndex: true });
-    const tides = await json<{ results: { path: string; pendingEmbedding: boolean }[] }>('search', 'what pulls the sea up the beach', '--mode', 'vector');
-    expect(tides.results[0]).toMatchObject({ path: 'c.md', pendingEmbedding: false }); // embedded by the search itself: it was one chunk
-    fs.writeFileSync(path.join(docs, 'd.md'), '# Ferns\n\nFerns spread by spores rather than seeds.\n');
-    const both = await json<{ embeddings: CollectionEmbeddingStatus[] }>('index', '--embed');
-    expect(both.embeddings).toEqual([expect.objectContaining({ collection: 'docs', vectors: 4, needsEmbedding: 0 })]);
-
-    const list = await json<{ models: { id: string; state: string }[] }>('models', 'list');
-    expect(list.models.find((m) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ state: 'ready' });
-    expect(list.models.find((m) => m.id === 'bge-small-en-v1.5')).toMatchObject({ state: 'missing' });
+    const both = await json<{ reports: { collection: string }[]; embeddings: CollectionEmbeddingStatus[] }>('index', '--embed');
+    expect(both.reports.map((r) => r.collection)).toEqual(['docs']);
+    expect(both.embeddings).toEqual([expect.objectContaining({ collection: 'docs', vectors: 3, needsEmbedding: 0 })]);
   });
 
-  it('models use: an unknown model changes nothing; "auto" chooses by language again', async () => {
+  it('models use: an unknown model is refused and changes nothing', async () => {
     const unknown = await trove('models', 'use', 'no-such-model', '--collection', 'docs');
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('no-such-model');
     const status = await json<{ embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[] } }>('status');
-    expect(status.embeddings.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 4, switchingTo: null, problem: null })]);
-    const auto = await json<{ collections: CollectionEmbeddingStatus[] }>('models', 'use', 'auto', '--collection', 'docs');
-    expect(auto.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 4, needsEmbedding: 0, switchingTo: null })]);
+    expect(status.embeddings.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 3, needsEmbedding: 0, switchingTo: null, problem: null })]);
   });
+
+  // the faces alone over the same index: one backend (their engine calls run on both in engine-vectors.test.ts)
+  if (b.name === 'sqlite') {
+    it('vector and rerank search, a file indexed alone found by meaning at once, models list, models use auto', async () => {
+      const v = await json<{ results: { path: string; pendingEmbedding: boolean }[] }>('search', 'configure retry policies', '--mode', 'vector');
+      expect(v.results[0]).toMatchObject({ path: 'a.md', pendingEmbedding: false });
+      const r = await json<{ results: { explain: object }[] }>('search', 'retries', '--mode', 'rerank', '--explain');
+      expect(r.results[0]!.explain).toHaveProperty('rerank');
+      fs.writeFileSync(path.join(docs, 'd.md'), '# Ferns\n\nFerns spread by spores rather than seeds.\n');
+      expect((await json<{ embeddings?: unknown }>('index')).embeddings).toBeUndefined(); // keyword only
+      const ferns = await json<{ results: { path: string; pendingEmbedding: boolean }[] }>('search', 'plants that grow without seeds', '--mode', 'vector');
+      expect(ferns.results[0]).toMatchObject({ path: 'd.md', pendingEmbedding: false }); // embedded by the search itself: it was one chunk
+      const list = await json<{ models: { id: string; state: string }[] }>('models', 'list');
+      expect(list.models.find((m) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ state: 'ready' });
+      expect(list.models.find((m) => m.id === 'bge-small-en-v1.5')).toMatchObject({ state: 'missing' });
+      const auto = await json<{ collections: CollectionEmbeddingStatus[] }>('models', 'use', 'auto', '--collection', 'docs');
+      expect(auto.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 4, needsEmbedding: 0, switchingTo: null })]);
+    });
+  }
 });
