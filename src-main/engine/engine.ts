@@ -325,7 +325,9 @@ export class Engine {
 
   /** Pause background indexing and embedding of one collection, or of everything; changes keep being queued. */
   async pause(collection?: string): Promise<void> {
-    await this.indexing.pause(collection === undefined ? undefined : await this.collections.require(collection));
+    const pausing = (async () => this.indexing.pause(collection === undefined ? undefined : await this.collections.require(collection)))();
+    this.embeddings.pauseUnderWay(pausing); // no background batch starts before the pause is in force, whatever the index's round trips take
+    await pausing;
     this.embeddings.changed(); // the stage stops after the chunks in flight
   }
 

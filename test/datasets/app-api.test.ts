@@ -1,36 +1,34 @@
 // The app API's datasets calls on a real engine: list with folders, add a dataset folder (its
-// datasets' state changes arrive as events), remove it, and a clear error for bad input.
+// datasets' state changes arrive as events), remove it, and a clear error for bad input. On SQLite
+// and on PostgreSQL (the added folders are the index's).
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiEvent, DatasetInfo, DatasetList, StatusReport } from '../../src-main/api/results.js';
-import { Engine } from '../../src-main/engine/index.js';
+import type { Engine } from '../../src-main/engine/index.js';
 import { createAppApi, type AppApi } from '../../src-main/host/app-api.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { ok } from '../helpers/app-api.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { describeBackends } from '../helpers/backends.js';
+import { tempDir } from '../helpers/tmp.js';
 import { FIXTURES } from './fixtures.js';
 
-let engine: Engine;
-let api: AppApi;
-let holder: string;
-const events: ApiEvent[] = [];
+describeBackends('app API: datasets', (b) => {
+  let engine: Engine;
+  let api: AppApi;
+  let holder: string;
+  const events: ApiEvent[] = [];
 
-beforeAll(async () => {
-  holder = tempDir('trove-app-datasets-');
-  for (const id of ['ip', 'unsupported']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
-  engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 1 } });
-  api = createAppApi({ engine });
-  api.onEvent((e) => events.push(e));
-});
+  beforeAll(async () => {
+    holder = tempDir('trove-app-datasets-');
+    for (const id of ['ip', 'unsupported']) fs.cpSync(path.join(FIXTURES, 'datasets', id), path.join(holder, 'datasets', id), { recursive: true });
+    engine = await b.open({ embeddings: { modelsDir, workers: 1 } });
+    api = createAppApi({ engine });
+    api.onEvent((e) => events.push(e));
+  });
 
-afterAll(async () => {
-  await api.close();
-  await engine.close();
-  removeTempDirs();
-});
+  afterAll(() => api.close());
 
-describe('app API: datasets', () => {
   it('lists none at first, with the profile folder that is always scanned', async () => {
     expect(ok<DatasetList>(await api.call('datasets.list', {}))).toEqual({ datasets: [], profileFolder: path.join(engine.profileDir, 'datasets'), folders: [] });
   });

@@ -1,12 +1,14 @@
 // Background embedding as a host runs it (EmbeddingOptions.auto): on by default and off by the
 // saved setting without a restart, paused and resumed with indexing, explicit runs still allowed
 // while paused, and semantic searches (and the MCP vsearch, query and status tools) saying how much
-// of the index they can see yet. Real files, real SQLite + sqlite-vec, the real ONNX model, a real
-// MCP client over HTTP.
+// of the index they can see yet. Real files, the real ONNX model, on SQLite and on PostgreSQL (the
+// pauses, the coverage counts and the pending chunks are the storage's); the same numbers over MCP
+// through a real client, on one backend (the face only reads them).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, type EmbeddingProgress, type StatusReport } from '../../src-main/engine/index.js';
 import { startHost } from '../../src-main/host/host.js';
+import { describeBackends } from '../helpers/backends.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
 
@@ -16,11 +18,9 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-async function hostEngine(extra: { auto?: boolean } = {}): Promise<Engine> {
-  const e = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir, workers: 2, auto: true, ...extra } });
-  engines.push(e);
-  return e;
-}
+// catchUpChunks 0: a search here embeds nothing by itself, so what is embedded is the background
+// stage's doing (a search's own catch-up: engine-vectors.test.ts, memory-engine.test.ts)
+const hostOptions = (extra: { auto?: boolean }) => ({ embeddings: { modelsDir, workers: 2, auto: true, catchUpChunks: 0, ...extra } });
 
 function folder(files: number, topic = 'retries'): string {
   const dir = tempDir('trove-root-');
@@ -50,7 +50,9 @@ async function until(e: Engine, pred: (s: StatusReport) => boolean): Promise<Sta
   throw new Error(`condition not met: ${JSON.stringify((await e.status()).embeddings)}`);
 }
 
-describe('background embedding', () => {
+describeBackends('background embedding', (b) => {
+  const hostEngine = (extra: { auto?: boolean } = {}) => b.open(hostOptions(extra));
+
   it('is on in a host engine: keyword search at once, vectors follow, status says it all', async () => {
     const e = await hostEngine();
     await e.addCollection({ root: folder(3), name: 'notes' });
@@ -62,6 +64,10 @@ describe('background embedding', () => {
     const r = await e.search({ query: 'retry policy', mode: 'vector' });
     expect(r.results[0]?.path).toMatch(/^n\d\.md$/);
     expect(r.notices).toBeUndefined(); // everything is embedded: nothing to say
+    // memory written later is embedded by the same stage
+    const { id } = await e.memory.store({ threadId: 'bg', source: 'agent', text: 'Pack an umbrella: showers are expected all afternoon.' });
+    await until(e, (st) => st.memory?.needsEmbedding === 0);
+    expect((await e.memory.search({ query: 'will it rain later today?', mode: 'vector', limit: 1 })).hits.map((h) => h.entry.id)).toEqual([id]);
   });
 
   it('is off in an engine opened without it (a one-shot command), and says where to get vectors', async () => {
@@ -130,7 +136,8 @@ describe('background embedding', () => {
 
 describe('how much is embedded, over MCP', () => {
   it('vsearch and query carry the notice; status gives the numbers and what the stage is doing', async () => {
-    const e = await hostEngine();
+    const e = await Engine.open({ profileDir: tempDir('trove-profile-'), ...hostOptions({}) });
+    engines.push(e);
     await e.addCollection({ root: folder(3, 'bread'), name: 'done' });
     await e.index();
     await until(e, (st) => st.needsEmbedding === 0);

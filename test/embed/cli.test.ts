@@ -1,54 +1,80 @@
-// The CLI faces of embeddings, through the compiled `trove` bin (run `npx tsc -p tsconfig.node.json` first):
-// vector search says why it is off, `trove embed` fills the vectors, then vector/rerank search and `models` work.
-import { execFile } from 'node:child_process';
+// The CLI faces of embeddings, through the compiled `trove` bin, on the profile's SQLite file and
+// on PostgreSQL (the global --database): indexing leaves vectors alone, `trove embed` fills them,
+// `trove index --embed` embeds what it indexed, `models use` with an unknown model changes nothing.
+// On SQLite also the faces that only print what the engine answers: vector and rerank search (a
+// file indexed alone is found by meaning at once: the search embeds a few waiting chunks itself),
+// `models list`, `models use auto`. (Switching models re-embeds, and vector search says why it is
+// off: engine-vectors.test.ts, on both backends.)
+import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { CollectionEmbeddingStatus } from '../../src-main/engine/index.js';
+import { describeBackends } from '../helpers/backends.js';
+import { ensureBuilt, runTrove } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
 
-const run = promisify(execFile);
-const bin = path.resolve(import.meta.dirname, '../../bin/trove.js');
-const home = tempDir('trove-cli-home-');
-const docs = tempDir('trove-cli-docs-');
-writeTree(docs, {
-  'a.md': '# Resilience settings\n\nThe client retries failed requests three times.\n',
-  'b.md': '# Bread\n\nKnead the dough for ten minutes.\n',
-});
-const env = { ...process.env, TROVE_HOME: home, TROVE_MODELS_DIR: modelsDir, TROVE_RERANK_MODEL: 'test-tiny-cross-encoder' };
+describeBackends('trove search --mode, trove embed, trove models', (b) => {
+  let home: string;
+  let docs: string;
+  let database: string[] = [];
 
-async function trove(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [bin, ...args], { env });
-    return { code: 0, ...r };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  beforeAll(async () => {
+    ensureBuilt();
+    home = tempDir('trove-cli-home-');
+    docs = tempDir('trove-cli-docs-');
+    writeTree(docs, {
+      'a.md': '# Resilience settings\n\nThe client retries failed requests three times.\n',
+      'b.md': '# Bread\n\nKnead the dough for ten minutes.\n',
+    });
+    if (b.name === 'postgres') database = ['--database', await freshDatabase('cli_embed', { migrated: true })];
+  }, 240_000); // ensureBuilt compiles dist/ when src-main changed
+
+  async function trove(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return runTrove([...args, ...database], { home, env: { TROVE_MODELS_DIR: modelsDir, TROVE_RERANK_MODEL: 'test-tiny-cross-encoder' } });
   }
-}
+  async function json<T>(...args: string[]): Promise<T> {
+    const r = await trove(...args, '--json');
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    return JSON.parse(r.stdout) as T;
+  }
 
-afterAll(() => removeTempDirs());
-
-describe('trove search --mode, trove embed, trove models', () => {
-  it('works end to end', async () => {
+  it('collection add indexes without embedding; trove embed fills the vectors; index --embed embeds what it indexed', async () => {
     expect((await trove('collection', 'add', docs, '--name', 'docs')).code).toBe(0);
-    const off = await trove('search', 'configure retry policies', '--mode', 'vector');
-    expect(off.code).not.toBe(0);
-    expect(off.stderr).toMatch(/vector search is off: no vectors yet for docs.*trove embed/);
-
-    const embedded = await trove('embed', '--json');
-    expect(embedded.code).toBe(0);
-    expect(JSON.parse(embedded.stdout).collections[0]).toMatchObject({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 2, needsEmbedding: 0 });
-
-    const v = JSON.parse((await trove('search', 'configure retry policies', '--mode', 'vector', '--json')).stdout);
-    expect(v.results[0]).toMatchObject({ path: 'a.md', pendingEmbedding: false });
-    const r = JSON.parse((await trove('search', 'retries', '--mode', 'rerank', '--explain', '--json')).stdout);
-    expect(r.results[0].explain).toHaveProperty('rerank');
-
-    const list = JSON.parse((await trove('models', 'list', '--json')).stdout);
-    expect(list.models.find((m: { id: string }) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ state: 'ready' });
-    expect(list.models.find((m: { id: string }) => m.id === 'bge-small-en-v1.5')).toMatchObject({ state: 'missing' });
-    const status = JSON.parse((await trove('status', '--json')).stdout);
-    expect(status).toMatchObject({ needsEmbedding: 0, hasVectorIndex: true });
+    expect(await json('status')).toMatchObject({ needsEmbedding: 2, hasVectorIndex: false });
+    const embedded = await json<{ collections: CollectionEmbeddingStatus[] }>('embed');
+    expect(embedded.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 2, needsEmbedding: 0 })]);
+    fs.writeFileSync(path.join(docs, 'c.md'), '# Tides\n\nThe moon pulls the oceans into tides twice a day.\n');
+    const both = await json<{ reports: { collection: string }[]; embeddings: CollectionEmbeddingStatus[] }>('index', '--embed');
+    expect(both.reports.map((r) => r.collection)).toEqual(['docs']);
+    expect(both.embeddings).toEqual([expect.objectContaining({ collection: 'docs', vectors: 3, needsEmbedding: 0 })]);
   });
+
+  it('models use: an unknown model is refused and changes nothing', async () => {
+    const unknown = await trove('models', 'use', 'no-such-model', '--collection', 'docs');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no-such-model');
+    const status = await json<{ embeddings: { collections: (CollectionEmbeddingStatus & { problem: string | null })[] } }>('status');
+    expect(status.embeddings.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 3, needsEmbedding: 0, switchingTo: null, problem: null })]);
+  });
+
+  // the faces alone over the same index: one backend (their engine calls run on both in engine-vectors.test.ts)
+  if (b.name === 'sqlite') {
+    it('vector and rerank search, a file indexed alone found by meaning at once, models list, models use auto', async () => {
+      const v = await json<{ results: { path: string; pendingEmbedding: boolean }[] }>('search', 'configure retry policies', '--mode', 'vector');
+      expect(v.results[0]).toMatchObject({ path: 'a.md', pendingEmbedding: false });
+      const r = await json<{ results: { explain: object }[] }>('search', 'retries', '--mode', 'rerank', '--explain');
+      expect(r.results[0]!.explain).toHaveProperty('rerank');
+      fs.writeFileSync(path.join(docs, 'd.md'), '# Ferns\n\nFerns spread by spores rather than seeds.\n');
+      expect((await json<{ embeddings?: unknown }>('index')).embeddings).toBeUndefined(); // keyword only
+      const ferns = await json<{ results: { path: string; pendingEmbedding: boolean }[] }>('search', 'plants that grow without seeds', '--mode', 'vector');
+      expect(ferns.results[0]).toMatchObject({ path: 'd.md', pendingEmbedding: false }); // embedded by the search itself: it was one chunk
+      const list = await json<{ models: { id: string; state: string }[] }>('models', 'list');
+      expect(list.models.find((m) => m.id === 'all-MiniLM-L6-v2')).toMatchObject({ state: 'ready' });
+      expect(list.models.find((m) => m.id === 'bge-small-en-v1.5')).toMatchObject({ state: 'missing' });
+      const auto = await json<{ collections: CollectionEmbeddingStatus[] }>('models', 'use', 'auto', '--collection', 'docs');
+      expect(auto.collections).toEqual([expect.objectContaining({ collection: 'docs', model: 'all-MiniLM-L6-v2', vectors: 4, needsEmbedding: 0, switchingTo: null })]);
+    });
+  }
 });

@@ -1,7 +1,9 @@
 // What keeps background embedding low priority: the pool's background lane (background chunks
 // only on the background worker, niced on Linux, so a query finds a free worker) and the policy's
 // turn (the stage waits while keyword indexing has work, and stops when told); and closing an
-// engine mid-run ends cleanly.
+// engine mid-run ends cleanly. One backend: the pool and the policy never touch the index (a
+// PostgreSQL engine's process ending by itself after close is what every `trove … --database`
+// command the CLI tests run shows).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,6 +89,20 @@ describe('the background policy\'s turn', () => {
     policy.wake();
     await expect(second).resolves.toBe(false);
     expect(policy.mayRun(5)).toBe(false);
+  });
+
+  it('starts no batch while a pause is under way (its collection still being looked up), and stops once it is in force', async () => {
+    let paused = false;
+    const policy = new BackgroundPolicy({ allowed: true, saved: () => null, paused: () => new Set(paused ? [7] : []), indexingBusy: () => false }, { searchQuietMs: 0 });
+    let lookedUp!: () => void;
+    policy.pauseUnderWay(new Promise<void>((r) => (lookedUp = r)).then(() => (paused = true)));
+    let answered = false;
+    const turn = policy.turn(() => !policy.mayRun(7)).finally(() => (answered = true));
+    await new Promise((r) => setImmediate(r)); // more than the stage's own yield before a batch
+    expect(answered).toBe(false);
+    lookedUp();
+    await expect(turn).resolves.toBe(false);
+    await expect(policy.turn(() => false)).resolves.toBe(true); // a settled pause holds nothing up
   });
 
   it('gives way to searches for a moment', async () => {

@@ -1,21 +1,19 @@
 // Model resolution: missing, corrupt (sha mismatch) and wrong-dims models give clear errors while
-// keyword search keeps working. The downloader: test/embed/downloader.test.ts.
+// keyword search keeps working, on SQLite and on PostgreSQL (nothing of a refused model reaches the
+// index). The downloader: test/embed/downloader.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findModel, loadManifest, parseManifest } from '../../src-main/engine/embed/manifest.js';
 import { resolveModel } from '../../src-main/engine/embed/resolver.js';
-import { Engine } from '../../src-main/engine/index.js';
+import type { Engine } from '../../src-main/engine/index.js';
 import { TroveError } from '../../src-main/engine/errors.js';
-import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { describeBackends, type TestBackend } from '../helpers/backends.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
 
 const manifest = loadManifest();
-const engines: Engine[] = [];
-afterAll(async () => {
-  await Promise.all(engines.map((e) => e.close()));
-  removeTempDirs();
-});
+afterAll(() => removeTempDirs());
 
 /** A copy of a test model folder that the test may damage. */
 function copyModel(id: string): string {
@@ -27,19 +25,14 @@ function copyModel(id: string): string {
   return dir;
 }
 
-async function engineWith(models: string, extra: Record<string, unknown> = {}): Promise<Engine> {
-  const root = tempDir('trove-root-');
-  writeTree(root, { 'a.md': '# Retries\n\nThe client retries failed requests three times.\n' });
-  const engine = await Engine.open({ profileDir: tempDir('trove-profile-'), embeddings: { modelsDir: models, workers: 1, ...extra } });
-  engines.push(engine);
-  await engine.addCollection({ root, name: 'docs' });
-  await engine.index();
+async function engineWith(b: TestBackend, models: string, extra: Record<string, unknown> = {}): Promise<Engine> {
+  const { engine } = await b.indexedFolder({ 'a.md': '# Retries\n\nThe client retries failed requests three times.\n' }, 'docs', { embeddings: { modelsDir: models, workers: 1, ...extra } });
   return engine;
 }
 
-describe('a model that cannot be used', () => {
+describeBackends('a model that cannot be used', (b) => {
   it('missing: embed and vector search say why; keyword search is unaffected', async () => {
-    const engine = await engineWith(tempDir('trove-empty-models-'));
+    const engine = await engineWith(b, tempDir('trove-empty-models-'));
     await expect(engine.embed()).rejects.toThrow(/model "all-MiniLM-L6-v2" is not available: no onnx\/model_quantized.onnx .*trove models pull/);
     await expect(engine.search({ query: 'retries', mode: 'vector' })).rejects.toThrow(/vector search is off: .*not available/);
     expect((await engine.status()).embeddings.collections[0]!.problem).toMatch(/not available/);
@@ -55,7 +48,7 @@ describe('a model that cannot be used', () => {
     const err = await resolveModel(findModel(manifest, 'all-MiniLM-L6-v2'), { modelsDir: dir, cacheDir: tempDir() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TroveError);
     expect((err as TroveError).message).toMatch(/corrupt or not the expected build: .*model_quantized.onnx has sha256/);
-    const engine = await engineWith(dir);
+    const engine = await engineWith(b, dir);
     await expect(engine.embed()).rejects.toThrow(/corrupt/);
     expect((await engine.search({ query: 'retries' })).results).toHaveLength(1);
   });
@@ -66,11 +59,13 @@ describe('a model that cannot be used', () => {
     parseManifest(json); // still a valid manifest
     const file = path.join(tempDir(), 'manifest.json');
     fs.writeFileSync(file, JSON.stringify(json));
-    const engine = await engineWith(modelsDir, { manifestFile: file });
+    const engine = await engineWith(b, modelsDir, { manifestFile: file });
     await expect(engine.embed()).rejects.toThrow(/makes 384-dimensional vectors, the manifest says 256/);
     expect((await engine.status()).hasVectorIndex).toBe(false);
   });
+});
 
+describe('the model manifest', () => {
   it('a malformed manifest is rejected by its schema', () => {
     expect(() => parseManifest({ version: 1, defaults: { embed: 'a', embedMultilingual: 'b', rerank: 'c' }, models: [{ id: 'x', role: 'embed' }] })).toThrow(/model manifest is invalid/);
   });

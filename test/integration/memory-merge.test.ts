@@ -1,6 +1,7 @@
 // memory_fts gets a segment per write transaction. A watching host merges it once memory has been
 // quiet for a while — never in the middle of a stream of writes, which it would only slow down —
-// and compactIndex merges it at once, answering exactly as before.
+// and compactIndex merges it at once, answering exactly as before. SQLite only: FTS5 segments and
+// their merge policy are the SQLite storage's own mechanics (PostgreSQL's keyword index has none).
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import type { Engine, MemorySearchResponse } from '../../src-main/engine/index.js';

@@ -1,6 +1,8 @@
 // Upgrading an index written before agent memory: the memory tables appear, and existing tokens
 // get a memory grant that keeps what they meant — a token of every collection keeps seeing
-// everything (write), a token scoped to some collections sees no memory (none).
+// everything (write), a token scoped to some collections sees no memory (none). SQLite only: the
+// schema migrations of a profile's file written by an older Trove (PostgreSQL's schema starts
+// with memory and grants in it).
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';

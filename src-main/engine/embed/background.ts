@@ -25,6 +25,8 @@ export interface BackgroundDeps {
 export class BackgroundPolicy {
   private lastSearchAt = -Infinity;
   private readonly sleepers = new Set<() => void>();
+  /** Pauses under way (their collection still being looked up in the index): the next turn waits for them. */
+  private readonly pausing = new Set<Promise<unknown>>();
   private waitingNow = false;
 
   constructor(
@@ -59,8 +61,22 @@ export class BackgroundPolicy {
     return this.waitingNow;
   }
 
+  /**
+   * A pause asked for and still under way: no batch starts before it has taken effect, however
+   * long its round trips take (on PostgreSQL, more than the stage's yield before each batch).
+   */
+  pauseUnderWay(pausing: Promise<unknown>): void {
+    const settled = pausing.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pausing.add(settled);
+    void settled.then(() => this.pausing.delete(settled));
+  }
+
   /** Resolves true when the next batch may start, false as soon as `stop()` says the stage must stop. */
   async turn(stop: () => boolean): Promise<boolean> {
+    while (this.pausing.size) await Promise.all([...this.pausing]);
     try {
       for (;;) {
         if (stop()) return false;

@@ -111,6 +111,11 @@ export class EmbeddingService {
     this.policy.searched();
   }
 
+  /** A pause is under way: the background stage starts no batch before it has taken effect. */
+  pauseUnderWay(pausing: Promise<unknown>): void {
+    this.policy.pauseUnderWay(pausing);
+  }
+
   private async embedCollection(c: StageCollection, explicit: boolean, stop: () => boolean): Promise<boolean> {
     const { id: collectionId, name } = c;
     const { vectors } = this.storage;
@@ -232,7 +237,11 @@ export class EmbeddingService {
     if (!enabled) return { enabled, source, state: 'off' };
     if (this.policy.paused()) return { enabled, source, state: 'paused' };
     const filling = this.stage.fillingInBackground;
-    if (filling !== null && !this.policy.paused(filling)) return { enabled, source, state: this.policy.waiting ? 'waiting' : 'embedding' };
+    // a collection the stage is only looking at (nothing of it to embed: on PostgreSQL that look takes round trips) is not embedding
+    const fillingStatus = collections.find((c) => c.id === filling)?.status;
+    if (filling !== null && !this.policy.paused(filling) && (fillingStatus === undefined || fillingStatus.needsEmbedding > 0)) {
+      return { enabled, source, state: this.policy.waiting ? 'waiting' : 'embedding' };
+    }
     const left = collections.filter((c) => c.status.needsEmbedding > 0 && !c.problem);
     if (!left.length) return { enabled, source, state: 'idle' };
     // work is left: the stage takes it up when indexing is done, unless all of it is paused
