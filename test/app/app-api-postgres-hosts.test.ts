@@ -1,12 +1,14 @@
 // Two hosts on one PostgreSQL database: a collection one host adds through its app API is served
-// by the other without a restart — its window told to refresh, watched (a file written later is indexed by it alone once the
-// first host has stopped), embedded, and dropped when a third party removes the collection. Real
-// `trove serve --ui --database` processes, the change feed's NOTIFY between them, the real model.
+// by the other without a restart — its window told to refresh, watched (a file written later is
+// indexed by it alone once the first host has stopped), embedded, and dropped when a third party
+// (an engine opened on the database) removes the collection. Real `trove serve --ui --database`
+// processes, the change feed's NOTIFY between them, the real model. PostgreSQL only: several
+// hosts sharing one index and following each other is that backend's own mechanics.
 import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiReply } from '../../src-main/api/bridge.js';
-import { openSharedIndexer } from '../../src-main/engine/index.js';
+import { Engine } from '../../src-main/engine/index.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { ensureBuilt, startServe, type ServingTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
@@ -18,18 +20,22 @@ let url: string;
 
 beforeAll(async () => {
   ensureBuilt();
-  url = await freshDatabase('apipg_hosts');
+  url = await freshDatabase('apipg_hosts', { migrated: true });
 }, 120_000);
 
 afterAll(() => removeTempDirs());
 
-async function ok<T>(host: ServingTrove, method: string, params: unknown = {}): Promise<T> {
+async function call(host: ServingTrove, method: string, params: unknown = {}): Promise<ApiReply> {
   const res = await fetch(`${host.started.url}/api/${method}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${host.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(params),
   });
-  const r = (await res.json()) as ApiReply;
+  return (await res.json()) as ApiReply;
+}
+
+async function ok<T>(host: ServingTrove, method: string, params: unknown = {}): Promise<T> {
+  const r = await call(host, method, params);
   if (!r.ok) throw new Error(`${method}: ${r.error.code}: ${r.error.message}`);
   return r.result as T;
 }
@@ -85,11 +91,12 @@ describe('a collection added by one host', () => {
       fs.writeFileSync(path.join(folder, 'airships.md'), '# Airships\n\nA zeppelin is a rigid airship that floats on hydrogen or helium.\n');
       const hits = await until(() => ok<Hits>(b, 'search', { query: 'zeppelin' }), (r) => r.results.length > 0, 60_000);
       expect(hits.results.map((h) => h.uri)).toEqual(['trove://shared/airships.md']);
-      // and b embeds it
-      await until(() => ok<Hits>(b, 'search', { query: 'lighter-than-air flying vessels', mode: 'vector' }), (r) => r.results[0]?.uri === 'trove://shared/airships.md', 90_000);
+      // and b embeds it (vector search says UNAVAILABLE until the collection has its first vectors)
+      const vector = await until(() => call(b, 'search', { query: 'lighter-than-air flying vessels', mode: 'vector' }), (r) => r.ok && (r.result as Hits).results[0]?.uri === 'trove://shared/airships.md', 90_000, 'b embedding the new file');
+      expect(vector.ok).toBe(true);
 
-      // removed by someone else (a third host's indexer): b stops watching it and no longer lists it
-      const other = await openSharedIndexer(url, { profileDir: tempDir('trove-apipg-hosts-c-') });
+      // removed by someone else (an engine on the same database): b stops watching it and no longer lists it
+      const other = await Engine.open({ profileDir: tempDir('trove-apipg-hosts-c-'), database: url });
       try {
         await other.removeCollection('shared');
       } finally {

@@ -6,10 +6,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Engine, readEnvironment } from '../../src-main/engine/index.js';
+import { readEnvironment } from '../../src-main/engine/index.js';
 import { readSettings, SETTINGS_FILE, updateSettings } from '../../src-main/engine/settings/settings-store.js';
 import { createAppApi } from '../../src-main/host/app-api.js';
 import { startHost } from '../../src-main/host/host.js';
+import { describeBackends } from '../helpers/backends.js';
 import { firstText, makeFixture, startTestHost } from '../mcp/helpers.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
@@ -100,116 +101,120 @@ describe('port precedence: --port > TROVE_PORT > saved > default', () => {
   });
 });
 
-describe('saved file-size limit', () => {
-  it('applies from the next index run: a big file is skipped with the reason, then indexed once the limit is raised', async () => {
-    const profileDir = tempDir();
-    const root = tempDir();
-    writeTree(root, { 'small.md': '# Small\n\nhello there\n', 'big.md': `# Big\n\n${'lorem ipsum '.repeat(500)}` });
-    const engine = await Engine.open({ profileDir });
-    try {
-      await engine.addCollection({ root, name: 'docs' });
-      updateSettings(profileDir, { maxFileBytes: 2048 });
-      const [first] = await engine.index();
-      expect(first!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/^file is 5\.9 KB, over the 2\.0 KB limit$/) }]);
-      expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
+// what the settings change in the index and in the answers: on both backends (the settings are the
+// host profile's file either way; the index runs and the reads go through the backend)
+describeBackends('settings at work', (b) => {
+  describe('saved file-size limit', () => {
+    it('applies from the next index run: a big file is skipped with the reason, then indexed once the limit is raised', async () => {
+      const profileDir = tempDir();
+      const root = tempDir();
+      writeTree(root, { 'small.md': '# Small\n\nhello there\n', 'big.md': `# Big\n\n${'lorem ipsum '.repeat(500)}` });
+      const engine = await b.open({ profileDir });
+      try {
+        await engine.addCollection({ root, name: 'docs' });
+        updateSettings(profileDir, { maxFileBytes: 2048 });
+        const [first] = await engine.index();
+        expect(first!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/^file is 5\.9 KB, over the 2\.0 KB limit$/) }]);
+        expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
 
-      const api = createAppApi({ engine });
-      const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
-      expect(got.result).toMatchObject({ maxFileBytes: 2048, maxFileBytesSource: 'saved' });
-      const refused = (await api.call('settings.update', { maxFileBytes: 5 })) as { ok: true; result: { errors: Record<string, string> } };
-      expect(refused.result.errors).toEqual({ maxFileBytes: 'max file size must be at least 1 KB' });
-      await api.call('settings.update', { maxFileBytes: 1024 * 1024 });
-      await api.close();
+        const api = createAppApi({ engine });
+        const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
+        expect(got.result).toMatchObject({ maxFileBytes: 2048, maxFileBytesSource: 'saved' });
+        const refused = (await api.call('settings.update', { maxFileBytes: 5 })) as { ok: true; result: { errors: Record<string, string> } };
+        expect(refused.result.errors).toEqual({ maxFileBytes: 'max file size must be at least 1 KB' });
+        await api.call('settings.update', { maxFileBytes: 1024 * 1024 });
+        await api.close();
 
-      await engine.index({ collection: 'docs' });
-      expect((await engine.search({ query: 'lorem' })).results.map((r) => r.path)).toEqual(['big.md']);
+        await engine.index({ collection: 'docs' });
+        expect((await engine.search({ query: 'lorem' })).results.map((r) => r.path)).toEqual(['big.md']);
 
-      // lowered again: the next run takes the big file back out, with the reason
-      updateSettings(profileDir, { maxFileBytes: 2048 });
-      const [lowered] = await engine.index({ collection: 'docs' });
-      expect(lowered!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/over the 2\.0 KB limit$/) }]);
-      expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
-    } finally {
-      await engine.close();
-    }
-
-    // TROVE_MAX_FILE_BYTES (the engine's explicit option) beats the saved value
-    const envEngine = await Engine.open({ profileDir, maxFileBytes: 1024 });
-    try {
-      const api = createAppApi({ engine: envEngine });
-      const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
-      expect(got.result).toMatchObject({ maxFileBytes: 1024, maxFileBytesSource: 'env' });
-      await api.close();
-    } finally {
-      await envEngine.close();
-    }
-  });
-});
-
-describe('redaction through a real MCP client', () => {
-  it('search snippets, get, multi_get and resource reads show [redacted]; the index keeps the text', async () => {
-    const f = await makeFixture();
-    const host = await startTestHost(f);
-    const client = new Client({ name: 'redaction', version: '1.0.0' });
-    try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${host.token}` } } }));
-      const before = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
-      expect(JSON.stringify(before)).toContain('exponential backoff');
-
-      updateSettings(f.profileDir, { redaction: ['exponential\\s+backoff', 'Jitter'] });
-      const search = await client.callTool({ name: 'search', arguments: { query: 'exponential backoff jitter' } });
-      const results = (search.structuredContent as { results: { file: string; snippet: string }[] }).results;
-      const hit = results.find((r) => r.file === 'notes/retries.md')!;
-      expect(hit.snippet).toContain('[redacted]');
-      expect(hit.snippet).not.toMatch(/exponential backoff|Jitter/);
-      expect(firstText(search)).not.toMatch(/exponential backoff/);
-
-      const get = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
-      const getJson = JSON.stringify(get);
-      expect(getJson).toContain('We retry HTTP calls with [redacted].');
-      expect(getJson).not.toMatch(/exponential backoff|Jitter/);
-
-      const multi = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/retries.md' } });
-      expect(JSON.stringify(multi)).toContain('[redacted]');
-      expect(JSON.stringify(multi)).not.toMatch(/exponential backoff/);
-
-      const resource = await client.readResource({ uri: 'trove://notes/retries.md' });
-      expect(JSON.stringify(resource)).toContain('[redacted]');
-      expect(JSON.stringify(resource)).not.toMatch(/exponential backoff/);
-
-      // the knowledge tools: snippets, and knowledge.get's content in every mode, text and structured alike
-      const k = await client.callTool({ name: 'knowledge.search', arguments: { query: 'retry policy jitter' } });
-      expect(JSON.stringify(k)).not.toMatch(/exponential backoff|Jitter/);
-      for (const mode of ['snippet', 'chunk', 'full']) {
-        const g = await client.callTool({ name: 'knowledge.get', arguments: { uri: 'trove://notes/retries.md', retrieval: { mode } } });
-        expect((g.structuredContent as { content: string }).content, mode).toContain('[redacted]');
-        expect(JSON.stringify(g), mode).not.toMatch(/exponential backoff|Jitter/);
-        expect(JSON.parse((g.content as { text: string }[])[0]!.text), mode).toEqual(g.structuredContent);
+        // lowered again: the next run takes the big file back out, with the reason
+        updateSettings(profileDir, { maxFileBytes: 2048 });
+        const [lowered] = await engine.index({ collection: 'docs' });
+        expect(lowered!.skipped).toEqual([{ path: 'big.md', reason: expect.stringMatching(/over the 2\.0 KB limit$/) }]);
+        expect((await engine.search({ query: 'lorem' })).results).toEqual([]);
+      } finally {
+        await engine.close();
       }
 
-      // a settings.json broken by hand fails closed: the reason, never unredacted text
-      const saved = fs.readFileSync(path.join(f.profileDir, SETTINGS_FILE), 'utf8');
-      fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), '{ "redaction": [');
-      const refused = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
-      expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused)).toMatch(/redaction rules cannot be read.*not valid JSON/);
-      expect(JSON.stringify(refused)).not.toMatch(/exponential backoff/);
-      fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), saved);
-      expect(JSON.stringify(await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } }))).toContain('[redacted]');
+      // TROVE_MAX_FILE_BYTES (the engine's explicit option) beats the saved value
+      const envEngine = await b.open({ profileDir, maxFileBytes: 1024, database: b.target(engine).database });
+      try {
+        const api = createAppApi({ engine: envEngine });
+        const got = (await api.call('settings.get', {})) as { ok: true; result: { maxFileBytes: number; maxFileBytesSource: string } };
+        expect(got.result).toMatchObject({ maxFileBytes: 1024, maxFileBytesSource: 'env' });
+        await api.close();
+      } finally {
+        await envEngine.close();
+      }
+    });
+  });
 
-      // the index itself is unchanged
-      expect((await f.engine.get('notes/retries.md')).text).toContain('exponential backoff');
-      expect((await f.engine.search({ query: 'jitter' })).results.map((r) => r.path)).toContain('retries.md');
+  describe('redaction through a real MCP client', () => {
+    it('search snippets, get, multi_get and resource reads show [redacted]; the index keeps the text', async () => {
+      const f = await makeFixture(b);
+      const host = await startTestHost(f);
+      const client = new Client({ name: 'redaction', version: '1.0.0' });
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(host.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${host.token}` } } }));
+        const before = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
+        expect(JSON.stringify(before)).toContain('exponential backoff');
 
-      // the app's preview shows what the assistant gets
-      const api = createAppApi({ engine: f.engine });
-      const preview = (await api.call('get', { locator: 'notes/retries.md' })) as { ok: true; result: { text: string } };
-      expect(preview.result.text).toContain('[redacted]');
-      await api.close();
-    } finally {
-      await client.close();
-      await host.close();
-      await f.cleanup();
-    }
+        updateSettings(f.profileDir, { redaction: ['exponential\\s+backoff', 'Jitter'] });
+        const search = await client.callTool({ name: 'search', arguments: { query: 'exponential backoff jitter' } });
+        const results = (search.structuredContent as { results: { file: string; snippet: string }[] }).results;
+        const hit = results.find((r) => r.file === 'notes/retries.md')!;
+        expect(hit.snippet).toContain('[redacted]');
+        expect(hit.snippet).not.toMatch(/exponential backoff|Jitter/);
+        expect(firstText(search)).not.toMatch(/exponential backoff/);
+
+        const get = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
+        const getJson = JSON.stringify(get);
+        expect(getJson).toContain('We retry HTTP calls with [redacted].');
+        expect(getJson).not.toMatch(/exponential backoff|Jitter/);
+
+        const multi = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/retries.md' } });
+        expect(JSON.stringify(multi)).toContain('[redacted]');
+        expect(JSON.stringify(multi)).not.toMatch(/exponential backoff/);
+
+        const resource = await client.readResource({ uri: 'trove://notes/retries.md' });
+        expect(JSON.stringify(resource)).toContain('[redacted]');
+        expect(JSON.stringify(resource)).not.toMatch(/exponential backoff/);
+
+        // the knowledge tools: snippets, and knowledge.get's content in every mode, text and structured alike
+        const k = await client.callTool({ name: 'knowledge.search', arguments: { query: 'retry policy jitter' } });
+        expect(JSON.stringify(k)).not.toMatch(/exponential backoff|Jitter/);
+        for (const mode of ['snippet', 'chunk', 'full']) {
+          const g = await client.callTool({ name: 'knowledge.get', arguments: { uri: 'trove://notes/retries.md', retrieval: { mode } } });
+          expect((g.structuredContent as { content: string }).content, mode).toContain('[redacted]');
+          expect(JSON.stringify(g), mode).not.toMatch(/exponential backoff|Jitter/);
+          expect(JSON.parse((g.content as { text: string }[])[0]!.text), mode).toEqual(g.structuredContent);
+        }
+
+        // a settings.json broken by hand fails closed: the reason, never unredacted text
+        const saved = fs.readFileSync(path.join(f.profileDir, SETTINGS_FILE), 'utf8');
+        fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), '{ "redaction": [');
+        const refused = await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } });
+        expect(refused.isError).toBe(true);
+        expect(JSON.stringify(refused)).toMatch(/redaction rules cannot be read.*not valid JSON/);
+        expect(JSON.stringify(refused)).not.toMatch(/exponential backoff/);
+        fs.writeFileSync(path.join(f.profileDir, SETTINGS_FILE), saved);
+        expect(JSON.stringify(await client.callTool({ name: 'get', arguments: { file: 'notes/retries.md' } }))).toContain('[redacted]');
+
+        // the index itself is unchanged
+        expect((await f.engine.get('notes/retries.md')).text).toContain('exponential backoff');
+        expect((await f.engine.search({ query: 'jitter' })).results.map((r) => r.path)).toContain('retries.md');
+
+        // the app's preview shows what the assistant gets
+        const api = createAppApi({ engine: f.engine });
+        const preview = (await api.call('get', { locator: 'notes/retries.md' })) as { ok: true; result: { text: string } };
+        expect(preview.result.text).toContain('[redacted]');
+        await api.close();
+      } finally {
+        await client.close();
+        await host.close();
+        await f.cleanup();
+      }
+    });
   });
 });

@@ -4,7 +4,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CollectionEmbeddingStatus, StatusReport } from '../../src-main/engine/index.js';
+import { modelsDir } from '../embed/models-dir.js';
+import { describeBackends } from '../helpers/backends.js';
 import { ensureBuilt, oneJson, REPO, runTrove, type CliResult } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 
 let home: string;
@@ -259,5 +263,60 @@ describe('token', () => {
     const bad = await trove('token', 'create', '--name', 'x', '--profile', 'everything');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--profile must be standard or deep-research/);
+  });
+});
+
+// The commands that read and write the index, on either backend: every command takes the global
+// --database (a PostgreSQL URL) in place of the profile's SQLite file and answers the same; an
+// index run embeds only when asked (--embed), `trove embed` prints each collection's embedding
+// status, and the tokens are the index's. (The rest of the contract above is the CLI's own: its
+// options, output shapes and exit codes do not depend on the backend.)
+describeBackends('the index through the CLI', (b) => {
+  let home: string;
+  let docs: string;
+  let database: string | undefined;
+  const run = (...args: string[]) => runTrove(database ? [...args, '--database', database] : args, { home, env: { TROVE_MODELS_DIR: modelsDir } });
+
+  beforeAll(async () => {
+    home = tempDir('trove-cli-backend-');
+    docs = tempDir('trove-cli-backend-docs-');
+    writeTree(docs, {
+      'bread.md': '# Sourdough\n\nFeed the starter the night before; the dough rises slowly in a cool kitchen.\n',
+      'bikes.md': '# Bicycle repair\n\nPatch the inner tube, then check the tyre for thorns.\n',
+    });
+    database = b.name === 'postgres' ? await freshDatabase('cli', { migrated: true }) : undefined;
+  });
+
+  it('collection add and index do not embed unless asked; --embed does; status and search read that index', async () => {
+    const added = oneJson<{ collection: { name: string; documents: number }; index: { added: number } }>(ok(await run('collection', 'add', docs, '--name', 'kitchen', '--json')));
+    expect(added).toMatchObject({ collection: { name: 'kitchen', documents: 2 }, index: { added: 2 } });
+    expect(added).not.toHaveProperty('embedding');
+    const before = oneJson<StatusReport>(ok(await run('status', '--json')));
+    expect(before).toMatchObject({ totals: { collections: 1, documents: 2 }, needsEmbedding: 2, hasVectorIndex: false });
+    expect(before.database.path).toBe(database ?? path.join(home, 'index.sqlite'));
+
+    const indexed = oneJson<{ reports: { collection: string; unchanged: number }[]; embeddings: CollectionEmbeddingStatus[] }>(ok(await run('index', '--embed', '--json')));
+    expect(indexed.reports).toEqual([expect.objectContaining({ collection: 'kitchen', unchanged: 2 })]);
+    expect(indexed.embeddings).toEqual([expect.objectContaining({ collection: 'kitchen', model: 'all-MiniLM-L6-v2', vectors: 2, needsEmbedding: 0 })]);
+    const found = oneJson<{ results: { path: string }[] }>(ok(await run('search', 'baking', 'bread', 'at', 'home', '--mode', 'vector', '--json')));
+    expect(found.results[0]?.path).toBe('bread.md');
+
+    writeTree(docs, { 'more/kettle.md': '# Kettle\n\nDescale the kettle with vinegar.\n' });
+    const more = oneJson<{ index: { added: number }; embedding: CollectionEmbeddingStatus }>(ok(await run('collection', 'add', path.join(docs, 'more'), '--name', 'more', '--embed', '--json')));
+    expect(more).toMatchObject({ index: { added: 1 }, embedding: { collection: 'more', vectors: 1, needsEmbedding: 0 } });
+    const all = oneJson<{ collections: CollectionEmbeddingStatus[] }>(ok(await run('embed', '--json')));
+    expect(all.collections.map((c) => [c.collection, c.vectors, c.needsEmbedding])).toEqual([
+      ['kitchen', 2, 0],
+      ['more', 1, 0],
+    ]);
+  });
+
+  it('tokens are the index\'s: create, list, revoke', async () => {
+    const made = oneJson<{ token: string; name: string; collections: string[] | null; memory: string }>(ok(await run('token', 'create', '--name', 'reader', '--collections', 'kitchen', '--json')));
+    expect(made).toMatchObject({ name: 'reader', collections: ['kitchen'], memory: 'none' });
+    expect(made.token).toMatch(/^trove_/);
+    expect(oneJson<{ name: string }[]>(ok(await run('token', 'list', '--json'))).map((t) => t.name)).toEqual(['reader']);
+    ok(await run('token', 'revoke', 'reader'));
+    expect(oneJson<unknown[]>(ok(await run('token', 'list', '--json')))).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 // Documents through the `trove` command, run as a real child process: hits carry the page in
 // --json and in the text output, --kind filters by document kind, get prints the extracted text
-// with its markers, status counts kinds and lists the file that failed with its reason.
+// with its markers, status counts kinds and lists the file that failed with its reason. On SQLite:
+// the command prints what the engine answers; what the index keeps of a document (pages, kinds,
+// get's markers) runs on both backends in test/integration/formats.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, oneJson, runTrove, type CliResult } from '../helpers/cli.js';
 import { fixtureFiles } from '../helpers/formats.js';

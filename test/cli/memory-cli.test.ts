@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src-main/engine/index.js';
+import { Engine, type CollectionEmbeddingStatus } from '../../src-main/engine/index.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { freshDatabase } from '../helpers/postgres.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
     { threadId: 'ui', source: 'agent', text: 'The settings page screenshot.', images: [{ data: PIXEL }] },
   ]);
   await engine.close();
-}, 60_000);
+}, 120_000);
 afterAll(() => removeTempDirs());
 
 describe('trove memory', () => {
@@ -140,7 +140,7 @@ describe('trove memory --database', () => {
     // what an import wrote waits for vectors until a host embeds it: `trove embed --database` does, memory with the folders
     const embedded = await runTrove(['embed', '--json', '--database', url], { home: empty, env: { TROVE_MODELS_DIR: modelsDir } });
     expect(embedded.code, embedded.stderr).toBe(0);
-    expect(oneJson<{ embeddings: { collection: string; embedded: number; pending: number }[] }>(embedded).embeddings).toMatchObject([{ collection: '~memory', embedded: 3, pending: 0 }]);
+    expect(oneJson<{ collections: CollectionEmbeddingStatus[] }>(embedded).collections).toMatchObject([{ collection: '~memory', model: 'all-MiniLM-L6-v2', vectors: 3, needsEmbedding: 0 }]);
     const semantic = oneJson<{ hits: { entry: { text: string } }[] }>(await runTrove(['memory', 'search', 'switching traffic between deployments', '--mode', 'vector', '--json', '--database', url], { home: empty, env: { TROVE_MODELS_DIR: modelsDir } }));
     expect(semantic.hits[0]?.entry.text).toBe('Blue-green deploys switch the load balancer after health checks pass.');
   });

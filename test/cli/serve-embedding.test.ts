@@ -1,12 +1,15 @@
 // `trove serve` embeds in the background by default and `--no-embed` turns it off; `trove status`
 // reads the running host's live report (how much is embedded, what the stage is doing); `trove
 // search --color` marks the engine's highlight spans. Real child processes on temp profiles, the
-// real model.
+// real model. The host on either backend (`trove serve --database` on PostgreSQL; `trove status`
+// on its profile reads that host's live report too); the colours on SQLite (the CLI's own).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src-main/engine/index.js';
+import { describeBackends } from '../helpers/backends.js';
 import { ensureBuilt, oneJson, REPO, runTrove, type CliResult } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from '../embed/models-dir.js';
 
@@ -24,14 +27,15 @@ function ok(r: CliResult): CliResult {
   return r;
 }
 
-async function profileWithNotes(): Promise<string> {
+/** A profile whose collection of two notes is indexed (into `database` when given), not embedded. */
+async function profileWithNotes(database?: string): Promise<string> {
   const home = tempDir('trove-serve-home-');
   const notes = tempDir('trove-serve-notes-');
   writeTree(notes, {
     'ps.md': '# Processes\n\nThe running processes of the computer, then their modules.\n',
     'retry.md': '# Retry policy\n\nRetry failed requests with exponential backoff.\n',
   });
-  ok(await runTrove(['collection', 'add', notes, '--name', 'notes', '--json'], { home, env }));
+  ok(await runTrove(['collection', 'add', notes, '--name', 'notes', '--json', ...(database ? ['--database', database] : [])], { home, env }));
   return home;
 }
 
@@ -69,13 +73,18 @@ async function statusUntil(home: string, pred: (s: StatusReport) => boolean): Pr
   throw new Error(`status never matched: ${JSON.stringify(last?.embeddings)}`);
 }
 
-describe('trove serve and background embedding', () => {
+describeBackends('trove serve and background embedding', (b) => {
+  /** The index a test's host serves: a database of its own on PostgreSQL, the profile's file on SQLite. */
+  const index = async (): Promise<string[]> => (b.name === 'postgres' ? ['--database', await freshDatabase('serve_embed', { migrated: true })] : []);
+
   it('embeds by default, and trove status shows the host\'s live report', async () => {
-    const home = await profileWithNotes();
-    const server = await serve(home);
+    const where = await index();
+    const home = await profileWithNotes(where[1]);
+    const server = await serve(home, ...where);
     const s = await statusUntil(home, (st) => st.embeddings.coverage.percent === 100);
     expect(s.embeddings.background).toEqual({ enabled: true, source: 'default', state: 'idle' });
     expect(s.embeddings.coverage).toMatchObject({ embedded: 2, chunks: 2 });
+    expect(s.database.path).toBe(where[1] ?? path.join(home, 'index.sqlite')); // the index that host serves
     const human = ok(await runTrove(['status'], { home, env })).stdout;
     expect(human).toMatch(new RegExp(`^Live from the running host \\(pid ${server.pid}\\)`));
     expect(human).toMatch(/^Embeddings: 2 of 2 chunks embedded \(100%\); background embedding has nothing left to do$/m);
@@ -87,8 +96,9 @@ describe('trove serve and background embedding', () => {
   });
 
   it('--no-embed leaves the vectors to `trove embed`, and says so', async () => {
-    const home = await profileWithNotes();
-    const server = await serve(home, '--no-embed');
+    const where = await index();
+    const home = await profileWithNotes(where[1]);
+    const server = await serve(home, '--no-embed', ...where);
     const s = oneJson<StatusReport>(ok(await runTrove(['status', '--json'], { home, env })));
     expect(s.embeddings.background).toEqual({ enabled: false, source: 'option', state: 'off' });
     expect(s).toMatchObject({ needsEmbedding: 2, hasVectorIndex: false });

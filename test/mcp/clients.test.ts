@@ -1,6 +1,8 @@
 // Real clients over real transports: the v1 SDK client over HTTP, and both SDK generations over
 // stdio through `trove mcp` — which finds or starts the engine host, shares it, survives its
 // restart, and writes nothing but protocol to stdout. Needs a fresh `npx tsc -p tsconfig.node.json`.
+// On SQLite: the transports do not depend on the index (`trove mcp` starting a host on a database:
+// test/mcp/serve-postgres.test.ts; every tool on both backends: the other MCP suites).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

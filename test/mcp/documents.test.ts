@@ -2,6 +2,8 @@
 // relay (`trove mcp`): hits carry the page, get / multi_get / the resource template serve the
 // extracted text with its page and slide markers (line numbers into that text), status counts
 // documents per kind; an e-mail's attachment is a document of its own, at the mail's path plus its name.
+// On SQLite: the tools print what the engine answers; what the index keeps of a document (pages,
+// kinds, attachments, get's markers) runs on both backends in test/integration/formats.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -12,6 +12,7 @@ import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/clien
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Engine } from '../../src-main/engine/index.js';
 import { startHost, type Host } from '../../src-main/host/host.js';
+import type { TestBackend } from '../helpers/backends.js';
 import { modelsDir } from '../embed/models-dir.js';
 import { TROVE_BIN } from './helpers.js';
 
@@ -22,13 +23,14 @@ export interface MemoryFixture {
   cleanup(): Promise<void>;
 }
 
-/** A profile with one small folder collection and an empty memory, served on a free port. */
-export async function memoryFixture(): Promise<MemoryFixture> {
+/** A profile with one small folder collection and an empty memory, served on a free port; on `backend`'s index when given. */
+export async function memoryFixture(backend?: TestBackend): Promise<MemoryFixture> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-memory-mcp-'));
   const notes = path.join(dir, 'notes');
   fs.mkdirSync(notes);
   fs.writeFileSync(path.join(notes, 'retries.md'), '# Retry policy\n\nWe retry HTTP calls with exponential backoff.\n');
-  const engine = await Engine.open({ profileDir: path.join(dir, 'profile'), embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 } });
+  const opts = { profileDir: path.join(dir, 'profile'), embeddings: { modelsDir, defaultModel: 'all-MiniLM-L6-v2', rerankModel: 'test-tiny-cross-encoder', workers: 1 } };
+  const engine = backend ? await backend.open(opts) : await Engine.open(opts);
   await engine.addCollection({ root: notes, name: 'notes' });
   await engine.index();
   const host = await startHost({ engine, port: 0, token: 'test-runtime-token-0123456789' });

@@ -196,3 +196,18 @@ describe('highlights move with redacted secrets', () => {
     }
   });
 });
+
+describe('the time budget of user rules', () => {
+  it("counts the rules' time, not a new worker thread's start: a fine rule answers on a fresh worker even with a 2 ms budget; a slow one is still stopped", async () => {
+    const { UserRuleRunner } = await import('../../src-main/engine/redaction/user-rules.js');
+    // a thread's start alone takes longer than 2 ms (tens of ms idle, hundreds under load), so a
+    // budget that counted it would stop this rule before the worker ever ran it
+    const fresh = new UserRuleRunner(2);
+    try {
+      expect((await fresh.apply(['the lighthouse keeper logs the wind'], ['lighthouse'])).texts).toEqual(['the [redacted] keeper logs the wind']);
+      await expect(fresh.apply([`${'x'.repeat(40)}!`], ['(x|x)*y'])).rejects.toThrow(/redaction rule "\(x\|x\)\*y" .*too slow/);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

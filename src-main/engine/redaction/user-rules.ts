@@ -12,6 +12,9 @@ import type { Cut } from './spans.js';
 
 export const REDACTED = '[redacted]';
 
+/** How long a new worker thread may take to pick up its first job (a loaded machine's start-up), apart from the rules' budget. */
+const WORKER_START_MS = 30_000;
+
 /** Each text after the rules, and per text the replacements of each rule's pass, in order. */
 export interface RuleOutput {
   texts: string[];
@@ -120,13 +123,24 @@ export class UserRuleRunner {
     const worker = this.ensureWorker();
     const id = this.nextId++;
     return new Promise<RuleOutput>((resolve, reject) => {
-      let lastStep = Atomics.load(this.progress, 0);
-      let lastChange = performance.now();
+      const posted = Atomics.load(this.progress, 0);
+      const postedAt = performance.now();
+      let lastStep = posted;
+      let lastChange = postedAt;
       const watchdog = setInterval(() => {
         const step = Atomics.load(this.progress, 0);
         if (step !== lastStep) {
           lastStep = step;
           lastChange = performance.now();
+          return;
+        }
+        // the budget is the rules' time: a new thread's start (hundreds of ms on a loaded machine) is not theirs
+        if (step === posted) {
+          if (performance.now() - postedAt < WORKER_START_MS) return;
+          finish();
+          this.worker = null;
+          void worker.terminate();
+          reject(new TroveError('UNAVAILABLE', `redaction rules could not be applied, so no document text is returned: their worker did not start in ${WORKER_START_MS / 1000} s`));
           return;
         }
         if (performance.now() - lastChange < this.budgetMs) return;
