@@ -5,7 +5,7 @@
 // index equals the folder indexed by one host.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSharedIndexer, type IndexReport, type SharedIndexer } from '../../src-main/engine/index.js';
+import { Engine, type IndexReport } from '../../src-main/engine/index.js';
 import { ensureBuilt, oneJson, runTrove } from '../helpers/cli.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
@@ -25,14 +25,14 @@ function folder(): string {
 
 let url: string;
 let client: pg.Client;
-let indexer: SharedIndexer;
+let indexer: Engine;
 
 beforeAll(async () => {
   ensureBuilt();
   url = await freshDatabase('hosts');
   client = new pg.Client({ connectionString: url });
   await client.connect();
-  indexer = await openSharedIndexer(url);
+  indexer = await Engine.open({ profileDir: tempDir('trove-hosts-profile-'), database: url });
 });
 
 afterAll(async () => {
