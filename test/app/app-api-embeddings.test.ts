@@ -27,7 +27,8 @@ describeBackends('app API: live folders, embeddings and memory', (b) => {
     fs.mkdirSync(docs);
     fs.writeFileSync(path.join(docs, 'bread.md'), '# Sourdough\n\nFeed the starter the night before; the dough rises slowly in a cool kitchen.\n');
     fs.writeFileSync(path.join(docs, 'bikes.md'), '# Bicycle repair\n\nPatch the inner tube, then check the tyre for thorns.\n');
-    engine = await b.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: MODELS } });
+    // catchUpChunks 0: a search embeds nothing by itself, so the vectors are the background run's
+    engine = await b.open({ profileDir: path.join(tmp, 'profile'), embeddings: { modelsDir: MODELS, catchUpChunks: 0 } });
     api = createAppApi({ engine });
     api.onEvent((e) => events.push(e));
     ok(await api.call('collections.add', { root: docs, name: 'kitchen' }));

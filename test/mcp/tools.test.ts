@@ -136,7 +136,7 @@ describeBackends('MCP tools', (b) => {
       const r = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/*.md' } });
       expect(r.isError).toBeFalsy();
       expect(r.content[0]).toMatchObject({ type: 'text' });
-      expect(firstText(r)).toMatch(/^\[SKIPPED: notes\/big\.md - .*maxBytes/);
+      expect(firstText(r)).toBe('[SKIPPED: notes/big.md - File too large (18KB). Use \'get\' with file="notes/big.md" to retrieve.]');
       const resources = r.content.filter((c) => c.type === 'resource') as { resource: { uri: string } }[];
       expect(resources.map((c) => c.resource.uri)).toEqual(['trove://notes/retries.md']);
       const list = await client.callTool({ name: 'multi_get', arguments: { pattern: 'notes/retries.md, notes/nothere.md', maxLines: 1 } });
