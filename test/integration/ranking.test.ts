@@ -63,8 +63,8 @@ describe('trove_bm25', () => {
         const expression = terms.map((t) => `"${t}"`).join(op);
         const counts = terms.map((t) => df.get(indexTerm({ text: t, cjk: false }))!.doc); // as the planner looks them up
         const ref = db.prepare('SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as { rowid: number; s: number }[];
-        const given = db.prepare(`SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid`).all(...counts, expression) as typeof ref;
-        const counted = db.prepare('SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as typeof ref;
+        const given = db.prepare(`SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid`).all(...counts, expression) as typeof ref;
+        const counted = db.prepare('SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL, NULL, NULL) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as typeof ref;
         expect(ref.length).toBeGreaterThan(0);
         for (const other of [given, counted]) {
           expect(other.map((r) => r.rowid)).toEqual(ref.map((r) => r.rowid));
@@ -75,18 +75,18 @@ describe('trove_bm25', () => {
         // are still bm25's, with its scores (ties may swap places)
         for (const k of [1, 3, 10]) {
           const top = db.prepare('SELECT bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?').all(expression, k) as { s: number }[];
-          const best = db.prepare(`SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, ?${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?`).all(k, ...counts, expression, k) as typeof top;
+          const best = db.prepare(`SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, ?, NULL, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?`).all(k, ...counts, expression, k) as typeof top;
           expect(best.length).toBe(top.length);
           best.forEach((r, i) => expect(r.s, `${expression} k=${k}`).toBeCloseTo(top[i]!.s, 9));
         }
-        const skipped = db.prepare(`SELECT count(*) AS n FROM (SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, 1${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ?) WHERE s > 1e299`);
+        const skipped = db.prepare(`SELECT count(*) AS n FROM (SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, 1, NULL, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ?) WHERE s > 1e299`);
         pruned += (skipped.get(...counts, expression) as { n: number }).n;
       }
     }
     expect(rows).toBeGreaterThan(100);
     expect(pruned, 'rows left unscored because they could not make the top k').toBeGreaterThan(0);
     // a wrong count changes the score: the counts really are used
-    const [a] = db.prepare('SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, 1) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
+    const [a] = db.prepare('SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL, NULL, 1) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
     const [b] = db.prepare('SELECT bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
     expect(a!.s).not.toBeCloseTo(b!.s, 3);
     db.close();
