@@ -3,7 +3,7 @@
 // Every collection kind has its own keyword index (store/keyword-index.ts): a ChunkStore writes
 // one of them, and its siblings (forIndex) the others, sharing the delete hooks.
 import type { Db } from './database.js';
-import { countDeletedSql } from './fts-totals.js';
+import { DeletedRows } from './fts-totals.js';
 import type { KeywordIndex } from './keyword-index.js';
 
 export interface ChunkWrite {
@@ -79,8 +79,8 @@ export class ChunkStore {
   private readonly deleteForStmt;
   private readonly deleteFtsForStmt;
   private readonly deleteFtsForCollectionStmt;
-  private readonly countDeletedForStmt;
-  private readonly countDeletedForCollectionStmt;
+  private readonly deletedFor;
+  private readonly deletedForCollection;
   private readonly insertStmt;
   private readonly insertFtsStmt;
   private readonly byIdStmt;
@@ -100,8 +100,8 @@ export class ChunkStore {
     this.deleteFtsForStmt = db.prepare(`DELETE FROM ${index} WHERE rowid IN (${ofDocument})`);
     this.deleteFtsForCollectionStmt = db.prepare(`DELETE FROM ${index} WHERE rowid IN (${ofCollection})`);
     // FTS5 never takes contentless-deleted rows out of its totals: count them first (store/fts-totals.ts)
-    this.countDeletedForStmt = db.prepare(countDeletedSql(index, ofDocument));
-    this.countDeletedForCollectionStmt = db.prepare(countDeletedSql(index, ofCollection));
+    this.deletedFor = new DeletedRows(db, index, ofDocument);
+    this.deletedForCollection = new DeletedRows(db, index, ofCollection);
     // plain INSERT + lastInsertRowid: RETURNING costs a statement journal per row
     this.insertStmt = db.prepare(
       `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
@@ -167,13 +167,13 @@ export class ChunkStore {
   /** Drops every chunk and FTS row of a collection (before the collection row goes). */
   deleteForCollection(collectionId: number): void {
     for (const h of this.deleteHooks) h.forCollection(collectionId);
-    this.countDeletedForCollectionStmt.run(collectionId);
+    this.deletedForCollection.count(collectionId);
     this.deleteFtsForCollectionStmt.run(collectionId);
   }
 
   /** A document's FTS rows out, and into the index's deleted totals. */
   private deleteFts(documentId: number): void {
-    this.countDeletedForStmt.run(documentId);
+    this.deletedFor.count(documentId);
     this.deleteFtsForStmt.run(documentId);
   }
 

@@ -54,13 +54,26 @@ export function registerFtsFunctions(db: Db): void {
 }
 
 /**
- * SQL adding the FTS rows a delete statement will drop (`ids`: a subquery of their rowids, with the
- * delete's parameters) to the index's fts_deleted row. Run it just before that delete.
+ * Counts FTS rows into the index's fts_deleted row just before a delete statement drops them:
+ * `ids` is the delete's subquery of their rowids, taking one parameter. A sum read then an update
+ * only when rows go: ~18 µs a document (cpp-docs, 3 chunks a document), against ~30 µs for one
+ * UPDATE … FROM (measured; the FTS delete itself ~35 µs).
  */
-export function countDeletedSql(index: KeywordIndex, ids: string): string {
-  return `UPDATE fts_deleted SET rows = rows + d.n, tokens = tokens + d.t
-    FROM (SELECT count(*) AS n, coalesce(sum(trove_docsize_tokens(sz)), 0) AS t FROM ${index}_docsize WHERE id IN (${ids})) d
-    WHERE idx = '${index}'`;
+export class DeletedRows {
+  private readonly sumStmt;
+  private readonly addStmt;
+
+  constructor(db: Db, index: KeywordIndex, ids: string) {
+    this.sumStmt = db
+      .prepare<[number], [number, number]>(`SELECT count(*), coalesce(sum(trove_docsize_tokens(sz)), 0) FROM ${index}_docsize WHERE id IN (${ids})`)
+      .raw();
+    this.addStmt = db.prepare(`UPDATE fts_deleted SET rows = rows + ?, tokens = tokens + ? WHERE idx = '${index}'`);
+  }
+
+  count(param: number): void {
+    const [rows, tokens] = this.sumStmt.get(param)!;
+    if (rows) this.addStmt.run(rows, tokens);
+  }
 }
 
 export interface FtsTotals {
