@@ -1,8 +1,9 @@
 /*
 ** trove_rank: an SQLite extension adding the FTS5 ranking function trove_bm25().
 **
-** trove_bm25(fts, wTitle, wHeadings, wBody, k, nHit0, nHit1, ...) scores a row exactly as FTS5's
-** bm25(fts, wTitle, wHeadings, wBody) does, with two differences that only make it faster.
+** trove_bm25(fts, wTitle, wHeadings, wBody, k, nRow, nToken, nHit0, nHit1, ...) scores a row as
+** FTS5's bm25(fts, wTitle, wHeadings, wBody) does, with two differences that only make it faster
+** and one that makes it right after deletes.
 **
 ** 1. The number of rows matching each phrase (nHitI, in the order the phrases appear in the
 ** MATCH expression) can be passed in.
@@ -21,6 +22,12 @@
 ** exact score seen so far, the row cannot be in the result and gets +1e300 (sorts last)
 ** instead. The k rows returned are exactly bm25()'s top k, with exactly its scores.
 **
+** 3. nRow and nToken, when given (not NULL), are the index's true row count and total token
+** count, used for BM25's N and average length instead of FTS5's totals record (xRowCount,
+** xColumnTotalSize). Trove's tables are contentless_delete, and FTS5 never subtracts a
+** contentless-deleted row from that record, so after edits it overcounts; the storage knows the
+** true totals (store/fts-totals.ts). NULL: FTS5's record, as bm25().
+**
 ** Built by scripts/build-native.mjs; the engine falls back to bm25() when it is missing.
 */
 #include "sqlite3ext.h"
@@ -30,7 +37,9 @@ SQLITE_EXTENSION_INIT1
 
 #define N_WEIGHTS 3
 #define ARG_K N_WEIGHTS
-#define ARG_HITS (N_WEIGHTS + 1)
+#define ARG_ROWS (N_WEIGHTS + 1)
+#define ARG_TOKENS (N_WEIGHTS + 2)
+#define ARG_HITS (N_WEIGHTS + 3)
 #define PRUNED 1e300
 
 typedef struct RankData RankData;
@@ -56,6 +65,13 @@ static int countCb(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUserD
   return SQLITE_OK;
 }
 
+/* Whether argument i was passed and is not NULL; if so, its value in *p. */
+static int givenInt(int nVal, sqlite3_value **apVal, int i, sqlite3_int64 *p) {
+  if (i >= nVal || sqlite3_value_type(apVal[i]) == SQLITE_NULL) return 0;
+  *p = sqlite3_value_int64(apVal[i]);
+  return 1;
+}
+
 static int rankData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int nVal, sqlite3_value **apVal, RankData **pp) {
   int rc = SQLITE_OK;
   RankData *p = (RankData *)pApi->xGetAuxdata(pFts, 0);
@@ -75,17 +91,12 @@ static int rankData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int nVal, s
     p->aFreq = &p->aIDF[nPhrase];
     p->k = (int)k;
     p->aTop = &p->aFreq[nPhrase];
-    rc = pApi->xRowCount(pFts, &nRow);
-    if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
+    if (givenInt(nVal, apVal, ARG_ROWS, &nRow) == 0) rc = pApi->xRowCount(pFts, &nRow);
+    if (rc == SQLITE_OK && givenInt(nVal, apVal, ARG_TOKENS, &nToken) == 0) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
     if (rc == SQLITE_OK) p->avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
     for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
       sqlite3_int64 nHit = 0;
-      int arg = ARG_HITS + i;
-      if (arg < nVal && sqlite3_value_type(apVal[arg]) != SQLITE_NULL) {
-        nHit = sqlite3_value_int64(apVal[arg]);
-      } else {
-        rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, countCb);
-      }
+      if (givenInt(nVal, apVal, ARG_HITS + i, &nHit) == 0) rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, countCb);
       if (rc == SQLITE_OK) {
         /* the same IDF as bm25(), floor included */
         double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));

@@ -10,6 +10,7 @@ import { type Engine, type SearchResponse } from '../../src-main/engine/index.js
 import { readEnvironment } from '../../src-main/engine/config.js';
 import { openDatabase } from '../../src-main/engine/store/database.js';
 import { FtsMerge } from '../../src-main/engine/store/fts-merge.js';
+import { FtsTotalsReader, varints } from '../../src-main/engine/store/fts-totals.js';
 import { hasRankFunction } from '../../src-main/engine/store/sqlite/rank.js';
 import { indexTerm } from '../../src-main/engine/text/terms.js';
 import { describeBackends } from '../helpers/backends.js';
@@ -63,8 +64,8 @@ describe('trove_bm25', () => {
         const expression = terms.map((t) => `"${t}"`).join(op);
         const counts = terms.map((t) => df.get(indexTerm({ text: t, cjk: false }))!.doc); // as the planner looks them up
         const ref = db.prepare('SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as { rowid: number; s: number }[];
-        const given = db.prepare(`SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid`).all(...counts, expression) as typeof ref;
-        const counted = db.prepare('SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as typeof ref;
+        const given = db.prepare(`SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid`).all(...counts, expression) as typeof ref;
+        const counted = db.prepare('SELECT rowid, trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL, NULL, NULL) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').all(expression) as typeof ref;
         expect(ref.length).toBeGreaterThan(0);
         for (const other of [given, counted]) {
           expect(other.map((r) => r.rowid)).toEqual(ref.map((r) => r.rowid));
@@ -75,21 +76,69 @@ describe('trove_bm25', () => {
         // are still bm25's, with its scores (ties may swap places)
         for (const k of [1, 3, 10]) {
           const top = db.prepare('SELECT bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?').all(expression, k) as { s: number }[];
-          const best = db.prepare(`SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, ?${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?`).all(k, ...counts, expression, k) as typeof top;
+          const best = db.prepare(`SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, ?, NULL, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?`).all(k, ...counts, expression, k) as typeof top;
           expect(best.length).toBe(top.length);
           best.forEach((r, i) => expect(r.s, `${expression} k=${k}`).toBeCloseTo(top[i]!.s, 9));
         }
-        const skipped = db.prepare(`SELECT count(*) AS n FROM (SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, 1${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ?) WHERE s > 1e299`);
+        const skipped = db.prepare(`SELECT count(*) AS n FROM (SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, 1, NULL, NULL${', ?'.repeat(terms.length)}) AS s FROM chunks_fts WHERE chunks_fts MATCH ?) WHERE s > 1e299`);
         pruned += (skipped.get(...counts, expression) as { n: number }).n;
       }
     }
     expect(rows).toBeGreaterThan(100);
     expect(pruned, 'rows left unscored because they could not make the top k').toBeGreaterThan(0);
     // a wrong count changes the score: the counts really are used
-    const [a] = db.prepare('SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, 1) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
+    const [a] = db.prepare('SELECT trove_bm25(chunks_fts, 4.0, 2.0, 1.0, NULL, NULL, NULL, 1) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
     const [b] = db.prepare('SELECT bm25(chunks_fts, 4.0, 2.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT 1').all('"jitter"') as { s: number }[];
     expect(a!.s).not.toBeCloseTo(b!.s, 3);
     db.close();
+  });
+});
+
+describe('the true totals BM25 takes (store/fts-totals.ts)', () => {
+  it('follow edits, deletes and a collection removed, and are measured again at open', async () => {
+    const dir = tempDir('trove-totals-');
+    writeTree(dir, corpus());
+    const other = tempDir('trove-totals-other-');
+    writeTree(other, { 'a.md': '# Other\n\nretry jitter socket.\n', 'b.md': '# More\n\ntoken stream cache.\n' });
+    const engine = await openEngine();
+    await engine.addCollection({ root: dir, name: 'r' });
+    await engine.addCollection({ root: other, name: 'o' });
+    await engine.index();
+    for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(dir, `p${i}.md`), `# Edited ${i}\n\nretry ${'token '.repeat(i % 5)}stream.\n`);
+    for (let i = 20; i < 40; i++) fs.rmSync(path.join(dir, `p${i}.md`));
+    await engine.index();
+    await engine.removeCollection('o');
+    await engine.close();
+    const file = path.join(engine.profileDir, 'index.sqlite');
+    const truth = (db: ReturnType<typeof openDatabase>) =>
+      db.prepare('SELECT count(*) AS rows, coalesce(sum(trove_docsize_tokens(sz)), 0) AS tokens FROM chunks_fts_docsize').get() as { rows: number; tokens: number };
+    let db = openDatabase(file);
+    const live = truth(db);
+    expect(live.rows).toBeGreaterThan(50);
+    // FTS5's own record still counts every row ever deleted: the reason for the correction
+    const [recordedRows] = varints((db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').get() as { block: Buffer }).block);
+    expect(recordedRows).toBeGreaterThan(live.rows);
+    expect(new FtsTotalsReader(db, 'chunks_fts').read()).toEqual(live);
+    // a database without the counts (written before them) is measured at open
+    db.prepare('DELETE FROM fts_deleted').run();
+    db.close();
+    db = openDatabase(file);
+    expect(new FtsTotalsReader(db, 'chunks_fts').read()).toEqual(live);
+    db.close();
+  });
+
+  it('decodes SQLite varints of every length', () => {
+    const enc = (v: number): number[] => {
+      if (v < 2 ** 56) {
+        const out = [v % 128];
+        for (v = Math.floor(v / 128); v > 0; v = Math.floor(v / 128)) out.unshift(0x80 | (v % 128));
+        return out;
+      }
+      return [];
+    };
+    const values = [0, 1, 127, 128, 300, 16383, 16384, 2 ** 21, 2 ** 35 + 7, 2 ** 49 - 1];
+    expect(varints(Uint8Array.from(values.flatMap(enc)))).toEqual(values);
+    expect(varints(null)).toEqual([]);
   });
 });
 

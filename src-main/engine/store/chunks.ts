@@ -3,6 +3,7 @@
 // Every collection kind has its own keyword index (store/keyword-index.ts): a ChunkStore writes
 // one of them, and its siblings (forIndex) the others, sharing the delete hooks.
 import type { Db } from './database.js';
+import { DeletedRows } from './fts-totals.js';
 import type { KeywordIndex } from './keyword-index.js';
 
 export interface ChunkWrite {
@@ -78,6 +79,8 @@ export class ChunkStore {
   private readonly deleteForStmt;
   private readonly deleteFtsForStmt;
   private readonly deleteFtsForCollectionStmt;
+  private readonly deletedFor;
+  private readonly deletedForCollection;
   private readonly insertStmt;
   private readonly insertFtsStmt;
   private readonly byIdStmt;
@@ -92,10 +95,13 @@ export class ChunkStore {
     this.deleteHooks = shared?.hooks ?? [];
     this.siblings = shared?.siblings ?? new Map([[index, this]]);
     this.deleteForStmt = db.prepare('DELETE FROM chunks WHERE document_id = ?');
-    this.deleteFtsForStmt = db.prepare(`DELETE FROM ${index} WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)`);
-    this.deleteFtsForCollectionStmt = db.prepare(
-      `DELETE FROM ${index} WHERE rowid IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?)`,
-    );
+    const ofDocument = 'SELECT id FROM chunks WHERE document_id = ?';
+    const ofCollection = 'SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.collection_id = ?';
+    this.deleteFtsForStmt = db.prepare(`DELETE FROM ${index} WHERE rowid IN (${ofDocument})`);
+    this.deleteFtsForCollectionStmt = db.prepare(`DELETE FROM ${index} WHERE rowid IN (${ofCollection})`);
+    // FTS5 never takes contentless-deleted rows out of its totals: count them first (store/fts-totals.ts)
+    this.deletedFor = new DeletedRows(db, index, ofDocument);
+    this.deletedForCollection = new DeletedRows(db, index, ofCollection);
     // plain INSERT + lastInsertRowid: RETURNING costs a statement journal per row
     this.insertStmt = db.prepare(
       `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
@@ -143,7 +149,7 @@ export class ChunkStore {
 
   /** Rewrites a document's FTS rows for the chunks it has (a new title, same text: chunks and their vectors stay). */
   replaceText(documentId: number, rows: readonly FtsRow[]): void {
-    this.deleteFtsForStmt.run(documentId);
+    this.deleteFts(documentId);
     this.indexText(rows);
   }
 
@@ -154,14 +160,21 @@ export class ChunkStore {
   /** Drops a document's chunks and FTS rows (before the document row goes); the document is in this store's index. */
   deleteFor(documentId: number): void {
     for (const h of this.deleteHooks) h.forDocument(documentId);
-    this.deleteFtsForStmt.run(documentId);
+    this.deleteFts(documentId);
     this.deleteForStmt.run(documentId);
   }
 
   /** Drops every chunk and FTS row of a collection (before the collection row goes). */
   deleteForCollection(collectionId: number): void {
     for (const h of this.deleteHooks) h.forCollection(collectionId);
+    this.deletedForCollection.count(collectionId);
     this.deleteFtsForCollectionStmt.run(collectionId);
+  }
+
+  /** A document's FTS rows out, and into the index's deleted totals. */
+  private deleteFts(documentId: number): void {
+    this.deletedFor.count(documentId);
+    this.deleteFtsForStmt.run(documentId);
   }
 
   byId(id: number): ChunkRow | undefined {

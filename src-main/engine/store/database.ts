@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
 import { createPrivateFile, ensurePrivateDir, tightenFile } from '../profile.js';
+import { ensureDeletedCounts, registerFtsFunctions } from './fts-totals.js';
 import { migrations } from './migrations.js';
 import { loadRankExtension, type RankExtensionOptions } from './rank-extension.js';
 
@@ -32,7 +33,9 @@ export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOpt
   db.pragma('cache_size = -65536'); // 64 MB: FTS5 segment merges thrash the default 2 MB cache
   db.pragma('temp_store = MEMORY');
   loadRankExtension(db, opts.nativeRank); // optional: keyword search falls back to bm25()
+  registerFtsFunctions(db);
   migrate(db);
+  ensureDeletedCounts(db);
   return db;
 }
 

@@ -240,4 +240,14 @@ export const migrations: readonly string[] = [
   ALTER TABLE collections ADD COLUMN redact_secrets INTEGER; -- NULL | 0 | 1
   ALTER TABLE access_tokens ADD COLUMN expires_at INTEGER;  -- ms since the epoch; NULL: never
   `,
+  /* per keyword index, the rows and tokens FTS5's totals record still counts though they were deleted
+     (a contentless delete never subtracts them): BM25's true N and average length are FTS5's minus
+     these. Written by the FTS delete path (store/chunks.ts); rows are filled in from %_docsize at
+     open (store/fts-totals.ts), which also measures what an older database already overstates. */ `
+  CREATE TABLE fts_deleted (
+    idx TEXT PRIMARY KEY,             -- chunks_fts | dataset_fts | memory_fts
+    rows INTEGER NOT NULL,
+    tokens INTEGER NOT NULL
+  );
+  `,
 ];

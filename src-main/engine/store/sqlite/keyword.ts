@@ -8,6 +8,7 @@ import type { ResolvedFilters } from '../filters.js';
 import { hasRankFunction, rankParams, rankSql } from './rank.js';
 import { quote } from '../../text/terms.js';
 import type { Db } from '../database.js';
+import { FtsTotalsReader } from '../fts-totals.js';
 import { vocabularyOf, type KeywordIndex } from '../keyword-index.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';
 
@@ -51,6 +52,7 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
   private readonly prefixDfStmt;
   private readonly countStmt;
   private readonly matchingStmt;
+  private readonly totals: FtsTotalsReader;
 
   constructor(
     private readonly db: Db,
@@ -61,6 +63,7 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     this.dfStmt = db.prepare<[string], { doc: number }>(`SELECT doc FROM ${vocab} WHERE term = ?`);
     this.prefixDfStmt = db.prepare<[string, string], { doc: number | null }>(`SELECT sum(doc) AS doc FROM ${vocab} WHERE term >= ? AND term < ?`);
     this.countStmt = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${index}_docsize`);
+    this.totals = new FtsTotalsReader(db, index);
     this.matchingStmt = db.prepare<[string], { id: number }>(`SELECT DISTINCT c.document_id AS id FROM ${index} f JOIN chunks c ON c.id = f.rowid WHERE ${index} MATCH ?`);
   }
 
@@ -85,7 +88,9 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     const hits = this.nativeRank ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
     const f = filterSql(filters, this.useSetForm(step, filters));
     const stmt = this.statement(f.where, f.key, hits.length, within.length > 0);
-    return stmt.all(...rankParams(this.nativeRank, limit, hits), words, ...within, ...f.params, limit);
+    // BM25's N and average length: FTS5's totals still count deleted rows (store/fts-totals.ts)
+    const totals = this.nativeRank ? this.totals.read() : null;
+    return stmt.all(...rankParams(this.nativeRank, limit, totals, hits), words, ...within, ...f.params, limit);
   }
 
   /**
