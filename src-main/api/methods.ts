@@ -126,7 +126,7 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
-  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch, backgroundEmbedding, database; null: back to the default); the host checks the values. */
+  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch, backgroundEmbedding, ocr, database; null: back to the default); the host checks the values. */
   'settings.update': z
     .object({
       port: z.number().nullable().optional(),
@@ -134,6 +134,8 @@ export const apiMethods = {
       redaction: z.array(z.string()).optional(),
       redactSecrets: z.boolean().optional(),
       backgroundEmbedding: z.boolean().nullable().optional(),
+      /** Background OCR of scanned pages and images (null: the default, on). */
+      ocr: z.boolean().nullable().optional(),
       /** A PostgreSQL URL, or null / '' for this computer's SQLite file: checked by connecting, used from the host's next start. */
       database: z.string().max(2000).nullable().optional(),
     })

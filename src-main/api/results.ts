@@ -4,6 +4,7 @@
 // error; the types below are the app API's own (the host builds them).
 import type {
   BackgroundEmbedding,
+  BackgroundOcr,
   CatalogueEntry,
   CollectionEmbeddingStatus,
   CollectionInfo,
@@ -25,6 +26,7 @@ import type {
   MemorySearchResponse,
   MemoryStatistics,
   MemoryThread,
+  OcrProgress,
   RedactionSuggestion,
   RetrievedDocument,
   SavedSettings,
@@ -39,6 +41,7 @@ import type { ApiMethod, connectClients } from './methods.js';
 
 export type {
   BackgroundEmbedding,
+  BackgroundOcr,
   CatalogueEntry as ModelEntry,
   CollectionInfo,
   DatasetDocument,
@@ -59,6 +62,7 @@ export type {
   MemorySearchResponse,
   MemoryStatistics,
   MemoryThread,
+  OcrProgress,
   RetrievedDocument,
   SavedSettings,
   SearchResponse,
@@ -185,6 +189,8 @@ export interface SettingsInfo {
   searchModes: { mode: string; available: boolean; reason: string | null }[];
   /** Background embedding in force (`--no-embed` beats the saved switch) and what it is doing; a saved change applies at once. */
   backgroundEmbedding: BackgroundEmbedding;
+  /** Background OCR in force (`--no-ocr` beats the saved switch) and what it is doing; a saved change applies at once. */
+  backgroundOcr: BackgroundOcr;
   /**
    * Where this host's index is (`inUse`: the SQLite file or the PostgreSQL URL, password hidden) and
    * what is saved for the next start (`saved`, password hidden; null: this computer's SQLite file).
