@@ -237,7 +237,7 @@ async function write(deps: StageDeps, c: CollectionRow, claim: OcrClaim, stat: f
   if (!prepared.ok) throw new Error(`the file could not be parsed again: ${prepared.reason}`);
   const w: IndexWrite = {
     op: 'index',
-    document: indexedDocument(c.id, claim.path, { size: stat.size, mtimeMs: stat.mtimeMs }, claim.hash, prepared, ''),
+    document: indexedDocument(c.id, claim.path, { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) }, claim.hash, prepared, ''),
     existingId: claim.documentId,
     text: prepared.text,
     chunks: prepared.chunks,
