@@ -32,6 +32,8 @@ export const apiMethods = {
   'collections.setContext': z.object({ name, context: z.string().max(4000) }).strict(),
   /** Secret redaction for one collection: true/false overrides the Settings switch, null follows it. */
   'collections.setRedaction': z.object({ name, redactSecrets: z.boolean().nullable() }).strict(),
+  /** The languages OCR reads one collection's scans in (Tesseract codes; null: English); its scans are read again. */
+  'collections.setOcrLanguages': z.object({ name, languages: z.array(z.string().trim().min(1).max(40)).min(1).max(10).nullable() }).strict(),
   'collections.reindex': z.object({ name }).strict(),
   /** Pause / resume background indexing of one collection, or of everything without a name. */
   'collections.pause': z.object({ name: name.optional() }).strict(),

@@ -5,6 +5,7 @@
 import type {
   BackgroundEmbedding,
   BackgroundOcr,
+  CollectionOcrStatus,
   CatalogueEntry,
   CollectionEmbeddingStatus,
   CollectionInfo,
@@ -42,6 +43,7 @@ import type { ApiMethod, connectClients } from './methods.js';
 export type {
   BackgroundEmbedding,
   BackgroundOcr,
+  CollectionOcrStatus,
   CatalogueEntry as ModelEntry,
   CollectionInfo,
   DatasetDocument,
@@ -218,6 +220,7 @@ export interface ApiResults {
   'collections.rename': CollectionInfo;
   'collections.setContext': CollectionInfo;
   'collections.setRedaction': CollectionInfo;
+  'collections.setOcrLanguages': CollectionInfo;
   'collections.reindex': IndexActivity;
   'collections.pause': { paused: string };
   'collections.resume': { resumed: string };
