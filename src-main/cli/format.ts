@@ -64,7 +64,7 @@ export function markSpans(text: string, spans: readonly (readonly [number, numbe
 export function formatSearch(r: SearchResponse, opts: { color?: boolean } = {}): string {
   if (!r.results.length) return `No results for "${r.query}".`;
   const out = r.results.map((h, i) => {
-    const where = h.page !== null ? `  ${pageUnit(h.kind)} ${h.page}` : '';
+    const where = h.page !== null ? `  ${pageUnit(h.kind)} ${h.page}${h.ocr ? ` (OCR, ${h.ocr.confidence}% confidence)` : ''}` : '';
     const head = `${r.offset + i + 1}. ${h.collection}/${h.path}${where}  #${h.docid}  score ${h.score.toFixed(2)}`;
     const title = h.title ? `\n   ${h.title}` : '';
     const text = opts.color ? markSpans(h.snippet, h.highlights) : h.snippet;
