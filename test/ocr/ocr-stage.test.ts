@@ -37,6 +37,10 @@ describeBackends('the OCR stage', (b) => {
     expect(cover.page).toBe(1);
     expect(cover.ocr).toBeUndefined();
 
+    // knowledge results say it too, in loc
+    const k = (await engine.knowledge.search({ query: 'Rotterdam supplier' })).results.find((r) => r.path === 'scans/crane.pdf')!;
+    expect(k.loc).toMatchObject({ page: 2, ocr_confidence: pdfHit.ocr!.confidence });
+
     const doc = await engine.get('notes/scans/crane.pdf');
     expect(doc.text).toContain('[page 2, OCR]');
     expect(doc.text).toContain('Cover page of the crane file');
