@@ -96,6 +96,31 @@ describeBackends('background OCR', (b) => {
     expect((await e.search({ query: 'Rotterdam', mode: 'keyword' })).results).toHaveLength(2);
   });
 
+  it('resumes after a restart: what one engine left queued, the next reads; pages read before are not read again', async () => {
+    const root = tempDir('trove-root-');
+    fs.writeFileSync(path.join(root, 'read.png'), LETTER_PNG);
+    const first = await b.open();
+    await first.addCollection({ root, name: 'notes' });
+    await first.index();
+    await first.recognize();
+    // a second scan arrives and is indexed, then the engine stops before reading it
+    fs.writeFileSync(path.join(root, 'later.pdf'), await makePdf([{ png: LETTER_PNG }]));
+    await first.index();
+    expect(await ocrLeft(first)).toBe(1);
+    const target = b.target(first);
+    await first.close();
+
+    const next = await Engine.open({ ...target, ocr: { auto: true } });
+    try {
+      const counts = tally(next);
+      await until(() => ocrLeft(next), (n) => n === 0, 120_000, 'the queued page read after the restart');
+      expect(counts()).toEqual({ recognised: 1, cached: 0 }); // only the page left; read.png is not read again
+      expect((await next.search({ query: 'Rotterdam', mode: 'keyword' })).results.map((r) => r.path).sort()).toEqual(['later.pdf', 'read.png']);
+    } finally {
+      await next.close();
+    }
+  });
+
   it.runIf(b.name === 'postgres')('two engines on one database share the pages: none is read twice', async () => {
     const root = tempDir('trove-root-');
     for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(root, `scan-${i}.pdf`), await makePdf([{ text: `Cover ${i}` }, { png: LETTER_PNG }]));
