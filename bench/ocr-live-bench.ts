@@ -73,7 +73,7 @@ try {
     t0 = performance.now();
     fs.writeFileSync(file, s.pdf ?? s.image);
     for (;;) {
-      const r = await engine.search({ query: probes[i]!, mode: 'keyword', snippets: false, limit: 50 });
+      const r = await engine.search({ query: probes[i]!, mode: 'keyword', limit: 50 });
       if (r.results.some((h) => h.path === path.basename(file))) break;
       if (performance.now() - t0 > 120_000) throw new Error(`scan ${i} not searchable after 120 s`);
       await new Promise((r) => setTimeout(r, 100));
