@@ -4,6 +4,7 @@
 // what was read is never read again for an unchanged file (the cache, across a fresh index).
 import { expect, it } from 'vitest';
 import { describeBackends } from '../helpers/backends.js';
+import { tempDir, writeTree } from '../helpers/tmp.js';
 import { LETTER_PNG, makePdf } from './helpers.js';
 
 const NOTE = 'A plain note about the weekly harbour meeting.';
@@ -57,3 +58,17 @@ describeBackends('the OCR stage', (b) => {
   });
 });
 
+
+describeBackends('OCR languages per collection', (b) => {
+  it('a language not installed is refused with the pull to run, nothing added; English is the default and can be set back', async () => {
+    const e = await b.open();
+    const root = tempDir('trove-root-');
+    writeTree(root, { 'scan.png': LETTER_PNG });
+    await expect(e.addCollection({ root, name: 'german', ocrLanguages: ['eng', 'kor'] })).rejects.toThrow(/OCR language "kor" is not available: .*trove models pull tesseract-kor/);
+    expect((await e.listCollections()).map((c) => c.name)).toEqual([]);
+    const added = await e.addCollection({ root, name: 'scans', ocrLanguages: ['eng'] });
+    expect(added.ocrLanguages).toEqual(['eng']);
+    await expect(e.setCollectionOcrLanguages('scans', ['kor'])).rejects.toThrow(/tesseract-kor/);
+    expect((await e.setCollectionOcrLanguages('scans', null)).ocrLanguages).toEqual(['eng']);
+  });
+});
