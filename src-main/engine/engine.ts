@@ -141,29 +141,13 @@ export class Engine {
       indexingBusy: () => this.indexing.busy(),
     });
     const { models } = this.embeddings;
-    this.ocr = new OcrService(
-      {
-        storage,
-        profileDir,
-        models,
-        chunking,
-        parsing: opts.indexing?.parsing,
-        saved: () => settings.savedOrDefaults().ocr,
-        paused: () => this.indexing.pausesNow(),
-        indexingBusy: () => this.indexing.busy(),
-        changed: () => this.changed(),
-      },
-      opts.ocr,
-    );
-    settings.onSaved(() => {
-      // the Settings switches apply at once
-      this.embeddings.changed();
-      this.ocr.changed();
-    });
-    const refresh = () => {
-      models.refresh();
-      this.ocr.languagesChanged(); // an OCR language pulled: collections waiting for it are read
-    };
+    const parsing = opts.indexing?.parsing;
+    const ocrSaved = () => settings.savedOrDefaults().ocr;
+    const background = { paused: () => this.indexing.pausesNow(), indexingBusy: () => this.indexing.busy(), changed: () => this.changed() };
+    this.ocr = new OcrService({ storage, profileDir, models, chunking, parsing, saved: ocrSaved, ...background }, opts.ocr);
+    settings.onSaved(() => (this.embeddings.changed(), this.ocr.changed())); // the Settings switches apply at once
+    // an OCR language pulled: collections waiting for it are read
+    const refresh = () => (models.refresh(), this.ocr.languagesChanged());
     this.models = new EngineModels({ manifest: models.manifest, modelLocations: models.locations, refresh });
     const anchors = new PageAnchors(storage);
     this.keyword = new KeywordSearch(storage, anchors);
