@@ -32,6 +32,8 @@ export const apiMethods = {
   'collections.setContext': z.object({ name, context: z.string().max(4000) }).strict(),
   /** Secret redaction for one collection: true/false overrides the Settings switch, null follows it. */
   'collections.setRedaction': z.object({ name, redactSecrets: z.boolean().nullable() }).strict(),
+  /** The languages OCR reads one collection's scans in (Tesseract codes; null: English); its scans are read again. */
+  'collections.setOcrLanguages': z.object({ name, languages: z.array(z.string().trim().min(1).max(40)).min(1).max(10).nullable() }).strict(),
   'collections.reindex': z.object({ name }).strict(),
   /** Pause / resume background indexing of one collection, or of everything without a name. */
   'collections.pause': z.object({ name: name.optional() }).strict(),
@@ -126,7 +128,7 @@ export const apiMethods = {
     .strict(),
   'tokens.revoke': z.object({ name }).strict(),
   'settings.get': z.object({}).strict(),
-  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch, backgroundEmbedding, database; null: back to the default); the host checks the values. */
+  /** Saves some settings (port, maxFileBytes, redaction rules, the secret-redaction switch, backgroundEmbedding, ocr, database; null: back to the default); the host checks the values. */
   'settings.update': z
     .object({
       port: z.number().nullable().optional(),
@@ -134,6 +136,8 @@ export const apiMethods = {
       redaction: z.array(z.string()).optional(),
       redactSecrets: z.boolean().optional(),
       backgroundEmbedding: z.boolean().nullable().optional(),
+      /** Background OCR of scanned pages and images (null: the default, on). */
+      ocr: z.boolean().nullable().optional(),
       /** A PostgreSQL URL, or null / '' for this computer's SQLite file: checked by connecting, used from the host's next start. */
       database: z.string().max(2000).nullable().optional(),
     })

@@ -4,6 +4,8 @@
 // error; the types below are the app API's own (the host builds them).
 import type {
   BackgroundEmbedding,
+  BackgroundOcr,
+  CollectionOcrStatus,
   CatalogueEntry,
   CollectionEmbeddingStatus,
   CollectionInfo,
@@ -25,6 +27,7 @@ import type {
   MemorySearchResponse,
   MemoryStatistics,
   MemoryThread,
+  OcrProgress,
   RedactionSuggestion,
   RetrievedDocument,
   SavedSettings,
@@ -39,6 +42,8 @@ import type { ApiMethod, connectClients } from './methods.js';
 
 export type {
   BackgroundEmbedding,
+  BackgroundOcr,
+  CollectionOcrStatus,
   CatalogueEntry as ModelEntry,
   CollectionInfo,
   DatasetDocument,
@@ -59,6 +64,7 @@ export type {
   MemorySearchResponse,
   MemoryStatistics,
   MemoryThread,
+  OcrProgress,
   RetrievedDocument,
   SavedSettings,
   SearchResponse,
@@ -185,6 +191,8 @@ export interface SettingsInfo {
   searchModes: { mode: string; available: boolean; reason: string | null }[];
   /** Background embedding in force (`--no-embed` beats the saved switch) and what it is doing; a saved change applies at once. */
   backgroundEmbedding: BackgroundEmbedding;
+  /** Background OCR in force (`--no-ocr` beats the saved switch) and what it is doing; a saved change applies at once. */
+  backgroundOcr: BackgroundOcr;
   /**
    * Where this host's index is (`inUse`: the SQLite file or the PostgreSQL URL, password hidden) and
    * what is saved for the next start (`saved`, password hidden; null: this computer's SQLite file).
@@ -212,6 +220,7 @@ export interface ApiResults {
   'collections.rename': CollectionInfo;
   'collections.setContext': CollectionInfo;
   'collections.setRedaction': CollectionInfo;
+  'collections.setOcrLanguages': CollectionInfo;
   'collections.reindex': IndexActivity;
   'collections.pause': { paused: string };
   'collections.resume': { resumed: string };

@@ -64,7 +64,7 @@ export function markSpans(text: string, spans: readonly (readonly [number, numbe
 export function formatSearch(r: SearchResponse, opts: { color?: boolean } = {}): string {
   if (!r.results.length) return `No results for "${r.query}".`;
   const out = r.results.map((h, i) => {
-    const where = h.page !== null ? `  ${pageUnit(h.kind)} ${h.page}` : '';
+    const where = h.page !== null ? `  ${pageUnit(h.kind)} ${h.page}${h.ocr ? ` (OCR, ${h.ocr.confidence}% confidence)` : ''}` : '';
     const head = `${r.offset + i + 1}. ${h.collection}/${h.path}${where}  #${h.docid}  score ${h.score.toFixed(2)}`;
     const title = h.title ? `\n   ${h.title}` : '';
     const text = opts.color ? markSpans(h.snippet, h.highlights) : h.snippet;
@@ -95,6 +95,7 @@ export function formatStatus(s: StatusReport, from: { hostPid?: number } = {}): 
   ];
   if (s.indexing.watching) lines.push(`Watching: ${s.indexing.watchers.length} folders${s.indexing.paused ? ' (all indexing paused)' : ''}`);
   if (s.totals.chunks) lines.push(`Embeddings: ${s.embeddings.summary}`);
+  if (s.ocr.collections.length) lines.push(s.ocr.summary);
   if (s.memory?.entries) {
     lines.push(`Memory:  ${s.memory.entries} entries in ${s.memory.threads} threads${s.memory.needsEmbedding ? `, ${s.memory.needsEmbedding} chunks waiting for embeddings (trove embed)` : ''} (trove memory list)`);
   }
@@ -105,6 +106,8 @@ export function formatStatus(s: StatusReport, from: { hostPid?: number } = {}): 
     if (line) lines.push(`  indexing: ${line}`);
     const vectors = s.embeddings.collections.find((e) => e.collection === c.name);
     if (vectors && vectors.chunks) lines.push(`  embeddings: ${vectors.summary}`);
+    const ocr = s.ocr.collections.find((o) => o.collection === c.name);
+    if (ocr) lines.push(`  ${ocr.summary}`);
     const kinds = Object.entries(c.kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     if (kinds.length) lines.push(`  kinds: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}`);
     for (const p of c.problems) lines.push(`  ${p.status.padEnd(7)} ${p.path}: ${p.reason}`);

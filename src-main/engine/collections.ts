@@ -19,6 +19,8 @@ export class Collections {
     private readonly indexing: IndexingService,
     /** The index changed here (the engine's caches and the embedding stage hear it). */
     private readonly changed: () => void,
+    /** OCR languages checked and installed (ocr/ocr-service.ts ready); the checked codes. */
+    private readonly ocrLanguages: (codes: readonly string[]) => Promise<string[]>,
   ) {}
 
   async add(input: AddCollectionInput): Promise<CollectionInfo> {
@@ -29,7 +31,8 @@ export class Collections {
     if (await this.storage.collections.get(name)) throw new TroveError('CONFLICT', `a collection named "${name}" already exists`);
     const include = validateGlobs(input.include?.length ? input.include : [...DEFAULT_INCLUDE], 'include');
     const exclude = validateGlobs([...DEFAULT_EXCLUDE, ...(input.exclude ?? [])], 'exclude');
-    const row = await this.storage.collections.insert({ name, root: fs.realpathSync(root), include, exclude, context: input.context ?? '' });
+    const ocrLanguages = input.ocrLanguages?.length ? await this.ocrLanguages(input.ocrLanguages) : null;
+    const row = await this.storage.collections.insert({ name, root: fs.realpathSync(root), include, exclude, context: input.context ?? '', ocrLanguages });
     await this.indexing.collectionAdded(row); // watched at once where this engine watches; its first run is the caller's
     this.changed();
     return this.info(row);
@@ -74,6 +77,16 @@ export class Collections {
   async setRedaction(name: string, redactSecrets: boolean | null): Promise<CollectionInfo> {
     const c = await this.require(name);
     await this.storage.collections.setRedactSecrets(c.id, redactSecrets);
+    this.changed();
+    return this.info((await this.storage.collections.byId(c.id))!);
+  }
+
+  /** The languages OCR reads the collection's scans in (null: English): checked and installed first, then every page is read again in them. */
+  async setOcrLanguages(name: string, languages: string[] | null): Promise<CollectionInfo> {
+    const c = await this.require(name);
+    const codes = languages?.length ? await this.ocrLanguages(languages) : null;
+    await this.storage.collections.setOcrLanguages(c.id, codes);
+    await this.storage.ocr.restart(c.id);
     this.changed();
     return this.info((await this.storage.collections.byId(c.id))!);
   }

@@ -3,6 +3,7 @@
 import type { EmbeddingOptions } from './embed/models.js';
 import type { ChunkOptions } from './ingest/chunker.js';
 import type { IndexingOptions } from './indexing/indexing-service.js';
+import type { OcrOptions } from './ocr/ocr-service.js';
 import type { FusionMethod } from './search/modes.js';
 
 export interface EngineOptions {
@@ -20,6 +21,8 @@ export interface EngineOptions {
   indexing?: Omit<IndexingOptions, 'chunking' | 'maxFileBytes'>;
   /** Models, background embedding, reranker (see embed/embeddings.ts). */
   embeddings?: EmbeddingOptions;
+  /** Text from scans: background OCR (hosts), bounds, workers, the page cache (see ocr/ocr-service.ts). */
+  ocr?: OcrOptions;
   search?: {
     /** How hybrid search fuses its keyword and vector legs (default rrf). */
     fusion?: FusionMethod;

@@ -16,6 +16,7 @@ import type { ProgressListener } from './indexing/progress.js';
 import { openKnowledge } from './knowledge/open-knowledge.js';
 import { MemoryService } from './memory/memory-service.js';
 import { MEMORY_COLLECTION } from './memory/memory-search.js';
+import { OcrService } from './ocr/ocr-service.js';
 import { DocumentRetriever, type GetOptions, type MultiGetOptions } from './retrieve/documents.js';
 import { highlightSpans, queryMatcher } from './search/highlight.js';
 import { KeywordSearch } from './search/keyword-search.js';
@@ -34,8 +35,10 @@ import type { Storage } from './store/storage.js';
 import type {
   AddCollectionInput,
   BackgroundEmbedding,
+  BackgroundOcr,
   CollectionEmbeddingStatus,
   CollectionInfo,
+  CollectionOcrStatus,
   DatasetsApi,
   EmbeddingProgress,
   FailureInfo,
@@ -45,6 +48,7 @@ import type {
   MemoryApi,
   ModelsApi,
   MultiGetResult,
+  OcrProgress,
   RetrievedDocument,
   SearchResponse,
   SearchSyntax,
@@ -78,6 +82,7 @@ export class Engine {
   private readonly retriever: DocumentRetriever;
   private readonly indexing: IndexingService;
   private readonly embeddings: EmbeddingService;
+  private readonly ocr: OcrService;
   private readonly datasetRoom: DatasetsRoom;
   private readonly memoryService: MemoryService;
   private readonly offRemote: () => void;
@@ -135,14 +140,20 @@ export class Engine {
       paused: () => this.indexing.pausesNow(),
       indexingBusy: () => this.indexing.busy(),
     });
-    settings.onSaved(() => this.embeddings.changed()); // the Settings switch applies at once
     const { models } = this.embeddings;
-    this.models = new EngineModels({ manifest: models.manifest, modelLocations: models.locations, refresh: () => models.refresh(), modelsInUse: (c) => this.embeddings.modelsInUse(c) });
+    const parsing = opts.indexing?.parsing;
+    const ocrSaved = () => settings.savedOrDefaults().ocr;
+    const background = { paused: () => this.indexing.pausesNow(), indexingBusy: () => this.indexing.busy(), changed: () => this.changed() };
+    this.ocr = new OcrService({ storage, profileDir, models, chunking, parsing, saved: ocrSaved, ...background }, opts.ocr);
+    settings.onSaved(() => (this.embeddings.changed(), this.ocr.changed())); // the Settings switches apply at once
+    // an OCR language pulled: collections waiting for it are read
+    const refresh = () => (models.refresh(), this.ocr.languagesChanged());
+    this.models = new EngineModels({ manifest: models.manifest, modelLocations: models.locations, refresh, modelsInUse: (c) => this.embeddings.modelsInUse(c) });
     const anchors = new PageAnchors(storage);
     this.keyword = new KeywordSearch(storage, anchors);
     this.modes = new ModeSearch(storage, this.keyword, this.embeddings, { fusion });
     this.retriever = new DocumentRetriever(storage);
-    this.collections = new Collections(storage, this.indexing, () => this.changed());
+    this.collections = new Collections(storage, this.indexing, () => this.changed(), (languages) => this.ocr.ready(languages));
     this.tokens = new AccessTokens(storage.tokens, async (name) => (await this.collections.require(name)).id);
     const live = opts.indexing?.live;
     this.datasetRoom = new DatasetsRoom({
@@ -167,7 +178,10 @@ export class Engine {
       modes: this.modes,
       retriever: this.retriever,
       generation: () => this.generation,
-      searched: () => this.embeddings.searched(),
+      searched: () => {
+        this.embeddings.searched();
+        this.ocr.searched();
+      },
       datasets: this.datasets,
       memory: this.memory,
     });
@@ -176,6 +190,7 @@ export class Engine {
       storage,
       indexing: () => this.indexing.status(),
       embeddings: (visible) => this.embeddings.statusReport(visible),
+      ocr: (visible) => this.ocr.statusReport(visible),
       datasets: () => this.datasets.list(),
       memory: () => this.memory.summary(),
     });
@@ -188,11 +203,12 @@ export class Engine {
     });
   }
 
-  /** The index changed: caches start over, and background embedding (when on) looks for work. */
+  /** The index changed: caches start over, and background embedding and OCR (when on) look for work. */
   private changed(): void {
     this.generation++;
     this.redaction = null;
     this.embeddings.changed();
+    this.ocr.changed();
   }
 
   /** Memory was written: embed it in the background (when on) and, once writes pause, let an idle host merge its keyword index. */
@@ -216,6 +232,7 @@ export class Engine {
     await this.datasetRoom.close(); // stops the manifest watcher; pending loads see the engine closed
     await this.indexing.close();
     await this.embeddings.close();
+    await this.ocr.close(); // the page on each OCR worker finishes; what is left stays queued
     await this.memoryService.flush().catch(() => undefined); // metrics held back are written if the index still answers
     await this.storage.close();
     await this.settings.close();
@@ -329,16 +346,18 @@ export class Engine {
     this.embeddings.pauseUnderWay(pausing); // no background batch starts before the pause is in force, whatever the index's round trips take
     await pausing;
     this.embeddings.changed(); // the stage stops after the chunks in flight
+    this.ocr.changed(); // and OCR after the pages in flight
   }
 
   async resume(collection?: string): Promise<void> {
     await this.indexing.resume(collection === undefined ? undefined : await this.collections.require(collection));
     this.embeddings.changed();
+    this.ocr.changed();
   }
 
   /** Background work is in hand: an indexing run not yet idle, or the embedding stage running (a host's idle check). */
   busy(): boolean {
-    return this.indexing.busy() || this.embeddings.busy();
+    return this.indexing.busy() || this.embeddings.busy() || this.ocr.busy();
   }
 
   /** The progress stream (phase, done/total, rate, ETA, current file). Returns an unsubscribe. */
@@ -346,9 +365,33 @@ export class Engine {
     return this.indexing.onProgress(listener);
   }
 
-  /** Files that failed to index, with reason, attempts and next retry. */
+  /** Files that failed to index, and pages OCR could not read, with reason, attempts and next retry. */
   async failures(collection?: string): Promise<FailureInfo[]> {
-    return this.indexing.failures(collection === undefined ? undefined : await this.collections.require(collection));
+    const only = collection === undefined ? undefined : await this.collections.require(collection);
+    const [files, pages] = await Promise.all([this.indexing.failures(only), this.ocr.failures(only ? [only] : await this.storage.collections.list(['folder', 'dataset']))]);
+    return [...files, ...pages];
+  }
+
+  // ---- OCR -------------------------------------------------------------------------------
+
+  /** Reads the scanned pages still waiting (every collection, or one) now, with every OCR worker; where each collection stands. */
+  async recognize(opts: { collection?: string; onProgress?: (p: OcrProgress) => void } = {}): Promise<CollectionOcrStatus[]> {
+    const targets = opts.collection ? [await this.collections.require(opts.collection)] : await this.storage.collections.list();
+    return this.ocr.readNow(targets, opts.onProgress);
+  }
+
+  /** The languages OCR reads a collection's scans in (null: English); its pages are read again in them. */
+  setCollectionOcrLanguages(name: string, languages: string[] | null): Promise<CollectionInfo> {
+    return this.collections.setOcrLanguages(name, languages);
+  }
+
+  /** Background OCR: on or off (and what decided), and what it is doing. */
+  backgroundOcr(): BackgroundOcr {
+    return this.ocr.background();
+  }
+
+  onOcrProgress(listener: (p: OcrProgress) => void): () => void {
+    return this.ocr.onProgress(listener);
   }
 
   // ---- search and retrieval ---------------------------------------------------------------
@@ -356,7 +399,8 @@ export class Engine {
   /** Keyword, vector, hybrid or reranked search (the query embedded in a worker for the semantic modes). */
   async search(input: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
-    this.embeddings.searched(); // background embedding gives way to searches
+    this.embeddings.searched(); // background embedding and OCR give way to searches
+    this.ocr.searched();
     const req = validateSearchRequest(input);
     const filters = await this.resolveFilters(req);
     if (req.mode === 'keyword') {

@@ -5,13 +5,15 @@
 import type { CollectionRow } from './store/collections.js';
 import type { CollectionCounts } from './store/stats.js';
 import type { Storage } from './store/storage.js';
-import type { CollectionInfo, DatasetInfo, EmbeddingStatusReport, IndexingStatus, StatusReport } from './types/index.js';
+import { DEFAULT_OCR_LANGUAGES } from './ocr/languages.js';
+import type { CollectionInfo, DatasetInfo, EmbeddingStatusReport, IndexingStatus, OcrStatusReport, StatusReport } from './types/index.js';
 
 export interface StatusSources {
   profileDir: string;
   storage: Storage;
   indexing: () => Promise<IndexingStatus>;
   embeddings: (visible: readonly CollectionRow[]) => Promise<EmbeddingStatusReport>;
+  ocr: (visible: readonly CollectionRow[]) => Promise<OcrStatusReport>;
   datasets: () => Promise<DatasetInfo[]>;
   memory: () => Promise<NonNullable<StatusReport['memory']>>;
 }
@@ -35,8 +37,9 @@ export class StatusReporter {
     const collections = await Promise.all(visible.map(async (c) => ({ ...collectionInfo(c, counts), problems: await storage.stats.failures(c.id, 50) })));
     const sum = (k: 'documents' | 'chunks' | 'skipped' | 'failed') => collections.reduce((n, c) => n + c[k], 0);
     const names = new Set(visible.map((c) => c.name));
-    const [embeddings, datasets, memory] = await Promise.all([
+    const [embeddings, ocr, datasets, memory] = await Promise.all([
       this.s.embeddings(visible),
+      this.s.ocr(visible),
       // datasets are not collections: a token scoped to some collections sees none of them
       allow ? [] : this.s.datasets(),
       (opts.memory ?? !opts.collections) ? this.s.memory() : null,
@@ -55,6 +58,7 @@ export class StatusReporter {
       collections,
       indexing: { ...indexing, watchers: indexing.watchers.filter((w) => names.has(w.collection)), collections: indexing.collections.filter((c) => names.has(c.collection)) },
       ...embeddings,
+      ocr,
       datasets,
       ...(memory ? { memory } : {}),
     };
@@ -84,5 +88,6 @@ export function collectionInfo(c: CollectionRow, counts: Map<number, CollectionC
     createdAt: new Date(c.createdAt).toISOString(),
     lastIndexedAt: c.lastIndexedAt ? new Date(c.lastIndexedAt).toISOString() : null,
     redactSecrets: c.redactSecrets,
+    ocrLanguages: c.ocrLanguages ?? [...DEFAULT_OCR_LANGUAGES],
   };
 }

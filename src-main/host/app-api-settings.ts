@@ -46,6 +46,7 @@ export async function settingsInfo(deps: SettingsDeps): Promise<SettingsInfo> {
     chunking: engine.settings.chunking(),
     searchModes: searchModeStates,
     backgroundEmbedding: await engine.backgroundEmbedding(),
+    backgroundOcr: engine.backgroundOcr(),
     notYet: [{ setting: 'chunk size', reason: 'fixed for now: changing it would mean re-chunking every collection' }],
   };
 }

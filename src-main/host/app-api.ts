@@ -120,6 +120,7 @@ export function createAppApi(opts: AppApiOptions): AppApi {
     },
     'collections.setContext': async (p) => changed(await engine.setCollectionContext(p.name, p.context)),
     'collections.setRedaction': async (p) => changed(await engine.setCollectionRedaction(p.name, p.redactSecrets)),
+    'collections.setOcrLanguages': async (p) => changed(await engine.setCollectionOcrLanguages(p.name, p.languages)),
     'collections.reindex': async (p) => {
       // fail now, not later in the queue, when the name is wrong
       if (!(await engine.listCollections()).some((c) => c.name === p.name)) throw new TroveError('NOT_FOUND', `no collection named "${p.name}"`);

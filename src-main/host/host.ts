@@ -23,8 +23,9 @@ export const DEFAULT_PORT = 7077;
  * (`trove serve --no-embed`), and takes its WAL checkpoints on a thread of their own. One-shot
  * commands open the engine without either.
  */
-export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean }): EngineOptions {
-  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed }, backgroundCheckpoints: base.backgroundCheckpoints ?? true };
+export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean; ocr?: boolean }): EngineOptions {
+  // hosts read scans in the background too (the Settings switch can still turn it off); `--no-ocr` does not
+  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed }, ocr: { ...base.ocr, auto: opts.ocr ?? true }, backgroundCheckpoints: base.backgroundCheckpoints ?? true };
 }
 
 export interface HostOptions {

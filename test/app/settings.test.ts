@@ -30,10 +30,10 @@ function freePort(): Promise<number> {
 describe('settings store', () => {
   it('round-trips through settings.json and keeps what a partial update leaves out', () => {
     const dir = tempDir();
-    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, database: null });
+    expect(readSettings(dir)).toEqual({ port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, ocr: null, database: null });
     updateSettings(dir, { port: 8123, redaction: ['secret-\\d+'] });
     updateSettings(dir, { maxFileBytes: 4096, backgroundEmbedding: false });
-    const saved = { port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true, backgroundEmbedding: false, database: null };
+    const saved = { port: 8123, maxFileBytes: 4096, redaction: ['secret-\\d+'], redactSecrets: true, backgroundEmbedding: false, ocr: null, database: null };
     expect(readSettings(dir)).toEqual(saved);
     expect(JSON.parse(fs.readFileSync(path.join(dir, SETTINGS_FILE), 'utf8'))).toEqual(saved);
     expect(fs.readdirSync(dir)).toEqual([SETTINGS_FILE]); // no temp file left behind
@@ -68,7 +68,7 @@ describe('settings store', () => {
       [{ database: 5432 }, /database/],
     ];
     for (const [patch, message] of bad) expect(() => updateSettings(dir, patch), JSON.stringify(patch).slice(0, 60)).toThrow(message);
-    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, database: null });
+    expect(readSettings(dir)).toEqual({ port: 9000, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, ocr: null, database: null });
   });
 
   it('a hand-broken settings.json is reported, not silently ignored', () => {

@@ -18,10 +18,10 @@ const page = (n: number, text: string, confidence = 90): OcrPage => ({ page: n, 
 const result = (pages: OcrPage[], failed: { page: number; reason: string }[] = []) => ({ pages, failed, warnings: [], engine: 'test-engine', languages: ['eng'] });
 
 describe('images as documents', () => {
-  it('PNG, JPEG, TIFF, WebP, GIF and BMP are kind image, every page needing OCR; not indexed by default yet', async () => {
+  it('PNG, JPEG, TIFF, WebP, GIF and BMP are kind image, every page needing OCR; indexed by default', async () => {
     for (const ext of ['png', 'jpg', 'jpeg', 'tif', 'tiff', 'webp', 'gif', 'bmp']) expect(documentParserFor(`scan.${ext}`)?.kind).toBe('image');
     expect(KNOWN_KINDS).toContain('image');
-    expect(DEFAULT_INCLUDE.join(' ')).not.toMatch(/png|jpe?g|tiff?|webp|gif|bmp/);
+    for (const ext of ['png', 'jpg', 'jpeg', 'tif', 'tiff', 'webp', 'gif', 'bmp']) expect(DEFAULT_INCLUDE.join(' ')).toMatch(new RegExp(`[{,]${ext}[,}]`));
 
     const prepared = await prepareBinaryDocument(LETTER_PNG, 'Scans/harbour crane.png', DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS);
     expect(prepared).toMatchObject({ ok: true, kind: 'image', title: 'harbour crane', text: 'harbour crane', ocrPages: [1], metadata: { format: 'png', pages: 1 } });

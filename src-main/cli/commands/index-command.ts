@@ -2,10 +2,10 @@
 // `trove failures`: the files that could not be indexed, with attempts and next retry. On a shared
 // index in PostgreSQL several hosts may run it at once on one folder and share the work.
 import { type Command } from 'commander';
-import { isTroveError, type Engine, type ProgressEvent } from '../../engine/index.js';
+import { isTroveError, type CollectionOcrStatus, type Engine, type ProgressEvent } from '../../engine/index.js';
 import type { CliContext } from '../context.js';
 import { formatEmbedding, formatIndexReport, type EmbeddingOutcome } from '../format.js';
-import { indexProgressBar } from '../progress.js';
+import { indexProgressBar, ocrProgressBar } from '../progress.js';
 import { progressLine } from './models-command.js';
 
 export function registerIndexCommand(program: Command, ctx: CliContext): void {
@@ -16,13 +16,16 @@ export function registerIndexCommand(program: Command, ctx: CliContext): void {
     .option('--watch', 'then keep watching the folders and index changes as they happen (until Ctrl-C)')
     .option('--embed', 'then compute the embeddings still missing (hosts do this in the background by themselves)')
     .option('--no-embed', 'keyword index only (the default; kept for scripts written when PostgreSQL embedded by default)')
-    .action(async (o: { collection?: string; watch?: boolean; embed?: boolean }, cmd: Command) => {
+    .option('--no-ocr', 'do not read scanned pages and images now (they are indexed by name and text layer; a host reads them later)')
+    .action(async (o: { collection?: string; watch?: boolean; embed?: boolean; ocr: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const engine = await ctx.engine(cmd);
       const reports = await runIndex(engine, o.collection, ctx.json);
+      // the text of everything first, then the scans (slow): a progress bar of its own
+      const ocr = o.ocr ? await ocrAfterIndex(engine, o.collection, ctx.json) : [];
       const embeddings = o.embed ? await embedAfterIndex(engine, reports.map((r) => r.collection), ctx.json) : [];
-      ctx.print({ reports, ...(o.embed ? { embeddings } : {}) }, () =>
-        [reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.', ...embeddings.map(formatEmbedding)].join('\n'),
+      ctx.print({ reports, ...(o.ocr ? { ocr } : {}), ...(o.embed ? { embeddings } : {}) }, () =>
+        [reports.length ? reports.map(formatIndexReport).join('\n') : 'No collections to index.', ...ocr.map((s) => `${s.collection}: ${s.summary}`), ...embeddings.map(formatEmbedding)].join('\n'),
       );
       if (embeddings.some((e) => 'error' in e)) process.exitCode = 1;
       if (o.watch) await watchUntilSignalled(engine, ctx.json);
@@ -50,6 +53,16 @@ export async function runIndex(e: Engine, collection: string | undefined, json: 
   const bar = indexProgressBar(!json && !!process.stderr.isTTY);
   try {
     return await e.index({ collection, dataset, onProgress: (p) => bar.update(p) });
+  } finally {
+    bar.stop();
+  }
+}
+
+/** Reads the scanned pages the index run left (every collection, or one), with a progress bar; where each collection's OCR stands. */
+export async function ocrAfterIndex(e: Engine, collection: string | undefined, json: boolean): Promise<CollectionOcrStatus[]> {
+  const bar = ocrProgressBar(!json && !!process.stderr.isTTY);
+  try {
+    return await e.recognize({ collection, onProgress: (p) => bar.update(p) });
   } finally {
     bar.stop();
   }

@@ -22,8 +22,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'preferred port (default TROVE_PORT, else the port saved in Settings, else 7077; the next free one when busy)', integer('--port'))
     .option('--ui', 'also serve the web UI and app API')
     .option('--no-embed', 'do not embed new and changed chunks in the background (vector and hybrid search then wait for `trove embed`)')
+    .option('--no-ocr', 'do not read scanned pages and images in the background (their names and text layers are still indexed)')
     .option('--exit-when-idle', 'stop after TROVE_IDLE_EXIT_MINUTES (default 5) with no clients and no indexing work (how `trove mcp` starts a host)')
-    .action(async (o: { port?: number; ui?: boolean; embed: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
+    .action(async (o: { port?: number; ui?: boolean; embed: boolean; ocr: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
       const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
@@ -31,7 +32,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       const flag = cmd.optsWithGlobals<{ database?: string }>().database;
       const saved = flag === undefined && !env.database ? savedDatabase(env.engine.profileDir) : null;
       const databaseSource: SettingSource = flag !== undefined ? 'flag' : env.database ? 'env' : saved ? 'saved' : 'default';
-      const engine = await ctx.engine(cmd, (opts) => hostEngineOptions({ ...opts, database: opts.database ?? saved }, { embed: o.embed }));
+      const engine = await ctx.engine(cmd, (opts) => hostEngineOptions({ ...opts, database: opts.database ?? saved }, { embed: o.embed, ocr: o.ocr }));
       const host = await startHost({ engine, port: o.port, env: env.host, idleExitMs });
       let stopUi: { signInUrl: string; close(): Promise<void> } | undefined;
       try {

@@ -15,6 +15,8 @@ export interface StageRunnerDeps {
   /** Fills one collection's space; true when complete. `stop` is asked between batches. */
   embedCollection: (c: StageCollection, explicit: boolean, stop: () => boolean) => Promise<boolean>;
   policy: BackgroundPolicy;
+  /** What the stage is called in its failure message (default "embedding stage"; the OCR stage runs on this runner too). */
+  label?: string;
 }
 
 interface Waiter {
@@ -76,7 +78,7 @@ export class StageRunner {
   /** The run under way, or a new one; it never rejects (a failure is logged, and the next change tries again). */
   private ensure(): Promise<void> {
     this.running ??= this.loop().catch((err: unknown) => {
-      if (!this.closed) process.stderr.write(`trove: embedding stage failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (!this.closed) process.stderr.write(`trove: ${this.deps.label ?? 'embedding stage'} failed: ${err instanceof Error ? err.message : String(err)}\n`);
     }).finally(() => {
       this.running = null;
       this.backgroundFill = null;

@@ -10,7 +10,9 @@ import type { FileRead } from './file-read.js';
 import { attachmentDocument, decideFile, indexedDocument, randomHex, unindexedDocument, type FileOutcome, type IndexerOptions, type ParsedDocuments } from './indexer.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DocumentFingerprint, DocumentRow } from '../store/documents.js';
+import type { OcrWrite } from '../store/ocr.js';
 import type { AttachmentWrite, DocumentRepository, IndexWrite } from '../store/storage.js';
+import type { Prepared } from './prepare.js';
 
 export interface PlannedBatch {
   writes: IndexWrite[];
@@ -84,6 +86,7 @@ export async function planBatch(
           text: prepared.text,
           chunks: prepared.chunks,
           attachments,
+          ...ocrPending(prepared, d.hash),
         });
         for (const [i, att] of (prepared.attachments ?? []).entries()) {
           const p = att.prepared;
@@ -97,6 +100,12 @@ export async function planBatch(
   // the old path of a rename was not "deleted before it could be read": it moved
   for (const o of plan.outcomes.values()) if (o.result === 'renamed' && plan.outcomes.get(o.from)?.result === 'ignored') plan.outcomes.set(o.from, { path: o.from, result: 'ignored' });
   return plan;
+}
+
+/** A document with pages only OCR can read joins the OCR stage's queue with its write (store/ocr.ts). */
+function ocrPending(prepared: Prepared & { ok: true }, hash: string): { ocr?: OcrWrite } {
+  if (!prepared.ocrPages?.length || (prepared.kind !== 'pdf' && prepared.kind !== 'image')) return {};
+  return { ocr: { source: prepared.kind, hash, pages: prepared.ocrPages, done: 0, failed: [], languages: null, queuedAt: Date.now() } };
 }
 
 /** Random docids nobody has yet, checked in one query (an existing row keeps its own: the upsert ignores a new one). */

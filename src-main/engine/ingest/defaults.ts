@@ -1,11 +1,13 @@
 // What a new collection indexes unless told otherwise, and what it never indexes.
 
-/** Text, documents and source code. `--include` replaces this list. */
+/** Text, documents, images and source code. `--include` replaces this list. */
 export const DEFAULT_INCLUDE: readonly string[] = [
   '**/*.{md,markdown,mdx,mdown,txt,text,rst,adoc,asciidoc,org,tex,log}',
   // documents, parsed in worker threads (legacy .doc/.ppt/.xls are listed so status can say why they are not read)
   '**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}',
   '**/*.{html,htm,xhtml}',
+  // images: found by their name at once, their text recognised by the OCR stage (engine/ocr)
+  '**/*.{png,jpg,jpeg,jpe,jfif,tif,tiff,webp,gif,bmp}',
   '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,pyi,rb,go,rs,java,kt,kts,scala,swift,m,mm,c,h,cc,cpp,cxx,hpp,hh,cs,fs,php,pl,lua,r,jl,dart,ex,exs,erl,hs,clj,el,zig,nim,sol}',
   '**/*.{sh,bash,zsh,fish,ps1,psm1,bat,cmd,sql,graphql,proto,css,scss,less}',
   '**/*.{json,jsonc,yaml,yml,toml,ini,cfg,conf,xml,csv,tsv}',

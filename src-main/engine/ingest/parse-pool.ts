@@ -11,7 +11,7 @@ import type { ChunkOptions } from './chunker.js';
 import { documentParserFor } from './parsers/index.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parsers/types.js';
 import type { ParseReply, ParseRequest } from './parse-worker.js';
-import type { Prepared } from './prepare.js';
+import type { OcrMerge, Prepared } from './prepare.js';
 import { startWorkerScript } from '../worker-script.js';
 
 export interface ParsePoolOptions {
@@ -37,6 +37,7 @@ export const DEFAULT_PARSE_POOL: ParsePoolOptions = {
 interface Job {
   path: string;
   bytes: Uint8Array;
+  ocr?: OcrMerge;
   resolve: (p: Prepared) => void;
 }
 
@@ -67,12 +68,12 @@ export class ParsePool {
     return this.slots.size;
   }
 
-  /** Parses and chunks one document in a worker. Never rejects: a failure is a Prepared with the reason. */
-  prepare(bytes: Uint8Array, path: string): Promise<Prepared> {
+  /** Parses and chunks one document in a worker (`ocr`: recognised pages merged in first). Never rejects: a failure is a Prepared with the reason. */
+  prepare(bytes: Uint8Array, path: string, ocr?: OcrMerge): Promise<Prepared> {
     const kind = documentParserFor(path)?.kind ?? 'unknown';
     if (this.closed) return Promise.resolve({ ok: false, status: 'failed', reason: 'the engine was closed while the file was being read', kind });
     return new Promise((resolve) => {
-      this.queue.push({ path, bytes, resolve });
+      this.queue.push({ path, bytes, resolve, ...(ocr ? { ocr } : {}) });
       this.pump();
     });
   }
@@ -139,7 +140,7 @@ export class ParsePool {
       this.lose(slot, `parsing took longer than ${duration(this.opts.timeoutMs)} and was stopped`);
       void slot.worker.terminate();
     }, this.opts.timeoutMs);
-    slot.worker.postMessage({ id: slot.id, path: job.path, bytes: job.bytes, chunking: this.chunking, limits: this.opts.limits } satisfies ParseRequest);
+    slot.worker.postMessage({ id: slot.id, path: job.path, bytes: job.bytes, chunking: this.chunking, limits: this.opts.limits, ...(job.ocr ? { ocr: job.ocr } : {}) } satisfies ParseRequest);
   }
 
   /** A worker is gone (crash, heap limit, time limit): its file fails with the reason; the next file gets a new worker. */

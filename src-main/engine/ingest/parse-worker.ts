@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { ChunkOptions } from './chunker.js';
 import type { ParseLimits } from './parsers/types.js';
-import { prepareBinaryDocument, type Prepared } from './prepare.js';
+import { prepareBinaryDocument, type OcrMerge, type Prepared } from './prepare.js';
 
 export interface ParseRequest {
   id: number;
@@ -12,6 +12,8 @@ export interface ParseRequest {
   bytes: Uint8Array;
   chunking: ChunkOptions;
   limits: ParseLimits;
+  /** Recognised pages to merge in (the OCR stage's re-write of a document). */
+  ocr?: OcrMerge;
 }
 
 export interface ParseReply {
@@ -21,7 +23,7 @@ export interface ParseReply {
 
 const port = parentPort!;
 port.on('message', (msg: ParseRequest) => {
-  void prepareBinaryDocument(msg.bytes, msg.path, msg.chunking, msg.limits)
+  void prepareBinaryDocument(msg.bytes, msg.path, msg.chunking, msg.limits, msg.ocr)
     .catch((err: unknown): Prepared => ({ ok: false, status: 'failed', reason: `parser error: ${(err as Error)?.message ?? String(err)}`, kind: 'unknown' }))
     .then((result) => port.postMessage({ id: msg.id, result } satisfies ParseReply));
 });

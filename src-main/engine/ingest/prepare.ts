@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { toIndexText } from '../text/cjk.js';
 import type { ChunkWrite } from '../store/chunks.js';
+import { mergeOcrPages } from '../ocr/merge.js';
 import { chunkDocument, type ChunkOptions } from './chunker.js';
 import { decodeText } from './decode.js';
 import { documentParserFor, parserFor } from './parsers/index.js';
@@ -56,8 +57,14 @@ export function prepareDocument(buf: Buffer, path: string, chunking: ChunkOption
   return finish(parsed, chunking, decoded.note, false);
 }
 
-/** A document's bytes through its parser (in a parse worker; see parse-pool.ts). */
-export async function prepareBinaryDocument(bytes: Uint8Array, path: string, chunking: ChunkOptions, limits: ParseLimits): Promise<Prepared> {
+/** Recognised pages to merge into a document as it is prepared (the OCR stage's: ocr/merge.ts). */
+export type OcrMerge = Parameters<typeof mergeOcrPages>[1];
+
+/**
+ * A document's bytes through its parser (in a parse worker; see parse-pool.ts). `ocr`: pages the
+ * OCR stage recognised, which replace those pages' sections before the document is chunked.
+ */
+export async function prepareBinaryDocument(bytes: Uint8Array, path: string, chunking: ChunkOptions, limits: ParseLimits, ocr?: OcrMerge): Promise<Prepared> {
   const parser = documentParserFor(path);
   if (!parser) return { ok: false, status: 'failed', reason: 'not a document format', kind: 'unknown' };
   if (bytes.length === 0) return { ok: false, status: 'skipped', reason: 'empty file', kind: parser.kind };
@@ -69,6 +76,7 @@ export async function prepareBinaryDocument(bytes: Uint8Array, path: string, chu
     return { ok: false, status: 'failed', reason: `cannot read as ${parser.kind}: ${(err as Error).message}`, kind: parser.kind };
   }
   parsed.text = parsed.text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => (c === '\u000b' || c === '\u000c' ? '\n' : ''));
+  if (ocr) parsed = mergeOcrPages(parsed, ocr, 'page', limits.maxTextChars);
   const prepared = finish(parsed, chunking, undefined, true);
   if (!parsed.attachments?.length || !prepared.ok) return prepared;
   const attachments: PreparedAttachment[] = [];

@@ -5,6 +5,7 @@
 // the index knows them (PAGE_MARKER_LINE: shown by get, never searched). Pages not OCRed keep their
 // text-layer section as it was; what came before the first page (an image's or a scan's name) stays.
 import type { Heading, ParsedDocument, TextRange } from '../ingest/parsers/types.js';
+import type { OcrHitInfo } from '../types/ocr.js';
 import type { OcrResult } from './types.js';
 
 /** The marker line an OCRed page starts with. */
@@ -89,4 +90,11 @@ export function mergeOcrPages(doc: ParsedDocument, result: Pick<OcrResult, 'page
 /** True when `line` is an OCR page marker (the text after it, to the next page, came from recognition). */
 export function isOcrMarker(line: string): boolean {
   return OCR_MARKER.test(line);
+}
+
+/** A hit on this page of a document says its text was recognised, with the page's confidence (search/); undefined for text-layer pages. */
+export function ocrHitInfo(metadata: Record<string, unknown>, page: number | null): { ocr: OcrHitInfo } | Record<string, never> {
+  const ocr = metadata.ocr as OcrMetadata | undefined;
+  const confidence = page === null ? undefined : ocr?.confidence?.[String(page)];
+  return typeof confidence === 'number' ? { ocr: { confidence } } : {};
 }

@@ -26,7 +26,7 @@ export interface OcrEngineOptions {
 export interface RecognizeOptions {
   signal?: AbortSignal;
   /** Each page as it is done (recognised, from the cache, or failed): progress, and pages written as they come. */
-  onPage?: (page: OcrPage | OcrFailure) => void;
+  onPage?: (page: OcrPage | OcrFailure, how: { cached: boolean }) => void;
 }
 
 /** Bumped when what this room does to a page changes (rendering, settings, text assembly): cached pages are read again. */
@@ -67,7 +67,7 @@ export class OcrEngine {
         });
         if (count instanceof OcrPageFailed) {
           result.failed.push({ page: 1, reason: count.message });
-          opts.onPage?.(result.failed[0]!);
+          opts.onPage?.(result.failed[0]!, { cached: false });
           return result;
         }
         wanted = Array.from({ length: count }, (_, i) => i + 1);
@@ -84,19 +84,19 @@ export class OcrEngine {
         const hit = cached.get(n);
         if (hit) {
           result.pages.push(hit);
-          opts.onPage?.(hit);
+          opts.onPage?.(hit, { cached: true });
           return;
         }
         try {
           const page = await this.pool.page(source, n, languages, this.limits, opts.signal);
           result.pages.push(page);
           await this.opts.cache?.put(key, [page]);
-          opts.onPage?.(page);
+          opts.onPage?.(page, { cached: false });
         } catch (err) {
           if (!(err instanceof OcrPageFailed)) throw err;
           const failure = { page: n, reason: err.message };
           result.failed.push(failure);
-          opts.onPage?.(failure);
+          opts.onPage?.(failure, { cached: false });
         }
       }));
     } finally {
@@ -105,6 +105,13 @@ export class OcrEngine {
     result.pages.sort((a, b) => a.page - b.page);
     result.failed.sort((a, b) => a.page - b.page);
     return result;
+  }
+
+  /** The languages checked and their data found (INVALID_INPUT for an unknown code, UNAVAILABLE naming the pull for one not installed). */
+  async ready(languages?: readonly string[]): Promise<string[]> {
+    const codes = checkLanguages(languages, this.opts.models.manifest);
+    await this.resolve(codes);
+    return codes;
   }
 
   /** Forgets resolved language files (after a language was pulled or removed). */

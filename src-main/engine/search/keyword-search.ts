@@ -5,6 +5,7 @@
 // normalises scores over the result set, pages, and cuts snippets and explanations for the page.
 // Every syntax: match and prefix through the planner's steps, phrase and boolean as one expression
 // step (query.ts's tree), ranked by BM25 over the expression's words.
+import { ocrHitInfo } from '../ocr/merge.js';
 import { TroveError } from '../errors.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { KeywordCounts, KeywordStep, PlannedKeywordTerm, Storage } from '../store/storage.js';
@@ -266,6 +267,7 @@ function keywordHit(c: RankedCandidate, a: PageAnchor, matcher: TermMatcher, req
     line: snippet.line,
     page: chunk.page,
     chunk: { ordinal: chunk.ordinal, lineStart: chunk.lineStart, lineEnd: chunk.lineEnd, headingPath: chunk.headingPath, page: chunk.page },
+    ...ocrHitInfo(doc.metadata, chunk.page),
     signals: { bm25: c.rawBm25 },
   };
   if (req.explain) {

@@ -2,6 +2,7 @@
 // and rerank (hybrid, then a cross-encoder over the top candidates), over the storage interface.
 // Returns ranked hits and notices that say what was skipped and why (no vectors yet, no
 // reranker) and how much of the index the vector leg can see while embedding is under way.
+import { ocrHitInfo } from '../ocr/merge.js';
 import { TroveError } from '../errors.js';
 import type { EmbeddingService } from '../embed/embeddings.js';
 import type { Storage } from '../store/storage.js';
@@ -230,6 +231,7 @@ function vectorHit(d: NearestDocument, a: PageAnchor, matcher: TermMatcher, req:
     line: snippet.line,
     page: a.chunk.page,
     chunk: { ordinal: a.chunk.ordinal, lineStart: a.chunk.lineStart, lineEnd: a.chunk.lineEnd, headingPath: a.chunk.headingPath, page: a.chunk.page },
+    ...ocrHitInfo(a.doc.metadata, a.chunk.page),
     signals: { cosine: 1 - d.distance },
     ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
   };

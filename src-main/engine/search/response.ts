@@ -26,6 +26,7 @@ export function toSearchResult(h: RankedHit, fresh: Freshness | undefined | null
     line: h.line,
     page: h.page,
     chunk: h.chunk,
+    ...(h.ocr ? { ocr: h.ocr } : {}),
     ...(h.explain ? { explain: h.explain } : {}),
   };
 }

@@ -37,6 +37,7 @@ export const settingsSchema = z
     redaction: z.array(rule).max(MAX_REDACTION_RULES, `at most ${MAX_REDACTION_RULES} redaction rules`),
     redactSecrets: z.boolean(),
     backgroundEmbedding: z.boolean({ error: 'background embedding is on (true), off (false) or the default (null)' }).nullable(),
+    ocr: z.boolean({ error: 'OCR is on (true), off (false) or the default (null)' }).nullable(),
     // absent in files written before it existed: this computer's SQLite file (EMPTY_SETTINGS)
     database: z
       .string()
@@ -59,7 +60,7 @@ void sameShape;
 export const settingsPatchSchema = settingsSchema.partial();
 export type SettingsPatch = z.input<typeof settingsPatchSchema>;
 
-export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, database: null };
+export const EMPTY_SETTINGS: Settings = { port: null, maxFileBytes: null, redaction: [], redactSecrets: true, backgroundEmbedding: null, ocr: null, database: null };
 
 /** Ready-made rules the Settings screen offers; none is on until the user adds it (secrets are redacted by default without them). */
 export const REDACTION_SUGGESTIONS: readonly RedactionSuggestion[] = [

@@ -28,6 +28,8 @@ export interface CollectionRow {
   lastIndexedAt: number | null;
   /** Secret redaction for this collection: null follows the Settings switch. */
   redactSecrets: boolean | null;
+  /** The languages OCR reads this collection's scans in (Tesseract codes); null: English. */
+  ocrLanguages: string[] | null;
 }
 
 interface RawCollection {
@@ -42,6 +44,7 @@ interface RawCollection {
   updated_at: number;
   last_indexed_at: number | null;
   redact_secrets: number | null;
+  ocr_languages: string | null;
 }
 
 function fromRaw(r: RawCollection): CollectionRow {
@@ -57,6 +60,7 @@ function fromRaw(r: RawCollection): CollectionRow {
     updatedAt: r.updated_at,
     lastIndexedAt: r.last_indexed_at,
     redactSecrets: r.redact_secrets === null ? null : r.redact_secrets === 1,
+    ocrLanguages: r.ocr_languages ? (JSON.parse(r.ocr_languages) as string[]) : null,
   };
 }
 
@@ -70,20 +74,22 @@ export class CollectionStore {
   private readonly deleteStmt;
   private readonly indexedStmt;
   private readonly redactionStmt;
+  private readonly ocrLanguagesStmt;
 
   constructor(db: Db) {
     this.byName = db.prepare<[string], RawCollection>('SELECT * FROM collections WHERE name = ?');
     this.byIdStmt = db.prepare<[number], RawCollection>('SELECT * FROM collections WHERE id = ?');
     this.all = db.prepare<[], RawCollection>('SELECT * FROM collections ORDER BY name');
     this.insertStmt = db.prepare(
-      `INSERT INTO collections (name, kind, root, include_globs, exclude_globs, context, created_at, updated_at)
-       VALUES (@name, @kind, @root, @include, @exclude, @context, @now, @now)`,
+      `INSERT INTO collections (name, kind, root, include_globs, exclude_globs, context, ocr_languages, created_at, updated_at)
+       VALUES (@name, @kind, @root, @include, @exclude, @context, @ocrLanguages, @now, @now)`,
     );
     this.renameStmt = db.prepare('UPDATE collections SET name = ?, updated_at = ? WHERE id = ?');
     this.contextStmt = db.prepare('UPDATE collections SET context = ?, updated_at = ? WHERE id = ?');
     this.deleteStmt = db.prepare('DELETE FROM collections WHERE id = ?');
     this.indexedStmt = db.prepare('UPDATE collections SET last_indexed_at = ? WHERE id = ?');
     this.redactionStmt = db.prepare('UPDATE collections SET redact_secrets = ?, updated_at = ? WHERE id = ?');
+    this.ocrLanguagesStmt = db.prepare('UPDATE collections SET ocr_languages = ?, updated_at = ? WHERE id = ?');
   }
 
   /** The collection of one of these kinds (default: folders) with this name. */
@@ -107,7 +113,7 @@ export class CollectionStore {
     return this.all.all().filter((r) => kinds.includes(r.kind)).map(fromRaw);
   }
 
-  insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string }): CollectionRow {
+  insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string; ocrLanguages?: string[] | null }): CollectionRow {
     const kind = c.kind ?? 'folder';
     this.insertStmt.run({
       name: c.name,
@@ -116,6 +122,7 @@ export class CollectionStore {
       include: JSON.stringify(c.include),
       exclude: JSON.stringify(c.exclude),
       context: c.context,
+      ocrLanguages: c.ocrLanguages?.length ? JSON.stringify(c.ocrLanguages) : null,
       now: Date.now(),
     });
     return this.get(c.name, [kind])!;
@@ -131,6 +138,10 @@ export class CollectionStore {
 
   setRedactSecrets(id: number, value: boolean | null): void {
     this.redactionStmt.run(value === null ? null : value ? 1 : 0, Date.now(), id);
+  }
+
+  setOcrLanguages(id: number, languages: string[] | null): void {
+    this.ocrLanguagesStmt.run(languages?.length ? JSON.stringify(languages) : null, Date.now(), id);
   }
 
   markIndexed(id: number, at: number): void {

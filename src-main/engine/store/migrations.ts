@@ -250,4 +250,31 @@ export const migrations: readonly string[] = [
     tokens INTEGER NOT NULL
   );
   `,
+  /* pages only OCR can read (a scanned PDF's pages, an image's): one row per document that has them,
+     written with it by the index write and worked by the OCR stage (store/ocr.ts); the languages a
+     collection's scans are read in (NULL: English); and images join the default include list, now
+     that they are read (collections still on the previous default get them at the next reconcile) */ `
+  ALTER TABLE collections ADD COLUMN ocr_languages TEXT; -- JSON array of Tesseract codes; NULL: ["eng"]
+  CREATE TABLE ocr_documents (
+    document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    hash TEXT NOT NULL,               -- sha256 of the file the pages were listed from
+    source TEXT NOT NULL,             -- image | pdf
+    pages TEXT NOT NULL,              -- JSON array: every page that needs OCR
+    pages_total INTEGER NOT NULL,
+    pages_done INTEGER NOT NULL DEFAULT 0,    -- recognised, their text in the document
+    pages_failed INTEGER NOT NULL DEFAULT 0,
+    pages_left INTEGER NOT NULL,              -- 0: finished
+    failed TEXT NOT NULL DEFAULT '[]',        -- JSON [{page, reason}]: not retried until the file changes
+    languages TEXT,                           -- what the done pages were read with: eng+deu
+    attempts INTEGER NOT NULL DEFAULT 0,      -- failures to read the document at all, in a row
+    next_at INTEGER NOT NULL DEFAULT 0,       -- not due before (ms)
+    last_error TEXT,
+    claimed_until INTEGER NOT NULL DEFAULT 0, -- PostgreSQL's hosts hold a document until then; unused on SQLite
+    queued_at INTEGER NOT NULL                -- newest first
+  );
+  CREATE INDEX ocr_documents_due ON ocr_documents(collection_id, queued_at) WHERE pages_left > 0;
+  UPDATE collections SET include_globs = json_insert(include_globs, '$[#]', '**/*.{png,jpg,jpeg,jpe,jfif,tif,tiff,webp,gif,bmp}')
+   WHERE include_globs = '["**/*.{md,markdown,mdx,mdown,txt,text,rst,adoc,asciidoc,org,tex,log}","**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}","**/*.{html,htm,xhtml}","**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,pyi,rb,go,rs,java,kt,kts,scala,swift,m,mm,c,h,cc,cpp,cxx,hpp,hh,cs,fs,php,pl,lua,r,jl,dart,ex,exs,erl,hs,clj,el,zig,nim,sol}","**/*.{sh,bash,zsh,fish,ps1,psm1,bat,cmd,sql,graphql,proto,css,scss,less}","**/*.{json,jsonc,yaml,yml,toml,ini,cfg,conf,xml,csv,tsv}","**/{README,LICENSE,CHANGELOG,CONTRIBUTING,NOTICE,AUTHORS,Makefile,Dockerfile}"]';
+  `,
 ];

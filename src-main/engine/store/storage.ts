@@ -18,6 +18,7 @@ import type { TroveError } from '../errors.js';
 import type { MemoryGrant } from '../types/memory.js';
 import type { TokenProfile } from '../types/access.js';
 import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from './vectors.js';
+import type { OcrClaim, OcrCounts, OcrFailureRow, OcrWrite } from './ocr.js';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -28,11 +29,13 @@ export interface CollectionRepository {
   byId(id: number): Promise<CollectionRow | undefined>;
   /** Every collection of these kinds (default: folders), by name. */
   list(kinds?: readonly CollectionKind[]): Promise<CollectionRow[]>;
-  insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string }): Promise<CollectionRow>;
+  insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string; ocrLanguages?: string[] | null }): Promise<CollectionRow>;
   rename(id: number, name: string): Promise<void>;
   setContext(id: number, context: string): Promise<void>;
   /** Secret redaction for this collection: true or false overrides the Settings switch, null follows it. */
   setRedactSecrets(id: number, value: boolean | null): Promise<void>;
+  /** The languages OCR reads this collection's scans in (null: English). */
+  setOcrLanguages(id: number, languages: string[] | null): Promise<void>;
   markIndexed(id: number, at: number): Promise<void>;
   /** The collection and everything of it: documents, chunks, keyword rows, vectors, jobs. */
   remove(id: number): Promise<void>;
@@ -78,7 +81,16 @@ export type IndexWrite =
   | { op: 'touch'; documentId: number; size: number; mtimeMs: number }
   | { op: 'move'; documentId: number; from: string; to: string; size: number; mtimeMs: number }
   | { op: 'unindexed'; document: DocumentWrite; existingId?: number }
-  | { op: 'index'; document: DocumentWrite; existingId?: number; text: string; chunks: readonly ChunkWrite[]; attachments?: readonly AttachmentWrite[] };
+  | {
+      op: 'index';
+      document: DocumentWrite;
+      existingId?: number;
+      text: string;
+      chunks: readonly ChunkWrite[];
+      attachments?: readonly AttachmentWrite[];
+      /** Pages only OCR can read, and how far the OCR stage has come (store/ocr.ts); absent: none (a row there is dropped). */
+      ocr?: OcrWrite;
+    };
 
 /**
  * A document inside the file an 'index' write writes (an e-mail's attachment), at
@@ -338,6 +350,38 @@ export interface MemoryRepository {
   searches(): Promise<{ type: string; count: number; avg: number; last: number | null }[]>;
 }
 
+/**
+ * The documents with pages only OCR can read (store/ocr.ts): rows written by the index write, read
+ * and claimed by the OCR stage, which writes each document back through `complete`.
+ */
+export interface OcrRepository {
+  /**
+   * Up to `limit` documents of the collection with pages left and due (`now`), newest first, that no
+   * other host holds; held by this one until `until` (SQLite: one host, nothing to hold).
+   */
+  claim(collectionId: number, limit: number, now: number, until: number): Promise<OcrClaim[]>;
+  /** Holds these documents longer (a long document still being read). */
+  extend(documentIds: readonly number[], until: number): Promise<void>;
+  /** Gives the documents back untouched. */
+  release(documentIds: readonly number[]): Promise<void>;
+  /**
+   * The document re-written with its recognised text (one 'index' write carrying `ocr`), in one
+   * transaction, only if its row still has the bytes `hash` names (else nothing is written: the
+   * file changed and re-indexing has it, or will). True when written.
+   */
+  complete(documentId: number, hash: string, batch: IndexBatch): Promise<boolean>;
+  /** The document could not be read at all (its file unreadable, the engine failed): try again at `nextAt` (OCR_GAVE_UP: not until the file changes or an explicit run). */
+  defer(documentId: number, attempts: number, nextAt: number, error: string | null): Promise<void>;
+  /** Documents waiting after failures are due now (an explicit run tries them again). */
+  makeDue(collectionId: number): Promise<void>;
+  /** Every page of the collection is to be read again (its languages changed). */
+  restart(collectionId: number): Promise<void>;
+  /** Per collection. */
+  counts(): Promise<Map<number, OcrCounts>>;
+  /** Documents with pages that could not be read, or that could not be read at all (one collection or every one). */
+  failures(collectionId: number | undefined, limit: number): Promise<OcrFailureRow[]>;
+}
+
 /** The index generation and other hosts' changes (PostgreSQL: LISTEN/NOTIFY; SQLite: this process only). */
 export interface ChangeFeed {
   /** Other hosts may write this index (PostgreSQL): their changes arrive here, and their queued events wake nobody. */
@@ -371,6 +415,7 @@ export interface Storage {
   readonly vectors: VectorRepository;
   readonly datasets: DatasetTables;
   readonly memory: MemoryRepository;
+  readonly ocr: OcrRepository;
   readonly changes: ChangeFeed;
   readonly maintenance: Maintenance;
   /** A write that failed because the storage is full or failing, as a clear IO error naming what to do; null for any other error. */

@@ -7,6 +7,8 @@ export interface AddCollectionInput {
   include?: string[];
   exclude?: string[];
   context?: string;
+  /** Languages OCR reads its scans in (Tesseract codes: eng, deu, chi_sim …); default English. */
+  ocrLanguages?: string[];
 }
 
 export interface CollectionInfo {
@@ -25,6 +27,8 @@ export interface CollectionInfo {
   lastIndexedAt: string | null;
   /** Secret redaction in what the MCP server and the UI return: null follows the Settings switch. */
   redactSecrets: boolean | null;
+  /** Languages OCR reads its scans in (Tesseract codes); ['eng'] unless chosen. */
+  ocrLanguages: string[];
 }
 
 /** A file that was not indexed, or indexed only in part ('partial': rows cut, a chapter missing, needs OCR), and why. */

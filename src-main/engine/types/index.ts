@@ -8,6 +8,7 @@ export type * from './documents.js';
 export type * from './indexing.js';
 export type * from './memory.js';
 export type * from './models.js';
+export type * from './ocr.js';
 export type * from './search.js';
 export type * from './settings.js';
 export type * from './status.js';

@@ -31,6 +31,8 @@ export interface KnowledgeLoc {
   line_end: number | null;
   /** The page (paged formats such as PDF), when the source knows it. */
   page?: number;
+  /** The page's text was recognised by OCR (a scan, an image): its confidence, 0-100 (it may hold recognition errors). */
+  ocr_confidence?: number;
   heading_path?: string[];
 }
 

@@ -1,5 +1,6 @@
 // One search hit, one response, for every mode and every face (CLI --json, MCP, app API, UI).
 // Types only (see collections.ts).
+import type { OcrHitInfo } from './ocr.js';
 
 /** How fresh a result is (watch/freshness.ts). */
 export interface Freshness {
@@ -49,6 +50,8 @@ export interface HitFields {
   /** Page (slide, sheet, chapter) of the best match; null where the format has none. Same as chunk.page. */
   page: number | null;
   chunk: ChunkLocation;
+  /** Present when the best chunk's text was recognised by OCR (a scanned page, an image), with the page's confidence. */
+  ocr?: OcrHitInfo;
   explain?: Record<string, unknown>;
 }
 

@@ -10,6 +10,8 @@ export interface SavedSettings {
   redactSecrets: boolean;
   /** Embed new and changed chunks in the background (null: the default, on). Hosts only; `--no-embed` wins. */
   backgroundEmbedding: boolean | null;
+  /** Read scanned pages and images by OCR in the background (null: the default, on). Hosts only; `--no-ocr` wins. */
+  ocr: boolean | null;
   /** Where a host keeps the index: null, this computer's SQLite file; else a PostgreSQL URL (a host's next start; TROVE_DATABASE_URL and --database win). */
   database: string | null;
 }

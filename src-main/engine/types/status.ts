@@ -3,6 +3,7 @@ import type { CollectionInfo, FileProblem } from './collections.js';
 import type { DatasetInfo } from './datasets.js';
 import type { IndexingStatus } from './indexing.js';
 import type { EmbeddingStatusReport } from './models.js';
+import type { OcrStatusReport } from './ocr.js';
 
 export interface StatusReport {
   profileDir: string;
@@ -15,6 +16,8 @@ export interface StatusReport {
   needsEmbedding: number;
   hasVectorIndex: boolean;
   embeddings: EmbeddingStatusReport['embeddings'];
+  /** Scanned pages per collection: how many are read, how many are left and when they will be. */
+  ocr: OcrStatusReport;
   /** Every registered dataset with its state and the reason (none for a token scoped to some collections). */
   datasets: DatasetInfo[];
   /** The agent memory store (absent for a caller without access to it). */

@@ -170,6 +170,7 @@ const loc = z.object({
   line_start: z.number().int().nullable(),
   line_end: z.number().int().nullable(),
   page: z.number().int().optional(),
+  ocr_confidence: z.number().optional().describe("Present when the page's text was recognised by OCR from a scan or an image: its confidence, 0-100"),
   heading_path: z.array(z.string()).optional(),
 });
 

@@ -35,6 +35,10 @@ const hit = z.object({
     .describe("Where the snippet shows the query's words: [start, end) offsets into snippet; only the words the search used, whole words, stemmed forms included"),
   line: z.number().int().describe('Line of the best match; get with fromLine reads around it'),
   page: z.number().int().nullable().describe('Page of the best match: PDF page, slide, sheet, EPUB chapter or mbox message (1-based); null for formats without pages'),
+  ocrConfidence: z
+    .number()
+    .optional()
+    .describe('Present when the match is text recognised by OCR from a scan or an image: the page\'s recognition confidence, 0-100 (the text may hold recognition errors)'),
 });
 export const searchOutput = convertedOnce(
   z.object({
@@ -124,13 +128,14 @@ function summarise(query: string, results: SearchResponse['results'], notices: r
       highlights: r.highlights,
       line: r.line,
       page: r.page,
+      ...(r.ocr ? { ocrConfidence: r.ocr.confidence } : {}),
     })),
     ...(notices.length ? { notices: [...notices] } : {}),
   };
   const notes = notices.map((n) => `Note: ${n}`);
   if (!structured.results.length) return textResult([`No results found for "${query}"`, ...notes].join('\n'), structured);
   const lines = structured.results.map((r, i) => {
-    const where = r.page !== null ? ` (${pageUnit(results[i]!.kind)} ${r.page})` : '';
+    const where = r.page !== null ? ` (${pageUnit(results[i]!.kind)} ${r.page}${r.ocrConfidence !== undefined ? `, OCR ${r.ocrConfidence}% confidence` : ''})` : '';
     return `${r.docid} ${Math.round(r.score * 100)}% ${r.file}${where} - ${r.title}`;
   });
   const head = `Found ${lines.length} result${lines.length === 1 ? '' : 's'} for "${query}":\n`;

@@ -37,6 +37,7 @@ const statusOutput = convertedOnce(z.object({
       context: z.string(),
       indexing: z.string().optional().describe('Background indexing under way (files queued, retrying, paused); absent when idle'),
       embedding: z.string().optional().describe('How much of the collection is embedded, and progress; absent when it has no text'),
+      ocr: z.string().optional().describe('Scanned pages and images read by OCR so far ("OCR: 12 of 40 pages, about 2 min left"); absent when it has none'),
     }),
   ),
   datasets: z
@@ -98,6 +99,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
             const indexing = activity ? describeActivity(activity) : null;
             const vectors = embeddings.collections.find((e) => e.collection === c.name);
             const embedding = vectors?.chunks ? vectors.summary : null;
+            const ocr = report.ocr.collections.find((o) => o.collection === c.name)?.summary;
             return {
               name: c.name,
               path: c.root,
@@ -108,6 +110,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
               context: c.context,
               ...(indexing ? { indexing } : {}),
               ...(embedding ? { embedding } : {}),
+              ...(ocr ? { ocr } : {}),
             };
           }),
           datasets: report.datasets.map((d) => ({
@@ -136,7 +139,7 @@ export function registerStatusTool(server: McpServer, ctx: McpContext, allowed: 
           ...structured.collections.map(
             (c) =>
               `    - ${c.name}: ${c.path} (${c.documents} docs, updated ${c.lastUpdated ?? 'never'}` +
-              `${c.indexing ? `; indexing: ${c.indexing}` : ''}${c.embedding ? `; embeddings: ${c.embedding}` : ''})${c.context ? ` — ${c.context}` : ''}`,
+              `${c.indexing ? `; indexing: ${c.indexing}` : ''}${c.embedding ? `; embeddings: ${c.embedding}` : ''}${c.ocr ? `; ${c.ocr}` : ''})${c.context ? ` — ${c.context}` : ''}`,
           ),
           ...(structured.datasets.length ? [`  Datasets: ${structured.datasets.length}`] : []),
           ...structured.datasets.map(

@@ -1,7 +1,7 @@
 // One collection: counts, state (from the live index activity), failures with reasons, the
 // context note, and reindex / rename / remove. Remove asks first and says what it does.
 import { useState } from 'react';
-import type { CollectionInfo, EmbeddingProgress, FileProblem, IndexActivity, StatusReport } from '../../../src-main/api/results';
+import type { CollectionInfo, CollectionOcrStatus, EmbeddingProgress, FileProblem, IndexActivity, StatusReport } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { ConfirmDialog } from './ConfirmDialog';
 import { KindCounts } from './kinds';
@@ -27,9 +27,12 @@ export function CollectionCard(props: {
   /** null: this engine has no live folders (no pause). */
   paused: boolean | null;
   vectors: VectorState | null;
+  /** Its scanned pages and images (null: it has none). */
+  ocr?: CollectionOcrStatus | null;
   embedProgress: EmbeddingProgress | null;
 }) {
-  const { c, activity, problems, paused, vectors, embedProgress } = props;
+  const { c, activity, problems, paused, vectors, ocr, embedProgress } = props;
+  const [languages, setLanguages] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
@@ -94,6 +97,41 @@ export function CollectionCard(props: {
       )}
       {embedProgress && (embedProgress.phase === 'filling' || embedProgress.phase === 'switching') && embedProgress.done < embedProgress.total && (
         <EmbeddingBar progress={embedProgress} />
+      )}
+      {ocr && (
+        <p data-testid="ocr">
+          <span className="muted">Scans: </span>
+          {ocr.summary}
+        </p>
+      )}
+      {languages === null ? (
+        <p>
+          <span className="muted">OCR languages: </span>
+          {c.ocrLanguages.join(', ')}{' '}
+          <button type="button" className="link" onClick={() => setLanguages(c.ocrLanguages.join(','))}>
+            Change
+          </button>
+        </p>
+      ) : (
+        <div className="row">
+          <label className="grow">
+            OCR languages for {c.name} (Tesseract codes, comma-separated: eng,deu)
+            <input value={languages} onChange={(e) => setLanguages(e.target.value)} />
+          </label>
+          <button
+            type="button"
+            onClick={() =>
+              void act(async () => {
+                const codes = languages.split(',').map((s) => s.trim()).filter(Boolean);
+                await trove.call('collections.setOcrLanguages', { name: c.name, languages: codes.length ? codes : null });
+                setLanguages(null);
+              })
+            }
+          >
+            Save
+          </button>
+          <button type="button" onClick={() => setLanguages(null)}>Cancel</button>
+        </div>
       )}
       {context === null ? (
         <p>

@@ -32,6 +32,7 @@ export function CollectionsScreen() {
             problems={status?.collections.find((s) => s.name === c.name)?.problems ?? []}
             paused={status?.indexing ? (status.indexing.paused || !!status.indexing.collections.find((a) => a.collection === c.name)?.paused) : null}
             vectors={status?.embeddings?.collections.find((e) => e.collection === c.name) ?? null}
+            ocr={status?.ocr?.collections.find((o) => o.collection === c.name) ?? null}
             embedProgress={embedding.progress[c.name] ?? null}
           />
         ))

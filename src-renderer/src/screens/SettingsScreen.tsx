@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import type { SettingsInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { BackgroundEmbeddingCard } from '../components/BackgroundEmbeddingCard';
+import { OcrSettingsCard } from '../components/OcrSettingsCard';
 import { DatabaseCard } from '../components/DatabaseCard';
 import { ModelsCard } from '../components/ModelsCard';
 import { SavedSettingsCard } from '../components/SavedSettingsCard';
@@ -40,6 +41,7 @@ export function SettingsScreen() {
         ))}
       </fieldset>
       {info && <BackgroundEmbeddingCard info={info} onSaved={setInfo} />}
+      {info && <OcrSettingsCard info={info} onSaved={setInfo} />}
       <ModelsCard />
       {info && (
         <>

@@ -118,6 +118,7 @@ export class DocumentsSource implements KnowledgeSource {
           line_start: h.chunk.lineStart,
           line_end: h.chunk.lineEnd,
           ...pageOf(h.chunk),
+          ...(h.ocr ? { ocr_confidence: h.ocr.confidence } : {}),
           ...(h.chunk.headingPath.length ? { heading_path: h.chunk.headingPath } : {}),
         },
       };

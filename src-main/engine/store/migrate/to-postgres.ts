@@ -69,13 +69,17 @@ const json = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 /** Plain tables, in the order foreign keys need. */
 const TABLES: TableCopy[] = [
-  { name: 'collections', key: 'id', batch: 1000, columns: [...cols('id name kind root include_globs exclude_globs context created_at updated_at last_indexed_at'), { name: 'redact_secrets', map: (v) => (v === null || v === undefined ? null : bool(v)) }] },
+  { name: 'collections', key: 'id', batch: 1000, columns: [...cols('id name kind root include_globs exclude_globs context created_at updated_at last_indexed_at'), { name: 'redact_secrets', map: (v) => (v === null || v === undefined ? null : bool(v)) }, { name: 'ocr_languages', map: json }] },
   {
     name: 'documents', key: 'id', batch: 1000,
     columns: cols('id collection_id path docid title kind size mtime_ms hash indexed_at status error warning tags metadata parent_id'),
   },
   { name: 'contents', key: 'document_id', batch: 200, columns: cols('document_id text') },
   { name: 'chunks', key: 'id', batch: 2000, columns: cols('id document_id ordinal char_start char_end line_start line_end heading_path page tokens') },
+  {
+    name: 'ocr_documents', key: 'document_id', batch: 1000,
+    columns: cols('document_id collection_id hash source pages pages_total pages_done pages_failed pages_left failed languages attempts next_at last_error claimed_until queued_at'),
+  },
   { name: 'jobs', key: 'id', batch: 2000, columns: [...cols('id collection_id kind path priority changed_at'), { name: 'gone', map: bool }, ...cols('version attempts next_run_at last_error created_at')] },
   { name: 'job_pauses', key: 'collection_id', batch: 1000, columns: cols('collection_id') },
   { name: 'access_tokens', key: 'id', batch: 1000, columns: [...cols('id name hash hint'), { name: 'scoped', map: bool }, { name: 'tools', map: json }, ...cols('memory profile created_at last_used_at expires_at')] },

@@ -19,6 +19,7 @@ interface RawCollection {
   updated_at: number;
   last_indexed_at: number | null;
   redact_secrets: boolean | null;
+  ocr_languages: string[] | null;
 }
 
 const fromRaw = (r: RawCollection): CollectionRow => ({
@@ -33,6 +34,7 @@ const fromRaw = (r: RawCollection): CollectionRow => ({
   updatedAt: r.updated_at,
   lastIndexedAt: r.last_indexed_at,
   redactSecrets: r.redact_secrets ?? null,
+  ocrLanguages: r.ocr_languages?.length ? r.ocr_languages : null,
 });
 
 export class PostgresCollections implements CollectionRepository {
@@ -61,12 +63,12 @@ export class PostgresCollections implements CollectionRepository {
     return rows.map(fromRaw);
   }
 
-  async insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string }): Promise<CollectionRow> {
+  async insert(c: { name: string; kind?: CollectionKind; root: string; include: string[]; exclude: string[]; context: string; ocrLanguages?: string[] | null }): Promise<CollectionRow> {
     const now = Date.now();
     const r = await this.db.one<RawCollection>(
-      `INSERT INTO collections (name, kind, root, include_globs, exclude_globs, context, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
-      [c.name, c.kind ?? 'folder', c.root, JSON.stringify(c.include), JSON.stringify(c.exclude), c.context, now],
+      `INSERT INTO collections (name, kind, root, include_globs, exclude_globs, context, ocr_languages, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+      [c.name, c.kind ?? 'folder', c.root, JSON.stringify(c.include), JSON.stringify(c.exclude), c.context, c.ocrLanguages?.length ? JSON.stringify(c.ocrLanguages) : null, now],
     );
     await this.changed(r!.id);
     return fromRaw(r!);
@@ -85,6 +87,11 @@ export class PostgresCollections implements CollectionRepository {
   async setRedactSecrets(id: number, value: boolean | null): Promise<void> {
     await this.db.query('UPDATE collections SET redact_secrets = $1, updated_at = $2 WHERE id = $3', [value, Date.now(), id]);
     await this.changed(id); // every host's redaction cache (SharedIndex) is dropped
+  }
+
+  async setOcrLanguages(id: number, languages: string[] | null): Promise<void> {
+    await this.db.query('UPDATE collections SET ocr_languages = $1, updated_at = $2 WHERE id = $3', [languages?.length ? JSON.stringify(languages) : null, Date.now(), id]);
+    await this.changed(id);
   }
 
   async markIndexed(id: number, at: number): Promise<void> {

@@ -7,16 +7,27 @@
 import type pg from 'pg';
 import type { ChunkWrite, FtsRow } from '../chunks.js';
 import type { DocumentWrite } from '../documents.js';
+import type { OcrWrite } from '../ocr.js';
 import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { PostgresKeywordIndex } from './keyword-index.js';
+import { writeOcrRows } from './ocr.js';
 
 export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKeywordIndex, batch: IndexBatch): Promise<boolean[]> {
   const applied: boolean[] = [];
   const fts: FtsRow[] = [];
+  // documents' OCR state (store/ocr.ts): written with the batch, dropped where a document no longer has pages to read
+  const ocr: { documentId: number; ocr: OcrWrite }[] = [];
+  const noOcr: number[] = [];
+  const ocrOf = (w: IndexOp, id: number): void => {
+    if (w.ocr) ocr.push({ documentId: id, ocr: w.ocr });
+    else if (w.existingId !== undefined) noOcr.push(id);
+  };
   let run: IndexOp[] = [];
   const flush = async (): Promise<void> => {
     if (!run.length) return;
-    fts.push(...(await writeDocuments(client, run, batch.at)));
+    const written = await writeDocuments(client, run, batch.at);
+    fts.push(...written.fts);
+    run.forEach((w, i) => ocrOf(w, written.ids[i]!));
     for (const _ of run) applied.push(true);
     run = [];
   };
@@ -56,6 +67,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
           await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
           await client.query('DELETE FROM contents WHERE document_id = $1', [id]);
           await client.query('DELETE FROM documents WHERE parent_id = $1', [id]);
+          noOcr.push(id);
         }
         applied.push(true);
         break;
@@ -66,12 +78,14 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
         if (w.existingId !== undefined) await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
         fts.push(...(await insertChunks(client, id, w.chunks)));
         if (w.attachments) await writeAttachments(client, id, w.attachments, batch.at, fts);
+        ocrOf(w, id);
         applied.push(true);
         break;
       }
     }
   }
   await flush();
+  if (ocr.length || noOcr.length) await writeOcrRows(client, batch.collectionId, ocr, noOcr);
   await keyword.write(fts, client);
   return applied;
 }
@@ -79,7 +93,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
 type IndexOp = Extract<IndexBatch['writes'][number], { op: 'index' }>;
 
 /** Several documents with their texts and chunks: one statement each for the rows, the texts and the chunks (old chunks dropped first). */
-async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[], at: number): Promise<FtsRow[]> {
+async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[], at: number): Promise<{ fts: FtsRow[]; ids: number[] }> {
   const d = writes.map((w) => w.document);
   const r = await client.query<{ id: number; path: string }>(
     `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
@@ -119,7 +133,7 @@ async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[],
   );
   const replaced = ids.filter((_, i) => writes[i]!.existingId !== undefined);
   if (replaced.length) await client.query('DELETE FROM chunks WHERE document_id = ANY($1::bigint[])', [replaced]);
-  return insertChunkRuns(client, writes.map((w, i) => ({ documentId: ids[i]!, chunks: w.chunks })));
+  return { fts: await insertChunkRuns(client, writes.map((w, i) => ({ documentId: ids[i]!, chunks: w.chunks }))), ids };
 }
 
 /** Several documents' chunks in one statement, in order (ids come out as one statement per document would give them); returns their keyword rows. */

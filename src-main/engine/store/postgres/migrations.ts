@@ -241,4 +241,32 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
       )
       .join('\n'),
   },
+  {
+    name: 'pages only OCR can read, per document; OCR languages per collection; images in the default include list',
+    // store/migrations.ts's entry of the same name, one for one
+    sql: `
+  ALTER TABLE collections ADD COLUMN ocr_languages jsonb;
+  CREATE TABLE ocr_documents (
+    document_id bigint PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    hash text NOT NULL,
+    source text NOT NULL,
+    pages jsonb NOT NULL,
+    pages_total integer NOT NULL,
+    pages_done integer NOT NULL DEFAULT 0,
+    pages_failed integer NOT NULL DEFAULT 0,
+    pages_left integer NOT NULL,
+    failed jsonb NOT NULL DEFAULT '[]',
+    languages text,
+    attempts integer NOT NULL DEFAULT 0,
+    next_at bigint NOT NULL DEFAULT 0,
+    last_error text,
+    claimed_until bigint NOT NULL DEFAULT 0,  -- a host holds the document until then (a dead host's is free after it)
+    queued_at bigint NOT NULL
+  );
+  CREATE INDEX ocr_documents_due ON ocr_documents (collection_id, queued_at) WHERE pages_left > 0;
+  UPDATE collections SET include_globs = include_globs || '["**/*.{png,jpg,jpeg,jpe,jfif,tif,tiff,webp,gif,bmp}"]'::jsonb
+   WHERE include_globs = '["**/*.{md,markdown,mdx,mdown,txt,text,rst,adoc,asciidoc,org,tex,log}","**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}","**/*.{html,htm,xhtml}","**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,pyi,rb,go,rs,java,kt,kts,scala,swift,m,mm,c,h,cc,cpp,cxx,hpp,hh,cs,fs,php,pl,lua,r,jl,dart,ex,exs,erl,hs,clj,el,zig,nim,sol}","**/*.{sh,bash,zsh,fish,ps1,psm1,bat,cmd,sql,graphql,proto,css,scss,less}","**/*.{json,jsonc,yaml,yml,toml,ini,cfg,conf,xml,csv,tsv}","**/{README,LICENSE,CHANGELOG,CONTRIBUTING,NOTICE,AUTHORS,Makefile,Dockerfile}"]'::jsonb;
+  `,
+  },
 ];

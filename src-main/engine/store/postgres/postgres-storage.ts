@@ -4,7 +4,8 @@
 import type { KeywordIndex } from '../keyword-index.js';
 import { KEYWORD_INDEXES } from '../keyword-index.js';
 import { TroveError } from '../../errors.js';
-import type { Maintenance, Storage } from '../storage.js';
+import type pg from 'pg';
+import type { IndexBatch, Maintenance, Storage } from '../storage.js';
 import { PostgresChanges } from './changes.js';
 import { PostgresCollections } from './collections.js';
 import { PostgresDatabase, redactPostgresUrl, type PostgresOptions } from './connection.js';
@@ -14,6 +15,7 @@ import { applyIndexBatch } from './index-writer.js';
 import { PostgresJobQueue } from './jobs.js';
 import { PostgresKeywordIndex } from './keyword-index.js';
 import { PostgresMemory } from './memory.js';
+import { PostgresOcr } from './ocr.js';
 import { PostgresStats } from './stats.js';
 import { PostgresTokens } from './tokens.js';
 import { PostgresVectors } from './vectors.js';
@@ -35,6 +37,7 @@ export class PostgresStorage implements Storage {
   readonly changes: PostgresChanges;
   readonly maintenance = NO_MAINTENANCE;
   readonly memory: PostgresMemory;
+  readonly ocr: PostgresOcr;
   private readonly keywords: Map<KeywordIndex, PostgresKeywordIndex>;
 
   private constructor(readonly db: PostgresDatabase) {
@@ -45,7 +48,9 @@ export class PostgresStorage implements Storage {
     this.collections = new PostgresCollections(db, notify);
     this.documents = new PostgresDocuments(db);
     this.chunks = new PostgresChunks(db);
-    this.jobs = new PostgresJobQueue(db, (client, batch) => applyIndexBatch(client, this.keyword(batch.index), batch), notify);
+    const writeBatch = (client: pg.PoolClient, batch: IndexBatch) => applyIndexBatch(client, this.keyword(batch.index), batch);
+    this.jobs = new PostgresJobQueue(db, writeBatch, notify);
+    this.ocr = new PostgresOcr(db, writeBatch, notify);
     this.tokens = new PostgresTokens(db);
     this.stats = new PostgresStats(db);
     this.vectors = new PostgresVectors(db);

@@ -6,8 +6,9 @@
 import type { ChunkStore, FtsRow } from '../chunks.js';
 import type { DocumentStore } from '../documents.js';
 import type { AttachmentWrite, IndexBatch } from '../storage.js';
+import type { OcrRows } from './ocr.js';
 
-export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, batch: IndexBatch): boolean[] {
+export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ocr: OcrRows, batch: IndexBatch): boolean[] {
   const target = chunks.forIndex(batch.index);
   const fts: FtsRow[] = [];
   const applied = batch.writes.map((w): boolean => {
@@ -36,12 +37,14 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ba
           target.deleteFor(id);
           documents.deleteContent(id);
           dropChildren(documents, target, id);
+          ocr.drop(id);
         }
         return true;
       }
       case 'index': {
         const id = documents.upsert(w.document, batch.at);
         documents.putContent(id, w.text);
+        ocr.write(id, batch.collectionId, w.ocr, w.existingId !== undefined);
         for (const row of target.replaceFor(id, w.chunks, w.existingId === undefined)) fts.push(row);
         if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts);
         return true;

@@ -8,6 +8,7 @@ import type { DocumentStore } from '../documents.js';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow, JobStore } from '../jobs.js';
 import type { ClaimedJobs, JobQueue } from '../storage.js';
 import { applyIndexBatch } from './index-writer.js';
+import type { OcrRows } from './ocr.js';
 
 type Outcome = Parameters<ClaimedJobs['complete']>[0];
 
@@ -17,6 +18,7 @@ export class SqliteJobQueue implements JobQueue {
     private readonly jobs: JobStore,
     private readonly documents: DocumentStore,
     private readonly chunks: ChunkStore,
+    private readonly ocr: OcrRows,
   ) {}
 
   async recordEvents(jobs: readonly JobEnqueue[]): Promise<void> {
@@ -44,7 +46,7 @@ export class SqliteJobQueue implements JobQueue {
         for (const j of outcome.found ?? []) this.jobs.addIfAbsent(j);
         for (const r of outcome.retry ?? []) this.jobs.retry(r.job, r.attempts, r.nextRunAt, r.error);
         for (const j of outcome.retire) this.jobs.retire(j);
-        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, outcome.write);
+        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, this.ocr, outcome.write);
         for (const r of outcome.retireIfApplied ?? []) if (applied[r.write]) this.jobs.retire(r.job);
       })
       .immediate();

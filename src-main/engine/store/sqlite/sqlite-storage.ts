@@ -37,6 +37,7 @@ import { SqliteJobQueue } from './jobs.js';
 import { SqliteNearest } from './nearest.js';
 import { SqliteKeywordIndex } from './keyword.js';
 import { SqliteMemory } from './memory.js';
+import { OcrRows, SqliteOcr } from './ocr.js';
 import { fold } from '../memory-conditions.js';
 
 class Collections implements CollectionRepository {
@@ -69,6 +70,9 @@ class Collections implements CollectionRepository {
   }
   async setRedactSecrets(id: number, value: boolean | null): Promise<void> {
     this.store.setRedactSecrets(id, value);
+  }
+  async setOcrLanguages(id: number, languages: string[] | null): Promise<void> {
+    this.store.setOcrLanguages(id, languages);
   }
   async markIndexed(id: number, at: number): Promise<void> {
     this.store.markIndexed(id, at);
@@ -328,6 +332,7 @@ export class SqliteStorage implements Storage {
   readonly vectors: Vectors;
   readonly datasets: DatasetTables;
   readonly memory: SqliteMemory;
+  readonly ocr: SqliteOcr;
   readonly changes = NO_REMOTE_CHANGES;
   readonly maintenance: Maintenance;
   private readonly checkpointer: WalCheckpointer | null;
@@ -351,7 +356,9 @@ export class SqliteStorage implements Storage {
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
     this.documents = new Documents(documentStore);
     this.chunks = new Chunks(chunkStore);
-    this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore);
+    const ocrRows = new OcrRows(db);
+    this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
+    this.ocr = new SqliteOcr(db, documentStore, chunkStore, ocrRows);
     this.tokens = new Tokens(new TokenStore(db));
     this.stats = new Stats(new StatsStore(db), location);
     const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
