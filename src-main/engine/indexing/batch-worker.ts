@@ -17,6 +17,7 @@ import type { JobRow } from '../store/jobs.js';
 import { keywordIndexOf } from '../store/keyword-index.js';
 import type { ClaimedJobs, JobRetry, Storage } from '../store/storage.js';
 import type { PathFilter } from '../ingest/path-filter.js';
+import { DueEstimate } from './due-estimate.js';
 import type { ProgressHub } from './progress.js';
 import { nextAttemptAt, type RetryPolicy } from './retry.js';
 
@@ -48,6 +49,8 @@ export interface OutcomeListener {
 }
 
 export class BatchWorker {
+  private readonly due: DueEstimate;
+
   constructor(
     private readonly storage: Storage,
     private readonly parsers: ParsePool,
@@ -56,7 +59,14 @@ export class BatchWorker {
     private readonly opts: BatchOptions,
     /** The batch is gone stale (the engine closed, the collection was removed while it was read): drop it. */
     private readonly abandoned: (collectionId: number) => Promise<boolean>,
-  ) {}
+  ) {
+    this.due = new DueEstimate(storage);
+  }
+
+  /** A collection's run ended (or it is gone): its due count is asked afresh next time. */
+  runEnded(collectionId: number): void {
+    this.due.forget(collectionId);
+  }
 
   /** One claimed batch of a collection; returns the scan's error when its folder could not be walked. */
   async run(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
@@ -83,6 +93,7 @@ export class BatchWorker {
       found: [...plan.changed.map((f) => file(f.path, f.mtimeMs, false)), ...plan.vanished.map((p) => file(p, 0, true))],
       retire: [job],
     });
+    this.due.forget(c.id); // the files it found join the count
     listener?.scanned?.(plan);
     return null;
   }
@@ -104,7 +115,7 @@ export class BatchWorker {
       return rootError(c);
     }
     const paths = batch.map((j) => j.path);
-    const [due, known] = await Promise.all([storage.jobs.dueCount(c.id, Date.now()), storage.documents.byPaths(c.id, paths)]);
+    const [due, known] = await Promise.all([this.due.of(c.id), storage.documents.byPaths(c.id, paths)]);
     progress.batch(c.id, c.name, due, paths[0] ?? null);
     let lastNote = performance.now();
     const maxFileBytes = this.opts.maxFileBytes();
@@ -161,6 +172,7 @@ export class BatchWorker {
       listener?.file?.(o);
     }
     for (const job of batch) if (!(plan.writeOf.has(job.path) && !applied[plan.writeOf.get(job.path)!])) done++;
+    this.due.finished(c.id, done);
     progress.finished(c.id, done, bytes);
     return null;
   }

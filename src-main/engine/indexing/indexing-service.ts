@@ -286,6 +286,7 @@ export class IndexingService {
     if (!(await this.fileBacked(c.id))) return;
     if ((await this.storage.jobs.dueCount(c.id, Date.now())) > 0) return;
     await this.storage.collections.markIndexed(c.id, Date.now());
+    this.worker.runEnded(c.id);
     this.progressHub.settle(c.id, c.name, 'idle');
   }
 
