@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
+import { rng } from './memory-workload.js';
 
 export type Variant = 'clean' | 'noisy' | 'skewed' | 'photo150';
 export type Lang = 'eng' | 'chi_sim';
@@ -86,18 +87,6 @@ function render(lines: string[], lang: Lang): Buffer {
   return canvas.toBuffer('image/png');
 }
 
-/** A seeded generator (mulberry32), so every run builds the same scans. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function gaussian(rnd: () => number): number {
   return Math.sqrt(-2 * Math.log(rnd() || 1e-12)) * Math.cos(2 * Math.PI * rnd());
 }
@@ -108,7 +97,7 @@ async function grey(png: Buffer): Promise<{ data: Buffer; width: number; height:
 }
 
 async function degrade(png: Buffer, variant: Variant, seed: number): Promise<{ image: Buffer; ext: 'png' | 'jpg'; dpi: number }> {
-  const rnd = random(seed);
+  const rnd = rng(seed);
   if (variant === 'clean') return { image: await sharp(png).greyscale().png().withMetadata({ density: DPI }).toBuffer(), ext: 'png', dpi: DPI };
   if (variant === 'skewed') {
     const rotated = await sharp(png).greyscale().rotate(2, { background: '#ffffff' }).png().withMetadata({ density: DPI }).toBuffer();

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { rng as seeded } from './memory-workload.js';
 import { writeDocx, writePptx, writeXlsx } from './mixed-corpus.js';
 import { markdownToHtml, printPdfs, titleOf, type PdfJob } from './pdf-corpus.js';
 import { firstHeading, type Sources } from './scale-sources.js';
@@ -51,20 +52,8 @@ export interface ScaleManifest {
   questions: string[];
 }
 
-/** mulberry32: a small, well-known 32-bit generator; enough for drawing a corpus. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** Document i's own generator: independent of N, so smaller corpora are prefixes of larger ones. */
-const rngFor = (seed: number, i: number) => random(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(i + 1, 0xc2b2ae35));
+const rngFor = (seed: number, i: number) => seeded(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(i + 1, 0xc2b2ae35));
 
 const pick = <T>(rng: () => number, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'untitled';
@@ -134,7 +123,7 @@ function paper(sources: Sources, rng: () => number, i: number): ScaleDocument {
  * (as bench:search does), and one in four a SciFact claim (a question about the papers).
  */
 export function questionsFor(sources: Sources, seed: number, documents: number, count: number): string[] {
-  const rng = random(seed * 31 + 7);
+  const rng = seeded(seed * 31 + 7);
   const templates = [
     (h: string) => `how do I ${h.toLowerCase()}`,
     (h: string) => `what is ${h.toLowerCase()}`,

@@ -1,9 +1,8 @@
 // The background embedding switch: saved in settings.json and applied at once (the host starts or
 // stops the stage without a restart), with what the stage is doing now. `trove serve --no-embed`
 // wins over it, and the card says so.
-import { useState } from 'react';
 import type { BackgroundEmbedding, SettingsInfo } from '../../../src-main/api/results';
-import { errorMessage, trove } from '../bridge';
+import { useSavedSwitch } from './use-saved-switch';
 
 const stateText: Record<BackgroundEmbedding['state'], string> = {
   embedding: 'Embedding in the background now (see Index status for progress).',
@@ -14,28 +13,8 @@ const stateText: Record<BackgroundEmbedding['state'], string> = {
 };
 
 export function BackgroundEmbeddingCard({ info, onSaved }: { info: SettingsInfo; onSaved: (info: SettingsInfo) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const bg = info.backgroundEmbedding;
-  const [on, setOn] = useState(info.saved.backgroundEmbedding !== false);
-
-  const toggle = async (next: boolean) => {
-    setError(null);
-    setBusy(true);
-    setOn(next); // shown at once; put back if the host refuses
-    try {
-      const r = await trove.call('settings.update', { backgroundEmbedding: next });
-      if (r.errors) {
-        setError(Object.values(r.errors).join('; '));
-        setOn(!next);
-      } else onSaved(r.settings);
-    } catch (err) {
-      setError(errorMessage(err));
-      setOn(!next);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { on, busy, error, toggle } = useSavedSwitch('backgroundEmbedding', info, onSaved);
 
   return (
     <div className="card" data-testid="background-embedding">

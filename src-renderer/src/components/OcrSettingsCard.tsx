@@ -1,9 +1,8 @@
 // The OCR switch: saved in settings.json and applied at once (the host starts or stops reading
 // scanned pages and images in the background), with what the stage is doing now. `trove serve
 // --no-ocr` wins over it, and the card says so. Languages are chosen per collection (its card).
-import { useState } from 'react';
 import type { BackgroundOcr, SettingsInfo } from '../../../src-main/api/results';
-import { errorMessage, trove } from '../bridge';
+import { useSavedSwitch } from './use-saved-switch';
 
 const stateText: Record<BackgroundOcr['state'], string> = {
   reading: 'Reading scans in the background now (see Index status for progress).',
@@ -14,28 +13,8 @@ const stateText: Record<BackgroundOcr['state'], string> = {
 };
 
 export function OcrSettingsCard({ info, onSaved }: { info: SettingsInfo; onSaved: (info: SettingsInfo) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const bg = info.backgroundOcr;
-  const [on, setOn] = useState(info.saved.ocr !== false);
-
-  const toggle = async (next: boolean) => {
-    setError(null);
-    setBusy(true);
-    setOn(next); // shown at once; put back if the host refuses
-    try {
-      const r = await trove.call('settings.update', { ocr: next });
-      if (r.errors) {
-        setError(Object.values(r.errors).join('; '));
-        setOn(!next);
-      } else onSaved(r.settings);
-    } catch (err) {
-      setError(errorMessage(err));
-      setOn(!next);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { on, busy, error, toggle } = useSavedSwitch('ocr', info, onSaved);
 
   return (
     <div className="card" data-testid="ocr-settings">
