@@ -335,6 +335,16 @@ describe('web UI on trove serve --ui', () => {
     await expect.poll(() => bg.getByTestId('background-state').textContent()).toMatch(/^Off: /);
     await box.check();
     await expect.poll(() => bg.getByTestId('background-state').textContent()).toBe('Every chunk has a vector.');
+    // OCR: on by default with nothing to read here, switched off and on again without a restart; the
+    // card follows the stage after a switch is saved (it looks, finds nothing, and says so)
+    const ocr = page.getByTestId('ocr-settings');
+    const ocrBox = ocr.getByLabel('Read scanned PDF pages and images in the background');
+    await expect(ocrBox.isChecked()).resolves.toBe(true);
+    await expect.poll(() => ocr.getByTestId('ocr-state').textContent(), { timeout: 10_000 }).toBe('Every scanned page has been read.');
+    await ocrBox.uncheck();
+    await expect.poll(() => ocr.getByTestId('ocr-state').textContent()).toMatch(/^Off: /);
+    await ocrBox.check();
+    await expect.poll(() => ocr.getByTestId('ocr-state').textContent(), { timeout: 10_000 }).toBe('Every scanned page has been read.');
   });
 
   it('adds a redaction rule in Settings, refuses a bad one next to it, and keeps the saved rule', async () => {

@@ -1,6 +1,6 @@
 // Settings: theme, background embedding, embedding models, the saved settings (port, file size
 // limit, redaction), the database (next start), what this engine reports about itself, and, plainly, what cannot be changed yet.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SettingsInfo } from '../../../src-main/api/results';
 import { errorMessage, trove } from '../bridge';
 import { BackgroundEmbeddingCard } from '../components/BackgroundEmbeddingCard';
@@ -12,6 +12,9 @@ import { applyTheme, savedTheme, themeChoices, type ThemeChoice } from '../theme
 
 const themeLabels: Record<ThemeChoice, string> = { system: 'Follow the system', light: 'Light', dark: 'Dark' };
 
+/** When the background stages' states are read again after a switch is saved. */
+const LOOK_AGAIN_MS = [500, 1500, 4000];
+
 export function SettingsScreen() {
   const [info, setInfo] = useState<SettingsInfo | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -20,9 +23,29 @@ export function SettingsScreen() {
     applyTheme(t);
     setTheme(t);
   };
+  // a switch saved: the background stages settle a moment later (no event carries their state), so
+  // their states are read again a few times; only those two cards take them, so a form being
+  // edited is never reset under the user
+  const [live, setLive] = useState<Pick<SettingsInfo, 'backgroundEmbedding' | 'backgroundOcr'> | null>(null);
+  const looks = useRef<ReturnType<typeof setTimeout>[]>([]);
   useEffect(() => {
     trove.call('settings.get', {}).then(setInfo, (err) => setError(errorMessage(err)));
+    return () => looks.current.forEach(clearTimeout);
   }, []);
+  const saved = (i: SettingsInfo) => {
+    setInfo(i);
+    setLive(null);
+    looks.current.forEach(clearTimeout);
+    looks.current = LOOK_AGAIN_MS.map((ms) =>
+      setTimeout(() => {
+        trove.call('settings.get', {}).then(
+          (next) => setLive({ backgroundEmbedding: next.backgroundEmbedding, backgroundOcr: next.backgroundOcr }),
+          () => undefined, // the next look tries again; the card keeps what it shows
+        );
+      }, ms),
+    );
+  };
+  const background = info && live ? { ...info, ...live } : info;
 
   return (
     <section aria-labelledby="settings-title">
@@ -40,8 +63,8 @@ export function SettingsScreen() {
           </label>
         ))}
       </fieldset>
-      {info && <BackgroundEmbeddingCard info={info} onSaved={setInfo} />}
-      {info && <OcrSettingsCard info={info} onSaved={setInfo} />}
+      {background && <BackgroundEmbeddingCard info={background} onSaved={saved} />}
+      {background && <OcrSettingsCard info={background} onSaved={saved} />}
       <ModelsCard />
       {info && (
         <>
