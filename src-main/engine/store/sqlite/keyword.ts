@@ -67,9 +67,15 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     this.matchingStmt = db.prepare<[string], { id: number }>(`SELECT DISTINCT c.document_id AS id FROM ${index} f JOIN chunks c ON c.id = f.rowid WHERE ${index} MATCH ?`);
   }
 
-  /** Rows of the index; FTS5 keeps the average length itself. */
+  /**
+   * Rows of the index and their average length, as BM25 should see them: FTS5's own totals still
+   * count deleted rows (store/fts-totals.ts). The caller keeps them per index generation and hands
+   * them to every step, as on PostgreSQL.
+   */
   async counts(): Promise<KeywordCounts> {
-    return { rows: this.countStmt.get()!.n, avgLength: 0 };
+    const rows = this.countStmt.get()!.n;
+    const totals = this.totals.read();
+    return { rows, avgLength: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
   }
 
   /** fts5vocab's row count; for a prefix the sum over its terms (what the planner has always used). */
@@ -77,7 +83,7 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     return t.prefix ? (this.prefixDfStmt.get(t.text, t.text + '\uffff')?.doc ?? 0) : (this.dfStmt.get(t.term)?.doc ?? 0);
   }
 
-  async candidates(step: KeywordStep, filters: ResolvedFilters, limit: number): Promise<KeywordCandidate[]> {
+  async candidates(step: KeywordStep, filters: ResolvedFilters, limit: number, counts: KeywordCounts): Promise<KeywordCandidate[]> {
     if (!step.terms.length) return [];
     // every step is ranked by the BM25 of its words; an expression (phrase, boolean) by its positive
     // words, on the rows the expression matches — not by FTS5's bm25() of the expression, which
@@ -88,8 +94,8 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     const hits = this.nativeRank ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
     const f = filterSql(filters, this.useSetForm(step, filters));
     const stmt = this.statement(f.where, f.key, hits.length, within.length > 0);
-    // BM25's N and average length: FTS5's totals still count deleted rows (store/fts-totals.ts)
-    const totals = this.nativeRank ? this.totals.read() : null;
+    // BM25's N and average length from the caller's counts (FTS5's own totals overstate them)
+    const totals = this.nativeRank ? { rows: counts.rows, tokens: Math.round(counts.avgLength * counts.rows) } : null;
     return stmt.all(...rankParams(this.nativeRank, limit, totals, hits), words, ...within, ...f.params, limit);
   }
 
