@@ -118,6 +118,20 @@ describe('the background policy\'s turn', () => {
     await expect(turn).resolves.toBe(false);
   });
 
+  it('takes its turn amid a steady stream of searches once they have held it back for maxDeferMs', async () => {
+    const policy = new BackgroundPolicy({ allowed: true, saved: () => null, paused: () => new Set(), indexingBusy: () => false }, { searchQuietMs: 60_000, maxDeferMs: 40 });
+    policy.searched();
+    // searches keep coming (each resets the quiet window), yet the turn comes
+    const stream = setInterval(() => policy.searched(), 5);
+    try {
+      const started = performance.now();
+      await expect(policy.turn(() => false)).resolves.toBe(true);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(39);
+    } finally {
+      clearInterval(stream);
+    }
+  });
+
   it('is enabled by the engine\'s option and the saved setting, the option first', () => {
     const deps = { paused: () => new Set<number>(), indexingBusy: () => false };
     expect(new BackgroundPolicy({ ...deps, allowed: false, saved: () => true }, { searchQuietMs: 0 }).enabled()).toEqual({ enabled: false, source: 'option' });

@@ -3,13 +3,17 @@
 // switched off), both read live so the Settings switch applies at once. It pauses with indexing
 // (the same pause rows: everything, or one collection). And it waits its turn before each batch:
 // keyword indexing goes first (embedding never delays a file becoming keyword-searchable), and so
-// does a burst of searches (no new chunk starts within `searchQuietMs` of a search).
+// does a burst of searches (no new chunk starts within `searchQuietMs` of a search) — but only for
+// so long: under a steady stream of searches (an assistant polling) a turn comes after `maxDeferMs`
+// anyway, so background work keeps a share instead of starving (its workers are niced).
 import type { BackgroundEmbedding } from '../types/models.js';
 
 /** The pause row that pauses everything (store/jobs.ts GLOBAL_PAUSE). */
 const ALL = 0;
 /** How often a waiting stage looks again whether indexing has finished. */
 const INDEXING_POLL_MS = 200;
+/** The longest searches hold a turn back (a stream of searches more often than `searchQuietMs` would otherwise hold it forever). */
+export const DEFAULT_MAX_DEFER_MS = 1_000;
 
 export interface BackgroundDeps {
   /** The engine's option: may this engine embed in the background at all. */
@@ -31,7 +35,7 @@ export class BackgroundPolicy {
 
   constructor(
     private readonly deps: BackgroundDeps,
-    private readonly opts: { searchQuietMs: number },
+    private readonly opts: { searchQuietMs: number; maxDeferMs?: number },
   ) {}
 
   enabled(): Pick<BackgroundEmbedding, 'enabled' | 'source'> {
@@ -77,10 +81,21 @@ export class BackgroundPolicy {
   /** Resolves true when the next batch may start, false as soon as `stop()` says the stage must stop. */
   async turn(stop: () => boolean): Promise<boolean> {
     while (this.pausing.size) await Promise.all([...this.pausing]);
+    /** Since when searches have held this turn back (indexing's waits do not count). */
+    let deferredSince: number | null = null;
     try {
       for (;;) {
         if (stop()) return false;
-        const wait = this.waitMs();
+        let wait: number;
+        if (this.deps.indexingBusy()) {
+          wait = INDEXING_POLL_MS;
+          deferredSince = null;
+        } else {
+          const quiet = this.searchQuietLeft();
+          if (quiet > 0) deferredSince ??= performance.now();
+          const deferLeft = deferredSince === null ? 0 : (this.opts.maxDeferMs ?? DEFAULT_MAX_DEFER_MS) - (performance.now() - deferredSince);
+          wait = Math.ceil(Math.min(quiet, deferLeft));
+        }
         if (wait <= 0) return true;
         this.waitingNow = true;
         await this.sleep(wait);
@@ -95,10 +110,9 @@ export class BackgroundPolicy {
     for (const s of [...this.sleepers]) s();
   }
 
-  private waitMs(): number {
-    if (this.deps.indexingBusy()) return INDEXING_POLL_MS;
-    const sinceSearch = performance.now() - this.lastSearchAt;
-    return sinceSearch < this.opts.searchQuietMs ? Math.ceil(this.opts.searchQuietMs - sinceSearch) : 0;
+  /** How long until searches have been quiet for `searchQuietMs` (0: they are). */
+  private searchQuietLeft(): number {
+    return Math.max(0, this.opts.searchQuietMs - (performance.now() - this.lastSearchAt));
   }
 
   private sleep(ms: number): Promise<void> {
