@@ -100,6 +100,28 @@ describe('web UI on trove serve --ui', () => {
     await shot('03-collections-indexed');
   });
 
+  it('sets the collection’s OCR languages on its card, refusing an unknown code and one not installed next to the field, keeping what was typed', async () => {
+    const card = page.getByTestId('collection-field-notes');
+    await expect(card.textContent()).resolves.toContain('OCR languages: eng');
+    await card.getByRole('button', { name: 'Change' }).click();
+    const field = card.getByLabel('OCR languages for field-notes (Tesseract codes, comma-separated: eng,deu)');
+    await expect(field.inputValue()).resolves.toBe('eng');
+    await field.fill('eng, klingon');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => card.getByRole('alert').textContent()).toContain('"klingon" is not an OCR language Trove knows');
+    await expect(field.inputValue()).resolves.toBe('eng, klingon');
+    // German is in the catalogue but its data is not on this machine: the card says how to fetch it
+    await field.fill('eng,deu');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => card.getByRole('alert').textContent()).toMatch(/OCR language "deu" is not available.*trove models pull tesseract-deu/);
+    await shot('03b-ocr-languages-refused');
+    await field.fill('eng');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => field.count()).toBe(0);
+    await expect(card.getByRole('alert').count()).resolves.toBe(0);
+    await expect(card.textContent()).resolves.toContain('OCR languages: eng');
+  });
+
   it('shows the finished run on the index status screen', async () => {
     await page.getByRole('button', { name: 'Index status' }).click();
     await page.getByTestId('idle').waitFor();
