@@ -141,10 +141,9 @@ export class Engine {
       indexingBusy: () => this.indexing.busy(),
     });
     const { models } = this.embeddings;
-    const parsing = opts.indexing?.parsing;
     const ocrSaved = () => settings.savedOrDefaults().ocr;
     const background = { paused: () => this.indexing.pausesNow(), indexingBusy: () => this.indexing.busy(), changed: () => this.changed() };
-    this.ocr = new OcrService({ storage, profileDir, models, chunking, parsing, saved: ocrSaved, ...background }, opts.ocr);
+    this.ocr = new OcrService({ storage, profileDir, models, parse: (bytes, file, ocr) => this.indexing.parse(bytes, file, ocr), saved: ocrSaved, ...background }, opts.ocr);
     settings.onSaved(() => (this.embeddings.changed(), this.ocr.changed())); // the Settings switches apply at once
     // an OCR language pulled: collections waiting for it are read
     const refresh = () => (models.refresh(), this.ocr.languagesChanged());
@@ -230,9 +229,9 @@ export class Engine {
     if (this.mergeSoon) clearTimeout(this.mergeSoon);
     this.offRemote();
     await this.datasetRoom.close(); // stops the manifest watcher; pending loads see the engine closed
+    await this.ocr.close(); // the page on each OCR worker finishes and is written (indexing's parse workers still up); what is left stays queued
     await this.indexing.close();
     await this.embeddings.close();
-    await this.ocr.close(); // the page on each OCR worker finishes; what is left stays queued
     await this.memoryService.flush().catch(() => undefined); // metrics held back are written if the index still answers
     await this.storage.close();
     await this.settings.close();

@@ -8,6 +8,7 @@ import { TroveError, notFound } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import type { IndexProgress, IndexReport, IndexerOptions } from '../ingest/indexer.js';
 import { ParsePool, type ParsePoolOptions } from '../ingest/parse-pool.js';
+import type { OcrMerge, Prepared } from '../ingest/prepare.js';
 import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
 import { GLOBAL_PAUSE } from '../store/jobs.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
@@ -423,6 +424,11 @@ export class IndexingService {
 
   freshness(documentIds: readonly number[]): Promise<Map<number, Freshness>> {
     return freshnessOf(this.storage, documentIds);
+  }
+
+  /** Parses a file in the parse workers, recognised pages merged in (the OCR stage's re-write of a scanned document). */
+  parse(bytes: Uint8Array, path: string, ocr: OcrMerge): Promise<Prepared> {
+    return this.parsers.prepare(bytes, path, ocr);
   }
 
   /** No batch may touch the index after this returns; the promise settles when the watchers, the loop and the parse workers have stopped. */

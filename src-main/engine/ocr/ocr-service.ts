@@ -3,15 +3,15 @@
 // unless the host says not or the Settings switch is off, paused with indexing, keyword indexing
 // first, giving way to searches, resumable since its queue is rows — and on request by one-shot
 // commands after the text of everything is written (`trove index`, `collection add`). It owns the
-// OCR engine (workers start with work), the page cache under the profile and a parse pool of its
-// own (a document is parsed again with its pages merged in). What status says per collection is here.
+// OCR engine (workers start with work) and the page cache under the profile; a document is parsed
+// again with its pages merged in by indexing's parse workers (warm: they have just read the file).
+// What status says per collection is here.
 import path from 'node:path';
 import { BackgroundPolicy } from '../embed/background.js';
 import type { Manifest } from '../embed/manifest.js';
 import type { ModelLocations } from '../embed/resolver.js';
 import { StageRunner, type StageCollection } from '../embed/stage-runner.js';
-import type { ChunkOptions } from '../ingest/chunker.js';
-import { ParsePool, type ParsePoolOptions } from '../ingest/parse-pool.js';
+import type { OcrMerge, Prepared } from '../ingest/prepare.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Storage } from '../store/storage.js';
 import type { BackgroundOcr, CollectionOcrStatus, FailureInfo, OcrProgress, OcrStatusReport } from '../types/index.js';
@@ -38,8 +38,8 @@ export interface OcrDeps {
   storage: Storage;
   profileDir: string;
   models: { manifest: Manifest; locations: ModelLocations };
-  chunking: ChunkOptions;
-  parsing?: Partial<ParsePoolOptions>;
+  /** Parses a file again with recognised pages merged in (indexing's parse pool). */
+  parse: (bytes: Uint8Array, path: string, ocr: OcrMerge) => Promise<Prepared>;
   /** The saved switch (null: the default, on). */
   saved: () => boolean | null;
   paused: () => ReadonlySet<number>;
@@ -50,7 +50,6 @@ export interface OcrDeps {
 
 export class OcrService {
   private engine: OcrEngine | null = null;
-  private parser: ParsePool | null = null;
   private readonly policy: BackgroundPolicy;
   private readonly runner: StageRunner;
   private readonly pace = new Pace();
@@ -195,7 +194,6 @@ export class OcrService {
     this.stopping.abort(new Error('the engine is closing')); // queued pages dropped; those on a worker finish
     await this.runner.close();
     await this.engine?.close();
-    await this.parser?.close();
   }
 
   private async readOne(s: StageCollection, explicit: boolean, stop: () => boolean): Promise<boolean> {
@@ -214,7 +212,7 @@ export class OcrService {
       {
         storage: this.deps.storage,
         engine: () => this.ocr(),
-        parse: (bytes, file, ocr) => this.parsePool().prepare(bytes, file, ocr),
+        parse: this.deps.parse,
         changed: this.deps.changed,
         maxPagesPerFile: this.opts.limits?.maxPagesPerFile ?? DEFAULT_OCR_LIMITS.maxPagesPerFile,
       },
@@ -248,11 +246,5 @@ export class OcrService {
       pool: this.opts.pool,
     });
     return this.engine;
-  }
-
-  private parsePool(): ParsePool {
-    // one worker: a document is parsed again only when its pages are written, one at a time
-    this.parser ??= new ParsePool(this.deps.chunking, { ...this.deps.parsing, workers: 1 });
-    return this.parser;
   }
 }
