@@ -131,7 +131,8 @@ export class Engine {
     const fusion = opts.search?.fusion ?? 'rrf';
     this.indexing = new IndexingService(
       storage,
-      { ...opts.indexing, chunking, maxFileBytes, maxFileBytesNow: () => settings.maxFileBytes().value },
+      // files about to be parsed: when some may be scans, an OCR worker gets ready meanwhile
+      { ...opts.indexing, chunking, maxFileBytes, maxFileBytesNow: () => settings.maxFileBytes().value, willParse: (c, paths) => this.ocr.willParse(c, paths) },
       () => this.changed(),
     );
     this.embeddings = new EmbeddingService(storage, profileDir, opts.embeddings, {

@@ -152,6 +152,21 @@ describe('workers', () => {
     expect(e.workers).toBe(0);
     expect(threadNiceness().has(niced[0]!)).toBe(false);
   });
+
+  it('prewarm starts one reader ahead of a scan, which then reads it; a language not installed starts none', async () => {
+    const missing = engine({ pool: { workers: 2 } });
+    await missing.prewarm(['deu'], true);
+    expect(missing.workers).toBe(0);
+    await expect(missing.prewarm(['klingon'], false)).resolves.toBeUndefined();
+    expect(missing.workers).toBe(0);
+
+    const e = engine({ pool: { workers: 2 } });
+    await e.prewarm(undefined, true);
+    expect(e.workers).toBe(1);
+    const r = await e.recognize({ kind: 'pdf', bytes: await makePdf([{ png: LETTER_PNG }]) });
+    expect(r.pages[0]!.text).toBe(LETTER_TEXT);
+    expect(e.workers).toBe(1); // the warmed reader took the page (a one-page file needs no second)
+  });
 });
 
 describe('abort', () => {

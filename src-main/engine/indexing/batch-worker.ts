@@ -40,6 +40,8 @@ export interface BatchOptions {
   batchDocuments: number;
   readConcurrency: number;
   retry: RetryPolicy;
+  /** These files are about to be parsed (the OCR room gets a reader ready when some may be scans). */
+  willParse?: (c: CollectionRow, paths: string[]) => void;
 }
 
 /** Who hears what a batch did (an index run's report). */
@@ -138,9 +140,10 @@ export class BatchWorker {
     if (await this.abandoned(c.id)) return claim.release().then(() => null);
     // documents are parsed in the workers, all of the batch's at once; the writes wait for them
     const parsed = new Map<string, Prepared>();
+    const toParse = reads.filter((r) => r.kind === 'bytes' && parseNeeded(r, known.get(r.path)));
+    if (toParse.length) this.opts.willParse?.(c, toParse.map((r) => r.path));
     await Promise.all(
-      reads
-        .filter((r) => parseNeeded(r, known.get(r.path)))
+      toParse
         .map(async (r) => {
           if (r.kind !== 'bytes') return;
           parsed.set(r.path, await this.parsers.prepare(r.buf, r.path));

@@ -17,7 +17,7 @@ import { freshnessOf, type Freshness } from './freshness.js';
 import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from './live-folders.js';
 import { PathFilter } from '../ingest/path-filter.js';
 import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
-import { BatchWorker, scanJob, type OutcomeListener } from './batch-worker.js';
+import { BatchWorker, scanJob, type BatchOptions, type OutcomeListener } from './batch-worker.js';
 import { indexProgressOf, ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
@@ -71,7 +71,7 @@ export class IndexingService {
 
   constructor(
     private readonly storage: Storage,
-    opts: IndexingOptions & { chunking: ChunkOptions },
+    opts: IndexingOptions & { chunking: ChunkOptions; willParse?: BatchOptions['willParse'] },
     /** Called after every batch that may have changed the index (the engine bumps its cache generation). */
     private readonly onChanged: () => void,
   ) {
@@ -94,6 +94,7 @@ export class IndexingService {
         batchDocuments: opts.batchDocuments ?? 32,
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },
+        willParse: opts.willParse,
       },
       async (id) => this.closed || this.removing.has(id) || !(await this.fileBacked(id)),
     );

@@ -114,6 +114,17 @@ export class OcrEngine {
     return codes;
   }
 
+  /** A scan in these languages is on its way: a worker gets ready for it (languages unknown or not installed: nothing to do; its read says why). */
+  async prewarm(languages: readonly string[] | undefined, pdf: boolean): Promise<void> {
+    let resolved: ResolvedLanguage[];
+    try {
+      resolved = await this.resolve(checkLanguages(languages, this.opts.models.manifest));
+    } catch {
+      return;
+    }
+    this.pool.warm(resolved, pdf);
+  }
+
   /** Forgets resolved language files (after a language was pulled or removed). */
   refresh(): void {
     this.languages.clear();

@@ -46,6 +46,8 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   idle: NodeJS.Timeout | null;
   exited: Promise<void>;
+  /** Sent as soon as it is ready (ahead of any page). */
+  warm?: OcrWorkerRequest;
 }
 
 export class OcrPool {
@@ -75,6 +77,20 @@ export class OcrPool {
     const reply = await this.submit({ op: 'page', source, page, languages, limits: { maxPixelsPerPage: limits.maxPixelsPerPage } }, limits.timePerPageMs, signal);
     if (!('page' in reply)) throw new OcrPageFailed('the OCR worker sent no page');
     return reply.page;
+  }
+
+  /**
+   * A scan is on its way (its file is being parsed): one worker starts now, or the idle ones get
+   * ready, loading the languages (and pdf.js) while the file is parsed rather than after.
+   */
+  warm(languages: LanguageFile[], pdf: boolean): void {
+    if (this.closed) return;
+    const request = { op: 'warm', languages, pdf } satisfies OcrWorkerRequest;
+    if (this.slots.size === 0) this.spawn();
+    for (const s of this.slots) {
+      if (s.ready) s.worker.postMessage(request);
+      else s.warm = request;
+    }
   }
 
   /** Lets the workers close a file they hold open (its pages are done). */
@@ -122,7 +138,9 @@ export class OcrPool {
     while (this.queue.length && !this.closed) {
       let slot = [...this.slots].find((s) => s.ready && !s.job);
       if (!slot) {
-        if (this.slots.size < this.opts.workers) this.spawn();
+        // a worker still starting (one warmed ahead of a scan) takes the next page: no second cold start for it
+        const starting = [...this.slots].filter((s) => !s.ready).length;
+        if (this.slots.size < this.opts.workers && starting < this.queue.length) this.spawn();
         return;
       }
       this.run(slot, this.queue.shift()!);
@@ -137,6 +155,7 @@ export class OcrPool {
         if (!m.ready) return this.lose(slot, m.error, true);
         slot.ready = true;
         worker.unref();
+        if (slot.warm) worker.postMessage(slot.warm);
         this.idleLater(slot);
         return this.pump();
       }

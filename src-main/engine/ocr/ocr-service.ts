@@ -11,6 +11,7 @@ import { BackgroundPolicy } from '../embed/background.js';
 import type { Manifest } from '../embed/manifest.js';
 import type { ModelLocations } from '../embed/resolver.js';
 import { StageRunner, type StageCollection } from '../embed/stage-runner.js';
+import { documentParserFor } from '../ingest/parsers/index.js';
 import type { OcrMerge, Prepared } from '../ingest/prepare.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { Storage } from '../store/storage.js';
@@ -99,6 +100,20 @@ export class OcrService {
 
   searched(): void {
     this.policy.searched();
+  }
+
+  /**
+   * Indexing is about to parse these files: when any may be a scan (an image, a PDF) and the
+   * background stage may read it, an OCR worker starts loading now, while the file is parsed,
+   * instead of after (the first scan on an idle host paid ~2 s for it). A text PDF wastes that
+   * start; the worker leaves after its idle spell.
+   */
+  willParse(c: CollectionRow, paths: readonly string[]): void {
+    if (this.closed || !this.opts.auto || !this.policy.mayRun(c.id)) return;
+    const kinds = new Set(paths.map((p) => documentParserFor(p)?.kind));
+    const pdf = kinds.has('pdf');
+    if (!pdf && !kinds.has('image')) return;
+    void this.ocr().prewarm(c.ocrLanguages ?? undefined, pdf).catch(() => undefined);
   }
 
   busy(): boolean {

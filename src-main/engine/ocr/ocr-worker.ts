@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeImagePage, imagePageCount, ImageError } from './image-decode.js';
+import { loadPdfJs } from '../ingest/parsers/pdf.js';
 import { PdfPageError, PdfRaster } from './pdf-raster.js';
 import { Tesseract, type LanguageFile } from './tesseract.js';
 import type { OcrLimits, OcrPage, OcrSourceKind } from './types.js';
@@ -29,6 +30,8 @@ export type OcrWorkerRequest =
   | { op: 'count'; id: number; source: OcrSource }
   | { op: 'page'; id: number; source: OcrSource; page: number; languages: LanguageFile[]; limits: Pick<OcrLimits, 'maxPixelsPerPage'> }
   | { op: 'forget'; key: string }
+  /** Get ready for a scan on its way (loaded before its bytes arrive): its languages, and pdf.js for a PDF. No reply. */
+  | { op: 'warm'; languages: LanguageFile[]; pdf: boolean }
   | { op: 'close' };
 
 export type OcrWorkerReply =
@@ -77,7 +80,16 @@ async function forget(key?: string): Promise<void> {
   await was.then((p) => p.close()).catch(() => undefined);
 }
 
-async function handle(msg: Exclude<OcrWorkerRequest, { op: 'forget' | 'close' }>): Promise<OcrWorkerReply> {
+async function warm(msg: Extract<OcrWorkerRequest, { op: 'warm' }>): Promise<void> {
+  try {
+    tesseract?.use(msg.languages);
+    if (msg.pdf) await loadPdfJs();
+  } catch {
+    /* the page that needs it fails with the reason */
+  }
+}
+
+async function handle(msg: Exclude<OcrWorkerRequest, { op: 'forget' | 'warm' | 'close' }>): Promise<OcrWorkerReply> {
   const bytes = new Uint8Array(msg.source.bytes, 0, msg.source.length);
   try {
     if (msg.op === 'count') {
@@ -104,6 +116,7 @@ port.on('message', (msg: OcrWorkerRequest) => {
       return;
     }
     if (msg.op === 'forget') return forget(msg.key);
+    if (msg.op === 'warm') return warm(msg);
     port.postMessage(await handle(msg));
   });
 });

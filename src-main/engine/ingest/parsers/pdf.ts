@@ -7,6 +7,7 @@
 // truncated or malformed files throw with the reason; a PDF without a text layer is indexed by
 // its name with a "needs OCR" warning. Pages that draw an image and have no text layer (or only
 // stray characters: a scanner's page number) are listed in `ocrPages` for the OCR stage.
+/// <reference path="./pdf-worker.d.ts" />
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -16,8 +17,16 @@ import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js'
 
 type PdfJs = typeof PdfJsModule;
 let pdfjs: Promise<PdfJs> | null = null;
-/** pdf.js, loaded once (the OCR room renders pages with the same module). */
-export const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+/**
+ * pdf.js, loaded once (the OCR room renders pages with the same module), its worker code with it:
+ * under Node it runs on this thread as a "fake worker", which it would otherwise import on the first
+ * document; loaded here, a reader warmed ahead of a scan (ocr/ocr-pool.ts warm) is fully ready.
+ */
+export const loadPdfJs = (): Promise<PdfJs> =>
+  (pdfjs ??= Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('pdfjs-dist/legacy/build/pdf.worker.mjs')]).then(([lib, worker]) => {
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+    return lib;
+  }));
 
 /** Where pdf.js finds its CMaps (CJK fonts without a Unicode map) and standard font data. */
 export function assetDirs(): { cMapUrl: string; standardFontDataUrl: string } {
