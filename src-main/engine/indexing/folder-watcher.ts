@@ -156,6 +156,9 @@ export class FolderWatcher {
     if (!name) return this.sink.rescan('a file event without a name'); // not seen on Linux; be safe elsewhere
     const abs = path.join(dir, name);
     const stats = fs.lstatSync(abs, { throwIfNoEntry: false });
+    // a watched folder's own removal arrives as an event named after it, not a file of it: the
+    // folder is gone (for the collection's root, chokidar, watching no files, says nothing more)
+    if (!stats && name === path.basename(dir) && !fs.existsSync(dir)) return this.onDir(dir);
     if (stats && !stats.isFile()) return; // a folder (chokidar's), a link, a socket
     if (stats && path.basename(abs) !== '.gitignore' && this.ignored(abs, stats)) return;
     this.onFile(abs, !stats);
