@@ -2,9 +2,9 @@
 // Every call runs on the host's one JavaScript thread, so letting 32 clients' calls in at once does
 // not serve them sooner — it interleaves them, stretching each one's time, growing the heap with
 // their intermediate results and starving the indexing loop of turns. Here at most `maxInFlight`
-// calls run; the next ones wait in arrival order; a call that would wait longer than `maxWaitMs`
-// (estimated on arrival from the recent service time, or found at its deadline) is answered at
-// once with a retryable `busy` error and a retry-after hint, never left to stall for seconds.
+// calls run; the next ones wait in arrival order; a call that has waited `maxWaitMs` (or that is
+// estimated on arrival, from the recent service time, to wait more than twice that) is answered
+// with a retryable `busy` error and a retry-after hint, never left to stall for seconds.
 // docs/mcp-tools.md ("Busy") documents the error.
 
 /** The JSON-RPC error code of a `busy` answer (in the range JSON-RPC leaves to the server). */
@@ -70,7 +70,9 @@ export class Admission {
     if (this.inFlight < this.limits.maxInFlight && this.queue.length === 0) return Promise.resolve(this.start());
     const expected = this.expectedWaitMs(this.queue.length + 1);
     if (this.queue.length >= this.limits.maxQueue) return Promise.resolve(this.refuse('queue-full', expected));
-    if (expected > this.limits.maxWaitMs) return Promise.resolve(this.refuse('wait-too-long', expected));
+    // refused on arrival only when the estimate is well past the bound: the estimate is rough (calls
+    // vary), and a client told to come back sleeps through time the queue might have served it in
+    if (expected > 2 * this.limits.maxWaitMs) return Promise.resolve(this.refuse('wait-too-long', expected));
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve,
@@ -128,9 +130,10 @@ export class Admission {
     return Math.ceil(position / this.limits.maxInFlight) * this.serviceMs;
   }
 
+  /** The hint: when the wait should fit in the bound again (the expected wait beyond it). */
   private refuse(reason: Refused['reason'], expectedMs: number): Refused {
     this.busy++;
-    return { ok: false, reason, retryAfterMs: Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, expectedMs))) };
+    return { ok: false, reason, retryAfterMs: Math.round(Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, expectedMs - this.limits.maxWaitMs))) };
   }
 }
 
