@@ -4,17 +4,21 @@
 // v2 SDKs (2025 sessions and 2026-07-28), over HTTP and through `trove mcp` on stdio — calling
 // search, query, get and multi_get for the whole time. Prints calls, errors, p50/p99 per tool, the
 // host's RSS over time (and its growth over the last half), and one JSON line. Needs the built CLI.
+// `busy` answers (the host's admission control) are retried after their hint and counted, not
+// errors. --database postgresql://…: the same run on a fresh database made on that server (dropped
+// at the end), every `trove` command and the host on it.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { readRuntimeFile } from '../../src-main/host/runtime-file.js';
 import { writeNotes } from '../../test/reliability/lib/generated-corpus.js';
 import { runLoad, type ClientKind } from '../../test/reliability/lib/load.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false } },
+  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false }, database: { type: 'string' } },
 });
 const seconds = Number(values.seconds ?? (values.small ? 20 : 300));
 const clientCount = Number(values.clients ?? (values.small ? 8 : 32));
@@ -22,7 +26,8 @@ const notes = Number(values.notes ?? (values.small ? 300 : 5000));
 const BIN = path.resolve(import.meta.dirname, '../../bin/trove.js');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-bench-load-'));
 const profile = path.join(dir, 'profile');
-const env = { ...process.env, TROVE_HOME: profile, TROVE_PORT: '0' };
+const database = values.database ? await freshDatabase(values.database) : undefined;
+const env = { ...process.env, TROVE_HOME: profile, TROVE_PORT: '0', ...(database ? { TROVE_DATABASE_URL: database.url } : {}) };
 const trove = (...args: string[]) => execFileSync(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
 
 const stable = writeNotes(path.join(dir, 'stable'), 200).map((p) => `stable/${p}`);
@@ -76,13 +81,13 @@ try {
   const half = rss.filter((s) => s.t >= rss[rss.length - 1]!.t / 2);
   const slope = regression(half.map((s) => [s.t, s.mb]));
   const growth = half.length ? half[half.length - 1]!.mb - half[0]!.mb : 0;
-  console.log(`${clientCount} clients (${JSON.stringify(clients)}) for ${seconds} s: ${out.calls} calls (${(out.calls / (out.wallMs / 1000)).toFixed(0)}/s), ${out.errors.length} errors`);
+  console.log(`${database ? 'PostgreSQL' : 'SQLite'}, ${clientCount} clients (${JSON.stringify(clients)}) for ${seconds} s: ${out.calls} calls (${(out.calls / (out.wallMs / 1000)).toFixed(0)}/s), ${out.errors.length} errors, ${out.busy} busy answers retried`);
   for (const e of out.errors.slice(0, 10)) console.log(`  error: ${e}`);
   for (const [tool, s] of Object.entries(out.perTool)) console.log(`  ${tool.padEnd(10)} n=${String(s.n).padStart(6)}  p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.max.toFixed(0)} ms`);
   console.log(`big collection indexed under load: ${bigIndexed} of ${notes} notes`);
   console.log(`host RSS: start ${rss[0]!.mb.toFixed(0)} MB, max ${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB, end ${rss[rss.length - 1]!.mb.toFixed(0)} MB; last half: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB (${(slope * 60).toFixed(2)} MB/min)`);
   console.log(`RSS over time (MB, every ~${Math.max(1, Math.round(rss.length / 20))} s): ${rss.filter((_, i) => i % Math.max(1, Math.round(rss.length / 20)) === 0).map((s) => s.mb.toFixed(0)).join(' ')}`);
-  console.log(JSON.stringify({ bench: 'reliability:load', seconds, clients: clientCount, calls: out.calls, errors: out.errors.length, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10 }));
+  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10 }));
   process.exitCode = out.errors.length ? 1 : 0;
 } finally {
   clearInterval(churn);
@@ -90,6 +95,26 @@ try {
   serve.kill('SIGTERM');
   await new Promise((r) => serve.once('exit', r));
   fs.rmSync(dir, { recursive: true, force: true });
+  await database?.drop();
+}
+
+/** A database of its own on the server `url` names, with the extensions Trove's migrations expect. */
+async function freshDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `trove_load_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = async <T>(u: string, f: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = new pg.Client({ connectionString: u });
+    await c.connect();
+    try {
+      return await f(c);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(url, (c) => c.query(`CREATE DATABASE ${name}`));
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  await admin(own.toString(), (c) => c.query('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm'));
+  return { url: own.toString(), drop: () => admin(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) };
 }
 
 /** Least-squares slope of y over x. */

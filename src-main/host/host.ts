@@ -6,6 +6,7 @@ import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
 import { RefusalLog } from '../mcp/security/refusals.js';
 import type { ServerExtension } from '../mcp/server.js';
+import type { AdmissionOptions } from '../mcp/transports/admission.js';
 import { createMcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/transports/http.js';
 import { healthRoute } from './health.js';
 import { watchLifecycle } from './lifecycle.js';
@@ -50,6 +51,8 @@ export interface HostOptions {
   mcpExtension?: ServerExtension;
   /** Stateless tools/calls on the fast path (mcp/transports/fast-call.ts); default env.mcpFastCalls, else on. Tests and benches turn it off to A/B. */
   mcpFastCalls?: boolean;
+  /** Tool calls in flight at once and how long one may wait before it is answered `busy` (mcp/transports/admission.ts; defaults 6 and 1 s). */
+  admission?: AdmissionOptions;
   /** Stop after this long with no clients and no indexing work (hosts the stdio shim starts); default never. */
   idleExitMs?: number;
   /** How often the lifecycle checks run (default 2 s); tests make it shorter. */
@@ -97,6 +100,7 @@ export async function startHost(opts: HostOptions = {}): Promise<Host> {
       maxBodyBytes: opts.maxBodyBytes,
       extend: opts.mcpExtension,
       fastCalls: opts.mcpFastCalls ?? opts.env?.mcpFastCalls ?? true,
+      admission: opts.admission,
     });
     const preferred = preferredPort(opts.port, opts.env?.port, engine.settings.savedOrDefaults().port);
     const server = await startLoopbackServer({

@@ -3,12 +3,13 @@
 // saturation that makes the rewrite unsafe on CPUs without VNNI.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs/minimal.js';
 import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../src-main/engine/config.js';
-import { exactProduct, matMulIntegerModel, probeOperands, probeSignedKernel, quantizedModelSource, shiftWeightsToSigned } from '../../src-main/engine/embed/signed-weights.js';
+import { exactProduct, matMulIntegerModel, probeOperands, probeSignedKernel, quantizedModelSource, shiftWeightsToSigned, signedWeightsFile } from '../../src-main/engine/embed/signed-weights.js';
 import { modelsDir } from './models-dir.js';
 
 const miniLmFile = path.join(modelsDir, 'all-MiniLM-L6-v2', 'onnx/model_quantized.onnx');
@@ -32,7 +33,7 @@ describe('shiftWeightsToSigned on the real models', () => {
 
 // A hand-built graph: Y = MatMulInteger(A, W, a_zp, W_zp) with uint8 W and W_zp (zero points in
 // int32_data, as the MiniLM converter wrote them), plus optionally a second node that reads W.
-function model(opts: { shareWeight: boolean }): { bytes: Uint8Array; a: Uint8Array } {
+function model(opts: { shareWeight: boolean; rawZeroPoints?: boolean }): { bytes: Uint8Array; a: Uint8Array } {
   const [m, k, n] = [3, 8, 4];
   const w = protobuf.Writer.create();
   const key = (no: number, wire: number) => (no << 3) | wire;
@@ -53,9 +54,13 @@ function model(opts: { shareWeight: boolean }): { bytes: Uint8Array; a: Uint8Arr
   if (opts.shareWeight) node('Identity', ['W'], 'W_OUT');
   const weights = Uint8Array.from({ length: k * n }, (_, i) => (i * 37 + 11) % 256);
   w.uint32(key(5, 2)).fork().uint32(key(1, 0)).uint32(k).uint32(key(1, 0)).uint32(n).uint32(key(2, 0)).uint32(2).uint32(key(8, 2)).string('W').uint32(key(9, 2)).bytes(weights).ldelim();
-  w.uint32(key(5, 2)).fork().uint32(key(1, 0)).uint32(n).uint32(key(2, 0)).uint32(2).uint32(key(5, 2)).fork();
-  for (const zp of [0, 127, 128, 255]) w.int32(zp);
-  w.ldelim().uint32(key(8, 2)).string('WZP').ldelim();
+  if (opts.rawZeroPoints) {
+    w.uint32(key(5, 2)).fork().uint32(key(1, 0)).uint32(n).uint32(key(2, 0)).uint32(2).uint32(key(8, 2)).string('WZP').uint32(key(9, 2)).bytes(Uint8Array.of(0, 127, 128, 255)).ldelim();
+  } else {
+    w.uint32(key(5, 2)).fork().uint32(key(1, 0)).uint32(n).uint32(key(2, 0)).uint32(2).uint32(key(5, 2)).fork();
+    for (const zp of [0, 127, 128, 255]) w.int32(zp);
+    w.ldelim().uint32(key(8, 2)).string('WZP').ldelim();
+  }
   w.uint32(key(5, 2)).fork().uint32(key(2, 0)).uint32(2).uint32(key(8, 2)).string('AZP').uint32(key(9, 2)).bytes(Uint8Array.of(100)).ldelim();
   valueInfo(11, 'A', 2, [m, k]);
   valueInfo(12, 'Y', 6, [m, n]);
@@ -77,6 +82,54 @@ describe('shiftWeightsToSigned on hand-built graphs', () => {
     const shifted = shiftWeightsToSigned(bytes);
     expect(shifted?.tensors).toBe(2);
     expect(Array.from(await runY(shifted!.bytes, a))).toEqual(Array.from(await runY(bytes, a)));
+  });
+
+  it('in place: raw tensors are changed in the given buffer (no copy), int32_data ones re-encoded in one copy; the same answers', async () => {
+    const raw = model({ shareWeight: false, rawZeroPoints: true });
+    const want = Array.from(await runY(raw.bytes, raw.a));
+    const buffer = Uint8Array.from(raw.bytes);
+    const inPlace = shiftWeightsToSigned(buffer, { inPlace: true });
+    expect(inPlace?.tensors).toBe(2);
+    expect(inPlace!.bytes).toBe(buffer);
+    expect(Buffer.compare(buffer, raw.bytes)).not.toBe(0);
+    expect(Array.from(await runY(inPlace!.bytes, raw.a))).toEqual(want);
+
+    const mixed = model({ shareWeight: false });
+    const copy = shiftWeightsToSigned(Uint8Array.from(mixed.bytes), { inPlace: true });
+    expect(copy?.tensors).toBe(2);
+    expect(Array.from(await runY(copy!.bytes, mixed.a))).toEqual(Array.from(await runY(mixed.bytes, mixed.a)));
+  });
+
+  it('signedWeightsFile writes the rewrite once into its folder for workers to load by path, and leaves the original alone', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-signed-'));
+    try {
+      const { bytes, a } = model({ shareWeight: false });
+      const original = path.join(dir, 'model.onnx');
+      fs.writeFileSync(original, bytes);
+      const cache = path.join(dir, 'cache');
+      const file = await signedWeightsFile(original, 'abc123', cache);
+      if (!(await probeSignedKernel())) {
+        expect(file).toBe(original); // this CPU's kernel is not exact: the file is loaded as it is
+        return;
+      }
+      expect(file).toBe(path.join(cache, 'abc123.onnx'));
+      expect(Buffer.compare(fs.readFileSync(original), bytes)).toBe(0);
+      const session = await ort.InferenceSession.create(file, options);
+      const y = (await session.run({ A: new ort.Tensor('uint8', a, [3, 8]) })).Y!.data as Int32Array;
+      await session.release();
+      expect(Array.from(y)).toEqual(Array.from(await runY(bytes, a)));
+      const written = fs.statSync(file).mtimeMs;
+      expect(await signedWeightsFile(original, 'abc123', cache)).toBe(file);
+      expect(fs.statSync(file).mtimeMs).toBe(written);
+      expect(fs.readdirSync(cache)).toEqual(['abc123.onnx']);
+      // nothing to shift: the original path, nothing written
+      const shared = path.join(dir, 'shared.onnx');
+      fs.writeFileSync(shared, model({ shareWeight: true }).bytes);
+      expect(await signedWeightsFile(shared, 'def456', cache)).toBe(shared);
+      expect(fs.readdirSync(cache)).toEqual(['abc123.onnx']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('leaves a weight that another node also reads (and so its MatMulInteger) untouched', () => {

@@ -97,6 +97,7 @@ export class EmbeddingModels {
         workers: rerank ? 1 : workers, // reranking scores 30 short pairs per query: one worker is plenty
         intraOpThreads: 1,
         signedWeights: this.opts.signedWeights ?? true,
+        signedCacheDir: path.join(this.locations.cacheDir, '.signed'),
         // an engine that embeds in the background keeps a worker free for queries (pool.ts)
         backgroundWorkers: this.opts.auto && !rerank ? (this.opts.backgroundWorkers ?? Math.max(1, workers - 1)) : 0,
         backgroundNice: this.opts.backgroundNice ?? 10,

@@ -14,6 +14,7 @@
 // multiplies extreme values on this machine's ORT once per process and checks them; other
 // architectures are left as they are (their kernels were not measured).
 import fs from 'node:fs';
+import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs/minimal.js';
 
@@ -67,6 +68,8 @@ interface Node {
 interface Initializer {
   field: Field;
   dataType: number;
+  /** Where data_type's varint lies (to change it in place). */
+  typeField: Field | null;
   external: boolean;
   /** Its values as stored: raw_data bytes, or int32_data fields (packed or one per value). */
   raw: Field | null;
@@ -92,10 +95,13 @@ function readGraph(buf: Uint8Array, graph: Field): { nodes: Node[]; inits: Map<s
       nodes.push(node);
     } else if (g.no === 5) {
       let name = '';
-      const init: Initializer = { field: g, dataType: 0, external: false, raw: null, int32: [] };
+      const init: Initializer = { field: g, dataType: 0, typeField: null, external: false, raw: null, int32: [] };
       for (const f of fields(buf, g.start, g.end)) {
         if (f.no === 8) name = text(buf, f);
-        else if (f.no === 2 && f.wire === WIRE_VARINT) init.dataType = varint(buf, f);
+        else if (f.no === 2 && f.wire === WIRE_VARINT) {
+          init.dataType = varint(buf, f);
+          init.typeField = f;
+        }
         else if (f.no === 5) init.int32.push(f);
         else if (f.no === 9 && f.wire === WIRE_LEN) init.raw = f;
         else if (f.no === 14 && f.wire === WIRE_VARINT) init.external = varint(buf, f) === 1;
@@ -139,6 +145,15 @@ function weightsToShift(nodes: Node[], inits: Map<string, Initializer>, declared
   return names;
 }
 
+/** Flips the top bit of every byte in place, four bytes at a time where the range is aligned for it. */
+function flipTopBits(bytes: Uint8Array): void {
+  const lead = Math.min(bytes.length, (4 - (bytes.byteOffset % 4)) % 4);
+  for (let i = 0; i < lead; i++) bytes[i]! ^= 0x80;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + lead, (bytes.length - lead) >>> 2);
+  for (let i = 0; i < words.length; i++) words[i]! ^= 0x80808080;
+  for (let i = lead + words.length * 4; i < bytes.length; i++) bytes[i]! ^= 0x80;
+}
+
 /** The tensor's uint8 values as int8 shifted by -128 (the top bit flipped). */
 function shiftedValues(buf: Uint8Array, t: Initializer): Uint8Array {
   if (t.raw) {
@@ -173,27 +188,42 @@ function lengthDelimited(no: number, body: Uint8Array): Uint8Array {
  * shifted when every use of it is such an input and it is a plain initializer (not external, not
  * a declared graph input or value); everything else is copied byte for byte.
  */
-export function shiftWeightsToSigned(model: Uint8Array): { bytes: Uint8Array; tensors: number } | null {
+export function shiftWeightsToSigned(model: Uint8Array, opts: { inPlace?: boolean } = {}): { bytes: Uint8Array; tensors: number } | null {
   try {
-    return shiftParsed(model);
+    return shiftParsed(model, opts.inPlace ?? false);
   } catch {
     return null; // not a protobuf message: ORT gives the real error when it loads the file
   }
 }
 
-function shiftParsed(model: Uint8Array): { bytes: Uint8Array; tensors: number } | null {
+function shiftParsed(model: Uint8Array, inPlace: boolean): { bytes: Uint8Array; tensors: number } | null {
   const top = [...fields(model, 0, model.length)];
   const graph = top.find((f) => f.no === 7 && f.wire === WIRE_LEN);
   if (!graph) return null;
   const { nodes, inits, declared } = readGraph(model, graph);
   const names = weightsToShift(nodes, inits, declared);
   if (names.size === 0) return null;
-  const shifted = new Map([...names].map((n) => [inits.get(n)!.field.tagAt, inits.get(n)!]));
+  // In place (the caller's own buffer): a raw_data tensor keeps its length as int8, and UINT8 (2)
+  // becomes INT8 (3) in the same one-byte varint, so it is changed where it lies; only tensors in
+  // int32_data (zero points: a few bytes) are re-encoded, and the model is copied once, not three
+  // times (a worker that made those 23 MB copies kept ~60 MB more for good: bench/RESULTS.md).
+  const flippable = (t: Initializer) => inPlace && !!t.raw && !!t.typeField && t.typeField.end - t.typeField.start === 1;
+  const reencoded = new Map<number, Initializer>();
+  for (const n of names) {
+    const t = inits.get(n)!;
+    if (flippable(t)) {
+      model[t.typeField!.start] = INT8;
+      flipTopBits(model.subarray(t.raw!.start, t.raw!.end));
+    } else reencoded.set(t.field.tagAt, t);
+  }
+  if (reencoded.size === 0) return { bytes: model, tensors: names.size };
   const graphParts = [...fields(model, graph.start, graph.end)].map((f) => {
-    const t = shifted.get(f.tagAt);
+    const t = reencoded.get(f.tagAt);
     return t ? shiftedTensor(model, t) : model.subarray(f.tagAt, f.end);
   });
-  const parts = top.map((f) => (f === graph ? lengthDelimited(7, Buffer.concat(graphParts)) : model.subarray(f.tagAt, f.end)));
+  const graphLength = graphParts.reduce((n, p) => n + p.length, 0);
+  const graphHeader = protobuf.Writer.create().uint32(key(7, WIRE_LEN)).uint32(graphLength).finish();
+  const parts = top.flatMap((f) => (f === graph ? [graphHeader, ...graphParts] : [model.subarray(f.tagAt, f.end)]));
   return { bytes: Buffer.concat(parts), tensors: names.size };
 }
 
@@ -276,5 +306,24 @@ export function probeSignedKernel(): Promise<boolean> {
 export async function quantizedModelSource(file: string, allowed = true): Promise<string | Uint8Array> {
   if (!allowed || !(await probeSignedKernel())) return file;
   const bytes = await fs.promises.readFile(file);
-  return shiftWeightsToSigned(bytes)?.bytes ?? bytes; // already read: ORT need not read it again
+  return shiftWeightsToSigned(bytes, { inPlace: true })?.bytes ?? bytes; // already read: ORT need not read it again
+}
+
+/**
+ * The int8 file workers should load: a copy with signed weights in `cacheDir` (made once, named by
+ * the original's sha256, written whole then renamed into place), or the file itself when nothing
+ * is shifted or this CPU's kernel is not exact. Made in the caller's thread, so no worker holds
+ * the rewrite's buffers; rejects when the copy cannot be written (the workers then rewrite it).
+ */
+export async function signedWeightsFile(file: string, sha256: string, cacheDir: string): Promise<string> {
+  if (!(await probeSignedKernel())) return file;
+  const out = path.join(cacheDir, `${sha256}.onnx`);
+  if (fs.existsSync(out)) return out;
+  const shifted = shiftWeightsToSigned(await fs.promises.readFile(file), { inPlace: true });
+  if (!shifted) return file;
+  await fs.promises.mkdir(cacheDir, { recursive: true, mode: 0o700 });
+  const tmp = `${out}.${process.pid}-${Date.now()}.tmp`;
+  await fs.promises.writeFile(tmp, shifted.bytes, { mode: 0o600 });
+  await fs.promises.rename(tmp, out);
+  return out;
 }

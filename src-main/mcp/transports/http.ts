@@ -19,6 +19,7 @@ import type { Authenticator } from '../security/auth.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitOptions } from '../security/rate-limit.js';
 import { RefusalLog } from '../security/refusals.js';
 import { buildMcpServer, type ServerExtension } from '../server.js';
+import { Admission, BUSY_ERROR_CODE, type AdmissionOptions, type AdmissionStats } from './admission.js';
 import { InMemoryEventStore } from './event-store.js';
 import { fastCallOf, FastToolCalls, type ClassifiedRoute } from './fast-call.js';
 import { nodeHandlerFor } from './node-adapter.js';
@@ -42,6 +43,8 @@ export interface McpHttpOptions {
   refusals?: RefusalLog;
   /** Answer stateless tools/calls of Trove's own tools on the fast path (transports/fast-call.ts; default true; TROVE_MCP_FAST_CALLS=0 turns it off). */
   fastCalls?: boolean;
+  /** Tool calls in flight and how long one may wait for its turn before it is answered `busy` (transports/admission.ts). */
+  admission?: AdmissionOptions;
 }
 
 /** The endpoint as an HTTP route: true when it answered the request (the host's RouteHandler). */
@@ -59,6 +62,8 @@ export interface McpHttpEndpoint {
   fastCallCount(): number;
   /** Requests (and SSE streams) open now, live sessions, and when the last request started or ended (a host's idle check). */
   activity(): { open: number; sessions: number; lastActivityAt: number };
+  /** Tool calls running and waiting now, and how many were let in or answered busy (transports/admission.ts). */
+  admission(): AdmissionStats;
   close(): Promise<void>;
 }
 
@@ -108,6 +113,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
   });
   const modernNode = nodeHandlerFor(modern, reportError);
   const fast = opts.fastCalls === false ? undefined : new FastToolCalls(modernContext);
+  const admission = new Admission(opts.admission);
 
   async function handleLegacy(req: IncomingMessage, res: ServerResponse, access: Access, body: unknown): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
@@ -226,6 +232,20 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     const auth = authInfoFor({ access, requestConfig, client });
     (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
     requests.watch(res, body, { client, token: access.name, protocol: legacy ? '2025' : '2026-07-28' });
+    const calls = toolCallIds(body);
+    if (calls.length) {
+      // a tool call waits its turn (or is answered busy) before either side sees it; its slot is free when its answer is written
+      const turn = await admission.admit();
+      if (!turn.ok) {
+        busyAnswer(res, calls, turn.retryAfterMs);
+        return true;
+      }
+      res.once('close', turn.release);
+      if (res.destroyed) {
+        turn.release(); // the client left while it waited
+        return true;
+      }
+    }
     if (legacy) await handleLegacy(req, res, access, body);
     else {
       const call = fast && fastCallOf(req, route);
@@ -241,8 +261,10 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
     requests,
     knowledgeSessions,
     activity: () => ({ open, sessions: sessions.size, lastActivityAt }),
+    admission: () => admission.stats(),
     async close() {
       clearInterval(sweep);
+      admission.close();
       fast?.close();
       knowledgeSessions.close();
       const open = [...sessions.values()];
@@ -319,6 +341,33 @@ function readBody(req: IncomingMessage, max: number): Promise<string | null> {
     req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The ids of the tools/call requests in a body (one message, or a batch). */
+function toolCallIds(body: unknown): (string | number)[] {
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    const msg = m as { method?: unknown; id?: unknown } | null;
+    if (msg && typeof msg === 'object' && msg.method === 'tools/call' && (typeof msg.id === 'string' || typeof msg.id === 'number')) ids.push(msg.id);
+  }
+  return ids;
+}
+
+/**
+ * The `busy` answer (docs/mcp-tools.md "Busy"): HTTP 200 with a JSON-RPC error for each call, so
+ * an SDK client raises it as an McpError with the code, and the hint twice — `Retry-After` in whole
+ * seconds for HTTP tools, `data.retryAfterMs` for the client.
+ */
+function busyAnswer(res: ServerResponse, ids: (string | number)[], retryAfterMs: number): void {
+  if (res.headersSent || res.destroyed) return void res.end();
+  const error = (id: string | number) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: BUSY_ERROR_CODE, message: `Trove is busy: too many calls at once; retry in ${retryAfterMs} ms`, data: { busy: true, retryAfterMs } },
+  });
+  const body = JSON.stringify(ids.length === 1 ? error(ids[0]!) : ids.map(error));
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  res.end(body);
 }
 
 export function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {

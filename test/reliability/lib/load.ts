@@ -32,6 +32,8 @@ export interface LoadOptions {
 export interface LoadOutcome {
   calls: number;
   errors: string[];
+  /** `busy` answers (transports/admission.ts): not errors — the call was retried after the hint — but counted. */
+  busy: number;
   perTool: Record<string, { n: number; p50: number; p99: number; max: number }>;
   perKind: Record<string, number>;
   wallMs: number;
@@ -42,7 +44,30 @@ interface CallableClient {
   close(): Promise<void>;
 }
 
-async function connect(kind: ClientKind, o: LoadOptions, i: number): Promise<CallableClient> {
+/** The JSON-RPC code of Trove's `busy` answer (src-main/mcp/transports/admission.ts BUSY_ERROR_CODE). */
+const BUSY = -32029;
+/** A call answered busy this many times in a row is an error. */
+const MAX_BUSY_RETRIES = 20;
+
+/** The retry-after hint of a `busy` answer, or null for any other error. */
+function busyHint(err: unknown): number | null {
+  const e = err as { code?: unknown; data?: { retryAfterMs?: unknown } };
+  if (e?.code !== BUSY) return null;
+  return typeof e.data?.retryAfterMs === 'number' ? e.data.retryAfterMs : 100;
+}
+
+/** The transport is gone: every later call would fail at once, so the client stops (one error, not one per turn). */
+const isClosed = (err: unknown) => /Not connected|Connection closed/i.test((err as Error)?.message ?? '');
+
+/** The last few KB a stdio shim wrote on stderr (kept for the report when its connection closes). */
+function keepStderr(transport: { stderr?: unknown }): () => string {
+  let tail = '';
+  const stream = transport.stderr as NodeJS.ReadableStream | null | undefined;
+  stream?.on('data', (d: Buffer) => void (tail = (tail + d.toString()).slice(-2000)));
+  return () => tail;
+}
+
+async function connect(kind: ClientKind, o: LoadOptions, i: number): Promise<CallableClient & { stderr?: () => string }> {
   const info = { name: `load-${kind}-${i}`, version: '1' };
   const auth = { requestInit: { headers: { Authorization: `Bearer ${o.token}` } } };
   const shim = { command: process.execPath, args: [BIN, 'mcp'], env: { PATH: process.env.PATH ?? '', TROVE_HOME: o.profileDir }, stderr: 'pipe' as const };
@@ -60,13 +85,17 @@ async function connect(kind: ClientKind, o: LoadOptions, i: number): Promise<Cal
     }
     case 'v1-stdio': {
       const c = new V1Client(info);
-      await c.connect(new V1Stdio(shim));
-      return c;
+      const t = new V1Stdio(shim);
+      const stderr = keepStderr(t);
+      await c.connect(t);
+      return Object.assign(c, { stderr });
     }
     case 'v2-stdio': {
       const c = new V2Client(info, modern);
-      await c.connect(new V2Stdio(shim));
-      return c;
+      const t = new V2Stdio(shim);
+      const stderr = keepStderr(t);
+      await c.connect(t);
+      return Object.assign(c, { stderr });
     }
   }
 }
@@ -96,6 +125,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadOutcome> {
   const times = new Map<string, number[]>();
   const perKind: Record<string, number> = {};
   const errors: string[] = [];
+  let busy = 0;
   const started = performance.now();
   const deadline = o.durationMs ? started + o.durationMs : Infinity;
   const maxCalls = o.callsPerClient ?? Infinity;
@@ -105,16 +135,30 @@ export async function runLoad(o: LoadOptions): Promise<LoadOutcome> {
         for (let step = 0; step < maxCalls && performance.now() < deadline; step++) {
           const c = call(step, o, seed);
           const t0 = performance.now();
-          try {
-            const r = (await client.callTool(c)) as { isError?: boolean; content?: { text?: string }[] };
-            if (r.isError) errors.push(`${kind} ${c.name} ${JSON.stringify(c.arguments)}: ${JSON.stringify(r.content).slice(0, 300)}`);
-          } catch (err) {
-            errors.push(`${kind} ${c.name} ${JSON.stringify(c.arguments)}: ${(err as Error).message}`);
+          let closed = false;
+          // the time of a call is the caller's: from the first try to the answer, retries after `busy` included
+          for (let attempt = 0; ; attempt++) {
+            try {
+              const r = (await client.callTool(c)) as { isError?: boolean; content?: { text?: string }[] };
+              if (r.isError) errors.push(`${kind} ${c.name} ${JSON.stringify(c.arguments)}: ${JSON.stringify(r.content).slice(0, 300)}`);
+            } catch (err) {
+              const wait = busyHint(err);
+              if (wait !== null && attempt < MAX_BUSY_RETRIES) {
+                busy++;
+                await new Promise((r) => setTimeout(r, wait));
+                continue;
+              }
+              closed = isClosed(err);
+              const shim = closed ? (client as { stderr?: () => string }).stderr?.() : undefined;
+              errors.push(`${kind} ${c.name} ${JSON.stringify(c.arguments)}: ${(err as Error).message}${shim ? ` (shim stderr: ${shim})` : ''}`);
+            }
+            break;
           }
           const list = times.get(c.name) ?? [];
           list.push(performance.now() - t0);
           times.set(c.name, list);
           perKind[kind] = (perKind[kind] ?? 0) + 1;
+          if (closed) break;
         }
       }),
     );
@@ -126,7 +170,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadOutcome> {
     const sorted = [...list].sort((a, b) => a - b);
     perTool[tool] = { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? 0) };
   }
-  return { calls: [...times.values()].reduce((n, l) => n + l.length, 0), errors, perTool, perKind, wallMs: Math.round(performance.now() - started) };
+  return { calls: [...times.values()].reduce((n, l) => n + l.length, 0), errors, busy, perTool, perKind, wallMs: Math.round(performance.now() - started) };
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
