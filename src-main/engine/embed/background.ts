@@ -3,13 +3,16 @@
 // switched off), both read live so the Settings switch applies at once. It pauses with indexing
 // (the same pause rows: everything, or one collection). And it waits its turn before each batch:
 // keyword indexing goes first (embedding never delays a file becoming keyword-searchable), and so
-// does a burst of searches (no new chunk starts within `searchQuietMs` of a search).
+// does a burst of searches (no new chunk starts within `searchQuietMs` of a search). When nobody
+// has searched for `spareAfterMs`, it may use every model worker, not only the background ones.
 import type { BackgroundEmbedding } from '../types/models.js';
 
 /** The pause row that pauses everything (store/jobs.ts GLOBAL_PAUSE). */
 const ALL = 0;
 /** How often a waiting stage looks again whether indexing has finished. */
 const INDEXING_POLL_MS = 200;
+/** How long after the last search the background stage takes every worker. */
+const DEFAULT_SPARE_AFTER_MS = 2_000;
 
 export interface BackgroundDeps {
   /** The engine's option: may this engine embed in the background at all. */
@@ -31,7 +34,7 @@ export class BackgroundPolicy {
 
   constructor(
     private readonly deps: BackgroundDeps,
-    private readonly opts: { searchQuietMs: number },
+    private readonly opts: { searchQuietMs: number; spareAfterMs?: number },
   ) {}
 
   enabled(): Pick<BackgroundEmbedding, 'enabled' | 'source'> {
@@ -54,6 +57,11 @@ export class BackgroundPolicy {
   /** A search started: new background chunks wait until searches have been quiet for a moment. */
   searched(): void {
     this.lastSearchAt = performance.now();
+  }
+
+  /** Nobody has searched for a while: the stage may lend its chunks to every worker (a search then waits one chunk at most). */
+  spare(): boolean {
+    return performance.now() - this.lastSearchAt >= (this.opts.spareAfterMs ?? DEFAULT_SPARE_AFTER_MS);
   }
 
   /** The stage is waiting for indexing or searches right now. */
