@@ -100,6 +100,11 @@ export class ModelPool {
     return this.slots.length;
   }
 
+  /** Workers running a request now. */
+  get running(): number {
+    return this.slots.filter((s) => s.job).length;
+  }
+
   /** Workers that take background requests. */
   get backgroundSize(): number {
     return this.slots.filter((s) => s.background).length;
