@@ -139,4 +139,21 @@ describeBackends('embedding less: vectors reused by text', (b) => {
       }
     });
   });
+
+  describe('several chunks per model run (runBatch)', () => {
+    it('embeds every chunk, in runs of similar length, near the exact vectors', async () => {
+      const one = await b.indexedFolder(files, 'notes', embedOpts);
+      await embedAll(one.engine);
+      const exact = await vectorsOf(b, one.engine);
+      const batched = await b.indexedFolder(files, 'notes', { embeddings: { modelsDir, workers: 1, runBatch: 4 } });
+      const p = await embedAll(batched.engine);
+      const vecs = await vectorsOf(b, batched.engine);
+      expect(p.done).toBe(vecs.size);
+      expect(p.reused).toBe(vecs.size - new Set([...vecs.values()].map((v) => v.text)).size);
+      const cosines = [...vecs].map(([k, v]) => v.vector.reduce((acc, x, i) => acc + x * exact.get(k)!.vector[i]!, 0));
+      for (const c of cosines) expect(c).toBeGreaterThan(0.95);
+      expect(Math.min(...cosines)).toBeLessThan(0.99999); // an int8 run is quantised as a whole: chunks did share runs
+      expect((await ranked(batched.engine, 'how do I make failed requests retry?'))[0]!.path).toBe('a.md');
+    });
+  });
 });

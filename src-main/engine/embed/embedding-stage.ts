@@ -45,6 +45,12 @@ export interface FillOptions {
   closed: () => boolean;
   /** Why it stopped, as the last progress event says: paused (by the user) or not (closing). */
   pausedNow: () => boolean;
+  /**
+   * Chunks per model run (default 1: every vector exact, as a query's is). More: the batch's texts
+   * go to the model in runs of similar length (little padding), faster on one thread, but an int8
+   * model quantises a run as a whole, so a vector then depends on its neighbours (bench:embed-batching).
+   */
+  runBatch?: number;
   /** Background only: every worker may take this batch (nobody has searched for a while). */
   spare?: () => boolean;
   onProgress?: (p: EmbeddingProgress) => void;
@@ -53,6 +59,15 @@ export interface FillOptions {
 /** The digest a vector is reused by: the chunk's exact text (the model's prefix is the space's, the same for all). */
 export function textHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** The texts to embed in model runs of `size`, each run of similar lengths (a run is padded to its longest). */
+function runsOf<T extends { text: string }>(items: readonly T[], size: number): T[][] {
+  if (size <= 1) return items.map((it) => [it]);
+  const sorted = [...items].sort((a, b) => a.text.length - b.text.length);
+  const runs: T[][] = [];
+  for (let i = 0; i < sorted.length; i += size) runs.push(sorted.slice(i, i + size));
+  return runs;
 }
 
 /** Each distinct text once: the items sharing it, by digest. */
@@ -121,9 +136,11 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
       const groups = byText(items);
       const have = await vectors.reusable(t.spaceId, [...groups.keys()]);
       const anyWorker = opts.lane === 'background' && (opts.spare?.() ?? false);
-      const run = [...groups.entries()].filter(([h]) => !have.has(h));
-      const made = await Promise.all(run.map(([, g]) => t.pool.embed([g[0]!.text], 'passage', { lane: opts.lane, anyWorker })));
-      run.forEach(([h], i) => have.set(h, made[i]!));
+      const run = [...groups.entries()].filter(([h]) => !have.has(h)).map(([h, g]) => ({ hash: h, text: g[0]!.text }));
+      await Promise.all(runsOf(run, opts.runBatch ?? 1).map(async (r) => {
+        const flat = await t.pool.embed(r.map((x) => x.text), 'passage', { lane: opts.lane, anyWorker, batchSize: r.length });
+        r.forEach((x, i) => have.set(x.hash, flat.slice(i * t.pool.dims, (i + 1) * t.pool.dims)));
+      }));
       if (opts.closed()) return false;
       // chunks deleted while they were embedded are skipped here and gone from the pending list
       await vectors.insert(t.spaceId, t.collectionId, items.map((it) => ({ chunkId: it.chunk.id, vector: have.get(it.hash)!, textHash: it.hash })));

@@ -154,6 +154,7 @@ export class EmbeddingService {
     try {
       complete = await fillSpace(this.storage, { collectionId, collection: name, spaceId: space.id, switching, pool }, {
         batch: this.opts.batchChunks ?? 32,
+        runBatch: this.opts.runBatch,
         lane: explicit ? 'normal' : 'background',
         turn: explicit ? () => Promise.resolve(!stop()) : () => this.policy.turn(stop),
         closed: () => this.closed,

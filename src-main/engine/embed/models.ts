@@ -41,6 +41,8 @@ export interface EmbeddingOptions {
   variant?: WeightsVariant;
   /** Chunks per write transaction (default 32). */
   batchChunks?: number;
+  /** Chunks per model run in the embedding stage (default 1: exact vectors; see embedding-stage.ts). */
+  runBatch?: number;
   /**
    * A semantic search first embeds the chunks in its scope still without a vector when there are at
    * most this many (default 256), so what was just written is found; beyond that it answers with what
