@@ -1,4 +1,4 @@
-// bench:beir <dir> [--mode bm25|vector|hybrid|hybrid+rerank] [--model <id>] [--limit 100] [--via engine|knowledge]:
+// bench:beir <dir> [--mode bm25|vector|hybrid|hybrid+rerank] [--model <id>] [--limit 100] [--via engine|knowledge] [--run-batch n]:
 // retrieval quality on any BEIR-format folder. The corpus goes through the real pipeline: one
 // Markdown file per document, indexed by the engine like any collection. --via knowledge asks the
 // questions through the knowledge.search MCP tool of a real `trove serve` over HTTP (modes bm25 →
@@ -27,6 +27,7 @@ const { values, positionals } = parseArgs({
     reranker: { type: 'string' },
     via: { type: 'string', default: 'engine' },
     database: { type: 'string' },
+    'run-batch': { type: 'string' },
   },
 });
 const dir = positionals[0];
@@ -83,7 +84,7 @@ const env = readEnvironment(process.env).engine; // TROVE_MODELS_DIR, TROVE_FUSI
 const engine = await Engine.open({
   ...env,
   profileDir: path.join(work, 'home'),
-  embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) },
+  embeddings: { ...env.embeddings, ...(values['run-batch'] ? { runBatch: Number(values['run-batch']) } : {}), defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) },
 });
 await engine.addCollection({ root: docsDir, name: 'beir' });
 const t0 = performance.now();
@@ -118,7 +119,7 @@ if (database) {
   const report = await migrateProfile({ profileDir: path.join(work, 'home'), url: database });
   migrateSeconds = (performance.now() - t2) / 1000;
   console.error(`profile copied to PostgreSQL in ${migrateSeconds.toFixed(1)} s (${report.counts.length} counts checked)`);
-  shared = await Engine.open({ ...env, profileDir: path.join(work, 'home'), database, embeddings: { ...env.embeddings, defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) } });
+  shared = await Engine.open({ ...env, profileDir: path.join(work, 'home'), database, embeddings: { ...env.embeddings, ...(values['run-batch'] ? { runBatch: Number(values['run-batch']) } : {}), defaultModel: values.model, ...(values.reranker ? { rerankModel: values.reranker } : {}) } });
 }
 
 /** The ranked corpus files for one question, by the route --via names (and the backend --database names). */

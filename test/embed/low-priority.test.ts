@@ -59,6 +59,21 @@ describe('the model pool\'s background lane', () => {
     expect(after.filter((n) => n === 0).length).toBeGreaterThan(1); // the main thread and the foreground worker keep theirs
   });
 
+  it('lends background chunks to every worker when asked (nobody is searching), still behind a query', async () => {
+    const p = await pool({ workers: 2, backgroundWorkers: 1 });
+    const text = 'Failed requests are retried with exponential backoff. '.repeat(20);
+    const own = Array.from({ length: 3 }, (_, i) => p.embed([`${i} ${text}`], 'passage', { lane: 'background' }));
+    expect(p.running).toBe(1); // the background worker only
+    await Promise.all(own);
+    const finished: string[] = [];
+    const lent = Array.from({ length: 6 }, (_, i) => p.embed([`${i} ${text}`], 'passage', { lane: 'background', anyWorker: true }).then(() => finished.push(`bg${i}`)));
+    expect(p.running).toBe(2); // both workers
+    const query = p.embed(['how do I configure retries'], 'query', { lane: 'urgent' }).then(() => finished.push('query'));
+    await Promise.all([...lent, query]);
+    // the query waits for one chunk at most on either worker: it is done before the last background chunks start
+    expect(finished.indexOf('query')).toBeLessThan(finished.indexOf('bg4'));
+  });
+
   it('a pool without background workers runs background requests on any worker', async () => {
     const p = await pool({ workers: 1, backgroundWorkers: 0 });
     expect(p.backgroundSize).toBe(0);
@@ -130,6 +145,17 @@ describe('the background policy\'s turn', () => {
     } finally {
       clearInterval(stream);
     }
+  });
+
+  it('spares every worker only when nobody has searched for a while', () => {
+    const deps = { allowed: true, saved: () => null, paused: () => new Set<number>(), indexingBusy: () => false };
+    const policy = new BackgroundPolicy(deps, { searchQuietMs: 0, spareAfterMs: 60_000 });
+    expect(policy.spare()).toBe(true); // no search yet
+    policy.searched();
+    expect(policy.spare()).toBe(false);
+    const eager = new BackgroundPolicy(deps, { searchQuietMs: 0, spareAfterMs: 0 });
+    eager.searched();
+    expect(eager.spare()).toBe(true);
   });
 
   it('is enabled by the engine\'s option and the saved setting, the option first', () => {

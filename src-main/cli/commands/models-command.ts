@@ -97,6 +97,6 @@ export function progressLine(ctx: CliContext) {
   return (p: EmbeddingProgress) => {
     if (ctx.json || (Date.now() - last < 1000 && p.done < p.total)) return;
     last = Date.now();
-    process.stderr.write(`embedding ${p.collection} (${p.model}): ${p.done}/${p.total} chunks, ${p.chunksPerSecond}/s, ETA ${p.etaSeconds ?? '?'} s\n`);
+    process.stderr.write(`embedding ${p.collection} (${p.model}): ${p.done}/${p.total} chunks${p.reused ? ` (${p.reused} copied from the same text)` : ''}, ${p.chunksPerSecond}/s, ETA ${p.etaSeconds ?? '?'} s\n`);
   };
 }

@@ -5,7 +5,8 @@
 // keyword indexing goes first (embedding never delays a file becoming keyword-searchable), and so
 // does a burst of searches (no new chunk starts within `searchQuietMs` of a search) — but only for
 // so long: under a steady stream of searches (an assistant polling) a turn comes after `maxDeferMs`
-// anyway, so background work keeps a share instead of starving (its workers are niced).
+// anyway, so background work keeps a share instead of starving (its workers are niced). When
+// nobody has searched for `spareAfterMs`, it may use every model worker, not only the background ones.
 import type { BackgroundEmbedding } from '../types/models.js';
 
 /** The pause row that pauses everything (store/jobs.ts GLOBAL_PAUSE). */
@@ -14,6 +15,8 @@ const ALL = 0;
 const INDEXING_POLL_MS = 200;
 /** The longest searches hold a turn back (a stream of searches more often than `searchQuietMs` would otherwise hold it forever). */
 export const DEFAULT_MAX_DEFER_MS = 1_000;
+/** How long after the last search the background stage takes every worker. */
+const DEFAULT_SPARE_AFTER_MS = 2_000;
 
 export interface BackgroundDeps {
   /** The engine's option: may this engine embed in the background at all. */
@@ -35,7 +38,7 @@ export class BackgroundPolicy {
 
   constructor(
     private readonly deps: BackgroundDeps,
-    private readonly opts: { searchQuietMs: number; maxDeferMs?: number },
+    private readonly opts: { searchQuietMs: number; maxDeferMs?: number; spareAfterMs?: number },
   ) {}
 
   enabled(): Pick<BackgroundEmbedding, 'enabled' | 'source'> {
@@ -58,6 +61,11 @@ export class BackgroundPolicy {
   /** A search started: new background chunks wait until searches have been quiet for a moment. */
   searched(): void {
     this.lastSearchAt = performance.now();
+  }
+
+  /** Nobody has searched for a while: the stage may lend its chunks to every worker (a search then waits one chunk at most). */
+  spare(): boolean {
+    return performance.now() - this.lastSearchAt >= (this.opts.spareAfterMs ?? DEFAULT_SPARE_AFTER_MS);
   }
 
   /** The stage is waiting for indexing or searches right now. */

@@ -5,7 +5,13 @@
 // several hosts share an index (PostgreSQL) each takes slices no other host holds
 // (VectorRepository.claimPending; a claim expires, so a host that dies loses only time).
 // In the background it waits its turn before every batch (embed/background.ts) and sends its
-// chunks to the pool's background workers; an explicit run (`trove embed`) uses every worker.
+// chunks to the pool's background workers, and to every worker while nobody has searched for a
+// while; an explicit run (`trove embed`) uses every worker.
+// It embeds less: a chunk whose exact text already has a vector in the space (the same text in
+// another file, or an edited document's unchanged chunk, kept when it was re-indexed) gets a copy
+// of that vector, and identical texts in one batch are embedded once. The space is one model at one
+// weights digest, so the same text means the same model input and the same vector.
+import { createHash } from 'node:crypto';
 import type { Storage } from '../store/storage.js';
 import type { Lane, ModelPool } from './pool.js';
 import type { EmbeddingProgress } from '../types/models.js';
@@ -39,7 +45,40 @@ export interface FillOptions {
   closed: () => boolean;
   /** Why it stopped, as the last progress event says: paused (by the user) or not (closing). */
   pausedNow: () => boolean;
+  /**
+   * Chunks per model run (default 1: every vector exact, as a query's is). More: the batch's texts
+   * go to the model in runs of similar length (little padding), faster on one thread, but an int8
+   * model quantises a run as a whole, so a vector then depends on its neighbours (bench:embed-batching).
+   */
+  runBatch?: number;
+  /** Background only: every worker may take this batch (nobody has searched for a while). */
+  spare?: () => boolean;
   onProgress?: (p: EmbeddingProgress) => void;
+}
+
+/** The digest a vector is reused by: the chunk's exact text (the model's prefix is the space's, the same for all). */
+export function textHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** The texts to embed in model runs of `size`, each run of similar lengths (a run is padded to its longest). */
+function runsOf<T extends { text: string }>(items: readonly T[], size: number): T[][] {
+  if (size <= 1) return items.map((it) => [it]);
+  const sorted = [...items].sort((a, b) => a.text.length - b.text.length);
+  const runs: T[][] = [];
+  for (let i = 0; i < sorted.length; i += size) runs.push(sorted.slice(i, i + size));
+  return runs;
+}
+
+/** Each distinct text once: the items sharing it, by digest. */
+function byText<T extends { hash: string }>(items: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const it of items) {
+    const g = groups.get(it.hash);
+    if (g) g.push(it);
+    else groups.set(it.hash, [it]);
+  }
+  return groups;
 }
 
 /** Fills the space; true when no chunk is left without a vector, false when it was stopped first. */
@@ -48,6 +87,7 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
   let total = await vectors.pendingCount(t.spaceId, t.collectionId);
   const started = performance.now();
   let done = 0;
+  let reused = 0;
   let reportedAt = -Infinity;
   const report = (phase: EmbeddingProgress['phase']) => {
     const now = performance.now();
@@ -65,14 +105,14 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
       total,
       chunksPerSecond: Math.round(rate * 10) / 10,
       etaSeconds: rate > 0 ? Math.round((total - done) / rate) : null,
+      reused,
     });
   };
   const working = t.switching ? 'switching' : 'filling';
   if (total === 0) return true; // nothing to do: no event (the stage looks after every index change)
   report(working);
-  // one chunk per request: every vector is exact (see onnx-model.ts); as many in flight as workers may take
-  const inFlight = opts.lane === 'background' ? Math.max(1, t.pool.backgroundSize) : t.pool.size;
-  const batchSize = opts.lane === 'background' ? Math.max(inFlight, BACKGROUND_BATCH) : opts.batch;
+  // one chunk per request: every vector is exact (see onnx-model.ts); the pool's workers take them as they come
+  const batchSize = opts.lane === 'background' ? Math.max(t.pool.size, BACKGROUND_BATCH) : opts.batch;
   for (;;) {
     // requests that came in meanwhile (a pause, a search) are handled before the next batch starts
     await new Promise((resolve) => setImmediate(resolve));
@@ -89,11 +129,22 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
     }
     try {
       const texts = await storage.documents.contents([...new Set(batch.map((c) => c.documentId))]);
-      const items = batch.map((c) => ({ chunk: c, text: (texts.get(c.documentId) ?? '').slice(c.charStart, c.charEnd) }));
-      const vecs = await Promise.all(items.map((it) => t.pool.embed([it.text], 'passage', { lane: opts.lane })));
+      const items = batch.map((c) => {
+        const text = (texts.get(c.documentId) ?? '').slice(c.charStart, c.charEnd);
+        return { chunk: c, text, hash: textHash(text) };
+      });
+      const groups = byText(items);
+      const have = await vectors.reusable(t.spaceId, [...groups.keys()]);
+      const anyWorker = opts.lane === 'background' && (opts.spare?.() ?? false);
+      const run = [...groups.entries()].filter(([h]) => !have.has(h)).map(([h, g]) => ({ hash: h, text: g[0]!.text }));
+      await Promise.all(runsOf(run, opts.runBatch ?? 1).map(async (r) => {
+        const flat = await t.pool.embed(r.map((x) => x.text), 'passage', { lane: opts.lane, anyWorker, batchSize: r.length });
+        r.forEach((x, i) => have.set(x.hash, flat.slice(i * t.pool.dims, (i + 1) * t.pool.dims)));
+      }));
       if (opts.closed()) return false;
       // chunks deleted while they were embedded are skipped here and gone from the pending list
-      await vectors.insert(t.spaceId, t.collectionId, items.map((it, i) => ({ chunkId: it.chunk.id, vector: vecs[i]! })));
+      await vectors.insert(t.spaceId, t.collectionId, items.map((it) => ({ chunkId: it.chunk.id, vector: have.get(it.hash)!, textHash: it.hash })));
+      reused += items.length - run.length;
     } finally {
       if (!opts.closed()) await vectors.releaseClaims(t.spaceId, batch.map((c) => c.id));
     }

@@ -26,6 +26,13 @@ export interface EmbeddingDeps extends Omit<BackgroundDeps, 'allowed'> {
   collections: () => Promise<StageCollection[]>;
 }
 
+/**
+ * How long the vectors of deleted chunks are kept after a fill of their space completes (the
+ * stage reuses them for the same text; a document moved to another collection is embedded after
+ * this one's fill, so they are not dropped at once).
+ */
+const RETIRED_KEEP_MS = 10 * 60_000;
+
 /** Chunks a semantic search embeds first, at most (see catchUp). */
 const DEFAULT_CATCH_UP_CHUNKS = 256;
 
@@ -49,7 +56,7 @@ export class EmbeddingService {
   ) {
     this.models = new EmbeddingModels(profileDir, opts);
     this.counts = new EmbeddingCounts(storage);
-    this.policy = new BackgroundPolicy({ ...deps, allowed: opts.auto ?? false }, { searchQuietMs: opts.searchQuietMs ?? 100 });
+    this.policy = new BackgroundPolicy({ ...deps, allowed: opts.auto ?? false }, { searchQuietMs: opts.searchQuietMs ?? 100, spareAfterMs: opts.spareAfterMs });
     this.stage = new StageRunner({
       collections: deps.collections,
       embedCollection: (c, explicit, stop) => this.embedCollection(c, explicit, stop),
@@ -143,13 +150,16 @@ export class EmbeddingService {
       await vectors.dropUnusedSpaces();
     }
     let complete = false;
+    const started = Date.now();
     try {
       complete = await fillSpace(this.storage, { collectionId, collection: name, spaceId: space.id, switching, pool }, {
         batch: this.opts.batchChunks ?? 32,
+        runBatch: this.opts.runBatch,
         lane: explicit ? 'normal' : 'background',
         turn: explicit ? () => Promise.resolve(!stop()) : () => this.policy.turn(stop),
         closed: () => this.closed,
         pausedNow: () => !explicit && !this.closed && !this.policy.mayRun(collectionId),
+        spare: () => this.policy.spare(),
         onProgress: (p) => {
           this.latest.set(name, p);
           for (const l of this.listeners) l(p);
@@ -161,6 +171,7 @@ export class EmbeddingService {
       return false;
     }
     if (complete && switching) await vectors.swap(collectionId);
+    if (complete) await vectors.pruneRetired(space.id, started - RETIRED_KEEP_MS);
     this.counts.invalidate();
     // what makes the space's kNN fast (SQLite: its ANN index) now, in the background, rather than at
     // its first search, which would wait out the build on exact kNN

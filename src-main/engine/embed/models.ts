@@ -19,6 +19,8 @@ export interface EmbeddingOptions {
   auto?: boolean;
   /** Background chunks start only after searches have been quiet this long (default 100 ms). */
   searchQuietMs?: number;
+  /** After this long without a search (default 2 s), background chunks go to every worker, not only the background ones. */
+  spareAfterMs?: number;
   /** Workers that take background chunks (default: all but one, at least one). */
   backgroundWorkers?: number;
   /** Niceness of the background workers' threads on Linux (default 10; 0: normal priority). */
@@ -39,6 +41,8 @@ export interface EmbeddingOptions {
   variant?: WeightsVariant;
   /** Chunks per write transaction (default 32). */
   batchChunks?: number;
+  /** Chunks per model run in the embedding stage (default 1: exact vectors; see embedding-stage.ts). */
+  runBatch?: number;
   /**
    * A semantic search first embeds the chunks in its scope still without a vector when there are at
    * most this many (default 256), so what was just written is found; beyond that it answers with what

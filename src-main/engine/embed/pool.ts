@@ -37,6 +37,8 @@ type Payload = { op: 'embed'; texts: string[]; kind: TextKind; batchSize: number
 interface Job {
   payload: Payload;
   lane: Lane;
+  /** A background job any worker may take (nobody is searching: the stage lends it every core). */
+  anyWorker: boolean;
   resolve: (buf: ArrayBuffer) => void;
   reject: (err: Error) => void;
 }
@@ -108,6 +110,11 @@ export class ModelPool {
     return this.slots.length;
   }
 
+  /** Workers running a request now. */
+  get running(): number {
+    return this.slots.filter((s) => s.job).length;
+  }
+
   /** Workers that take background requests. */
   get backgroundSize(): number {
     return this.slots.filter((s) => s.background).length;
@@ -115,15 +122,16 @@ export class ModelPool {
 
   /**
    * Unit vectors, flat [texts.length * dims]. `urgent` requests (queries) go to the head of the
-   * queue; `background` ones wait for a background worker (and go to any worker in a pool that has none).
+   * queue; `background` ones wait for a background worker (and go to any worker in a pool that has
+   * none, or when `anyWorker`: they still queue behind everything else).
    */
-  async embed(texts: string[], kind: TextKind, opts: { batchSize?: number; lane?: Lane } = {}): Promise<Float32Array> {
-    const buf = await this.submit({ op: 'embed', texts, kind, batchSize: opts.batchSize ?? 1 }, opts.lane ?? 'normal');
+  async embed(texts: string[], kind: TextKind, opts: { batchSize?: number; lane?: Lane; anyWorker?: boolean } = {}): Promise<Float32Array> {
+    const buf = await this.submit({ op: 'embed', texts, kind, batchSize: opts.batchSize ?? 1 }, opts.lane ?? 'normal', opts.anyWorker ?? false);
     return new Float32Array(buf);
   }
 
   async score(query: string, passages: string[], batchSize = 1): Promise<Float32Array> {
-    return new Float32Array(await this.submit({ op: 'score', query, passages, batchSize }, 'urgent'));
+    return new Float32Array(await this.submit({ op: 'score', query, passages, batchSize }, 'urgent', false));
   }
 
   async close(): Promise<void> {
@@ -148,11 +156,11 @@ export class ModelPool {
     this.slots.push(slot);
   }
 
-  private submit(payload: Payload, lane: Lane): Promise<ArrayBuffer> {
+  private submit(payload: Payload, lane: Lane, anyWorker = false): Promise<ArrayBuffer> {
     if (this.closed) return Promise.reject(new TroveError('UNAVAILABLE', 'the model was unloaded'));
     if (this.broken) return Promise.reject(this.broken);
     return new Promise((resolve, reject) => {
-      const job = { payload, lane, resolve, reject };
+      const job = { payload, lane, anyWorker, resolve, reject };
       if (lane === 'urgent') this.queue.unshift(job);
       else this.queue.push(job);
       this.pump();
@@ -162,7 +170,7 @@ export class ModelPool {
   /** The next queued job this worker may take: background jobs only on background workers (when the pool has any). */
   private takeFor(slot: Slot): Job | undefined {
     const anyBackground = this.slots.some((s) => s.background);
-    const i = this.queue.findIndex((j) => j.lane !== 'background' || slot.background || !anyBackground);
+    const i = this.queue.findIndex((j) => j.lane !== 'background' || j.anyWorker || slot.background || !anyBackground);
     return i < 0 ? undefined : this.queue.splice(i, 1)[0];
   }
 

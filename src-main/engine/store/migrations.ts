@@ -277,4 +277,19 @@ export const migrations: readonly string[] = [
   UPDATE collections SET include_globs = json_insert(include_globs, '$[#]', '**/*.{png,jpg,jpeg,jpe,jfif,tif,tiff,webp,gif,bmp}')
    WHERE include_globs = '["**/*.{md,markdown,mdx,mdown,txt,text,rst,adoc,asciidoc,org,tex,log}","**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}","**/*.{html,htm,xhtml}","**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,pyi,rb,go,rs,java,kt,kts,scala,swift,m,mm,c,h,cc,cpp,cxx,hpp,hh,cs,fs,php,pl,lua,r,jl,dart,ex,exs,erl,hs,clj,el,zig,nim,sol}","**/*.{sh,bash,zsh,fish,ps1,psm1,bat,cmd,sql,graphql,proto,css,scss,less}","**/*.{json,jsonc,yaml,yml,toml,ini,cfg,conf,xml,csv,tsv}","**/{README,LICENSE,CHANGELOG,CONTRIBUTING,NOTICE,AUTHORS,Makefile,Dockerfile}"]';
   `,
+  /* embed less: the text a chunk's vector was made from, by digest (written with the vector), so a
+     chunk whose exact text already has a vector in the space gets a copy instead of a model run; and
+     the vectors of a re-indexed or removed document's chunks, kept by that digest until the stage
+     has filled the space again, so an edited document's unchanged chunks are not embedded twice
+     (store/vectors.ts) */ `
+  ALTER TABLE chunks ADD COLUMN text_hash TEXT;   -- sha256 of the chunk's text (hex, 32 chars); NULL until embedded
+  CREATE INDEX chunks_text_hash ON chunks(text_hash) WHERE text_hash IS NOT NULL;
+  CREATE TABLE retired_vectors (
+    space_id INTEGER NOT NULL,
+    text_hash TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    retired_at INTEGER NOT NULL,    -- ms since the epoch; pruned when a fill of the space completes
+    PRIMARY KEY (space_id, text_hash)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -17,7 +17,7 @@ import type { TokenRow } from './tokens.js';
 import type { TroveError } from '../errors.js';
 import type { MemoryGrant } from '../types/memory.js';
 import type { TokenProfile } from '../types/access.js';
-import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from './vectors.js';
+import type { CollectionVectors, PendingChunk, VectorMatch, VectorRow, VectorSpace } from './vectors.js';
 import type { OcrClaim, OcrCounts, OcrFailureRow, OcrWrite } from './ocr.js';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -249,7 +249,15 @@ export interface VectorRepository {
   size(spaceId: number): Promise<number>;
   vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined>;
   documentsPending(documentIds: readonly number[]): Promise<Set<number>>;
-  insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): Promise<number>;
+  /** Writes the vectors of chunks that still exist, each with the digest of the text it was made from (for reuse). */
+  insert(spaceId: number, collectionId: number, rows: readonly VectorRow[]): Promise<number>;
+  /**
+   * Vectors the space already holds for these text digests (written with another chunk of the same
+   * text, or kept from a re-indexed or removed document's chunk): copied instead of a model run.
+   */
+  reusable(spaceId: number, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** Forgets the vectors kept from deleted chunks before `before` (ms since the epoch). */
+  pruneRetired(spaceId: number, before: number): Promise<void>;
   /** The k nearest chunks of these collections that pass the filters, exactly (however the backend speeds it up). */
   nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]>;
   /**

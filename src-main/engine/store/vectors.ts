@@ -4,6 +4,10 @@
 // searches (active) and which one is being filled after a model switch (building).
 // This module owns those tables: their names, their statements (prepared once per space) and
 // every write; search/ and the ANN indexes read through it.
+// Embedding less: a vector is written with the digest of the text it was made from
+// (chunks.text_hash), so the stage can copy it to another chunk of the same text instead of
+// running the model (`reusable`); a document's vectors are kept by that digest when its chunks are
+// deleted (retired_vectors), so its re-indexed, unchanged chunks get theirs back the same way.
 import type { Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import type { Db } from './database.js';
@@ -27,6 +31,13 @@ export interface PendingChunk {
   documentId: number;
   charStart: number;
   charEnd: number;
+}
+
+/** A vector to write, with the digest of the text it was made from (store/vectors.ts's reuse). */
+export interface VectorRow {
+  chunkId: number;
+  vector: Float32Array;
+  textHash?: string;
 }
 
 export interface VectorMatch {
@@ -68,6 +79,8 @@ class SpaceStatements {
   readonly ins: Statement<[bigint, bigint, Buffer]>;
   readonly idsOfDocument: Statement<[number], { id: number }>;
   readonly idsOfCollection: Statement<[number], { id: number }>;
+  readonly embeddedWithText: Statement<[string], { id: number }>;
+  readonly hashedOfDocument: Statement<[number], { id: number; h: string }>;
   /** kNN and filtered scans, by the number of collections and the filter's SQL. */
   readonly searches = new Map<string, Statement<unknown[], VectorMatch>>();
 
@@ -93,6 +106,12 @@ class SpaceStatements {
     this.idsOfDocument = db.prepare(
       `SELECT r.rowid AS id FROM chunks c JOIN ${table}_rowids r ON r.rowid = c.id WHERE c.document_id = ?`,
     );
+    this.embeddedWithText = db.prepare(
+      `SELECT c.id FROM chunks c WHERE c.text_hash = ? AND EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id) LIMIT 1`,
+    );
+    this.hashedOfDocument = db.prepare(
+      `SELECT r.rowid AS id, c.text_hash AS h FROM chunks c JOIN ${table}_rowids r ON r.rowid = c.id WHERE c.document_id = ? AND c.text_hash IS NOT NULL`,
+    );
     this.idsOfCollection = db.prepare(
       `SELECT r.rowid AS id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN ${table}_rowids r ON r.rowid = c.id
         WHERE d.collection_id = ?`,
@@ -113,6 +132,11 @@ export class VectorStore {
   private readonly upsertCollectionStmt;
   private readonly spacesOfDocumentsStmt;
   private readonly chunkExistsStmt;
+  private readonly setHashStmt;
+  private readonly retiredStmt;
+  private readonly retireStmt;
+  private readonly pruneRetiredStmt;
+  private readonly dropRetiredStmt;
 
   constructor(private readonly db: Db) {
     sqliteVec.load(db);
@@ -137,6 +161,11 @@ export class VectorStore {
          LEFT JOIN collection_vectors v ON v.collection_id = d.collection_id`,
     );
     this.chunkExistsStmt = db.prepare<[number], { id: number }>('SELECT id FROM chunks WHERE id = ?');
+    this.setHashStmt = db.prepare<[string, number]>('UPDATE chunks SET text_hash = ? WHERE id = ?');
+    this.retiredStmt = db.prepare<[number, string], { embedding: Buffer }>('SELECT embedding FROM retired_vectors WHERE space_id = ? AND text_hash = ?');
+    this.retireStmt = db.prepare<[number, string, Buffer, number]>('INSERT OR REPLACE INTO retired_vectors (space_id, text_hash, embedding, retired_at) VALUES (?, ?, ?, ?)');
+    this.pruneRetiredStmt = db.prepare<[number, number]>('DELETE FROM retired_vectors WHERE space_id = ? AND retired_at < ?');
+    this.dropRetiredStmt = db.prepare<[number]>('DELETE FROM retired_vectors WHERE space_id = ?');
   }
 
   setListener(listener: VectorChangeListener | null): void {
@@ -189,6 +218,7 @@ export class VectorStore {
       this.perSpace.delete(id); // its statements die with the table
       this.db.transaction(() => {
         this.db.exec(`DROP TABLE IF EXISTS ${vectorTable(id)}`);
+        this.dropRetiredStmt.run(id);
         this.deleteSpaceStmt.run(id);
       })();
       this.listener?.dropped(id);
@@ -274,15 +304,16 @@ export class VectorStore {
     return out;
   }
 
-  /** Writes vectors of chunks that still exist (a chunk may have been re-indexed while it was embedded). */
-  insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): number {
+  /** Writes vectors of chunks that still exist (a chunk may have been re-indexed while it was embedded), with their text digests. */
+  insert(spaceId: number, collectionId: number, rows: readonly VectorRow[]): number {
     const { del, ins } = this.statements(spaceId);
-    const written: { chunkId: number; vector: Float32Array }[] = [];
+    const written: VectorRow[] = [];
     this.db.transaction(() => {
       for (const r of rows) {
         if (!this.chunkExistsStmt.get(r.chunkId)) continue;
         del.run(BigInt(r.chunkId));
         ins.run(BigInt(r.chunkId), BigInt(collectionId), blob(r.vector)); // vec0 wants integers as BigInt
+        if (r.textHash) this.setHashStmt.run(r.textHash, r.chunkId);
         written.push(r);
       }
     })();
@@ -290,9 +321,39 @@ export class VectorStore {
     return written.length;
   }
 
-  /** Called before a document's chunks are deleted (ChunkStore delete hook). */
+  /**
+   * Vectors this space already has for these text digests: a chunk's of the same text, or one kept
+   * from a deleted chunk (retired_vectors). Digests without one are left out.
+   */
+  reusable(spaceId: number, hashes: readonly string[]): Map<string, Float32Array> {
+    const out = new Map<string, Float32Array>();
+    const s = this.statements(spaceId);
+    for (const h of new Set(hashes)) {
+      const live = s.embeddedWithText.get(h);
+      const v = live ? this.vectorOf(spaceId, live.id) : undefined;
+      const b = v ? undefined : this.retiredStmt.get(spaceId, h)?.embedding;
+      if (v) out.set(h, v);
+      else if (b) out.set(h, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
+    }
+    return out;
+  }
+
+  /** Forgets the kept vectors of deleted chunks retired before `before` (ms). */
+  pruneRetired(spaceId: number, before: number): void {
+    this.pruneRetiredStmt.run(spaceId, before);
+  }
+
+  /** Called before a document's chunks are deleted (ChunkStore delete hook): their vectors are kept by text digest, then dropped. */
   deleteForDocument(documentId: number): void {
-    for (const id of this.spaceIds()) this.deleteRows(id, this.statements(id).idsOfDocument.all(documentId).map((r) => r.id));
+    const now = Date.now();
+    for (const id of this.spaceIds()) {
+      const s = this.statements(id);
+      for (const r of s.hashedOfDocument.all(documentId)) {
+        const b = s.vectorOf.get(BigInt(r.id))?.embedding;
+        if (b) this.retireStmt.run(id, r.h, b, now);
+      }
+      this.deleteRows(id, s.idsOfDocument.all(documentId).map((r) => r.id));
+    }
   }
 
   deleteForCollection(collectionId: number): void {

@@ -13,6 +13,8 @@ export interface EmbeddingProgress {
   total: number;
   chunksPerSecond: number;
   etaSeconds: number | null;
+  /** Of `done`, the chunks that got a copy of a vector of the same text instead of a model run. */
+  reused?: number;
 }
 
 export interface CollectionEmbeddingStatus {

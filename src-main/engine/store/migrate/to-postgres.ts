@@ -75,7 +75,7 @@ const TABLES: TableCopy[] = [
     columns: cols('id collection_id path docid title kind size mtime_ms hash indexed_at status error warning tags metadata parent_id'),
   },
   { name: 'contents', key: 'document_id', batch: 200, columns: cols('document_id text') },
-  { name: 'chunks', key: 'id', batch: 2000, columns: cols('id document_id ordinal char_start char_end line_start line_end heading_path page tokens') },
+  { name: 'chunks', key: 'id', batch: 2000, columns: cols('id document_id ordinal char_start char_end line_start line_end heading_path page tokens text_hash') },
   {
     name: 'ocr_documents', key: 'document_id', batch: 1000,
     columns: cols('document_id collection_id hash source pages pages_total pages_done pages_failed pages_left failed languages attempts next_at last_error claimed_until queued_at'),

@@ -11,6 +11,7 @@ import type { OcrWrite } from '../ocr.js';
 import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { PostgresKeywordIndex } from './keyword-index.js';
 import { writeOcrRows } from './ocr.js';
+import { retireVectors } from './vectors.js';
 
 export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKeywordIndex, batch: IndexBatch): Promise<boolean[]> {
   const applied: boolean[] = [];
@@ -75,7 +76,10 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
       case 'index': {
         const id = await upsertDocument(client, w.document, batch.at);
         await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, w.text]);
-        if (w.existingId !== undefined) await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+        if (w.existingId !== undefined) {
+          await retireVectors(client, [id]);
+          await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+        }
         fts.push(...(await insertChunks(client, id, w.chunks)));
         if (w.attachments) await writeAttachments(client, id, w.attachments, batch.at, fts);
         ocrOf(w, id);
@@ -132,7 +136,10 @@ async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[],
     [ids, writes.map((w) => w.text)],
   );
   const replaced = ids.filter((_, i) => writes[i]!.existingId !== undefined);
-  if (replaced.length) await client.query('DELETE FROM chunks WHERE document_id = ANY($1::bigint[])', [replaced]);
+  if (replaced.length) {
+    await retireVectors(client, replaced);
+    await client.query('DELETE FROM chunks WHERE document_id = ANY($1::bigint[])', [replaced]);
+  }
   return { fts: await insertChunkRuns(client, writes.map((w, i) => ({ documentId: ids[i]!, chunks: w.chunks }))), ids };
 }
 
@@ -203,6 +210,7 @@ export async function insertChunks(client: pg.PoolClient, documentId: number, ch
 async function writeAttachments(client: pg.PoolClient, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): Promise<void> {
   for (const a of attachments) {
     const id = await upsertDocument(client, { ...a.document, parentId }, at);
+    await retireVectors(client, [id]);
     await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
     if (a.text === null) {
       await client.query('DELETE FROM contents WHERE document_id = $1', [id]);

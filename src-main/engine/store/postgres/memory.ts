@@ -15,6 +15,7 @@ import type { MemoryCounts, MemoryInsert, MemoryRepository, MemorySearchMetric, 
 import type { PostgresDatabase, Queryable } from './connection.js';
 import { insertChunkRuns, insertChunks } from './index-writer.js';
 import type { PostgresKeywordIndex } from './keyword-index.js';
+import { retireVectors } from './vectors.js';
 
 const ENTRY_COLUMNS = `e.id, e.document_id, e.thread_id, e.source, e.content_type, e.created_at, e.updated_at, d.metadata::text AS metadata, d.tags::text AS tags, t.text`;
 const ENTRY_JOIN = `JOIN documents d ON d.id = e.document_id JOIN contents t ON t.document_id = e.document_id`;
@@ -80,6 +81,7 @@ export class PostgresMemory implements MemoryRepository {
         if (w.images) await this.setImages(client, id, w.images, true);
         if (w.text) {
           await client.query('UPDATE contents SET text = $1 WHERE document_id = $2', [w.text.text, w.documentId]);
+          await retireVectors(client, [w.documentId]);
           await client.query('DELETE FROM chunks WHERE document_id = $1', [w.documentId]); // keyword rows, postings and vectors cascade
           await this.keyword.write(await insertChunks(client, w.documentId, w.text.chunks), client);
         } else if (w.retitle !== undefined) {

@@ -269,4 +269,19 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
    WHERE include_globs = '["**/*.{md,markdown,mdx,mdown,txt,text,rst,adoc,asciidoc,org,tex,log}","**/*.{pdf,docx,docm,dotx,pptx,pptm,ppsx,xlsx,xlsm,odt,odp,ods,epub,rtf,eml,mbox,doc,ppt,xls}","**/*.{html,htm,xhtml}","**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,pyi,rb,go,rs,java,kt,kts,scala,swift,m,mm,c,h,cc,cpp,cxx,hpp,hh,cs,fs,php,pl,lua,r,jl,dart,ex,exs,erl,hs,clj,el,zig,nim,sol}","**/*.{sh,bash,zsh,fish,ps1,psm1,bat,cmd,sql,graphql,proto,css,scss,less}","**/*.{json,jsonc,yaml,yml,toml,ini,cfg,conf,xml,csv,tsv}","**/{README,LICENSE,CHANGELOG,CONTRIBUTING,NOTICE,AUTHORS,Makefile,Dockerfile}"]'::jsonb;
   `,
   },
+  {
+    name: 'the text digest of an embedded chunk; vectors of replaced chunks kept by digest for reuse',
+    // store/migrations.ts's entry of the same name, one for one
+    sql: `
+  ALTER TABLE chunks ADD COLUMN text_hash text;
+  CREATE INDEX chunks_text_hash ON chunks (text_hash) WHERE text_hash IS NOT NULL;
+  CREATE TABLE retired_vectors (
+    space_id bigint NOT NULL REFERENCES vector_spaces(id) ON DELETE CASCADE,
+    text_hash text NOT NULL,
+    embedding vector NOT NULL,
+    retired_at bigint NOT NULL,
+    PRIMARY KEY (space_id, text_hash)
+  );
+  `,
+  },
 ];

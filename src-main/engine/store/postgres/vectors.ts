@@ -7,7 +7,7 @@
 import pgvector from 'pgvector';
 import type { ResolvedFilters } from '../filters.js';
 import type { VectorRepository } from '../storage.js';
-import type { CollectionVectors, PendingChunk, VectorMatch, VectorSpace } from '../vectors.js';
+import type { CollectionVectors, PendingChunk, VectorMatch, VectorRow, VectorSpace } from '../vectors.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
 import { pgFilterSql } from './filters.js';
 
@@ -194,16 +194,47 @@ export class PostgresVectors implements VectorRepository {
     return out;
   }
 
-  async insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): Promise<number> {
+  async insert(spaceId: number, collectionId: number, rows: readonly VectorRow[]): Promise<number> {
     if (!rows.length) return 0;
-    // chunks re-indexed while they were embedded are gone: their vectors are not written
-    const r = await this.db.pool.query(
-      `INSERT INTO ${table(spaceId)} (chunk_id, collection_id, embedding)
-       SELECT x.id, $2, x.e::vector FROM unnest($1::bigint[], $3::text[]) x(id, e) WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.id = x.id)
-       ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding, collection_id = excluded.collection_id`,
-      [rows.map((r) => r.chunkId), collectionId, rows.map((r) => literal(r.vector))],
+    const ids = rows.map((r) => r.chunkId);
+    return this.db.transaction(async (client) => {
+      // chunks re-indexed while they were embedded are gone: their vectors are not written
+      const r = await client.query(
+        `INSERT INTO ${table(spaceId)} (chunk_id, collection_id, embedding)
+         SELECT x.id, $2, x.e::vector FROM unnest($1::bigint[], $3::text[]) x(id, e) WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.id = x.id)
+         ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding, collection_id = excluded.collection_id`,
+        [ids, collectionId, rows.map((r) => literal(r.vector))],
+      );
+      const hashed = rows.filter((r) => r.textHash);
+      if (hashed.length) {
+        await client.query('UPDATE chunks SET text_hash = x.h FROM unnest($1::bigint[], $2::text[]) x(id, h) WHERE chunks.id = x.id', [
+          hashed.map((r) => r.chunkId),
+          hashed.map((r) => r.textHash),
+        ]);
+      }
+      return r.rowCount ?? 0;
+    });
+  }
+
+  async reusable(spaceId: number, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    if (!hashes.length) return out;
+    const wanted = [...new Set(hashes)];
+    // a live chunk's vector first, else one kept from a deleted chunk
+    const rows = await this.db.query<{ h: string; e: string }>(
+      `SELECT DISTINCT ON (h) h, e FROM (
+         SELECT c.text_hash AS h, v.embedding::text AS e, 0 AS o FROM chunks c JOIN ${table(spaceId)} v ON v.chunk_id = c.id WHERE c.text_hash = ANY($2::text[])
+         UNION ALL
+         SELECT r.text_hash, r.embedding::text, 1 FROM retired_vectors r WHERE r.space_id = $1 AND r.text_hash = ANY($2::text[])
+       ) x ORDER BY h, o`,
+      [spaceId, wanted],
     );
-    return r.rowCount ?? 0;
+    for (const r of rows) out.set(r.h, Float32Array.from(pgvector.fromSql(r.e) as number[]));
+    return out;
+  }
+
+  async pruneRetired(spaceId: number, before: number): Promise<void> {
+    await this.db.query('DELETE FROM retired_vectors WHERE space_id = $1 AND retired_at < $2', [spaceId, before]);
   }
 
   /** The HNSW index is built with the space and kept by PostgreSQL: nothing to prepare. */
@@ -222,6 +253,25 @@ export class PostgresVectors implements VectorRepository {
        SELECT m.chunk_id AS "chunkId", c.document_id AS "documentId", m.distance FROM m JOIN chunks c ON c.id = m.chunk_id
         ORDER BY m.distance, m.chunk_id`,
       [literal(query), collectionIds, k, ...f.params],
+    );
+  }
+}
+
+/**
+ * Before these documents' chunks are deleted (re-indexed, or their text rewritten): their vectors
+ * are kept by text digest in every space (retired_vectors), so the unchanged ones are copied back
+ * by the embedding stage instead of being embedded again (store/vectors.ts's reuse).
+ */
+export async function retireVectors(client: Queryable, documentIds: readonly number[]): Promise<void> {
+  if (!documentIds.length) return;
+  const spaces = await client.query<{ id: number }>('SELECT id FROM vector_spaces');
+  for (const { id } of spaces.rows) {
+    await client.query(
+      `INSERT INTO retired_vectors (space_id, text_hash, embedding, retired_at)
+       SELECT DISTINCT ON (c.text_hash) $1::bigint, c.text_hash, v.embedding, $3::bigint FROM chunks c JOIN ${table(id)} v ON v.chunk_id = c.id
+        WHERE c.document_id = ANY($2::bigint[]) AND c.text_hash IS NOT NULL
+       ON CONFLICT (space_id, text_hash) DO UPDATE SET embedding = excluded.embedding, retired_at = excluded.retired_at`,
+      [id, documentIds, Date.now()],
     );
   }
 }

@@ -28,7 +28,7 @@ import type {
   VectorRepository,
 } from '../storage.js';
 import { TokenStore, type TokenRow } from '../tokens.js';
-import { VectorStore, type CollectionVectors, type PendingChunk, type VectorMatch, type VectorSpace } from '../vectors.js';
+import { VectorStore, type CollectionVectors, type PendingChunk, type VectorMatch, type VectorRow, type VectorSpace } from '../vectors.js';
 import path from 'node:path';
 import { FtsMerges } from '../fts-merge.js';
 import { WalCheckpointer } from '../wal-checkpointer.js';
@@ -250,8 +250,14 @@ class Vectors implements VectorRepository {
   async documentsPending(documentIds: readonly number[]): Promise<Set<number>> {
     return this.store.documentsPending(documentIds);
   }
-  async insert(spaceId: number, collectionId: number, rows: readonly { chunkId: number; vector: Float32Array }[]): Promise<number> {
+  async insert(spaceId: number, collectionId: number, rows: readonly VectorRow[]): Promise<number> {
     return this.store.insert(spaceId, collectionId, rows);
+  }
+  async reusable(spaceId: number, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
+    return this.store.reusable(spaceId, hashes);
+  }
+  async pruneRetired(spaceId: number, before: number): Promise<void> {
+    this.store.pruneRetired(spaceId, before);
   }
   async nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, filters?: ResolvedFilters): Promise<VectorMatch[]> {
     const space = this.store.space(spaceId);
