@@ -6,10 +6,8 @@
 // the 'close' message after releasing Tesseract.
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeImagePage, imagePageCount, ImageError } from './image-decode.js';
-import { loadPdfJs } from '../ingest/parsers/pdf.js';
-import { PdfPageError, PdfRaster } from './pdf-raster.js';
-import { Tesseract, type LanguageFile } from './tesseract.js';
+import type { PdfRaster as PdfRasterType } from './pdf-raster.js';
+import type { LanguageFile, Tesseract as TesseractType } from './tesseract.js';
 import type { OcrLimits, OcrPage, OcrSourceKind } from './types.js';
 
 export interface OcrWorkerInit {
@@ -52,7 +50,16 @@ if (init.nice > 0 && process.platform === 'linux') {
   }
 }
 
-let tesseract: Tesseract | null = null;
+// the decoders, pdf.js and Tesseract load only now, on the niced thread: loading them is work too
+// (a worker warmed ahead of a scan loads while indexing parses the file)
+const [{ decodeImagePage, imagePageCount, ImageError }, { loadPdfJs }, { PdfPageError, PdfRaster }, { Tesseract }] = await Promise.all([
+  import('./image-decode.js'),
+  import('../ingest/parsers/pdf.js'),
+  import('./pdf-raster.js'),
+  import('./tesseract.js'),
+]);
+
+let tesseract: TesseractType | null = null;
 try {
   tesseract = await Tesseract.load();
   port.postMessage({ ready: true } satisfies OcrWorkerReply);
@@ -62,9 +69,9 @@ try {
 }
 
 /** The PDF being read (one at a time: pages of one file arrive together). */
-let open: { key: string; pdf: Promise<PdfRaster> } | null = null;
+let open: { key: string; pdf: Promise<PdfRasterType> } | null = null;
 
-function pdfFor(source: OcrSource): Promise<PdfRaster> {
+function pdfFor(source: OcrSource): Promise<PdfRasterType> {
   if (open?.key === source.key) return open.pdf;
   void forget();
   const pdf = PdfRaster.open(new Uint8Array(source.bytes, 0, source.length));
