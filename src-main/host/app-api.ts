@@ -29,8 +29,8 @@ export interface AppApiOptions {
   modelsMirror?: string;
 }
 
-/** How often other hosts' changes refresh the window at most. */
-const REMOTE_CHANGE_EVERY_MS = 1000;
+/** How often changes the window did not make (the watcher's, other hosts') refresh it at most. */
+const REFRESH_AT_MOST_EVERY_MS = 1000;
 
 type Handlers = { [M in ApiMethod]: (p: ValidApiParams<M>) => ApiResults[M] | Promise<ApiResults[M]> };
 
@@ -58,13 +58,19 @@ export function createAppApi(opts: AppApiOptions): AppApi {
   const offEmbedding = engine.onEmbeddingProgress((progress) => emit({ type: 'embedding.progress', progress }));
   const offDatasets = engine.datasets.onChange((dataset) => emit({ type: 'datasets.changed', dataset }));
   const offRequests = opts.requests?.onRecord((request) => emit({ type: 'connect.request', request }));
-  // other hosts' writes (PostgreSQL): the window's collections refresh, at most once a second however busy they are
-  let remoteTimer: NodeJS.Timeout | null = null;
-  const offRemote = engine.onRemoteChange?.(() => {
-    remoteTimer ??= setTimeout(() => {
-      remoteTimer = null;
+  // writes the window did not ask for: the collections refresh, at most once a second however busy they are
+  let refreshTimer: NodeJS.Timeout | null = null;
+  const refreshSoon = () => {
+    refreshTimer ??= setTimeout(() => {
+      refreshTimer = null;
       emit({ type: 'collections.changed' });
-    }, REMOTE_CHANGE_EVERY_MS);
+    }, REFRESH_AT_MOST_EVERY_MS);
+  };
+  // other hosts' writes (PostgreSQL)
+  const offRemote = engine.onRemoteChange?.(refreshSoon);
+  // this host's watcher indexed a changed file, or finished a batch of a run: its counts moved
+  const offProgress = engine.onProgress((p) => {
+    if (p.phase === 'idle' || p.phase === 'paused' || p.done > 0) refreshSoon();
   });
   const embedding = new Set<Promise<unknown>>();
   // a model that arrived may be what a dataset in error was waiting for: look at them again
@@ -228,7 +234,8 @@ export function createAppApi(opts: AppApiOptions): AppApi {
       offDatasets();
       offRequests?.();
       offRemote?.();
-      if (remoteTimer) clearTimeout(remoteTimer);
+      offProgress();
+      if (refreshTimer) clearTimeout(refreshTimer);
       await indexing.close();
       // embedding runs are not awaited: they end when the engine closes (the stage stops between
       // chunks and the workers finish their current run), which is the owner's next step

@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/postgres.js';
 import { testModelsDir } from '../helpers/test-models.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { buildRendererOnce } from '../helpers/renderer-build.js';
-import { openUiBrowser, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
+import { openUiBrowser, serverLog, startUiServe, stopUiServe } from '../helpers/ui-serve.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODELS = testModelsDir();
@@ -56,6 +56,10 @@ beforeAll(async () => {
   ({ context, page } = await openUiBrowser(path.join(tmp, 'chromium'), { width: 1280, height: 860 }, consoleErrors));
 }, 240_000);
 
+afterEach(({ task }) => {
+  if (task.result?.state === 'fail') process.stderr.write(`trove serve's stderr:\n${serverLog(server)}\n`);
+});
+
 afterAll(async () => {
   await context?.close();
   await stopUiServe(server);
@@ -70,7 +74,7 @@ describe('web UI on trove serve --ui --database', () => {
     await page.getByRole('button', { name: 'Add and index' }).click();
     const card = page.getByTestId('collection-field-notes');
     await expect.poll(() => card.getByTestId('collection-state').textContent(), { timeout: 30_000 }).toBe('Indexed');
-    await expect.poll(() => card.getByTestId('count-documents').textContent()).toBe('2');
+    await expect.poll(() => card.getByTestId('count-documents').textContent(), { timeout: 10_000 }).toBe('2');
     await shot('pg-01-collections-indexed');
 
     await page.getByRole('button', { name: 'Search' }).first().click();

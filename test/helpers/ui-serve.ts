@@ -16,6 +16,7 @@ export async function startUiServe(args: readonly string[], opts: { cwd: string;
   });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  logs.set(child, () => err);
   const signInUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -26,6 +27,13 @@ export async function startUiServe(args: readonly string[], opts: { cwd: string;
     child.once('exit', (code) => reject(new Error(`trove serve exited with ${code}:\n${err}`)));
   });
   return { child, signInUrl };
+}
+
+const logs = new WeakMap<ChildProcess, () => string>();
+
+/** What a server started by startUiServe has written to stderr so far (a failing test prints it). */
+export function serverLog(child: ChildProcess | undefined): string {
+  return (child && logs.get(child)?.()) || '(nothing on stderr)';
 }
 
 /** SIGTERM, then waits for the exit (a server that already stopped is left alone). */
