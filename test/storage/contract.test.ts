@@ -339,7 +339,13 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     await explicit.release();
     await s.jobs.makeDue(c.id, Date.now());
     expect(await s.jobs.dueCount(c.id, Date.now())).toBe(2);
-    await s.jobs.postpone(c.id, Date.now(), Date.now() + 5000);
+    // the folder is gone: its file jobs wait, its scan (queued by an explicit run) stays due
+    await s.jobs.recordEvents([job(c, '', { kind: 'scan' })]);
+    await s.jobs.postponeFiles(c.id, Date.now(), Date.now() + 5000);
+    expect(await s.jobs.dueCount(c.id, Date.now())).toBe(1);
+    const scan = (await s.jobs.claim(Date.now(), 10, { only: c.id }))!;
+    expect(scan.jobs.map((j) => j.kind)).toEqual(['scan']);
+    await scan.complete({ retire: scan.jobs });
     expect(await s.jobs.dueCount(c.id, Date.now())).toBe(0);
     expect(await s.jobs.nextDueAt()).toBeNull(); // paused
     await s.jobs.setPaused(c.id, false);

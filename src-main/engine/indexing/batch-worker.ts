@@ -112,7 +112,7 @@ export class BatchWorker {
       // so nothing leaves the index; the scan reports why and retries
       await claim.release();
       const now = Date.now();
-      await storage.jobs.postpone(c.id, now, now + this.opts.retry.baseMs);
+      await storage.jobs.postponeFiles(c.id, now, now + this.opts.retry.baseMs);
       await storage.jobs.addIfAbsent([scanJob(c.id)]);
       return rootError(c);
     }

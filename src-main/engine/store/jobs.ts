@@ -157,7 +157,7 @@ export class JobStore {
       "SELECT 1 AS one FROM jobs WHERE collection_id = ? AND kind = 'file' AND path = ? AND next_run_at IS NOT NULL",
     );
     this.makeDueStmt = db.prepare('UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND (next_run_at IS NULL OR next_run_at > ?)');
-    this.postponeStmt = db.prepare('UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND next_run_at <= ?');
+    this.postponeStmt = db.prepare("UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND kind = 'file' AND next_run_at <= ?");
     this.reviveStmt = db.prepare('UPDATE jobs SET next_run_at = ? WHERE collection_id = ? AND next_run_at IS NULL');
     this.deleteForCollectionStmt = db.prepare('DELETE FROM jobs WHERE collection_id = ?');
     this.pausesStmt = db.prepare<[], { collection_id: number }>('SELECT collection_id FROM job_pauses');
@@ -244,8 +244,13 @@ export class JobStore {
     this.makeDueStmt.run(now, collectionId, now);
   }
 
-  /** The collection's folder is gone for now: its due jobs wait (no attempt is counted). */
-  postpone(collectionId: number, now: number, until: number): void {
+  /**
+   * The collection's folder is gone for now: its due file jobs wait (no attempt is counted). Not
+   * its scan: postponing that too (a fresh one an explicit run just queued, or one backing off)
+   * let the file jobs of an unplugged drive push it back every time they woke, so its retries
+   * never advanced and an explicit run ended at once without saying the folder is gone.
+   */
+  postponeFiles(collectionId: number, now: number, until: number): void {
     this.postponeStmt.run(until, collectionId, now);
   }
 

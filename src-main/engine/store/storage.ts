@@ -154,7 +154,8 @@ export interface JobQueue {
   failures(collectionId: number | undefined, limit: number): Promise<JobRow[]>;
   hasPendingFile(collectionId: number, path: string): Promise<boolean>;
   makeDue(collectionId: number, now: number): Promise<void>;
-  postpone(collectionId: number, now: number, until: number): Promise<void>;
+  /** The collection's folder is gone for now: its due file jobs wait until `until` (no attempt counted); its scan keeps its own retries. */
+  postponeFiles(collectionId: number, now: number, until: number): Promise<void>;
   deleteForCollection(collectionId: number): Promise<void>;
   freshness(documentIds: readonly number[]): Promise<DocumentFreshness[]>;
   pauses(): Promise<Set<number>>;

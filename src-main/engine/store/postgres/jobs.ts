@@ -232,8 +232,8 @@ export class PostgresJobQueue implements JobQueue {
     await this.db.query('UPDATE jobs SET next_run_at = $1 WHERE collection_id = $2 AND (next_run_at IS NULL OR next_run_at > $1)', [now, collectionId]);
   }
 
-  async postpone(collectionId: number, now: number, until: number): Promise<void> {
-    await this.db.query('UPDATE jobs SET next_run_at = $1 WHERE collection_id = $2 AND next_run_at <= $3', [until, collectionId, now]);
+  async postponeFiles(collectionId: number, now: number, until: number): Promise<void> {
+    await this.db.query("UPDATE jobs SET next_run_at = $1 WHERE collection_id = $2 AND kind = 'file' AND next_run_at <= $3", [until, collectionId, now]);
   }
 
   async reviveGivenUp(collectionId: number, now: number, on: pg.PoolClient | pg.Pool = this.db.pool): Promise<void> {

@@ -77,8 +77,8 @@ export class SqliteJobQueue implements JobQueue {
     this.jobs.makeDue(collectionId, now);
   }
 
-  async postpone(collectionId: number, now: number, until: number): Promise<void> {
-    this.jobs.postpone(collectionId, now, until);
+  async postponeFiles(collectionId: number, now: number, until: number): Promise<void> {
+    this.jobs.postponeFiles(collectionId, now, until);
   }
 
   async deleteForCollection(collectionId: number): Promise<void> {
