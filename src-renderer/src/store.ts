@@ -57,6 +57,10 @@ interface AppState {
 /** While embedding progresses, status (how much is embedded) is fetched again at most this often. */
 const STATUS_EVERY_MS = 5_000;
 let statusAskedAt = 0;
+/** Calls of refresh() and refreshStatus() so far, and index.activity events received: which answer is the latest. */
+let refreshes = 0;
+let statusRefreshes = 0;
+let activityEvents = 0;
 
 export interface ModelDownload {
   file: string | null;
@@ -86,17 +90,24 @@ export const useApp = create<AppState>((set, get) => ({
   },
   setScreen: (screen) => set({ screen }),
   async refresh() {
+    const asked = ++refreshes;
+    const activitySeen = activityEvents;
     try {
       const [collections, activity] = await Promise.all([trove.call('collections.list', {}), trove.call('index.activity', {})]);
-      set({ collections, activity, loadError: null, signedOut: false });
+      // answers can arrive out of order (a busy database answers an earlier call later): only the
+      // latest call's counts are shown, and an activity event newer than the call wins over its snapshot
+      if (asked !== refreshes) return;
+      set({ collections, ...(activitySeen === activityEvents ? { activity } : {}), loadError: null, signedOut: false });
     } catch (err) {
       if (errorCode(err) === 'UNAUTHORIZED') set({ signedOut: true });
       else set({ loadError: errorMessage(err) });
     }
   },
   async refreshStatus() {
+    const asked = ++statusRefreshes;
     try {
-      set({ status: await trove.call('status', {}) });
+      const status = await trove.call('status', {});
+      if (asked === statusRefreshes) set({ status });
     } catch (err) {
       set({ loadError: errorMessage(err) });
     }
@@ -108,10 +119,15 @@ export const useApp = create<AppState>((set, get) => ({
       set({ datasetsError: errorMessage(err) });
     }
   },
-  setActivity: (activity) => set({ activity }),
+  setActivity: (activity) => {
+    activityEvents++;
+    set({ activity });
+  },
   onEvent(e) {
-    if (e.type === 'index.activity') set({ activity: e.activity });
-    else if (e.type === 'collections.changed') void get().refresh();
+    if (e.type === 'index.activity') {
+      activityEvents++;
+      set({ activity: e.activity });
+    } else if (e.type === 'collections.changed') void get().refresh();
     else if (e.type === 'datasets.changed') refetchSoon(() => void get().refreshDatasets());
     else if (e.type === 'embedding.progress') {
       set((s) => ({ embedding: { ...s.embedding, progress: { ...s.embedding.progress, [e.progress.collection]: e.progress } } }));
