@@ -49,7 +49,9 @@ export async function resolveLanguages(codes: string[], manifest: Manifest, loca
       out.push({ code, file: r.weightsFile, sha256: r.weightsSha256 });
     } catch (err) {
       if (err instanceof TroveError && err.code === 'UNAVAILABLE') {
-        throw new TroveError('UNAVAILABLE', `OCR language "${code}" is not available: ${err.message}`, { ...err.details, language: code });
+        // the resolver names the model ("model \"tesseract-deu\" is not available: …"): said once, as the language
+        const why = err.message.replace(/^model "[^"]*" is not available: /, '');
+        throw new TroveError('UNAVAILABLE', `OCR language "${code}" is not available: ${why}`, { ...err.details, language: code });
       }
       throw err;
     }
