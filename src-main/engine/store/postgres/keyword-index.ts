@@ -10,7 +10,7 @@ import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
 import { COPY_FROM_ROWS, COPY_PART_CHARS, copyRows, copyText } from './copy-rows.js';
 import { pgFilterSql } from './filters.js';
-import { keywordDocument, tsqueryOf } from './keyword-text.js';
+import { keywordDocument, tsqueryOf, type KeywordDocument } from './keyword-text.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm, PlannedKeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
@@ -32,6 +32,12 @@ export function idf(rows: number, df: number): number {
   return v > 0 ? v : 1e-6;
 }
 
+/** A chunk's keyword row before it is written: its id and its terms. */
+export interface KeywordRow {
+  id: number;
+  doc: KeywordDocument;
+}
+
 export class PostgresKeywordIndex implements KeywordIndexRepository {
   private readonly terms: string;
 
@@ -42,12 +48,21 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     this.terms = `${index}_terms`;
   }
 
-  /**
-   * Writes chunks' keyword rows (in the caller's transaction: the batch's). The postings go in
-   * (term, chunk) order, the order of their primary key, so a batch's ~45,000 fill the index's pages
-   * one after another instead of landing on a random page each; many rows go by COPY (copy-rows.ts).
-   */
+  /** Writes chunks' keyword rows (in the caller's transaction: the batch's). */
   async write(rows: readonly FtsRow[], on: Queryable): Promise<void> {
+    return this.writeRows(
+      rows.map((r) => ({ id: r.id, doc: keywordDocument(r.title, r.headings, r.body) })),
+      on,
+    );
+  }
+
+  /**
+   * Writes chunks' keyword rows whose terms are already made (the index writer makes them while
+   * the server inserts the batch's chunks). The postings go in (term, chunk) order, the order of
+   * their primary key, so a batch's ~45,000 fill the index's pages one after another instead of
+   * landing on a random page each; many rows go by COPY (copy-rows.ts).
+   */
+  async writeRows(rows: readonly KeywordRow[], on: Queryable): Promise<void> {
     if (!rows.length) return;
     const ids: number[] = [];
     const tsvs: string[] = [];
@@ -55,10 +70,9 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     // each term's postings as (row, f) pairs, rows in the order given (the chunks' id order)
     const postings = new Map<string, number[]>();
     let count = 0;
-    for (const r of rows) {
-      const doc = keywordDocument(r.title, r.headings, r.body);
+    for (const { id, doc } of rows) {
       const k = ids.length;
-      ids.push(r.id);
+      ids.push(id);
       tsvs.push(doc.tsvector);
       lens.push(doc.length);
       for (const [term, f] of doc.terms) {
