@@ -40,7 +40,7 @@ const wordTerms = new Map<string, readonly string[]>();
  */
 export function indexTerms(text: string): string[] {
   const out: string[] = [];
-  for (const [raw] of text.toLowerCase().matchAll(WORD)) {
+  for (const raw of text.toLowerCase().match(WORD) ?? []) {
     let terms = wordTerms.get(raw);
     if (terms === undefined) {
       const tokens: Token[] = [];
