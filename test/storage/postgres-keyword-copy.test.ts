@@ -1,9 +1,9 @@
 // PostgreSQL's keyword rows written by COPY (a batch's many rows, store/postgres/copy-rows.ts) are
 // the rows INSERT … unnest writes (a few rows: a memory entry's): a batch of real prepared pages,
 // large enough for COPY in both tables, is written through a claimed batch; the same chunks are
-// then written one at a time into a second keyword index of the same schema, and both indexes must
-// hold the same tsvectors, lengths and postings. (Their ranking against FTS5 is
-// keyword-ranking.test.ts's.)
+// then written one at a time into a second keyword index of the same schema (and all at once, on a
+// pool connection of COPY's own, into a third), and the indexes must hold the same tsvectors,
+// lengths and postings. (Their ranking against FTS5 is keyword-ranking.test.ts's.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
 import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
@@ -54,11 +54,14 @@ describe('PostgreSQL keyword rows by COPY', () => {
       'SELECT c.id::int AS id, d.path, c.ordinal FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.id',
     );
     expect(chunks.length).toBeGreaterThanOrEqual(COPY_FROM_ROWS); // the batch's keyword rows went by COPY
-    const other = s.keyword('dataset_fts');
-    for (const { id, path, ordinal } of chunks) {
+    const rowsOf = chunks.map(({ id, path, ordinal }) => {
       const c = chunksOf.get(path)!.find((x) => x.ordinal === ordinal)!;
-      await other.write([{ id, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }], s.db.pool);
-    }
+      return { id, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody };
+    });
+    // one statement a chunk (INSERT … unnest) into a second index of the same schema
+    for (const row of rowsOf) await s.keyword('dataset_fts').write([row], s.db.pool);
+    // all at once given the pool, not a transaction's connection: COPY on a connection of its own
+    await s.keyword('memory_fts').write(rowsOf, s.db.pool);
     const rows = (index: string) => s.db.query(`SELECT chunk_id::int AS id, tsv::text AS tsv, len FROM ${index} ORDER BY chunk_id`);
     const postings = (index: string) => s.db.query(`SELECT term, chunk_id::int AS id, f, len FROM ${index}_terms ORDER BY term, chunk_id`);
     const [copied, inserted] = [await rows('chunks_fts'), await rows('dataset_fts')];
@@ -67,6 +70,8 @@ describe('PostgreSQL keyword rows by COPY', () => {
     const [copiedPostings, insertedPostings] = [await postings('chunks_fts'), await postings('dataset_fts')];
     expect(copiedPostings.length).toBeGreaterThan(chunks.length * 5);
     expect(copiedPostings).toEqual(insertedPostings);
+    expect(await rows('memory_fts')).toEqual(copied);
+    expect(await postings('memory_fts')).toEqual(copiedPostings);
     expect(copiedPostings.some((p) => p.term === 'café' || p.term === 'cafe')).toBe(true);
   });
 

@@ -210,7 +210,6 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
   }
 }
 
-
 /** The chunks' keyword rows in COPY's text format. */
 function* keywordRowsText(ids: readonly number[], tsvs: readonly string[], lens: readonly number[]): Generator<string> {
   let part = '';
