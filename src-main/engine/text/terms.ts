@@ -13,16 +13,43 @@ export interface Token {
 
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
-  for (const [raw] of text.toLowerCase().matchAll(WORD)) {
-    const word = foldDiacritics(raw);
-    if (!hasCjk(word)) {
-      out.push({ text: word, cjk: false });
-      continue;
+  for (const [raw] of text.toLowerCase().matchAll(WORD)) wordTokens(raw, out);
+  return out;
+}
+
+/** One lower-case word's tokens (a CJK run becomes its bigrams). */
+function wordTokens(raw: string, out: Token[]): void {
+  const word = foldDiacritics(raw);
+  if (!hasCjk(word)) {
+    out.push({ text: word, cjk: false });
+    return;
+  }
+  for (const m of word.matchAll(CJK_OR_OTHER)) {
+    if (m[1]) for (const b of bigrams(m[1])) out.push({ text: b, cjk: true });
+    else if (m[2]) out.push({ text: m[2], cjk: false });
+  }
+}
+
+const wordTerms = new Map<string, readonly string[]>();
+
+/**
+ * The index terms of a text, one a token: tokenize, then indexTerm, each word's terms memoised
+ * (indexing turns every word of every chunk into terms, and a corpus repeats its words: on
+ * PostgreSQL, where the keyword rows are made in JavaScript, tokenizing and stemming them was
+ * the largest part of a batch's own time). Bounded like the stems' cache.
+ */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.toLowerCase().match(WORD) ?? []) {
+    let terms = wordTerms.get(raw);
+    if (terms === undefined) {
+      const tokens: Token[] = [];
+      wordTokens(raw, tokens);
+      terms = tokens.map(indexTerm);
+      if (wordTerms.size >= STEM_CACHE_SIZE) wordTerms.clear();
+      wordTerms.set(raw, terms);
     }
-    for (const m of word.matchAll(CJK_OR_OTHER)) {
-      if (m[1]) for (const b of bigrams(m[1])) out.push({ text: b, cjk: true });
-      else if (m[2]) out.push({ text: m[2], cjk: false });
-    }
+    for (const t of terms) out.push(t);
   }
   return out;
 }

@@ -9,13 +9,14 @@ import type { ChunkWrite, FtsRow } from '../chunks.js';
 import type { DocumentWrite } from '../documents.js';
 import type { OcrWrite } from '../ocr.js';
 import type { AttachmentWrite, IndexBatch } from '../storage.js';
-import type { PostgresKeywordIndex } from './keyword-index.js';
+import type { KeywordRow, PostgresKeywordIndex } from './keyword-index.js';
+import { keywordDocument } from './keyword-text.js';
 import { writeOcrRows } from './ocr.js';
 import { retireVectors } from './vectors.js';
 
 export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKeywordIndex, batch: IndexBatch): Promise<boolean[]> {
   const applied: boolean[] = [];
-  const fts: FtsRow[] = [];
+  const fts: KeywordRow[] = [];
   // documents' OCR state (store/ocr.ts): written with the batch, dropped where a document no longer has pages to read
   const ocr: { documentId: number; ocr: OcrWrite }[] = [];
   const noOcr: number[] = [];
@@ -80,7 +81,7 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
           await retireVectors(client, [id]);
           await client.query('DELETE FROM chunks WHERE document_id = $1', [id]);
         }
-        fts.push(...(await insertChunks(client, id, w.chunks)));
+        fts.push(...keywordRows(await insertChunks(client, id, w.chunks)));
         if (w.attachments) await writeAttachments(client, id, w.attachments, batch.at, fts);
         ocrOf(w, id);
         applied.push(true);
@@ -90,14 +91,14 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
   }
   await flush();
   if (ocr.length || noOcr.length) await writeOcrRows(client, batch.collectionId, ocr, noOcr);
-  await keyword.write(fts, client);
+  await keyword.writeRows(fts, client);
   return applied;
 }
 
 type IndexOp = Extract<IndexBatch['writes'][number], { op: 'index' }>;
 
 /** Several documents with their texts and chunks: one statement each for the rows, the texts and the chunks (old chunks dropped first). */
-async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[], at: number): Promise<{ fts: FtsRow[]; ids: number[] }> {
+async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[], at: number): Promise<{ fts: KeywordRow[]; ids: number[] }> {
   const d = writes.map((w) => w.document);
   const r = await client.query<{ id: number; path: string }>(
     `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
@@ -131,23 +132,28 @@ async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[],
   );
   const idOf = new Map(r.rows.map((row) => [row.path, row.id]));
   const ids = d.map((x) => idOf.get(x.path)!);
-  await client.query(
-    'INSERT INTO contents (document_id, text) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
-    [ids, writes.map((w) => w.text)],
-  );
   const replaced = ids.filter((_, i) => writes[i]!.existingId !== undefined);
   if (replaced.length) {
     await retireVectors(client, replaced);
     await client.query('DELETE FROM chunks WHERE document_id = ANY($1::bigint[])', [replaced]);
   }
-  return { fts: await insertChunkRuns(client, writes.map((w, i) => ({ documentId: ids[i]!, chunks: w.chunks }))), ids };
+  // the texts and the chunks are sent, not awaited: insertChunkRuns makes the keyword rows while the server writes them
+  const contents = client.query(
+    'INSERT INTO contents (document_id, text) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
+    [ids, writes.map((w) => w.text)],
+  );
+  const [, fts] = await Promise.all([contents, insertChunkRuns(client, writes.map((w, i) => ({ documentId: ids[i]!, chunks: w.chunks })))]);
+  return { fts, ids };
 }
 
-/** Several documents' chunks in one statement, in order (ids come out as one statement per document would give them); returns their keyword rows. */
-export async function insertChunkRuns(client: pg.PoolClient, runs: readonly { documentId: number; chunks: readonly ChunkWrite[] }[]): Promise<FtsRow[]> {
+/**
+ * Several documents' chunks in one statement, in order (ids come out as one statement per document
+ * would give them); returns their keyword rows, whose terms are made while the server inserts the chunks.
+ */
+export async function insertChunkRuns(client: pg.PoolClient, runs: readonly { documentId: number; chunks: readonly ChunkWrite[] }[]): Promise<KeywordRow[]> {
   const chunks = runs.flatMap((r) => r.chunks.map((c) => ({ documentId: r.documentId, c })));
   if (!chunks.length) return [];
-  const rows = await client.query<{ id: number; document_id: number; ordinal: number }>(
+  const inserted = client.query<{ id: number; document_id: number; ordinal: number }>(
     `INSERT INTO chunks (document_id, ordinal, char_start, char_end, line_start, line_end, heading_path, page, tokens)
      SELECT d, o, cs, ce, ls, le, hp, pg, tk
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[]) WITH ORDINALITY
@@ -166,8 +172,21 @@ export async function insertChunkRuns(client: pg.PoolClient, runs: readonly { do
       chunks.map((x) => x.c.tokens),
     ],
   );
+  let docs: KeywordRow['doc'][];
+  try {
+    docs = chunks.map(({ c }) => keywordDocument(c.ftsTitle, c.ftsHeadings, c.ftsBody));
+  } catch (err) {
+    await inserted.catch(() => undefined); // the statement's own failure, if any, is not left unheard
+    throw err;
+  }
+  const rows = await inserted;
   const chunkId = new Map(rows.rows.map((row) => [`${row.document_id}:${row.ordinal}`, row.id]));
-  return chunks.map(({ documentId, c }) => ({ id: chunkId.get(`${documentId}:${c.ordinal}`)!, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }));
+  return chunks.map(({ documentId, c }, i) => ({ id: chunkId.get(`${documentId}:${c.ordinal}`)!, doc: docs[i]! }));
+}
+
+/** Keyword rows made from chunks' FTS columns (where no statement was there to overlap with). */
+function keywordRows(rows: readonly FtsRow[]): KeywordRow[] {
+  return rows.map((r) => ({ id: r.id, doc: keywordDocument(r.title, r.headings, r.body) }));
 }
 
 async function upsertDocument(client: pg.PoolClient, d: DocumentWrite, at: number): Promise<number> {
@@ -207,7 +226,7 @@ export async function insertChunks(client: pg.PoolClient, documentId: number, ch
 }
 
 /** The file's documents of its own: written with it as parent (chunks replaced); the children it no longer has dropped. */
-async function writeAttachments(client: pg.PoolClient, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): Promise<void> {
+async function writeAttachments(client: pg.PoolClient, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: KeywordRow[]): Promise<void> {
   for (const a of attachments) {
     const id = await upsertDocument(client, { ...a.document, parentId }, at);
     await retireVectors(client, [id]);
@@ -217,7 +236,7 @@ async function writeAttachments(client: pg.PoolClient, parentId: number, attachm
       continue;
     }
     await client.query('INSERT INTO contents (document_id, text) VALUES ($1, $2) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text', [id, a.text]);
-    fts.push(...(await insertChunks(client, id, a.chunks)));
+    fts.push(...keywordRows(await insertChunks(client, id, a.chunks)));
   }
   await client.query('DELETE FROM documents WHERE parent_id = $1 AND NOT (path = ANY($2::text[]))', [parentId, attachments.map((a) => a.document.path)]);
 }

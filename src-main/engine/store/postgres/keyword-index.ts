@@ -8,8 +8,9 @@ import type { ResolvedFilters } from '../filters.js';
 import type { FtsRow } from '../chunks.js';
 import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
+import { COPY_FROM_ROWS, COPY_PART_CHARS, copyRows, copyText } from './copy-rows.js';
 import { pgFilterSql } from './filters.js';
-import { keywordDocument, tsqueryOf } from './keyword-text.js';
+import { keywordDocument, tsqueryOf, type KeywordDocument } from './keyword-text.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm, PlannedKeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
@@ -31,6 +32,12 @@ export function idf(rows: number, df: number): number {
   return v > 0 ? v : 1e-6;
 }
 
+/** A chunk's keyword row before it is written: its id and its terms. */
+export interface KeywordRow {
+  id: number;
+  doc: KeywordDocument;
+}
+
 export class PostgresKeywordIndex implements KeywordIndexRepository {
   private readonly terms: string;
 
@@ -43,34 +50,61 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
 
   /** Writes chunks' keyword rows (in the caller's transaction: the batch's). */
   async write(rows: readonly FtsRow[], on: Queryable): Promise<void> {
+    return this.writeRows(
+      rows.map((r) => ({ id: r.id, doc: keywordDocument(r.title, r.headings, r.body) })),
+      on,
+    );
+  }
+
+  /**
+   * Writes chunks' keyword rows whose terms are already made (the index writer makes them while
+   * the server inserts the batch's chunks). The postings go in (term, chunk) order, the order of
+   * their primary key, so a batch's ~45,000 fill the index's pages one after another instead of
+   * landing on a random page each; many rows go by COPY (copy-rows.ts).
+   */
+  async writeRows(rows: readonly KeywordRow[], on: Queryable): Promise<void> {
     if (!rows.length) return;
     const ids: number[] = [];
     const tsvs: string[] = [];
     const lens: number[] = [];
-    const pTerms: string[] = [];
-    const pIds: number[] = [];
-    const pF: number[] = [];
-    const pLens: number[] = [];
-    for (const r of rows) {
-      const doc = keywordDocument(r.title, r.headings, r.body);
-      ids.push(r.id);
+    // each term's postings as (row, f) pairs, rows in the order given (the chunks' id order)
+    const postings = new Map<string, number[]>();
+    let count = 0;
+    for (const { id, doc } of rows) {
+      const k = ids.length;
+      ids.push(id);
       tsvs.push(doc.tsvector);
       lens.push(doc.length);
       for (const [term, f] of doc.terms) {
-        pTerms.push(term);
-        pIds.push(r.id);
-        pF.push(f);
-        pLens.push(doc.length);
+        const list = postings.get(term);
+        if (list) list.push(k, f);
+        else postings.set(term, [k, f]);
       }
+      count += doc.terms.size;
     }
-    await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [ids, tsvs, lens]);
-    if (pTerms.length) {
-      await on.query(`INSERT INTO ${this.terms} (term, chunk_id, f, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::real[], $4::int[])`, [
-        pTerms,
-        pIds,
-        pF,
-        pLens,
-      ]);
+    const terms = [...postings.keys()].sort();
+    if (ids.length >= COPY_FROM_ROWS) {
+      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsText(ids, tsvs, lens));
+    } else {
+      await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [ids, tsvs, lens]);
+    }
+    if (count >= COPY_FROM_ROWS) {
+      await copyRows(on, this.terms, ['term', 'chunk_id', 'f', 'len'], postingsText(terms, postings, ids, lens));
+    } else if (count) {
+      const t: string[] = [];
+      const c: number[] = [];
+      const f: number[] = [];
+      const l: number[] = [];
+      for (const term of terms) {
+        const list = postings.get(term)!;
+        for (let i = 0; i < list.length; i += 2) {
+          t.push(term);
+          c.push(ids[list[i]!]!);
+          f.push(list[i + 1]!);
+          l.push(lens[list[i]!]!);
+        }
+      }
+      await on.query(`INSERT INTO ${this.terms} (term, chunk_id, f, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::real[], $4::int[])`, [t, c, f, l]);
     }
   }
 
@@ -176,3 +210,30 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
   }
 }
 
+/** The chunks' keyword rows in COPY's text format. */
+function* keywordRowsText(ids: readonly number[], tsvs: readonly string[], lens: readonly number[]): Generator<string> {
+  let part = '';
+  for (let k = 0; k < ids.length; k++) {
+    part += `${ids[k]}\t${copyText(tsvs[k]!)}\t${lens[k]}\n`;
+    if (part.length >= COPY_PART_CHARS) {
+      yield part;
+      part = '';
+    }
+  }
+  if (part) yield part;
+}
+
+/** The postings in COPY's text format, term by term (each row's chunk id and length from the batch's arrays). */
+function* postingsText(terms: readonly string[], postings: ReadonlyMap<string, number[]>, ids: readonly number[], lens: readonly number[]): Generator<string> {
+  let part = '';
+  for (const term of terms) {
+    const t = copyText(term);
+    const list = postings.get(term)!;
+    for (let i = 0; i < list.length; i += 2) part += `${t}\t${ids[list[i]!]}\t${list[i + 1]}\t${lens[list[i]!]}\n`;
+    if (part.length >= COPY_PART_CHARS) {
+      yield part;
+      part = '';
+    }
+  }
+  if (part) yield part;
+}

@@ -8,7 +8,7 @@
 // A chunk becomes one tsvector with each column's positions weighted as BM25 weights them: title A
 // (×4), headings B (×2), body D (×1), and a gap between columns so a phrase never spans two. Its
 // length (tokens over all columns) is what FTS5's bm25() uses as the document length.
-import { indexTerm, tokenize, type Token } from '../../text/terms.js';
+import { indexTerm, indexTerms, type Token } from '../../text/terms.js';
 import type { KeywordExpression } from '../storage.js';
 
 /** tsvector weight letter per column, and the BM25 column weight it stands for. */
@@ -44,10 +44,9 @@ export function keywordDocument(title: string, headings: string, body: string): 
   ];
   for (const [text, weight] of columns) {
     if (!text) continue;
-    for (const token of tokenize(text)) {
+    for (const term of indexTerms(text)) {
       length++;
       position = Math.min(MAX_POSITION, position + 1);
-      const term = indexTerm(token);
       if (term.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
       terms.set(term, (terms.get(term) ?? 0) + COLUMN_WEIGHTS[weight]);
       let list = positions.get(term);
@@ -63,6 +62,7 @@ export function keywordDocument(title: string, headings: string, body: string): 
 
 /** A quoted lexeme for a tsvector or tsquery literal (quotes doubled, backslashes escaped). */
 export function lexeme(term: string): string {
+  if (!/[\\']/.test(term)) return `'${term}'`;
   return `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 

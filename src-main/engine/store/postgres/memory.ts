@@ -57,7 +57,7 @@ export class PostgresMemory implements MemoryRepository {
         await client.query('INSERT INTO memory_tags (entry_id, tag) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT DO NOTHING', [tagged.map((t) => t[0]), tagged.map((t) => t[1])]);
       }
       for (const [i, e] of entries.entries()) if (e.images.length) await this.setImages(client, ids[i]!, e.images, false);
-      await this.keyword.write(fts, client);
+      await this.keyword.writeRows(fts, client);
       return ids;
     });
     await this.notify(collectionId);

@@ -1,0 +1,40 @@
+// Many rows into one table by COPY … FROM STDIN (pg-copy-streams) instead of INSERT … unnest(arrays):
+// an index batch writes ~40 keyword postings a chunk (~45,000 rows a batch of 64 files), and for
+// rows that many pg's array literals (built and escaped per element in JavaScript, parsed again by
+// the server) cost about as much as the insert itself. COPY's text format is one line a row, tab
+// between the columns, written once. A few rows (a memory entry's) keep the one-round-trip INSERT:
+// COPY takes two.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Queryable } from './connection.js';
+
+/** Below this many rows the INSERT … unnest statement is as fast and answers in one round trip. */
+export const COPY_FROM_ROWS = 512;
+
+/** A column's value in COPY's text format: backslash, newline, carriage return and tab escaped. */
+export function copyText(v: string): string {
+  return /[\\\n\r\t]/.test(v) ? v.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]!) : v;
+}
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Rows in COPY's text format (one line a row, columns by tab: copyText for text, String for
+ * numbers), given as parts of ~1 MB each, into `table (columns)`, on the caller's connection (its
+ * transaction) or, given the pool, on one of its own.
+ */
+export async function copyRows(on: Queryable, table: string, columns: readonly string[], text: Iterable<string>): Promise<void> {
+  const own = 'release' in on ? null : await on.connect();
+  const client: pg.PoolClient = own ?? (on as pg.PoolClient);
+  try {
+    await pipeline(Readable.from(text), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
+  } catch (err) {
+    own?.release(err as Error); // a connection whose COPY failed half-way is not reused
+    throw err;
+  }
+  own?.release();
+}
+
+/** The size of one part of a COPY's text: big enough for few writes, small enough not to hold the batch's rows twice. */
+export const COPY_PART_CHARS = 1 << 20;
