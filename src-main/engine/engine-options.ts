@@ -37,4 +37,11 @@ export interface EngineOptions {
   datasets?: { hnswGraphFrom?: number; projectRoot?: string };
   /** SQLite's WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
   backgroundCheckpoints?: boolean;
+  /**
+   * SQLite: threads with read-only connections that run the heavy reads (keyword candidates,
+   * document texts) beside the engine's thread (store/sqlite/reader-pool.ts; TROVE_READER_THREADS).
+   * Hosts default to one per core, at most 4; one-shot commands and unset: 0, every read on the
+   * engine's connection. PostgreSQL reads through its connection pool either way.
+   */
+  readerThreads?: number;
 }

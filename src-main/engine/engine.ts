@@ -107,6 +107,7 @@ export class Engine {
       nativeRank: opts.nativeRank,
       annMinVectors: opts.embeddings?.annMinVectors,
       backgroundCheckpoints: opts.backgroundCheckpoints,
+      readerThreads: opts.readerThreads,
     });
     try {
       return new Engine(storage, profileDir, opts);

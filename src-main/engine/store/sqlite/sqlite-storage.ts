@@ -38,6 +38,7 @@ import { SqliteNearest } from './nearest.js';
 import { SqliteKeywordIndex } from './keyword.js';
 import { SqliteMemory } from './memory.js';
 import { OcrRows, SqliteOcr } from './ocr.js';
+import { ReaderPool } from './reader-pool.js';
 import { fold } from '../memory-conditions.js';
 
 class Collections implements CollectionRepository {
@@ -89,7 +90,21 @@ class Collections implements CollectionRepository {
 }
 
 class Documents implements DocumentRepository {
-  constructor(private readonly store: DocumentStore) {}
+  private readonly contentStmt;
+  private readonly contentsStmt;
+
+  constructor(
+    private readonly store: DocumentStore,
+    db: Db,
+    /** Texts are read on a reader thread when the pool runs: a document's text is 31 KB on average in cpp-docs, megabytes for a big one. */
+    private readonly readers: ReaderPool,
+  ) {
+    this.contentStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
+    // any number of ids as one JSON array: one statement, one round trip to a reader thread
+    this.contentsStmt = db.prepare<[string], { id: number; text: string }>(
+      'SELECT document_id AS id, text FROM contents WHERE document_id IN (SELECT value FROM json_each(?))',
+    );
+  }
   async fingerprints(collectionId: number): Promise<DocumentFingerprint[]> {
     return this.store.fingerprints(collectionId);
   }
@@ -134,10 +149,12 @@ class Documents implements DocumentRepository {
     return new Set(candidates.filter((c) => this.store.docidTaken(c)));
   }
   async content(id: number): Promise<string | undefined> {
-    return this.store.content(id);
+    return (await this.readers.run<{ text: string } | undefined>(this.contentStmt, [id], 'get'))?.text;
   }
   async contents(ids: readonly number[]): Promise<Map<number, string>> {
-    return presentById(ids, (id) => this.store.content(id));
+    if (!ids.length) return new Map();
+    const rows = await this.readers.run<{ id: number; text: string }[]>(this.contentsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, r.text]));
   }
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
     return this.store.languageSample(collectionId, sample);
@@ -325,6 +342,8 @@ export interface SqliteStorageOptions {
   annMinVectors?: number;
   /** WAL checkpoints on a thread of their own (a long-running host: wal-checkpointer.ts); one-shot commands checkpoint inline. */
   backgroundCheckpoints?: boolean;
+  /** Reader threads for the heavy reads (reader-pool.ts; a long-running host); 0 or unset: every read on the engine's connection. */
+  readerThreads?: number;
 }
 
 export class SqliteStorage implements Storage {
@@ -342,6 +361,8 @@ export class SqliteStorage implements Storage {
   readonly changes = NO_REMOTE_CHANGES;
   readonly maintenance: Maintenance;
   private readonly checkpointer: WalCheckpointer | null;
+  /** Threads start on the first read sent to them: a host that never searches starts none. */
+  readonly readers: ReaderPool;
   private readonly keywords = new Map<KeywordIndex, SqliteKeywordIndex>();
   private closed = false;
 
@@ -360,7 +381,8 @@ export class SqliteStorage implements Storage {
     // vectors go with their chunks (no trigger: ChunkStore's hooks)
     chunkStore.addDeleteHook({ forDocument: (id) => vectorStore.deleteForDocument(id), forCollection: (id) => vectorStore.deleteForCollection(id) });
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
-    this.documents = new Documents(documentStore);
+    this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), nativeRank: opts.nativeRank });
+    this.documents = new Documents(documentStore, db, this.readers);
     this.chunks = new Chunks(chunkStore);
     const ocrRows = new OcrRows(db);
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
@@ -388,7 +410,7 @@ export class SqliteStorage implements Storage {
 
   keyword(index: KeywordIndex): SqliteKeywordIndex {
     let k = this.keywords.get(index);
-    if (!k) this.keywords.set(index, (k = new SqliteKeywordIndex(this.db, index)));
+    if (!k) this.keywords.set(index, (k = new SqliteKeywordIndex(this.db, index, this.readers)));
     return k;
   }
 
@@ -396,6 +418,7 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.vectors.ann.close(); // saves changed ANN indexes while the database is still open
+    await this.readers.close(); // after the reads in flight; readers first, so the writer's connection is the last but the checkpointer's
     this.db.close();
     await this.checkpointer?.close(); // after the writer's: its connection, the last, takes the final checkpoint
   }

@@ -1,0 +1,178 @@
+// Reads on every core for the SQLite backend (issue 29). better-sqlite3 runs every statement on the
+// calling thread, so on one host every search's FTS5 query and every document text read ran on the
+// one JavaScript thread that also routes calls, serialises answers and writes indexing batches:
+// two cores served like one. Here a few worker threads (reader-worker.ts), each with a read-only
+// connection to the same file, run the reads that dominate a loaded host; the engine's connection
+// keeps every write (one writer) and the small reads.
+//
+// Consistency: WAL lets these readers run beside the writer, each statement on a snapshot of the
+// last committed transaction — never a half-written batch. A read is sent after whatever the
+// engine committed before it, so it sees at least that; it may see a batch committed after the
+// caller looked at the index generation. That is the case PostgreSQL's pool already has, and the
+// engine handles it the same way: its caches (keyword counts, term counts, texts, names) are keyed
+// by the generation the writes bump on the engine's thread, and a page whose chunk left the index
+// between ranking and reading is ranked again (search/keyword-search.ts PAGE_ATTEMPTS).
+//
+// Lifecycle: threads start on the first read, are unref'd (never what keeps a process alive) and
+// close with the storage, after the reads in flight. A thread that dies fails its reads with a
+// clear error naming it, and the next read starts another thread in its place.
+import type { Worker } from 'node:worker_threads';
+import type { Statement } from 'better-sqlite3';
+import { TroveError } from '../../errors.js';
+import { startWorkerScript } from '../../worker-script.js';
+import type { RankExtensionOptions } from '../rank-extension.js';
+import type { ReadMode, ReadReply, ReadRequest, ReaderInit } from './reader-worker.js';
+
+/** How long close() waits for reads in flight before stopping the threads. */
+const CLOSE_WAIT_MS = 5_000;
+
+/** A read whose thread stopped under it: answered again on the engine's connection (ReaderPool.run). */
+export class ReaderStoppedError extends TroveError {
+  constructor(why: string) {
+    super('UNAVAILABLE', `a SQLite reader thread stopped during the read (${why}); try again`);
+  }
+}
+
+interface Pending {
+  resolve: (rows: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+class Reader {
+  readonly pending = new Map<number, Pending>();
+  readonly exited: Promise<void>;
+  alive = true;
+
+  constructor(
+    readonly worker: Worker,
+    onExit: (r: Reader) => void,
+    onAnswer: () => void,
+  ) {
+    worker.on('message', (m: ReadReply) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if ('error' in m) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
+      else p.resolve(m.rows);
+      onAnswer();
+    });
+    let failure: Error | null = null;
+    worker.on('error', (err) => (failure = err));
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', (code) => {
+        this.alive = false;
+        const why = failure ? failure.message : `exit code ${code}`;
+        for (const p of this.pending.values()) p.reject(new ReaderStoppedError(why));
+        this.pending.clear();
+        onExit(this);
+        resolve();
+      }),
+    );
+    worker.unref();
+  }
+}
+
+export interface ReaderPoolOptions {
+  /** Threads in the pool (0: none; every read stays on the engine's connection). */
+  threads: number;
+  nativeRank?: RankExtensionOptions;
+}
+
+export class ReaderPool {
+  private readonly readers: (Reader | null)[];
+  private nextId = 1;
+  private closing: Promise<void> | null = null;
+  /** Reads sent and not yet answered, over every thread. */
+  private inFlight = 0;
+  /** Reads the threads have answered (tests, benches). */
+  served = 0;
+  private drained: (() => void) | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly opts: ReaderPoolOptions,
+  ) {
+    this.readers = Array.from({ length: Math.max(0, Math.floor(opts.threads)) }, () => null);
+  }
+
+  /** False when reads must stay on the engine's connection (no threads, or closing). */
+  get enabled(): boolean {
+    return this.readers.length > 0 && !this.closing;
+  }
+
+  /** Reads waiting on a thread right now. */
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  /** Rows of `sql` run with `params` on the least busy reader thread. */
+  read<T>(sql: string, params: readonly unknown[], mode: ReadMode = 'all'): Promise<T> {
+    if (!this.enabled) return Promise.reject(new TroveError('UNAVAILABLE', 'the SQLite reader threads are closed'));
+    const reader = this.pick();
+    const id = this.nextId++;
+    this.inFlight++;
+    return new Promise<T>((resolve, reject) => {
+      reader.pending.set(id, { resolve: resolve as (rows: unknown) => void, reject });
+      reader.worker.postMessage({ id, sql, params: params as unknown[], mode } satisfies ReadRequest);
+    }).finally(() => {
+      if (--this.inFlight === 0) this.drained?.();
+    });
+  }
+
+  /**
+   * `stmt` (a statement of the engine's connection) on a reader thread when the pool runs, else on
+   * the engine's connection; a read whose thread died is run there too, once, so a crashed
+   * thread costs its reads time, never an answer.
+   */
+  run<T>(stmt: Statement, params: readonly unknown[], mode: ReadMode = 'all'): Promise<T> {
+    const here = (): T => (mode === 'get' ? stmt.get(...params) : stmt.all(...params)) as T;
+    if (!this.enabled) return Promise.resolve(here());
+    return this.read<T>(stmt.source, params, mode).catch((err: unknown) => {
+      if (err instanceof ReaderStoppedError) return here();
+      throw err;
+    });
+  }
+
+  /** The live threads (tests stop one to see the pool survive it). */
+  threadsForTest(): Worker[] {
+    return this.readers.filter((r): r is Reader => !!r?.alive).map((r) => r.worker);
+  }
+
+  /** Waits for the reads in flight (at most CLOSE_WAIT_MS), then stops the threads; reads after this are refused. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise<void>((r) => (this.drained = r)), new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
+      const live = this.readers.filter((r): r is Reader => !!r?.alive);
+      for (const r of live) r.worker.postMessage({ type: 'close' });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), CLOSE_WAIT_MS)));
+      if ((await Promise.race([Promise.all(live.map((r) => r.exited)), late])) === 'late') await Promise.all(live.map((r) => r.worker.terminate()));
+      clearTimeout(timer);
+    })();
+    return this.closing;
+  }
+
+  /** An idle thread if there is one (started if need be), else the one with the fewest reads waiting. */
+  private pick(): Reader {
+    let best = -1;
+    for (let i = 0; i < this.readers.length; i++) {
+      const r = this.readers[i];
+      if (!r || !r.alive) return (this.readers[i] = this.start(i));
+      if (best < 0 || r.pending.size < this.readers[best]!.pending.size) best = i;
+      if (r.pending.size === 0) break;
+    }
+    return this.readers[best]!;
+  }
+
+  private start(slot: number): Reader {
+    const init: ReaderInit = { file: this.file, nativeRank: this.opts.nativeRank };
+    const worker = startWorkerScript(import.meta.url, 'reader-worker', { workerData: init, name: `trove-sqlite-reader-${slot}` });
+    return new Reader(worker, (r) => {
+      if (this.readers[slot] === r) this.readers[slot] = null; // the next read starts another
+    }, () => this.served++);
+  }
+}
