@@ -13,8 +13,8 @@
 // by the generation the writes bump on the engine's thread, and a page whose chunk left the index
 // between ranking and reading is ranked again (search/keyword-search.ts PAGE_ATTEMPTS).
 //
-// Lifecycle: threads start on the first read, are unref'd (never what keeps a process alive) and
-// close with the storage, after the reads in flight. A thread that dies fails its reads with a
+// Lifecycle: threads start on the first read, keep the process alive only while they have reads
+// to answer, and close with the storage, after the reads in flight. A thread that dies fails its reads with a
 // clear error naming it, and the next read starts another thread in its place.
 import type { Worker } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';
@@ -52,6 +52,7 @@ class Reader {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
+      if (this.pending.size === 0) worker.unref();
       if ('error' in m) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
       else p.resolve(m.rows);
       onAnswer();
@@ -69,6 +70,13 @@ class Reader {
       }),
     );
     worker.unref();
+  }
+
+  /** Sends a read; the thread keeps the process alive while it has reads to answer, and only then. */
+  send(request: ReadRequest, p: Pending): void {
+    if (this.pending.size === 0) this.worker.ref();
+    this.pending.set(request.id, p);
+    this.worker.postMessage(request);
   }
 }
 
@@ -112,8 +120,7 @@ export class ReaderPool {
     const id = this.nextId++;
     this.inFlight++;
     return new Promise<T>((resolve, reject) => {
-      reader.pending.set(id, { resolve: resolve as (rows: unknown) => void, reject });
-      reader.worker.postMessage({ id, sql, params: params as unknown[], mode } satisfies ReadRequest);
+      reader.send({ id, sql, params: params as unknown[], mode }, { resolve: resolve as (rows: unknown) => void, reject });
     }).finally(() => {
       if (--this.inFlight === 0) this.drained?.();
     });
