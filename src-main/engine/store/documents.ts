@@ -103,10 +103,11 @@ export class DocumentStore {
   private readonly moveStmt;
   private readonly deleteStmt;
   private readonly docidExistsStmt;
-  private readonly contentStmt;
+  /** Also run on the SQLite storage's reader threads (sqlite/reader-pool.ts), as are pathsStmt's. */
+  readonly contentStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
-  private readonly pathsStmt;
+  readonly pathsStmt;
   private readonly countStmt;
   private readonly listStmt;
   private readonly byHashStmt;
