@@ -53,11 +53,13 @@ async function everyAnswer(engine: Engine): Promise<unknown[]> {
   out.push(answer(await engine.multiGet('notes/field/note-1*.md')));
   out.push(answer(await engine.memory.search({ query: 'heron', threadId: 'walk' })));
   out.push(answer(await engine.memory.search({ query: 'marsh', metadataFilters: [{ key: 'place', value: 'ÉTANG' }] })));
+  const status = await engine.status();
+  out.push(answer({ totals: status.totals, collections: status.collections }));
   return out;
 }
 
 describe('SQLite reader threads', () => {
-  it('answer searches in every keyword syntax, filters, get, multi-get and memory searches exactly as the engine thread does', async () => {
+  it('answer searches in every keyword syntax, filters, get, multi-get, memory searches and status exactly as the engine thread does', async () => {
     const profileDir = tempDir('trove-profile-');
     const root = tempDir('trove-root-');
     writeTree(root, notes(120));
@@ -77,7 +79,8 @@ describe('SQLite reader threads', () => {
       const on = await everyAnswer(after);
       expect(on).toEqual(off);
       for (const r of off.slice(0, SEARCHES.length)) expect((r as { results: unknown[] }).results.length).toBeGreaterThan(0); // the comparison compares something
-      expect((off[off.length - 1] as { hits: unknown[] }).hits.length).toBe(2); // both folded spellings of the place
+      expect((off[off.length - 2] as { hits: unknown[] }).hits.length).toBe(2); // both folded spellings of the place
+      expect((off[off.length - 1] as { totals: { documents: number; chunks: number } }).totals).toMatchObject({ documents: 120, chunks: 120 });
     } finally {
       await after.close();
     }

@@ -14,7 +14,7 @@ import { DocumentStore, type DocumentFingerprint, type DocumentRow } from '../do
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
-import { StatsStore, type CollectionCounts, type FailureRow } from '../stats.js';
+import { StatsStore, type CollectionCounts, type FailureRow, type RowReader } from '../stats.js';
 import type {
   ChangeFeed,
   ChunkRepository,
@@ -198,12 +198,17 @@ class Tokens implements TokenRepository {
 }
 
 class Stats implements StatsRepository {
+  private readonly read: RowReader;
+
   constructor(
     private readonly store: StatsStore,
     private readonly file: string,
-  ) {}
+    readers: ReaderPool,
+  ) {
+    this.read = (stmt, params) => readers.run(stmt, params);
+  }
   async counts(): Promise<Map<number, CollectionCounts>> {
-    return this.store.counts();
+    return this.store.counts(this.read);
   }
   async kindExists(kind: string): Promise<boolean> {
     return this.store.kindExists(kind);
@@ -212,7 +217,7 @@ class Stats implements StatsRepository {
     return this.store.failures(collectionId, limit);
   }
   async chunkCount(collectionId: number): Promise<number> {
-    return this.store.chunkCount(collectionId);
+    return this.store.chunkCount(collectionId, this.read);
   }
   async databaseBytes(): Promise<number> {
     return databaseFileBytes(this.file);
@@ -389,7 +394,7 @@ export class SqliteStorage implements Storage {
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
     this.ocr = new SqliteOcr(db, documentStore, chunkStore, ocrRows);
     this.tokens = new Tokens(new TokenStore(db));
-    this.stats = new Stats(new StatsStore(db), location);
+    this.stats = new Stats(new StatsStore(db), location, this.readers);
     const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
     vectorStore.setListener(ann);
     this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann), ann);
