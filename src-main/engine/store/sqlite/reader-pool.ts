@@ -23,6 +23,13 @@ import { startWorkerScript } from '../../worker-script.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
 import type { ReadMode, ReadReply, ReadRequest, ReaderInit } from './reader-worker.js';
 
+/**
+ * A reader's JavaScript heap holds only the rows of the reads in flight: small limits keep each
+ * thread's share of the host's RSS small (V8's defaults let an idle thread's heap grow to tens of
+ * MB). A read whose rows would not fit stops the thread: it is answered on the engine's
+ * connection instead (ReaderPool.run) and the next read starts another thread.
+ */
+const HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 };
 /** How long close() waits for reads in flight before stopping the threads. */
 const CLOSE_WAIT_MS = 5_000;
 
@@ -177,7 +184,7 @@ export class ReaderPool {
 
   private start(slot: number): Reader {
     const init: ReaderInit = { file: this.file, nativeRank: this.opts.nativeRank };
-    const worker = startWorkerScript(import.meta.url, 'reader-worker', { workerData: init, name: `trove-sqlite-reader-${slot}` });
+    const worker = startWorkerScript(import.meta.url, 'reader-worker', { workerData: init, name: `trove-sqlite-reader-${slot}`, resourceLimits: HEAP_LIMITS });
     return new Reader(worker, (r) => {
       if (this.readers[slot] === r) this.readers[slot] = null; // the next read starts another
     }, () => this.served++);

@@ -39,7 +39,7 @@ const init = workerData as ReaderInit;
 const port = parentPort!;
 const db = new Database(init.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000'); // a WAL reader waits only while a connection is opening or recovering the WAL
-db.pragma('cache_size = -16384'); // 16 MB per reader: FTS5 doclists and b-tree pages of the hot terms
+db.pragma('cache_size = -8192'); // 8 MB per reader: FTS5 doclists and b-tree pages of the hot terms (the OS page cache holds the rest)
 loadRankExtension(db, init.nativeRank);
 registerFilterFunctions(db);
 registerFtsFunctions(db);
