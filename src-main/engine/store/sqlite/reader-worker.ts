@@ -65,16 +65,18 @@ function run(m: ReadRequest): unknown {
   return m.mode === 'get' ? stmt.get(...m.params) : stmt.all(...m.params);
 }
 
-port.on('message', (m: ReadRequest | { type: 'close' }) => {
-  if ('type' in m) {
-    db.close();
-    port.close();
-    return;
-  }
+function answer(m: ReadRequest): ReadReply {
   try {
-    port.postMessage({ id: m.id, rows: run(m) } satisfies ReadReply);
+    return { id: m.id, rows: run(m) };
   } catch (err) {
     const e = err as { message?: string; code?: unknown };
-    port.postMessage({ id: m.id, error: { message: String(e?.message ?? err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } } satisfies ReadReply);
+    return { id: m.id, error: { message: String(e?.message ?? err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } };
   }
+}
+
+// reads come in batches (those the engine asked for in one turn: reader-pool.ts) and go back so
+port.on('message', (m: ReadRequest[] | { type: 'close' }) => {
+  if (Array.isArray(m)) return port.postMessage(m.map(answer));
+  db.close();
+  port.close();
 });

@@ -5,12 +5,12 @@
 import { registerFilterFunctions } from './filters.js';
 import type { ResolvedFilters } from '../filters.js';
 import { filterSql } from './filters.js';
-import { ChunkStore, type ChunkRow } from '../chunks.js';
+import { ChunkStore, chunkFromRaw, type ChunkRow, type RawChunk } from '../chunks.js';
 import { CollectionStore, type CollectionKind, type CollectionRow } from '../collections.js';
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
 import { databaseFileBytes, openDatabase, storageError, type Db } from '../database.js';
 import type { TroveError } from '../../errors.js';
-import { DocumentStore, type DocumentFingerprint, type DocumentRow } from '../documents.js';
+import { DocumentStore, documentFromRaw, type DocumentFingerprint, type DocumentRow, type RawDocument } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
@@ -135,7 +135,9 @@ class Documents implements DocumentRepository {
     return this.store.byId(id);
   }
   async byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>> {
-    return presentById(ids, (id) => this.store.byId(id));
+    if (!ids.length) return new Map();
+    const rows = await this.readers.run<RawDocument[]>(this.store.byIdsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, documentFromRaw(r)]));
   }
   async indexedCount(collectionId: number): Promise<number> {
     return this.store.indexedCount(collectionId);
@@ -163,12 +165,18 @@ class Documents implements DocumentRepository {
 }
 
 class Chunks implements ChunkRepository {
-  constructor(private readonly store: ChunkStore) {}
+  constructor(
+    private readonly store: ChunkStore,
+    /** A page's chunks are read with its texts (page-anchors.ts): one message to a reader thread carries both. */
+    private readonly readers: ReaderPool,
+  ) {}
   async byId(id: number): Promise<ChunkRow | undefined> {
     return this.store.byId(id);
   }
   async byIds(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
-    return presentById(ids, (id) => this.store.byId(id));
+    if (!ids.length) return new Map();
+    const rows = await this.readers.run<RawChunk[]>(this.store.byIdsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, chunkFromRaw(r)]));
   }
   async forDocument(documentId: number): Promise<ChunkRow[]> {
     return this.store.forDocument(documentId);
@@ -317,16 +325,6 @@ class Datasets implements DatasetTables {
   }
 }
 
-/** Batch reads on SQLite are the single-row statements in a loop: in process, a round trip costs nothing. */
-function presentById<T>(ids: readonly number[], read: (id: number) => T | undefined): Map<number, T> {
-  const out = new Map<number, T>();
-  for (const id of new Set(ids)) {
-    const row = read(id);
-    if (row !== undefined) out.set(id, row);
-  }
-  return out;
-}
-
 const NO_REMOTE_CHANGES: ChangeFeed = { shared: false, onRemoteChange: () => () => undefined };
 
 /** The keyword indexes' FTS5 segments merged while the engine is idle (fts-merge.ts). */
@@ -389,7 +387,7 @@ export class SqliteStorage implements Storage {
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
     this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), nativeRank: opts.nativeRank });
     this.documents = new Documents(documentStore, db, this.readers);
-    this.chunks = new Chunks(chunkStore);
+    this.chunks = new Chunks(chunkStore, this.readers);
     const ocrRows = new OcrRows(db);
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
     this.ocr = new SqliteOcr(db, documentStore, chunkStore, ocrRows);
