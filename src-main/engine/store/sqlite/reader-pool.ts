@@ -6,9 +6,10 @@
 // keeps every write (one writer) and the small reads.
 //
 // Consistency: WAL lets these readers run beside the writer, each statement on a snapshot of the
-// last committed transaction — never a half-written batch. A read is sent after whatever the
-// engine committed before it, so it sees at least that; it may see a batch committed after the
-// caller looked at the index generation. That is the case PostgreSQL's pool already has, and the
+// last committed transaction — never a half-written batch (the writer's transactions run whole on
+// the engine's thread). A read is sent after whatever the engine committed before it asked, so it
+// sees at least that; it may see a batch committed after the caller looked at the index
+// generation. That is the case PostgreSQL's pool already has, and the
 // engine handles it the same way: its caches (keyword counts, term counts, texts, names) are keyed
 // by the generation the writes bump on the engine's thread, and a page whose chunk left the index
 // between ranking and reading is ranked again (search/keyword-search.ts PAGE_ATTEMPTS).
@@ -95,7 +96,6 @@ class Reader {
     this.pending.set(request.id, p);
     if (this.outbox.push(request) === 1) queueMicrotask(() => this.worker.postMessage(this.outbox.splice(0)));
   }
-
 }
 
 export interface ReaderPoolOptions {
@@ -124,11 +124,6 @@ export class ReaderPool {
   /** False when reads must stay on the engine's connection (no threads, or closing). */
   get enabled(): boolean {
     return this.readers.length > 0 && !this.closing;
-  }
-
-  /** Reads waiting on a thread right now. */
-  get busy(): number {
-    return this.inFlight;
   }
 
   /** Rows of `sql` run with `params` on the least busy reader thread. */
