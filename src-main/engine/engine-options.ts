@@ -44,4 +44,6 @@ export interface EngineOptions {
    * engine's connection. PostgreSQL reads through its connection pool either way.
    */
   readerThreads?: number;
+  /** When reads go to those threads: while the engine's thread is busy (`loaded`, the default: a lone caller keeps its reads in-thread) or `always` (tests). */
+  offloadReads?: 'always' | 'loaded';
 }

@@ -108,6 +108,7 @@ export class Engine {
       annMinVectors: opts.embeddings?.annMinVectors,
       backgroundCheckpoints: opts.backgroundCheckpoints,
       readerThreads: opts.readerThreads,
+      offloadReads: opts.offloadReads,
     });
     try {
       return new Engine(storage, profileDir, opts);

@@ -11,6 +11,7 @@ import { databasePath } from '../../src-main/engine/profile.js';
 import { ReaderStoppedError } from '../../src-main/engine/store/sqlite/reader-pool.js';
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 
 afterAll(removeTempDirs);
 
@@ -74,7 +75,7 @@ describe('SQLite reader threads', () => {
     const off = await everyAnswer(before);
     await before.close();
 
-    const after = await Engine.open({ profileDir, readerThreads: 2 });
+    const after = await Engine.open({ profileDir, readerThreads: 2, offloadReads: 'always' });
     try {
       const on = await everyAnswer(after);
       expect(on).toEqual(off);
@@ -95,7 +96,7 @@ describe('SQLite reader threads', () => {
     await engine.index();
     await engine.close();
     const file = databasePath(profileDir);
-    const pooled = SqliteStorage.open(file, { readerThreads: 2 });
+    const pooled = SqliteStorage.open(file, { readerThreads: 2, offloadReads: 'always' });
     const plain = SqliteStorage.open(file, { readerThreads: 0 });
     try {
       const base = { limit: 10, offset: 0, snippetChars: 200, explain: false };
@@ -120,7 +121,7 @@ describe('SQLite reader threads', () => {
     const profileDir = tempDir('trove-profile-');
     const root = tempDir('trove-root-');
     writeTree(root, notes(40));
-    const engine = await Engine.open({ profileDir, readerThreads: 2, indexing: { batchFiles: 8 } });
+    const engine = await Engine.open({ profileDir, readerThreads: 2, offloadReads: 'always', indexing: { batchFiles: 8 } });
     try {
       await engine.addCollection({ root, name: 'notes' });
       await engine.index();
@@ -154,7 +155,7 @@ describe('SQLite reader threads', () => {
     // (engines opened afresh: a long-running one plans with term counts kept while the index grew)
     const answers: unknown[] = [];
     for (const readerThreads of [2, 0]) {
-      const e = await Engine.open({ profileDir, readerThreads });
+      const e = await Engine.open({ profileDir, readerThreads, offloadReads: 'always' });
       try {
         answers.push(answer(await e.search({ query: 'heron marsh', limit: 20 })));
       } finally {
@@ -174,7 +175,7 @@ describe('the reader pool', () => {
     const profileDir = tempDir('trove-profile-');
     const engine = await Engine.open({ profileDir });
     await engine.close();
-    return SqliteStorage.open(databasePath(profileDir), { readerThreads: threads });
+    return SqliteStorage.open(databasePath(profileDir), { readerThreads: threads, offloadReads: 'always' });
   }
 
   it('closes after the reads in flight, and refuses reads after that with a clear error', async () => {
@@ -201,6 +202,36 @@ describe('the reader pool', () => {
       expect((await s.readers.read<{ c: number }[]>(SLOW, [10]))[0]!.c).toBe(10);
       expect(s.readers.threadsForTest()).toHaveLength(1);
       expect(s.readers.threadsForTest()[0]).not.toBe(thread);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('sends reads to its threads while the engine thread is busy, and keeps them here while it is mostly idle', async () => {
+    const profileDir = tempDir('trove-profile-');
+    const engine = await Engine.open({ profileDir });
+    await engine.close();
+    const s = SqliteStorage.open(databasePath(profileDir), { readerThreads: 1 }); // offload: 'loaded', as hosts run it
+    const stmt = s.db.prepare(SLOW);
+    try {
+      // an engine thread busy for a whole window (serving other calls) sends the next read to a thread
+      expect(await s.readers.run(stmt, [10])).toEqual([{ c: 10 }]);
+      const busyUntil = performance.now() + 400;
+      while (performance.now() < busyUntil); // the other calls' work, on this thread
+      expect(await s.readers.run(stmt, [20])).toEqual([{ c: 20 }]);
+      expect(s.readers.served).toBe(1);
+      // a thread mostly waiting between calls (one client at a time) reads here again
+      const idle = await until(
+        async () => {
+          const before = s.readers.served;
+          await s.readers.run(stmt, [10]);
+          return s.readers.served === before;
+        },
+        (here) => here,
+        10_000,
+        'a read run on the engine connection',
+      );
+      expect(idle).toBe(true);
     } finally {
       await s.close();
     }

@@ -15,6 +15,7 @@ export interface StorageChoice {
   annMinVectors?: number;
   backgroundCheckpoints?: boolean;
   readerThreads?: number;
+  offloadReads?: 'always' | 'loaded';
 }
 
 /** A bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE; the schema is brought up to date either way. */
@@ -32,5 +33,6 @@ export async function openStorage(c: StorageChoice): Promise<Storage> {
     annMinVectors: c.annMinVectors,
     backgroundCheckpoints: c.backgroundCheckpoints,
     readerThreads: c.readerThreads,
+    offloadReads: c.offloadReads,
   });
 }

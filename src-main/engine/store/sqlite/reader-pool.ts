@@ -17,6 +17,7 @@
 // Lifecycle: threads start on the first read, keep the process alive only while they have reads
 // to answer, and close with the storage, after the reads in flight. A thread that dies fails its reads with a
 // clear error naming it, and the next read starts another thread in its place.
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';
 import { TroveError } from '../../errors.js';
@@ -31,6 +32,17 @@ import type { ReadMode, ReadReply, ReadRequest, ReaderInit } from './reader-work
  * connection instead (ReaderPool.run) and the next read starts another thread.
  */
 const HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 96 };
+/**
+ * When the threads are worth their round trip. A read sent to a thread costs the caller a message
+ * each way and the thread's wake-up: +0.6–1.3 ms a search measured with one client at a time
+ * (bench:mcp, bench:search on this 2-core machine), more than the reads themselves on a small
+ * page. Under load that wait is what lets the engine's thread serve other calls and indexing
+ * meanwhile. So a read goes to a thread while the engine's thread has been busy for most of the
+ * last window (event loop utilisation), or while other reads already wait on the threads; on a
+ * thread that is mostly idle between calls, it runs here as before.
+ */
+const LOAD_WINDOW_MS = 250;
+const LOADED_UTILISATION = 0.8;
 /** How long close() waits for reads in flight before stopping the threads. */
 const CLOSE_WAIT_MS = 5_000;
 
@@ -101,6 +113,8 @@ class Reader {
 export interface ReaderPoolOptions {
   /** Threads in the pool (0: none; every read stays on the engine's connection). */
   threads: number;
+  /** `always`: every read to a thread (tests); `loaded` (default): only while the engine's thread is busy (LOADED_UTILISATION). */
+  offload?: 'always' | 'loaded';
   nativeRank?: RankExtensionOptions;
 }
 
@@ -113,6 +127,8 @@ export class ReaderPool {
   /** Reads the threads have answered (tests, benches). */
   served = 0;
   private drained: (() => void) | null = null;
+  private window: { start: number; elu: EventLoopUtilization } | null = null;
+  private loaded = false;
 
   constructor(
     private readonly file: string,
@@ -146,11 +162,24 @@ export class ReaderPool {
    */
   run<T>(stmt: Statement, params: readonly unknown[], mode: ReadMode = 'all'): Promise<T> {
     const here = (): T => (mode === 'get' ? stmt.get(...params) : stmt.all(...params)) as T;
-    if (!this.enabled) return Promise.resolve(here());
+    if (!this.enabled || !this.worthIt()) return Promise.resolve(here());
     return this.read<T>(stmt.source, params, mode).catch((err: unknown) => {
       if (err instanceof ReaderStoppedError) return here();
       throw err;
     });
+  }
+
+  /** Whether a read now goes to a thread (see LOADED_UTILISATION). */
+  private worthIt(): boolean {
+    if (this.opts.offload === 'always' || this.inFlight > 0) return true;
+    const now = performance.now();
+    if (!this.window) this.window = { start: now, elu: performance.eventLoopUtilization() };
+    else if (now - this.window.start >= LOAD_WINDOW_MS) {
+      const elu = performance.eventLoopUtilization();
+      this.loaded = performance.eventLoopUtilization(elu, this.window.elu).utilization >= LOADED_UTILISATION;
+      this.window = { start: now, elu };
+    }
+    return this.loaded;
   }
 
   /** The live threads (tests stop one to see the pool survive it). */

@@ -348,6 +348,8 @@ export interface SqliteStorageOptions {
   backgroundCheckpoints?: boolean;
   /** Reader threads for the heavy reads (reader-pool.ts; a long-running host); 0 or unset: every read on the engine's connection. */
   readerThreads?: number;
+  /** When reads go to those threads (reader-pool.ts): `loaded` (default) or `always` (tests). */
+  offloadReads?: 'always' | 'loaded';
 }
 
 export class SqliteStorage implements Storage {
@@ -385,7 +387,7 @@ export class SqliteStorage implements Storage {
     // vectors go with their chunks (no trigger: ChunkStore's hooks)
     chunkStore.addDeleteHook({ forDocument: (id) => vectorStore.deleteForDocument(id), forCollection: (id) => vectorStore.deleteForCollection(id) });
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
-    this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), nativeRank: opts.nativeRank });
+    this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), offload: opts.offloadReads, nativeRank: opts.nativeRank });
     this.documents = new Documents(documentStore, db, this.readers);
     this.chunks = new Chunks(chunkStore, this.readers);
     const ocrRows = new OcrRows(db);
