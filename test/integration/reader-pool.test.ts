@@ -237,12 +237,17 @@ describe('the reader pool', () => {
     }
   });
 
-  it('reports a bad statement as the error SQLite gives, and keeps serving', async () => {
+  it('reports a bad statement as the error SQLite gives, keeps serving, and answers on the engine connection what a thread cannot', async () => {
     const s = await storage(1);
     try {
       await expect(s.readers.read('SELECT * FROM no_such_table', [])).rejects.toThrow(/no such table: no_such_table/);
       await expect(s.readers.read("INSERT INTO fts_deleted (idx, rows, tokens) VALUES ('x', 0, 0) RETURNING idx", [])).rejects.toThrow(/readonly database/);
       expect(await s.readers.read(SLOW, [3])).toEqual([{ c: 3 }]);
+      // a statement the threads cannot run (a function only the engine connection has) is answered there
+      s.db.function('only_on_the_engine_connection', () => 7);
+      const stmt = s.db.prepare('SELECT only_on_the_engine_connection() AS v');
+      await expect(s.readers.read(stmt.source, [])).rejects.toThrow(/no such function: only_on_the_engine_connection/);
+      expect(await s.readers.run(stmt, [])).toEqual([{ v: 7 }]);
     } finally {
       await s.close();
     }

@@ -160,16 +160,15 @@ export class ReaderPool {
 
   /**
    * `stmt` (a statement of the engine's connection) on a reader thread when the pool runs, else on
-   * the engine's connection; a read whose thread died is run there too, once, so a crashed
-   * thread costs its reads time, never an answer.
+   * the engine's connection. A read that failed on a thread — its thread died, or the thread lacks
+   * something the engine's connection has (the native rank function did not load there) — is run
+   * there once more, and that answer or error is the read's: a thread costs a read time, never
+   * an answer.
    */
   run<T>(stmt: Statement, params: readonly unknown[], mode: ReadMode = 'all'): Promise<T> {
     const here = (): T => (mode === 'get' ? stmt.get(...params) : stmt.all(...params)) as T;
     if (!this.enabled || !this.worthIt()) return Promise.resolve(here());
-    return this.read<T>(stmt.source, params, mode).catch((err: unknown) => {
-      if (err instanceof ReaderStoppedError) return here();
-      throw err;
-    });
+    return this.read<T>(stmt.source, params, mode).catch(() => here());
   }
 
   /** Whether a read now goes to a thread (see LOADED_FROM). */
