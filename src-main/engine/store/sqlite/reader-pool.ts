@@ -9,14 +9,16 @@
 // last committed transaction — never a half-written batch (the writer's transactions run whole on
 // the engine's thread). A read is sent after whatever the engine committed before it asked, so it
 // sees at least that; it may see a batch committed after the caller looked at the index
-// generation. That is the case PostgreSQL's pool already has, and the
-// engine handles it the same way: its caches (keyword counts, term counts, texts, names) are keyed
-// by the generation the writes bump on the engine's thread, and a page whose chunk left the index
-// between ranking and reading is ranked again (search/keyword-search.ts PAGE_ATTEMPTS).
+// generation. That is the case PostgreSQL's pool already has, and the engine handles it the same
+// way: its caches (keyword counts, term counts, texts, names) are keyed by the generation the writes
+// bump on the engine's thread, and a page whose chunk left the index between ranking and reading
+// is ranked again (search/keyword-search.ts PAGE_ATTEMPTS). The reads of one page (chunks,
+// documents, texts) go in one message to one thread, but each statement has its own snapshot.
 //
 // Lifecycle: threads start on the first read, keep the process alive only while they have reads
-// to answer, and close with the storage, after the reads in flight. A thread that dies fails its reads with a
-// clear error naming it, and the next read starts another thread in its place.
+// to answer, and close with the storage, after the reads in flight. A thread that dies fails its
+// reads with a clear error naming it (the storage's reads, through run(), are answered again on
+// the engine's connection), and the next read starts another thread in its place.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';
