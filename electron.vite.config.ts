@@ -16,7 +16,8 @@ export default defineConfig({
         // the main-process entries in one build: the app, the engine host (utilityProcess.fork),
         // the host's embedding worker (embed/pool.ts starts ./worker.js beside the host), its
         // document parse worker (ingest/parse-pool.ts starts ./parse-worker.js), its WAL
-        // checkpointer (store/wal-checkpointer.ts starts ./checkpoint-worker.js) and its OCR
+        // checkpointer (store/wal-checkpointer.ts starts ./checkpoint-worker.js), its SQLite reader
+        // threads (store/sqlite/reader-pool.ts starts ./reader-worker.js) and its OCR
         // workers (ocr/ocr-pool.ts starts ./ocr-worker.js)
         input: {
           main: resolve(import.meta.dirname, 'src-main/app/main.ts'),
@@ -24,6 +25,7 @@ export default defineConfig({
           worker: resolve(import.meta.dirname, 'src-main/engine/embed/worker.ts'),
           'parse-worker': resolve(import.meta.dirname, 'src-main/engine/ingest/parse-worker.ts'),
           'checkpoint-worker': resolve(import.meta.dirname, 'src-main/engine/store/checkpoint-worker.ts'),
+          'reader-worker': resolve(import.meta.dirname, 'src-main/engine/store/sqlite/reader-worker.ts'),
           'ocr-worker': resolve(import.meta.dirname, 'src-main/engine/ocr/ocr-worker.ts'),
         },
         external: nativeExternals,

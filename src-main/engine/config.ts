@@ -41,6 +41,7 @@ export const ENVIRONMENT_VARIABLES = {
   TROVE_MODELS_DIR: 'a folder holding one sub-folder per model id, looked in first',
   TROVE_RERANK_MODEL: "the cross-encoder for rerank mode ('none': no reranking)",
   TROVE_FUSION: 'how hybrid search fuses its legs: rrf (default) or weighted',
+  TROVE_READER_THREADS: "SQLite reader threads of a host (default one per core, at most 4; 0: every read on the engine's thread)",
   TROVE_NATIVE_RANK: '0 turns off the native BM25 extension (same results, slower)',
   TROVE_NATIVE_DIR: 'where the native ranking extension is (packaged apps)',
   TROVE_ONNX_SIGNED_WEIGHTS: '0 turns off the exact int8 weight rewrite (slower embedding)',
@@ -69,6 +70,7 @@ export function readEnvironment(env: Env, platform: NodeJS.Platform = process.pl
   const engine: EngineOptions = {
     profileDir: defaultProfileDir(env, platform),
     ...optional('maxFileBytes', v.integer('TROVE_MAX_FILE_BYTES', 1, Number.MAX_SAFE_INTEGER)),
+    ...optional('readerThreads', v.integer('TROVE_READER_THREADS', 0, 64)),
     nativeRank: { enabled: v.boolean('TROVE_NATIVE_RANK') ?? true, ...optional('dir', v.string('TROVE_NATIVE_DIR')) },
     search: { ...optional('fusion', v.choice('TROVE_FUSION', ['rrf', 'weighted'] as const)) },
     indexing: { live },

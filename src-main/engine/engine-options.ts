@@ -37,4 +37,13 @@ export interface EngineOptions {
   datasets?: { hnswGraphFrom?: number; projectRoot?: string };
   /** SQLite's WAL checkpoints on a thread of their own instead of inside a write (store/wal-checkpointer.ts): the hosts turn it on; one-shot commands keep them inline. */
   backgroundCheckpoints?: boolean;
+  /**
+   * SQLite: threads with read-only connections that run the heavy reads (keyword candidates,
+   * document texts) beside the engine's thread (store/sqlite/reader-pool.ts; TROVE_READER_THREADS).
+   * Hosts default to one per core, at most 4; one-shot commands and unset: 0, every read on the
+   * engine's connection. PostgreSQL reads through its connection pool either way.
+   */
+  readerThreads?: number;
+  /** When reads go to those threads: while the engine's thread is busy (`loaded`, the default: a lone caller keeps its reads in-thread) or `always` (tests). */
+  offloadReads?: 'always' | 'loaded';
 }

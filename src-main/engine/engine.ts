@@ -107,6 +107,8 @@ export class Engine {
       nativeRank: opts.nativeRank,
       annMinVectors: opts.embeddings?.annMinVectors,
       backgroundCheckpoints: opts.backgroundCheckpoints,
+      readerThreads: opts.readerThreads,
+      offloadReads: opts.offloadReads,
     });
     try {
       return new Engine(storage, profileDir, opts);

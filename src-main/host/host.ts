@@ -1,6 +1,7 @@
 // The engine host: one engine (on the profile's SQLite index or a shared one in PostgreSQL), its MCP
 // endpoint at /mcp, /health, /status, and whatever extra routes a face mounts (the desktop app's API and web UI), on a loopback server; then runtime.json so local
 // clients can find it. `trove serve` and the desktop app's utility process both run this.
+import os from 'node:os';
 import { Engine, TroveError, type EngineOptions, type HostEnvironment } from '../engine/index.js';
 import { createAuthenticator } from '../mcp/security/auth.js';
 import type { RateLimitOptions } from '../mcp/security/rate-limit.js';
@@ -21,12 +22,15 @@ export const DEFAULT_PORT = 7077;
 /**
  * The engine options a host runs with: it embeds new and changed chunks in the background (at
  * low priority, pausable with indexing, switchable in Settings) unless the face says not to
- * (`trove serve --no-embed`), and takes its WAL checkpoints on a thread of their own. One-shot
- * commands open the engine without either.
+ * (`trove serve --no-embed`), takes its WAL checkpoints on a thread of their own and runs its
+ * heavy SQLite reads on reader threads, one per core (at most 4). One-shot commands open the
+ * engine without these.
  */
 export function hostEngineOptions(base: EngineOptions, opts: { embed: boolean; ocr?: boolean }): EngineOptions {
   // hosts read scans in the background too (the Settings switch can still turn it off); `--no-ocr` does not
-  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed }, ocr: { ...base.ocr, auto: opts.ocr ?? true }, backgroundCheckpoints: base.backgroundCheckpoints ?? true };
+  return { ...base, embeddings: { ...base.embeddings, auto: opts.embed }, ocr: { ...base.ocr, auto: opts.ocr ?? true }, backgroundCheckpoints: base.backgroundCheckpoints ?? true,
+    readerThreads: base.readerThreads ?? Math.min(4, os.availableParallelism()),
+  };
 }
 
 export interface HostOptions {

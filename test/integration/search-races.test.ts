@@ -4,9 +4,9 @@
 // only an index that changes under every try fails the search. The write is a real index run
 // landing between the ranking and the reading of the page.
 //
-// PostgreSQL only: on SQLite the reads of one search cannot straddle a write (the storage answers
-// synchronously on the engine's thread), and its rowids are reused, so a forced straddle there
-// would be no real case.
+// PostgreSQL only: on SQLite the reads of one search straddle a write only with reader threads
+// (store/sqlite/reader-pool.ts; test/integration/reader-pool.test.ts searches while batches land),
+// and its rowids are reused, so a forced straddle there would be no real case.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

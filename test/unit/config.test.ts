@@ -29,6 +29,7 @@ describe('readEnvironment', () => {
       TROVE_FUSION: 'Weighted',
       TROVE_NATIVE_RANK: '0',
       TROVE_NATIVE_DIR: '/native',
+      TROVE_READER_THREADS: '3',
       TROVE_ONNX_SIGNED_WEIGHTS: 'false',
       TROVE_WATCH_POLLING: 'true',
       TROVE_WATCH_POLL_MS: '250',
@@ -46,6 +47,7 @@ describe('readEnvironment', () => {
       engine: {
         profileDir: home,
         maxFileBytes: 4096,
+        readerThreads: 3,
         nativeRank: { enabled: false, dir: '/native' },
         search: { fusion: 'weighted' },
         indexing: { live: { usePolling: true, pollIntervalMs: 250, reconcileIntervalMs: 30_000 } },
@@ -57,7 +59,7 @@ describe('readEnvironment', () => {
     });
     // every variable the README lists is one this test sets
     expect(Object.keys(ENVIRONMENT_VARIABLES).sort()).toEqual(
-      ['TROVE_HOME', 'TROVE_MAX_FILE_BYTES', 'TROVE_MODELS_DIR', 'TROVE_RERANK_MODEL', 'TROVE_FUSION', 'TROVE_NATIVE_RANK', 'TROVE_NATIVE_DIR',
+      ['TROVE_HOME', 'TROVE_MAX_FILE_BYTES', 'TROVE_MODELS_DIR', 'TROVE_RERANK_MODEL', 'TROVE_FUSION', 'TROVE_NATIVE_RANK', 'TROVE_NATIVE_DIR', 'TROVE_READER_THREADS',
         'TROVE_ONNX_SIGNED_WEIGHTS', 'TROVE_WATCH_POLLING', 'TROVE_WATCH_POLL_MS', 'TROVE_RECONCILE_MINUTES', 'TROVE_PORT', 'TROVE_TOKEN',
         'TROVE_MODELS_MIRROR', 'TROVE_MCP_TOKEN', 'TROVE_IDLE_EXIT_MINUTES', 'TROVE_MCP_FAST_CALLS', 'TROVE_DEBUG', 'TROVE_DATABASE_URL'].sort(),
     );
@@ -82,6 +84,7 @@ describe('readEnvironment', () => {
     ['TROVE_DATABASE_URL', 'sqlite:///tmp/x.db', /TROVE_DATABASE_URL must start with postgresql:\/\/ or postgres:\/\//],
     ['TROVE_DATABASE_URL', 'postgresql://localhost', /TROVE_DATABASE_URL names no database/],
     ['TROVE_NATIVE_RANK', 'maybe', /TROVE_NATIVE_RANK must be 1 or 0 \(got "maybe"\)/],
+    ['TROVE_READER_THREADS', '-1', /TROVE_READER_THREADS must be a whole number from 0 to 64/],
     ['TROVE_WATCH_POLL_MS', '10', /TROVE_WATCH_POLL_MS must be a whole number from 50/],
     ['TROVE_RECONCILE_MINUTES', '0', /TROVE_RECONCILE_MINUTES must be a number from/],
     ['TROVE_MODELS_MIRROR', 'ftp://example.org', /TROVE_MODELS_MIRROR must be an http\(s\) URL/],

@@ -58,9 +58,15 @@ export class DocumentRetriever {
     const visible = await this.visible(opts.collections);
     const isMatch = globOf(pattern);
     if (isMatch) {
+      // the paths first, then the rows of the matches only: a collection's whole rows cost ~10 µs a
+      // document to read (95 ms for cpp-docs' 9,700), its paths a tenth of that
       for (const collection of visible.values()) {
-        for (const doc of await this.storage.documents.indexedDocuments(collection.id)) {
-          if (isMatch(doc.path) || isMatch(`${collection.name}/${doc.path}`)) targets.push({ doc, collection });
+        const paths = (await this.storage.documents.indexedPaths(collection.id)).filter((p) => isMatch(p) || isMatch(`${collection.name}/${p}`));
+        if (!paths.length) continue;
+        const docs = await this.storage.documents.byPaths(collection.id, paths);
+        for (const p of paths) {
+          const doc = docs.get(p);
+          if (doc?.status === 'indexed') targets.push({ doc, collection }); // one that changed in between is left out
         }
       }
       if (!targets.length) result.notFound.push({ locator: pattern, reason: 'no indexed document matches the pattern', suggestions: [] });
@@ -75,8 +81,8 @@ export class DocumentRetriever {
         }
       }
     }
-    const texts = await Promise.all(targets.map(({ doc }) => this.storage.documents.content(doc.id)));
-    targets.forEach(({ doc, collection }, i) => result.documents.push(multiGetEntry(doc, collection, texts[i] ?? '', limits, opts.lineNumbers)));
+    const texts = await this.storage.documents.contents(targets.map(({ doc }) => doc.id));
+    for (const { doc, collection } of targets) result.documents.push(multiGetEntry(doc, collection, texts.get(doc.id) ?? '', limits, opts.lineNumbers));
     return result;
   }
 

@@ -41,7 +41,7 @@ export interface ChunkRow {
   page: number | null;
 }
 
-interface RawChunk {
+export interface RawChunk {
   id: number;
   document_id: number;
   ordinal: number;
@@ -53,7 +53,7 @@ interface RawChunk {
   page: number | null;
 }
 
-function fromRaw(r: RawChunk): ChunkRow {
+export function chunkFromRaw(r: RawChunk): ChunkRow {
   return {
     id: r.id,
     documentId: r.document_id,
@@ -84,6 +84,8 @@ export class ChunkStore {
   private readonly insertStmt;
   private readonly insertFtsStmt;
   private readonly byIdStmt;
+  /** Any number of ids as one JSON array (also run on the reader threads: sqlite/reader-pool.ts). */
+  readonly byIdsStmt;
   private readonly forDocumentStmt;
 
   constructor(
@@ -109,6 +111,7 @@ export class ChunkStore {
     );
     this.insertFtsStmt = db.prepare(`INSERT INTO ${index} (rowid, title, headings, body) VALUES (?, ?, ?, ?)`);
     this.byIdStmt = db.prepare<[number], RawChunk>('SELECT * FROM chunks WHERE id = ?');
+    this.byIdsStmt = db.prepare<[string], RawChunk>('SELECT * FROM chunks WHERE id IN (SELECT value FROM json_each(?))');
     this.forDocumentStmt = db.prepare<[number], RawChunk>('SELECT * FROM chunks WHERE document_id = ? ORDER BY ordinal');
   }
 
@@ -179,10 +182,10 @@ export class ChunkStore {
 
   byId(id: number): ChunkRow | undefined {
     const r = this.byIdStmt.get(id);
-    return r && fromRaw(r);
+    return r && chunkFromRaw(r);
   }
 
   forDocument(documentId: number): ChunkRow[] {
-    return this.forDocumentStmt.all(documentId).map(fromRaw);
+    return this.forDocumentStmt.all(documentId).map(chunkFromRaw);
   }
 }

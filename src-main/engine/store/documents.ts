@@ -24,7 +24,7 @@ export interface DocumentRow {
   parentId: number | null;
 }
 
-interface RawDocument {
+export interface RawDocument {
   id: number;
   collection_id: number;
   path: string;
@@ -98,15 +98,18 @@ export class DocumentStore {
   private readonly byPathStmt;
   private readonly byDocidStmt;
   private readonly byIdStmt;
+  /** Any number of ids as one JSON array (also run on the reader threads). */
+  readonly byIdsStmt;
   private readonly upsertStmt;
   private readonly touchStmt;
   private readonly moveStmt;
   private readonly deleteStmt;
   private readonly docidExistsStmt;
-  private readonly contentStmt;
+  /** Also run on the SQLite storage's reader threads (sqlite/reader-pool.ts), as are pathsStmt's. */
+  readonly contentStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
-  private readonly pathsStmt;
+  readonly pathsStmt;
   private readonly countStmt;
   private readonly listStmt;
   private readonly byHashStmt;
@@ -126,6 +129,7 @@ export class DocumentStore {
     );
     this.byDocidStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE docid = ?');
     this.byIdStmt = db.prepare<[number], RawDocument>('SELECT * FROM documents WHERE id = ?');
+    this.byIdsStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE id IN (SELECT value FROM json_each(?))');
     this.upsertStmt = db.prepare<DocumentWriteParams, { id: number }>(
       `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
        VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata, @parentId)

@@ -14,6 +14,8 @@ export interface StorageChoice {
   nativeRank?: RankExtensionOptions;
   annMinVectors?: number;
   backgroundCheckpoints?: boolean;
+  readerThreads?: number;
+  offloadReads?: 'always' | 'loaded';
 }
 
 /** A bad URL is INVALID_INPUT, an unreachable server UNAVAILABLE; the schema is brought up to date either way. */
@@ -30,5 +32,7 @@ export async function openStorage(c: StorageChoice): Promise<Storage> {
     annDir: path.join(c.profileDir, 'vectors'),
     annMinVectors: c.annMinVectors,
     backgroundCheckpoints: c.backgroundCheckpoints,
+    readerThreads: c.readerThreads,
+    offloadReads: c.offloadReads,
   });
 }

@@ -10,6 +10,7 @@ import { quote } from '../../text/terms.js';
 import type { Db } from '../database.js';
 import { FtsTotalsReader } from '../fts-totals.js';
 import { vocabularyOf, type KeywordIndex } from '../keyword-index.js';
+import type { ReaderPool } from './reader-pool.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm } from '../storage.js';
 
 /** A term as FTS5 MATCH syntax: quoted (no input can be FTS5 syntax), `*` for a prefix. */
@@ -57,6 +58,8 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
   constructor(
     private readonly db: Db,
     readonly index: KeywordIndex,
+    /** Where the candidate steps run: a reader thread when the pool runs (reader-pool.ts), else this connection. */
+    private readonly readers: ReaderPool,
   ) {
     const vocab = vocabularyOf(index);
     this.nativeRank = hasRankFunction(db);
@@ -80,7 +83,9 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
 
   /** fts5vocab's row count; for a prefix the sum over its terms (what the planner has always used). */
   async documentFrequency(t: KeywordTerm): Promise<number> {
-    return t.prefix ? (this.prefixDfStmt.get(t.text, t.text + '\uffff')?.doc ?? 0) : (this.dfStmt.get(t.term)?.doc ?? 0);
+    if (!t.prefix) return this.dfStmt.get(t.term)?.doc ?? 0; // one vocabulary row: cheaper here than a thread's round trip
+    // a short prefix sums many terms' rows
+    return (await this.readers.run<{ doc: number | null } | undefined>(this.prefixDfStmt, [t.text, t.text + '\uffff'], 'get'))?.doc ?? 0;
   }
 
   async candidates(step: KeywordStep, filters: ResolvedFilters, limit: number, counts: KeywordCounts): Promise<KeywordCandidate[]> {
@@ -96,7 +101,7 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     const stmt = this.statement(f.where, f.key, hits.length, within.length > 0);
     // BM25's N and average length from the caller's counts (FTS5's own totals overstate them)
     const totals = this.nativeRank ? { rows: counts.rows, tokens: Math.round(counts.avgLength * counts.rows) } : null;
-    return stmt.all(...rankParams(this.nativeRank, limit, totals, hits), words, ...within, ...f.params, limit);
+    return this.readers.run<KeywordCandidate[]>(stmt, [...rankParams(this.nativeRank, limit, totals, hits), words, ...within, ...f.params, limit]);
   }
 
   /**
@@ -118,7 +123,7 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
   }
 
   async documentsMatching(expression: KeywordExpression): Promise<Set<number>> {
-    return new Set(this.matchingStmt.all(fts5Expression(expression)).map((r) => r.id));
+    return new Set((await this.readers.run<{ id: number }[]>(this.matchingStmt, [fts5Expression(expression)])).map((r) => r.id));
   }
 
   /** `within`: the rows are those an expression (a second MATCH parameter) matches too. */

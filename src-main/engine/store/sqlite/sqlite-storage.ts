@@ -5,16 +5,16 @@
 import { registerFilterFunctions } from './filters.js';
 import type { ResolvedFilters } from '../filters.js';
 import { filterSql } from './filters.js';
-import { ChunkStore, type ChunkRow } from '../chunks.js';
+import { ChunkStore, chunkFromRaw, type ChunkRow, type RawChunk } from '../chunks.js';
 import { CollectionStore, type CollectionKind, type CollectionRow } from '../collections.js';
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
 import { databaseFileBytes, openDatabase, storageError, type Db } from '../database.js';
 import type { TroveError } from '../../errors.js';
-import { DocumentStore, type DocumentFingerprint, type DocumentRow } from '../documents.js';
+import { DocumentStore, documentFromRaw, type DocumentFingerprint, type DocumentRow, type RawDocument } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
-import { StatsStore, type CollectionCounts, type FailureRow } from '../stats.js';
+import { StatsStore, type CollectionCounts, type FailureRow, type RowReader } from '../stats.js';
 import type {
   ChangeFeed,
   ChunkRepository,
@@ -38,6 +38,7 @@ import { SqliteNearest } from './nearest.js';
 import { SqliteKeywordIndex } from './keyword.js';
 import { SqliteMemory } from './memory.js';
 import { OcrRows, SqliteOcr } from './ocr.js';
+import { ReaderPool } from './reader-pool.js';
 import { fold } from '../memory-conditions.js';
 
 class Collections implements CollectionRepository {
@@ -89,7 +90,22 @@ class Collections implements CollectionRepository {
 }
 
 class Documents implements DocumentRepository {
-  constructor(private readonly store: DocumentStore) {}
+  private readonly contentsStmt;
+
+  constructor(
+    private readonly store: DocumentStore,
+    db: Db,
+    /**
+     * Texts and a collection's paths are read on a reader thread when the pool runs: a document's
+     * text is 31 KB on average in cpp-docs, megabytes for a big one; its 9,700 paths ~5 ms.
+     */
+    private readonly readers: ReaderPool,
+  ) {
+    // any number of ids as one JSON array: one statement, one round trip to a reader thread
+    this.contentsStmt = db.prepare<[string], { id: number; text: string }>(
+      'SELECT document_id AS id, text FROM contents WHERE document_id IN (SELECT value FROM json_each(?))',
+    );
+  }
   async fingerprints(collectionId: number): Promise<DocumentFingerprint[]> {
     return this.store.fingerprints(collectionId);
   }
@@ -119,13 +135,15 @@ class Documents implements DocumentRepository {
     return this.store.byId(id);
   }
   async byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>> {
-    return presentById(ids, (id) => this.store.byId(id));
+    if (!ids.length) return new Map();
+    const rows = await this.readers.run<RawDocument[]>(this.store.byIdsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, documentFromRaw(r)]));
   }
   async indexedCount(collectionId: number): Promise<number> {
     return this.store.indexedCount(collectionId);
   }
   async indexedPaths(collectionId: number): Promise<string[]> {
-    return this.store.indexedPaths(collectionId);
+    return (await this.readers.run<{ path: string }[]>(this.store.pathsStmt, [collectionId])).map((r) => r.path);
   }
   async indexedDocuments(collectionId: number): Promise<DocumentRow[]> {
     return this.store.indexedDocuments(collectionId);
@@ -134,10 +152,12 @@ class Documents implements DocumentRepository {
     return new Set(candidates.filter((c) => this.store.docidTaken(c)));
   }
   async content(id: number): Promise<string | undefined> {
-    return this.store.content(id);
+    return (await this.readers.run<{ text: string } | undefined>(this.store.contentStmt, [id], 'get'))?.text;
   }
   async contents(ids: readonly number[]): Promise<Map<number, string>> {
-    return presentById(ids, (id) => this.store.content(id));
+    if (!ids.length) return new Map();
+    const rows = await this.readers.run<{ id: number; text: string }[]>(this.contentsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, r.text]));
   }
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
     return this.store.languageSample(collectionId, sample);
@@ -145,12 +165,18 @@ class Documents implements DocumentRepository {
 }
 
 class Chunks implements ChunkRepository {
-  constructor(private readonly store: ChunkStore) {}
+  constructor(
+    private readonly store: ChunkStore,
+    /** A page's chunks are read with its texts (page-anchors.ts): one message to a reader thread carries both. */
+    private readonly readers: ReaderPool,
+  ) {}
   async byId(id: number): Promise<ChunkRow | undefined> {
     return this.store.byId(id);
   }
   async byIds(ids: readonly number[]): Promise<Map<number, ChunkRow>> {
-    return presentById(ids, (id) => this.store.byId(id));
+    if (!ids.length) return new Map();
+    const rows = await this.readers.run<RawChunk[]>(this.store.byIdsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, chunkFromRaw(r)]));
   }
   async forDocument(documentId: number): Promise<ChunkRow[]> {
     return this.store.forDocument(documentId);
@@ -180,12 +206,17 @@ class Tokens implements TokenRepository {
 }
 
 class Stats implements StatsRepository {
+  private readonly read: RowReader;
+
   constructor(
     private readonly store: StatsStore,
     private readonly file: string,
-  ) {}
+    readers: ReaderPool,
+  ) {
+    this.read = (stmt, params) => readers.run(stmt, params);
+  }
   async counts(): Promise<Map<number, CollectionCounts>> {
-    return this.store.counts();
+    return this.store.counts(this.read);
   }
   async kindExists(kind: string): Promise<boolean> {
     return this.store.kindExists(kind);
@@ -194,7 +225,7 @@ class Stats implements StatsRepository {
     return this.store.failures(collectionId, limit);
   }
   async chunkCount(collectionId: number): Promise<number> {
-    return this.store.chunkCount(collectionId);
+    return this.store.chunkCount(collectionId, this.read);
   }
   async databaseBytes(): Promise<number> {
     return databaseFileBytes(this.file);
@@ -294,16 +325,6 @@ class Datasets implements DatasetTables {
   }
 }
 
-/** Batch reads on SQLite are the single-row statements in a loop: in process, a round trip costs nothing. */
-function presentById<T>(ids: readonly number[], read: (id: number) => T | undefined): Map<number, T> {
-  const out = new Map<number, T>();
-  for (const id of new Set(ids)) {
-    const row = read(id);
-    if (row !== undefined) out.set(id, row);
-  }
-  return out;
-}
-
 const NO_REMOTE_CHANGES: ChangeFeed = { shared: false, onRemoteChange: () => () => undefined };
 
 /** The keyword indexes' FTS5 segments merged while the engine is idle (fts-merge.ts). */
@@ -325,6 +346,10 @@ export interface SqliteStorageOptions {
   annMinVectors?: number;
   /** WAL checkpoints on a thread of their own (a long-running host: wal-checkpointer.ts); one-shot commands checkpoint inline. */
   backgroundCheckpoints?: boolean;
+  /** Reader threads for the heavy reads (reader-pool.ts; a long-running host); 0 or unset: every read on the engine's connection. */
+  readerThreads?: number;
+  /** When reads go to those threads (reader-pool.ts): `loaded` (default) or `always` (tests). */
+  offloadReads?: 'always' | 'loaded';
 }
 
 export class SqliteStorage implements Storage {
@@ -342,6 +367,8 @@ export class SqliteStorage implements Storage {
   readonly changes = NO_REMOTE_CHANGES;
   readonly maintenance: Maintenance;
   private readonly checkpointer: WalCheckpointer | null;
+  /** Threads start on the first read sent to them: a host that never searches starts none. */
+  readonly readers: ReaderPool;
   private readonly keywords = new Map<KeywordIndex, SqliteKeywordIndex>();
   private closed = false;
 
@@ -360,13 +387,14 @@ export class SqliteStorage implements Storage {
     // vectors go with their chunks (no trigger: ChunkStore's hooks)
     chunkStore.addDeleteHook({ forDocument: (id) => vectorStore.deleteForDocument(id), forCollection: (id) => vectorStore.deleteForCollection(id) });
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
-    this.documents = new Documents(documentStore);
-    this.chunks = new Chunks(chunkStore);
+    this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), offload: opts.offloadReads, nativeRank: opts.nativeRank });
+    this.documents = new Documents(documentStore, db, this.readers);
+    this.chunks = new Chunks(chunkStore, this.readers);
     const ocrRows = new OcrRows(db);
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
     this.ocr = new SqliteOcr(db, documentStore, chunkStore, ocrRows);
     this.tokens = new Tokens(new TokenStore(db));
-    this.stats = new Stats(new StatsStore(db), location);
+    this.stats = new Stats(new StatsStore(db), location, this.readers);
     const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
     vectorStore.setListener(ann);
     this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann), ann);
@@ -388,7 +416,7 @@ export class SqliteStorage implements Storage {
 
   keyword(index: KeywordIndex): SqliteKeywordIndex {
     let k = this.keywords.get(index);
-    if (!k) this.keywords.set(index, (k = new SqliteKeywordIndex(this.db, index)));
+    if (!k) this.keywords.set(index, (k = new SqliteKeywordIndex(this.db, index, this.readers)));
     return k;
   }
 
@@ -396,6 +424,7 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.vectors.ann.close(); // saves changed ANN indexes while the database is still open
+    await this.readers.close(); // after the reads in flight; readers first, so the writer's connection is the last but the checkpointer's
     this.db.close();
     await this.checkpointer?.close(); // after the writer's: its connection, the last, takes the final checkpoint
   }
