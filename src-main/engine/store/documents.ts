@@ -105,8 +105,10 @@ export class DocumentStore {
   private readonly moveStmt;
   private readonly deleteStmt;
   private readonly docidExistsStmt;
-  /** Also run on the SQLite storage's reader threads (sqlite/reader-pool.ts), as are pathsStmt's. */
+  /** Texts and paths are read through the SQLite storage, on its reader threads when they run (sqlite/reader-pool.ts). */
   readonly contentStmt;
+  /** Any number of ids as one JSON array. */
+  readonly contentsStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
   readonly pathsStmt;
@@ -144,6 +146,7 @@ export class DocumentStore {
     this.deleteStmt = db.prepare('DELETE FROM documents WHERE id = ?');
     this.docidExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM documents WHERE docid = ?');
     this.contentStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
+    this.contentsStmt = db.prepare<[string], { id: number; text: string }>('SELECT document_id AS id, text FROM contents WHERE document_id IN (SELECT value FROM json_each(?))');
     this.languageSampleStmt = db.prepare<[number, number, number], { t: string }>(
       'SELECT substr(t.text, 1, ?) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT ?',
     );
@@ -211,10 +214,6 @@ export class DocumentStore {
     return this.countStmt.get(collectionId)!.n;
   }
 
-  indexedPaths(collectionId: number): string[] {
-    return this.pathsStmt.all(collectionId).map((r) => r.path);
-  }
-
   indexedDocuments(collectionId: number): DocumentRow[] {
     return this.listStmt.all(collectionId).map(documentFromRaw);
   }
@@ -257,10 +256,6 @@ export class DocumentStore {
 
   delete(id: number): void {
     this.deleteStmt.run(id);
-  }
-
-  content(id: number): string | undefined {
-    return this.contentStmt.get(id)?.text;
   }
 
   /** The start (`chars`) of the first `documents` texts by id, for the automatic model choice (embed/language.ts). */

@@ -90,22 +90,15 @@ class Collections implements CollectionRepository {
 }
 
 class Documents implements DocumentRepository {
-  private readonly contentsStmt;
-
   constructor(
     private readonly store: DocumentStore,
-    db: Db,
     /**
      * Texts and a collection's paths are read on a reader thread when the pool runs: a document's
-     * text is 31 KB on average in cpp-docs, megabytes for a big one; its 9,700 paths ~5 ms.
+     * text is 31 KB on average in cpp-docs, megabytes for a big one; its 9,700 paths ~5 ms. Many
+     * ids go as one JSON array: one statement, one round trip to a reader thread.
      */
     private readonly readers: ReaderPool,
-  ) {
-    // any number of ids as one JSON array: one statement, one round trip to a reader thread
-    this.contentsStmt = db.prepare<[string], { id: number; text: string }>(
-      'SELECT document_id AS id, text FROM contents WHERE document_id IN (SELECT value FROM json_each(?))',
-    );
-  }
+  ) {}
   async fingerprints(collectionId: number): Promise<DocumentFingerprint[]> {
     return this.store.fingerprints(collectionId);
   }
@@ -156,7 +149,7 @@ class Documents implements DocumentRepository {
   }
   async contents(ids: readonly number[]): Promise<Map<number, string>> {
     if (!ids.length) return new Map();
-    const rows = await this.readers.run<{ id: number; text: string }[]>(this.contentsStmt, [JSON.stringify([...new Set(ids)])]);
+    const rows = await this.readers.run<{ id: number; text: string }[]>(this.store.contentsStmt, [JSON.stringify([...new Set(ids)])]);
     return new Map(rows.map((r) => [r.id, r.text]));
   }
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
@@ -388,7 +381,7 @@ export class SqliteStorage implements Storage {
     chunkStore.addDeleteHook({ forDocument: (id) => vectorStore.deleteForDocument(id), forCollection: (id) => vectorStore.deleteForCollection(id) });
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
     this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), offload: opts.offloadReads, nativeRank: opts.nativeRank });
-    this.documents = new Documents(documentStore, db, this.readers);
+    this.documents = new Documents(documentStore, this.readers);
     this.chunks = new Chunks(chunkStore, this.readers);
     const ocrRows = new OcrRows(db);
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
