@@ -225,7 +225,7 @@ describeBackends('memory', (b) => {
       expect(after.ftsRows).toBe(before.fts - 2);
       expect((await engine.memory.statistics()).semantic.vectors).toBe(before.vectors - 2);
       // the entries' documents and chunks went with them, and every entry left has its document
-      expect((await rows.documents.byIds(gone.map((e) => e.document_id))).size).toBe(0);
+      expect((await rows.documents.forHits(gone.map((e) => e.document_id))).size).toBe(0);
       for (const e of gone) expect(await rows.chunks.forDocument(e.document_id)).toEqual([]);
       const memory = (await rows.collections.get('~memory', ['memory']))!;
       expect((await rows.stats.counts()).get(memory.id)?.documents).toBe(after.entries);

@@ -60,7 +60,7 @@ afterAll(async () => {
 /** The nearest documents' paths under the filter, through the storage's kNN as every search uses it. */
 const find = async (pathGlob: string | undefined, top = 5) => {
   const r = await nearestDocuments(storage, [{ space, collectionIds: [collectionId], vector: at(0) }], top, 0, { pathGlob });
-  const docs = await storage.documents.byIds(r.documents.map((d) => d.documentId));
+  const docs = await storage.documents.forHits(r.documents.map((d) => d.documentId));
   return { hits: r.documents.map((d) => ({ path: docs.get(d.documentId)!.path })), exhausted: r.exhausted };
 };
 

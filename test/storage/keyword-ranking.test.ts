@@ -119,7 +119,7 @@ describe.each(backends)('keyword ranking: %s against FTS5', (_name, make) => {
   /** Chunk ids as `path#ordinal`. */
   async function keys(chunkIds: readonly number[]): Promise<string[]> {
     const chunks = await s.chunks.byIds(chunkIds);
-    const docs = await s.documents.byIds([...chunks.values()].map((c) => c.documentId));
+    const docs = await s.documents.forHits([...chunks.values()].map((c) => c.documentId));
     return chunkIds.map((id) => `${docs.get(chunks.get(id)!.documentId)!.path}#${chunks.get(id)!.ordinal}`);
   }
 
@@ -182,7 +182,7 @@ describe.each(backends)('keyword ranking: %s against FTS5', (_name, make) => {
   it('matches phrases and NOT as FTS5 does', async () => {
     const [debug, process] = (await termsOf('debug process')).kw;
     const [retry, , jitter] = (await termsOf('retry backoff jitter')).kw;
-    const docsOf = async (documentIds: Set<number>) => [...(await s.documents.byIds([...documentIds])).values()].map((d) => d.path).sort();
+    const docsOf = async (documentIds: Set<number>) => [...(await s.documents.forHits([...documentIds])).values()].map((d) => d.path).sort();
     const phrase = await docsOf(await kw.documentsMatching({ t: 'phrase', terms: [debug!, process!] }));
     const expectedPhrase = [...new Set(fts5('"debug process"').map((r) => r.key.split('#')[0]!))].sort();
     expect(expectedPhrase.length).toBeGreaterThan(0);

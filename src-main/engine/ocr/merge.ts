@@ -93,8 +93,7 @@ export function isOcrMarker(line: string): boolean {
 }
 
 /** A hit on this page of a document says its text was recognised, with the page's confidence (search/); undefined for text-layer pages. */
-export function ocrHitInfo(metadata: Record<string, unknown>, page: number | null): { ocr: OcrHitInfo } | Record<string, never> {
-  const ocr = metadata.ocr as OcrMetadata | undefined;
-  const confidence = page === null ? undefined : ocr?.confidence?.[String(page)];
+export function ocrHitInfo(pageConfidence: Record<string, number> | null, page: number | null): { ocr: OcrHitInfo } | Record<string, never> {
+  const confidence = page === null ? undefined : pageConfidence?.[String(page)];
   return typeof confidence === 'number' ? { ocr: { confidence } } : {};
 }

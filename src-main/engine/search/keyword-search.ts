@@ -267,7 +267,7 @@ function keywordHit(c: RankedCandidate, a: PageAnchor, matcher: TermMatcher, req
     line: snippet.line,
     page: chunk.page,
     chunk: { ordinal: chunk.ordinal, lineStart: chunk.lineStart, lineEnd: chunk.lineEnd, headingPath: chunk.headingPath, page: chunk.page },
-    ...ocrHitInfo(doc.metadata, chunk.page),
+    ...ocrHitInfo(doc.ocrConfidence, chunk.page),
     signals: { bm25: c.rawBm25 },
   };
   if (req.explain) {

@@ -231,7 +231,7 @@ function vectorHit(d: NearestDocument, a: PageAnchor, matcher: TermMatcher, req:
     line: snippet.line,
     page: a.chunk.page,
     chunk: { ordinal: a.chunk.ordinal, lineStart: a.chunk.lineStart, lineEnd: a.chunk.lineEnd, headingPath: a.chunk.headingPath, page: a.chunk.page },
-    ...ocrHitInfo(a.doc.metadata, a.chunk.page),
+    ...ocrHitInfo(a.doc.ocrConfidence, a.chunk.page),
     signals: { cosine: 1 - d.distance },
     ...(req.explain ? { explain: { cosine: round(1 - d.distance), matchedChunks: d.chunks } } : {}),
   };

@@ -6,13 +6,13 @@
 // bench:search's 500 questions were among the last 500 documents shown), and a document's text is
 // read whole to cut a snippet (31 KB on average in cpp-docs).
 import type { ChunkRow } from '../store/chunks.js';
-import type { DocumentRow } from '../store/documents.js';
+import type { HitDocument } from '../store/documents.js';
 import type { Storage } from '../store/storage.js';
 import { DocumentTextCache } from './text-cache.js';
 
 export interface PageAnchor {
   chunk: ChunkRow;
-  doc: DocumentRow;
+  doc: HitDocument;
   collection: string;
   /** The document's text ('' when not asked for). */
   text: string;
@@ -43,7 +43,7 @@ export class PageAnchors {
     const documentIds = hits.map((h) => h.documentId);
     const [chunks, docs, texts] = await Promise.all([
       this.storage.chunks.byIds(hits.map((h) => h.chunkId)),
-      this.storage.documents.byIds(documentIds),
+      this.storage.documents.forHits(documentIds),
       withText ? this.textsOf(documentIds, fresh) : Promise.resolve(new Map<number, string>()),
     ]);
     const unnamed = [...new Set([...docs.values()].map((d) => d.collectionId))].filter((id) => !this.names.has(id));

@@ -24,6 +24,51 @@ export interface DocumentRow {
   parentId: number | null;
 }
 
+/**
+ * A document as a hit shows it (search/page-anchors.ts): the fields a result carries, and of its
+ * metadata only the recognised pages' confidence. A page of hits reads these, not whole rows:
+ * parsing every hit's front matter was a measurable share of a keyword search.
+ */
+export interface HitDocument {
+  id: number;
+  collectionId: number;
+  path: string;
+  docid: string;
+  title: string;
+  kind: string;
+  mtimeMs: number;
+  tags: string[];
+  /** OCR confidence per page number (metadata.ocr.confidence), null for a document with no recognised page. */
+  ocrConfidence: Record<string, number> | null;
+}
+
+export interface RawHitDocument {
+  id: number;
+  collection_id: number;
+  path: string;
+  docid: string;
+  title: string;
+  kind: string;
+  mtime_ms: number;
+  tags: string;
+  /** JSON text, or null. */
+  ocr_confidence: string | null;
+}
+
+export function hitDocumentFromRaw(r: RawHitDocument): HitDocument {
+  return {
+    id: r.id,
+    collectionId: r.collection_id,
+    path: r.path,
+    docid: r.docid,
+    title: r.title,
+    kind: r.kind,
+    mtimeMs: r.mtime_ms,
+    tags: JSON.parse(r.tags) as string[],
+    ocrConfidence: r.ocr_confidence === null ? null : (JSON.parse(r.ocr_confidence) as Record<string, number>),
+  };
+}
+
 export interface RawDocument {
   id: number;
   collection_id: number;
@@ -99,7 +144,7 @@ export class DocumentStore {
   private readonly byDocidStmt;
   private readonly byIdStmt;
   /** Any number of ids as one JSON array (also run on the reader threads). */
-  readonly byIdsStmt;
+  readonly hitsStmt;
   private readonly upsertStmt;
   private readonly touchStmt;
   private readonly moveStmt;
@@ -131,7 +176,10 @@ export class DocumentStore {
     );
     this.byDocidStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE docid = ?');
     this.byIdStmt = db.prepare<[number], RawDocument>('SELECT * FROM documents WHERE id = ?');
-    this.byIdsStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE id IN (SELECT value FROM json_each(?))');
+    this.hitsStmt = db.prepare<[string], RawHitDocument>(
+      `SELECT id, collection_id, path, docid, title, kind, mtime_ms, tags, json_extract(metadata, '$.ocr.confidence') AS ocr_confidence
+         FROM documents WHERE id IN (SELECT value FROM json_each(?))`,
+    );
     this.upsertStmt = db.prepare<DocumentWriteParams, { id: number }>(
       `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
        VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata, @parentId)

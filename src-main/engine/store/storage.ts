@@ -9,7 +9,7 @@ import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, Mem
 import type { FilterClause, ResolvedFilters } from './filters.js';
 import type { ChunkRow, ChunkWrite } from './chunks.js';
 import type { CollectionKind, CollectionRow } from './collections.js';
-import type { DocumentFingerprint, DocumentRow, DocumentWrite } from './documents.js';
+import type { DocumentFingerprint, DocumentRow, DocumentWrite, HitDocument } from './documents.js';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow } from './jobs.js';
 import type { KeywordIndex } from './keyword-index.js';
 import type { CollectionCounts, FailureRow } from './stats.js';
@@ -50,8 +50,8 @@ export interface DocumentRepository {
   byHashes(collectionId: number, hashes: readonly string[]): Promise<Map<string, DocumentFingerprint[]>>;
   byDocid(docid: string): Promise<DocumentRow | undefined>;
   byId(id: number): Promise<DocumentRow | undefined>;
-  /** Several documents in one read (a page of hits), keyed by id; ids not in the index are absent. */
-  byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>>;
+  /** A page of hits' documents in one read, as hits show them, keyed by id; ids not in the index are absent. */
+  forHits(ids: readonly number[]): Promise<Map<number, HitDocument>>;
   indexedCount(collectionId: number): Promise<number>;
   indexedPaths(collectionId: number): Promise<string[]>;
   indexedDocuments(collectionId: number): Promise<DocumentRow[]>;

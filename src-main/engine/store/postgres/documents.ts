@@ -1,7 +1,7 @@
 // The documents, contents and chunks tables on PostgreSQL, read side (store/documents.ts and
 // store/chunks.ts's rows). Writes come in whole batches: postgres/index-writer.ts.
 import type { ChunkRow } from '../chunks.js';
-import type { DocumentFingerprint, DocumentRow, DocumentStatus } from '../documents.js';
+import type { DocumentFingerprint, DocumentRow, DocumentStatus, HitDocument, RawHitDocument } from '../documents.js';
 import type { ChunkRepository, DocumentRepository } from '../storage.js';
 import type { PostgresDatabase } from './connection.js';
 
@@ -84,10 +84,19 @@ export class PostgresDocuments implements DocumentRepository {
     return r && fromRaw(r);
   }
 
-  async byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>> {
+  async forHits(ids: readonly number[]): Promise<Map<number, HitDocument>> {
     if (!ids.length) return new Map();
-    const rows = await this.db.query<RawDocument>('SELECT * FROM documents WHERE id = ANY($1::bigint[])', [[...new Set(ids)]]);
-    return new Map(rows.map((r) => [r.id, fromRaw(r)]));
+    const rows = await this.db.query<Omit<RawHitDocument, 'tags' | 'ocr_confidence'> & { tags: string[]; ocr_confidence: Record<string, number> | null }>(
+      `SELECT id, collection_id, path, docid, title, kind, mtime_ms, tags, metadata->'ocr'->'confidence' AS ocr_confidence
+         FROM documents WHERE id = ANY($1::bigint[])`,
+      [[...new Set(ids)]],
+    );
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { id: r.id, collectionId: r.collection_id, path: r.path, docid: r.docid, title: r.title, kind: r.kind, mtimeMs: r.mtime_ms, tags: r.tags, ocrConfidence: r.ocr_confidence },
+      ]),
+    );
   }
 
   async indexedCount(collectionId: number): Promise<number> {

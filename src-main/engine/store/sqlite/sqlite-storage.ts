@@ -10,7 +10,7 @@ import { CollectionStore, type CollectionKind, type CollectionRow } from '../col
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
 import { databaseFileBytes, openDatabase, storageError, type Db } from '../database.js';
 import type { TroveError } from '../../errors.js';
-import { DocumentStore, documentFromRaw, type DocumentFingerprint, type DocumentRow, type RawDocument } from '../documents.js';
+import { DocumentStore, hitDocumentFromRaw, type DocumentFingerprint, type DocumentRow, type HitDocument, type RawHitDocument } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
@@ -127,10 +127,10 @@ class Documents implements DocumentRepository {
   async byId(id: number): Promise<DocumentRow | undefined> {
     return this.store.byId(id);
   }
-  async byIds(ids: readonly number[]): Promise<Map<number, DocumentRow>> {
+  async forHits(ids: readonly number[]): Promise<Map<number, HitDocument>> {
     if (!ids.length) return new Map();
-    const rows = await this.readers.run<RawDocument[]>(this.store.byIdsStmt, [JSON.stringify([...new Set(ids)])]);
-    return new Map(rows.map((r) => [r.id, documentFromRaw(r)]));
+    const rows = await this.readers.run<RawHitDocument[]>(this.store.hitsStmt, [JSON.stringify([...new Set(ids)])]);
+    return new Map(rows.map((r) => [r.id, hitDocumentFromRaw(r)]));
   }
   async indexedCount(collectionId: number): Promise<number> {
     return this.store.indexedCount(collectionId);
