@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { TroveError } from '../errors.js';
+import { compactUnigram } from './unigram-prefixes.js';
 
 /**
  * The tokenizer in a model folder. tokenizer_config.json is read when there: a source that holds
@@ -16,7 +17,9 @@ export function loadTokenizer(dir: string): Tokenizer {
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')) as object;
     const configFile = path.join(dir, 'tokenizer_config.json');
     const config = fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, 'utf8')) as object) : {};
-    return new Tokenizer(json, config);
+    const tokenizer = new Tokenizer(json, config);
+    compactUnigram(tokenizer); // a Unigram vocabulary's trie is most of the tokenizer's memory
+    return tokenizer;
   } catch (err) {
     throw new TroveError('UNAVAILABLE', `cannot load the tokenizer in ${dir}: ${(err as Error).message}`);
   }
