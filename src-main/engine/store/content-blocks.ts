@@ -1,0 +1,103 @@
+// A document's text as SQLite keeps it: compressed in blocks (table content_blocks), so a read of
+// a range — a hit's snippet, an embedding's chunk texts — inflates only the blocks it covers.
+//
+// Why: the extracted text stored whole was 1.10× the corpus text on its own at 100,000 documents
+// (bench/RESULTS.md, "bench:scale baseline"); deflated it is ~2.8× smaller. Why these choices
+// (measured on 3,000 texts of the scale corpus, bench/RESULTS.md "Document text in compressed
+// blocks"): deflate-raw level 6 compressed 2.79× at 8,192 chars a block against brotli 5's 2.9×,
+// but inflated faster and compressed 1.6× faster; a block's inflate costs ~25 µs, most of it the
+// call itself, so blocks much smaller than this cost a snippet more calls and compress worse
+// (2.46× at 2,048), and much larger ones inflate text a snippet does not show.
+//
+// A block starts at a multiple of BLOCK_CHARS UTF-16 code units (the offsets chunks and get use),
+// one unit later where that would split a surrogate pair (an emoji, a rare CJK character): each
+// block is then valid text on its own, stored as UTF-8 like the whole text was. The row carries its
+// start, so a reader finds the block holding an offset by one index seek whatever the block sizes:
+// memory entries keep their text in one block however long (store/sqlite/memory.ts).
+import zlib from 'node:zlib';
+
+export const BLOCK_CHARS = 8192;
+const LEVEL = 6;
+
+export interface PackedBlock {
+  /** The block's first character, in UTF-16 code units from the start of the text. */
+  start: number;
+  /** The block's text as UTF-8, deflated (raw). */
+  data: Buffer;
+}
+
+/** A stretch of a document's text: `text` begins at character `start` of the document. */
+export interface TextWindow {
+  start: number;
+  text: string;
+}
+
+/** A range of a document's text to read: characters [from, to) in UTF-16 code units. */
+export interface TextRange {
+  id: number;
+  from: number;
+  to: number;
+}
+
+/** `text` cut into blocks of `blockChars` (never inside a surrogate pair) and deflated; an empty text is one empty block. */
+export function packText(text: string, blockChars = BLOCK_CHARS): PackedBlock[] {
+  const out: PackedBlock[] = [];
+  let start = 0;
+  do {
+    let end = Math.min(text.length, start + blockChars);
+    if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
+    out.push({ start, data: deflate(text.slice(start, end)) });
+    start = end;
+  } while (start < text.length);
+  return out;
+}
+
+/** The whole text as one block (a memory entry: short, and read whole by its SQL). */
+export function packWhole(text: string): PackedBlock[] {
+  return [{ start: 0, data: deflate(text) }];
+}
+
+function deflate(text: string): Buffer {
+  return zlib.deflateRawSync(Buffer.from(text, 'utf8'), { level: LEVEL });
+}
+
+/**
+ * A block's UTF-8 bytes (SQLite's trove_inflate: a BLOB its SQL casts to TEXT, so the text
+ * crosses into JavaScript once, where the rows are read, not once more inside the function).
+ */
+export function inflateBlock(data: Uint8Array): Buffer {
+  return zlib.inflateRawSync(data);
+}
+
+/** Registers trove_inflate(blob) on a connection: the engine's and each reader thread's. */
+export function registerBlockFunctions(db: { function: (name: string, opts: { deterministic: boolean }, fn: (v: unknown) => unknown) => unknown }): void {
+  db.function('trove_inflate', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? inflateBlock(v) : null));
+}
+
+/** Rows of (range index, block start, block text) in order, joined into one window per range (absent: no text). */
+export function windowsFromRows(count: number, rows: readonly { i: number; start: number; text: string }[]): (TextWindow | undefined)[] {
+  const out: (TextWindow | undefined)[] = new Array(count).fill(undefined);
+  const parts: string[][] = [];
+  for (const r of rows) {
+    const w = out[r.i];
+    if (!w) {
+      out[r.i] = { start: r.start, text: '' };
+      parts[r.i] = [r.text];
+    } else parts[r.i]!.push(r.text);
+  }
+  for (const [i, p] of parts.entries()) if (p) out[i]!.text = p.join('');
+  return out;
+}
+
+/** `text[from, to)` of a window (the caller asked for a range the window covers). */
+export function sliceWindow(w: TextWindow, from: number, to: number): string {
+  return w.text.slice(from - w.start, to - w.start);
+}
+
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLow(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
