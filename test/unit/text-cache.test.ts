@@ -1,5 +1,5 @@
-// DocumentTextCache: keeps what it is given, evicts the least recently used beyond its size, never
-// keeps a huge document, and forgets everything when cleared (the index changed).
+// DocumentTextCache: keeps the text windows it is given, evicts the least recently used beyond its
+// size, never keeps a huge one, and forgets everything when cleared (the index changed).
 import { describe, expect, it } from 'vitest';
 import { DocumentTextCache } from '../../src-main/engine/search/text-cache.js';
 
@@ -9,10 +9,10 @@ function cacheOver(texts: Record<number, string>, maxChars: number) {
   const cache = new DocumentTextCache(maxChars, maxChars / 2);
   const get = (id: number): string | undefined => {
     const hit = cache.get(id);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return hit.text;
     reads.push(id);
     const text = texts[id];
-    if (text !== undefined) cache.put(id, text);
+    if (text !== undefined) cache.put(id, { start: id, text });
     return text;
   };
   return { cache, get, reads };

@@ -1,22 +1,37 @@
 // The anchors of a page of hits — each hit's chunk, its document, its collection's name and (when
-// snippets are cut) the document's text — read in one round over the storage interface: three
-// batch reads side by side. On PostgreSQL that is the difference between a page costing ~4 round
-// trips per hit and ~4 in all. Texts and collection names are kept until the index changes (the
-// engine's generation): searches in a row tend to land on the same documents (half of the hits of
-// bench:search's 500 questions were among the last 500 documents shown), and a document's text is
-// read whole to cut a snippet (31 KB on average in cpp-docs).
+// snippets are cut) the text around the chunk — read in one round over the storage interface:
+// three batch reads side by side. On PostgreSQL that is the difference between a page costing ~4
+// round trips per hit and ~4 in all. Texts and collection names are kept until the index changes
+// (the engine's generation): searches in a row tend to land on the same documents (half of the
+// hits of bench:search's 500 questions were among the last 500 documents shown). Only the chunk's
+// stretch of its document is read (on SQLite the compressed blocks it covers, not the whole text:
+// store/content-blocks.ts).
 import type { ChunkRow } from '../store/chunks.js';
 import type { DocumentRow } from '../store/documents.js';
-import type { Storage } from '../store/storage.js';
+import type { Storage, TextWindow } from '../store/storage.js';
+import { snippetAround, type Snippet, type TermMatcher } from './snippet.js';
 import { DocumentTextCache } from './text-cache.js';
 
 export interface PageAnchor {
   chunk: ChunkRow;
   doc: DocumentRow;
   collection: string;
-  /** The document's text ('' when not asked for). */
-  text: string;
+  /** The text around the chunk (its range and a character either side), from character `window.start` of the document; '' at 0 when not asked for. */
+  window: TextWindow;
 }
+
+/** The anchor chunk's snippet (see snippetAround): its range taken in the window. */
+export function anchorSnippet(a: PageAnchor, matcher: TermMatcher, maxChars: number): Snippet {
+  const { chunk, window } = a;
+  return snippetAround(window.text, chunk.charStart - window.start, chunk.charEnd - window.start, chunk.lineStart, matcher, maxChars);
+}
+
+/** The anchor chunk's own text. */
+export function anchorText(a: PageAnchor): string {
+  return a.window.text.slice(a.chunk.charStart - a.window.start, a.chunk.charEnd - a.window.start);
+}
+
+const NO_TEXT: TextWindow = { start: 0, text: '' };
 
 export class PageAnchors {
   private generation = -1;
@@ -40,11 +55,11 @@ export class PageAnchors {
     const out = new Map<number, PageAnchor>();
     if (!hits.length) return out;
     this.at(generation);
-    const documentIds = hits.map((h) => h.documentId);
+    const chunkIds = hits.map((h) => h.chunkId);
     const [chunks, docs, texts] = await Promise.all([
-      this.storage.chunks.byIds(hits.map((h) => h.chunkId)),
-      this.storage.documents.byIds(documentIds),
-      withText ? this.textsOf(documentIds, fresh) : Promise.resolve(new Map<number, string>()),
+      this.storage.chunks.byIds(chunkIds),
+      this.storage.documents.byIds(hits.map((h) => h.documentId)),
+      withText ? this.textsOf(chunkIds, fresh) : Promise.resolve(new Map<number, TextWindow>()),
     ]);
     const unnamed = [...new Set([...docs.values()].map((d) => d.collectionId))].filter((id) => !this.names.has(id));
     const names = this.names;
@@ -53,22 +68,22 @@ export class PageAnchors {
       const chunk = chunks.get(h.chunkId);
       const doc = docs.get(h.documentId);
       if (!chunk || !doc || chunk.documentId !== doc.id) continue;
-      out.set(h.chunkId, { chunk, doc, collection: names.get(doc.collectionId) ?? '', text: texts.get(doc.id) ?? '' });
+      out.set(h.chunkId, { chunk, doc, collection: names.get(doc.collectionId) ?? '', window: texts.get(chunk.id) ?? NO_TEXT });
     }
     return out;
   }
 
-  /** Documents' texts, the recently read ones from the cache. */
-  private async textsOf(documentIds: readonly number[], fresh: boolean): Promise<Map<number, string>> {
-    const out = new Map<number, string>();
+  /** The texts around chunks by chunk id, the recently read ones from the cache. */
+  private async textsOf(chunkIds: readonly number[], fresh: boolean): Promise<Map<number, TextWindow>> {
+    const out = new Map<number, TextWindow>();
     const missing: number[] = [];
-    for (const id of new Set(documentIds)) {
+    for (const id of new Set(chunkIds)) {
       const t = fresh ? undefined : this.texts.get(id);
       if (t === undefined) missing.push(id);
       else out.set(id, t);
     }
     if (missing.length) {
-      for (const [id, t] of await this.storage.documents.contents(missing)) {
+      for (const [id, t] of await this.storage.documents.chunkWindows(missing)) {
         this.texts.put(id, t);
         out.set(id, t);
       }

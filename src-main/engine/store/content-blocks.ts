@@ -74,19 +74,15 @@ export function registerBlockFunctions(db: { function: (name: string, opts: { de
   db.function('trove_inflate', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? inflateBlock(v) : null));
 }
 
-/** Rows of (range index, block start, block text) in order, joined into one window per range (absent: no text). */
-export function windowsFromRows(count: number, rows: readonly { i: number; start: number; text: string }[]): (TextWindow | undefined)[] {
-  const out: (TextWindow | undefined)[] = new Array(count).fill(undefined);
-  const parts: string[][] = [];
+/** Rows of (key, block start, block text) in order, joined into one window per key (a range's index, a chunk's id). */
+export function windowsFromRows(rows: readonly { i: number; start: number; text: string }[]): Map<number, TextWindow> {
+  const parts = new Map<number, { start: number; texts: string[] }>();
   for (const r of rows) {
-    const w = out[r.i];
-    if (!w) {
-      out[r.i] = { start: r.start, text: '' };
-      parts[r.i] = [r.text];
-    } else parts[r.i]!.push(r.text);
+    const p = parts.get(r.i);
+    if (p) p.texts.push(r.text);
+    else parts.set(r.i, { start: r.start, texts: [r.text] });
   }
-  for (const [i, p] of parts.entries()) if (p) out[i]!.text = p.join('');
-  return out;
+  return new Map([...parts].map(([i, p]) => [i, { start: p.start, text: p.texts.length === 1 ? p.texts[0]! : p.texts.join('') }]));
 }
 
 /** `text[from, to)` of a window (the caller asked for a range the window covers). */

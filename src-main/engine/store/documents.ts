@@ -113,6 +113,8 @@ export class DocumentStore {
   readonly contentsStmt;
   /** Ranges as one JSON array of [id, from, to]: the blocks covering each, in order (content-blocks.ts windowsFromRows). */
   readonly windowsStmt;
+  /** Chunk ids as one JSON array: the blocks around each chunk, keyed by chunk id. */
+  readonly chunkWindowsStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
   readonly pathsStmt;
@@ -158,12 +160,17 @@ export class DocumentStore {
          FROM content_blocks WHERE document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id`,
     );
     // per range: the last block starting at or before `from` (one index seek), then the blocks up to `to`
-    this.windowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
-      `WITH r AS (SELECT key AS i, value->>0 AS id, value->>1 AS f, value->>2 AS t FROM json_each(?)),
+    const blocksOf = (ranges: string) => `WITH r AS (${ranges}),
             lo AS (SELECT i, id, t, (SELECT max(start) FROM content_blocks x WHERE x.document_id = r.id AND x.start <= r.f) AS s FROM r)
        SELECT lo.i AS i, b.start AS start, CAST(trove_inflate(b.data) AS TEXT) AS text
          FROM lo JOIN content_blocks b ON b.document_id = lo.id AND b.start >= lo.s AND b.start < max(lo.t, lo.s + 1)
-        ORDER BY lo.i, b.start`,
+        ORDER BY lo.i, b.start`;
+    this.windowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+      blocksOf('SELECT key AS i, value->>0 AS id, value->>1 AS f, value->>2 AS t FROM json_each(?)'),
+    );
+    // a chunk's text and one character either side (a snippet's ellipses look at them)
+    this.chunkWindowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+      blocksOf('SELECT c.id AS i, c.document_id AS id, max(c.char_start - 1, 0) AS f, c.char_end + 1 AS t FROM json_each(?) j JOIN chunks c ON c.id = j.value'),
     );
     // the first block is the text's first BLOCK_CHARS characters, more than a language sample asks for
     this.languageSampleStmt = db.prepare<[number, number, number], { t: string }>(

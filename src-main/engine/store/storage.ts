@@ -69,6 +69,12 @@ export interface DocumentRepository {
    * or a chunk's text without the whole document.
    */
   windows(ranges: readonly TextRange[]): Promise<(TextWindow | undefined)[]>;
+  /**
+   * The text around each chunk, keyed by chunk id (absent: the chunk or its text is gone): its
+   * range [charStart, charEnd) and the character either side of it when there is one. A page of
+   * hits' snippets in the same round as their chunks (search/page-anchors.ts).
+   */
+  chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>>;
   /** The start (`chars`) of the collection's first `documents` texts by id: the automatic model choice's sample. */
   languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]>;
 }

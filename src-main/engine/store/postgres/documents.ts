@@ -144,6 +144,21 @@ export class PostgresDocuments implements DocumentRepository {
     return out;
   }
 
+  async chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>> {
+    if (!chunkIds.length) return new Map();
+    // a prefix, as windows(): the code points up to the chunk's end and one more hold its units
+    const rows = await this.db.query<{ id: number; char_start: number; text: string }>(
+      'SELECT c.id, c.char_start, substr(t.text, 1, c.char_end + 1) AS text FROM chunks c JOIN contents t ON t.document_id = c.document_id WHERE c.id = ANY($1::bigint[])',
+      [[...new Set(chunkIds)]],
+    );
+    return new Map(
+      rows.map((r) => {
+        const from = Math.min(Math.max(0, r.char_start - 1), r.text.length);
+        return [Number(r.id), { start: from, text: r.text.slice(from) }];
+      }),
+    );
+  }
+
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
     const rows = await this.db.query<{ t: string }>(
       'SELECT substr(t.text, 1, $1) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = $2 ORDER BY d.id LIMIT $3',

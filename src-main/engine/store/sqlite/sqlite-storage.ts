@@ -156,7 +156,12 @@ class Documents implements DocumentRepository {
   async windows(ranges: readonly TextRange[]): Promise<(TextWindow | undefined)[]> {
     if (!ranges.length) return [];
     const json = JSON.stringify(ranges.map((r) => [r.id, Math.max(0, r.from), Math.max(0, r.to)]));
-    return windowsFromRows(ranges.length, await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.windowsStmt, [json]));
+    const found = windowsFromRows(await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.windowsStmt, [json]));
+    return ranges.map((_, i) => found.get(i));
+  }
+  async chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>> {
+    if (!chunkIds.length) return new Map();
+    return windowsFromRows(await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.chunkWindowsStmt, [JSON.stringify([...new Set(chunkIds)])]));
   }
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
     return this.store.languageSample(collectionId, sample);
