@@ -44,7 +44,7 @@ export function packText(text: string, blockChars = BLOCK_CHARS): PackedBlock[] 
   const out: PackedBlock[] = [];
   let start = 0;
   do {
-    let end = Math.min(text.length, start + blockChars);
+    let end = Math.min(text.length, (Math.floor(start / blockChars) + 1) * blockChars);
     if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
     out.push({ start, data: deflate(text.slice(start, end)) });
     start = end;
