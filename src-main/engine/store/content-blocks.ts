@@ -74,6 +74,15 @@ export function registerBlockFunctions(db: { function: (name: string, opts: { de
   db.function('trove_inflate', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? inflateBlock(v) : null));
 }
 
+/**
+ * SQL for a document's whole text from its blocks (NULL when it has none), for a statement over
+ * the file outside the storage's own (a migration to PostgreSQL, a bench): its connection needs
+ * registerBlockFunctions.
+ */
+export function wholeTextSql(documentId: string): string {
+  return `(SELECT group_concat(CAST(trove_inflate(b.data) AS TEXT), '' ORDER BY b.start) FROM content_blocks b WHERE b.document_id = ${documentId})`;
+}
+
 /** Rows of (key, block start, block text) in order, joined into one window per key (a range's index, a chunk's id). */
 export function windowsFromRows(rows: readonly { i: number; start: number; text: string }[]): Map<number, TextWindow> {
   const parts = new Map<number, { start: number; texts: string[] }>();

@@ -14,7 +14,7 @@ import * as sqliteVec from 'sqlite-vec';
 import pgvector from 'pgvector';
 import { TroveError } from '../../errors.js';
 import type { CollectionKind } from '../collections.js';
-import { registerBlockFunctions } from '../content-blocks.js';
+import { registerBlockFunctions, wholeTextSql } from '../content-blocks.js';
 import { keywordIndexOf, KEYWORD_INDEXES } from '../keyword-index.js';
 import { databasePath } from '../../profile.js';
 import { PostgresDatabase, redactPostgresUrl, validatePostgresUrl } from '../postgres/connection.js';
@@ -67,8 +67,8 @@ interface TableCopy {
   from?: string;
 }
 
-/** A document's whole text from its compressed blocks (store/content-blocks.ts; trove_inflate is registered on the source). */
-const WHOLE_TEXT = (doc: string) => `(SELECT group_concat(CAST(trove_inflate(b.data) AS TEXT), '' ORDER BY b.start) FROM content_blocks b WHERE b.document_id = ${doc})`;
+/** A document's whole text from its compressed blocks (trove_inflate is registered on the source). */
+const WHOLE_TEXT = wholeTextSql;
 const HAS_TEXT = (doc: string) => `EXISTS (SELECT 1 FROM content_blocks b WHERE b.document_id = ${doc})`;
 
 const bool = (v: unknown) => v === 1 || v === true;
