@@ -14,7 +14,6 @@
 // block is then valid text on its own, stored as UTF-8 like the whole text was. The row carries its
 // start, so a reader finds the block holding an offset by one index seek whatever the block sizes:
 // memory entries keep their text in one block however long (store/sqlite/memory.ts).
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 
 export const BLOCK_CHARS = 8192;
@@ -42,27 +41,12 @@ export interface TextRange {
 
 /** `text` cut into blocks of `blockChars` (never inside a surrogate pair) and deflated; an empty text is one empty block. */
 export function packText(text: string, blockChars = BLOCK_CHARS): PackedBlock[] {
-  return cut(text, blockChars).map((b) => ({ start: b.start, data: deflate(text.slice(b.start, b.end)) }));
-}
-
-const deflateAsync = promisify(zlib.deflateRaw);
-
-/**
- * packText with the deflate on libuv's threads (node:zlib's async calls), not the calling one:
- * deflate is ~55 MB/s, so on the indexing writer's thread it cost a third more CPU there
- * (bench/RESULTS.md "Document text in compressed blocks"); its caller waits while it runs.
- */
-export async function packTextAsync(text: string, blockChars = BLOCK_CHARS): Promise<PackedBlock[]> {
-  return Promise.all(cut(text, blockChars).map(async (b) => ({ start: b.start, data: await deflateAsync(Buffer.from(text.slice(b.start, b.end), 'utf8'), { level: LEVEL }) })));
-}
-
-function cut(text: string, blockChars: number): { start: number; end: number }[] {
-  const out: { start: number; end: number }[] = [];
+  const out: PackedBlock[] = [];
   let start = 0;
   do {
     let end = Math.min(text.length, (Math.floor(start / blockChars) + 1) * blockChars);
     if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
-    out.push({ start, end });
+    out.push({ start, data: deflate(text.slice(start, end)) });
     start = end;
   } while (start < text.length);
   return out;

@@ -2,29 +2,13 @@
 // indexer has always run (store/documents.ts, store/chunks.ts), the keyword rows of the whole
 // batch last (FTS5 flushes its pending terms whenever another statement opens a savepoint).
 // Moves and removals check the row is still where the engine saw it, as on PostgreSQL; with one
-// writer they always are. Texts go in compressed blocks (store/content-blocks.ts), deflated before
-// the transaction off the engine's thread when the caller can wait (packBatch).
+// writer they always are.
 import type { ChunkStore, FtsRow } from '../chunks.js';
-import { packTextAsync, type PackedBlock } from '../content-blocks.js';
 import type { DocumentStore } from '../documents.js';
-import type { AttachmentWrite, IndexBatch, IndexWrite } from '../storage.js';
+import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { OcrRows } from './ocr.js';
 
-/** The blocks of a batch's texts, by the write (or attachment) carrying each. */
-export type PackedTexts = Map<IndexWrite | AttachmentWrite, readonly PackedBlock[]>;
-
-/** Every text of the batch deflated on libuv's threads (packTextAsync), for applyIndexBatch. */
-export async function packBatch(batch: IndexBatch): Promise<PackedTexts> {
-  const out: PackedTexts = new Map();
-  const pack = async (w: IndexWrite | AttachmentWrite, text: string) => void out.set(w, await packTextAsync(text));
-  await Promise.all(
-    batch.writes.flatMap((w) => (w.op !== 'index' ? [] : [pack(w, w.text), ...(w.attachments ?? []).flatMap((a) => (a.text === null ? [] : [pack(a, a.text)]))])),
-  );
-  return out;
-}
-
-/** `packed`: the texts' blocks made beforehand (packBatch); a text without is deflated here. */
-export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ocr: OcrRows, batch: IndexBatch, packed?: PackedTexts): boolean[] {
+export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ocr: OcrRows, batch: IndexBatch): boolean[] {
   const target = chunks.forIndex(batch.index);
   const fts: FtsRow[] = [];
   const applied = batch.writes.map((w): boolean => {
@@ -59,10 +43,10 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, oc
       }
       case 'index': {
         const id = documents.upsert(w.document, batch.at);
-        documents.putContent(id, w.text, { isNew: w.existingId === undefined, packed: packed?.get(w) });
+        documents.putContent(id, w.text);
         ocr.write(id, batch.collectionId, w.ocr, w.existingId !== undefined);
         for (const row of target.replaceFor(id, w.chunks, w.existingId === undefined)) fts.push(row);
-        if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts, packed);
+        if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts);
         return true;
       }
     }
@@ -72,7 +56,7 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, oc
 }
 
 /** The file's documents of its own: written with it as parent; the children it no longer has dropped. */
-function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[], packed?: PackedTexts): void {
+function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): void {
   const old = new Map(documents.children(parentId).map((c) => [c.path, c.id]));
   for (const a of attachments) {
     const existing = old.get(a.document.path);
@@ -85,7 +69,7 @@ function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId
       }
       continue;
     }
-    documents.putContent(id, a.text, { isNew: existing === undefined, packed: packed?.get(a) });
+    documents.putContent(id, a.text);
     for (const row of target.replaceFor(id, a.chunks, existing === undefined)) fts.push(row);
   }
   for (const id of old.values()) {

@@ -7,7 +7,7 @@ import type { Db } from '../database.js';
 import type { DocumentStore } from '../documents.js';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow, JobStore } from '../jobs.js';
 import type { ClaimedJobs, JobQueue } from '../storage.js';
-import { applyIndexBatch, packBatch, type PackedTexts } from './index-writer.js';
+import { applyIndexBatch } from './index-writer.js';
 import type { OcrRows } from './ocr.js';
 
 type Outcome = Parameters<ClaimedJobs['complete']>[0];
@@ -38,7 +38,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   /** One transaction: a scan's findings, retries, retirements, then the index writes (keyword rows last). */
-  completeNow(outcome: Outcome, packed?: PackedTexts): boolean[] {
+  completeNow(outcome: Outcome): boolean[] {
     let applied: boolean[] = [];
     this.db
       .transaction(() => {
@@ -46,7 +46,7 @@ export class SqliteJobQueue implements JobQueue {
         for (const j of outcome.found ?? []) this.jobs.addIfAbsent(j);
         for (const r of outcome.retry ?? []) this.jobs.retry(r.job, r.attempts, r.nextRunAt, r.error);
         for (const j of outcome.retire) this.jobs.retire(j);
-        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, this.ocr, outcome.write, packed);
+        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, this.ocr, outcome.write);
         for (const r of outcome.retireIfApplied ?? []) if (applied[r.write]) this.jobs.retire(r.job);
       })
       .immediate();
@@ -105,8 +105,7 @@ class SqliteClaim implements ClaimedJobs {
   ) {}
 
   async complete(outcome: Outcome): Promise<boolean[]> {
-    // the texts deflated off this thread first; the transaction itself stays synchronous
-    return this.queue.completeNow(outcome, outcome.write ? await packBatch(outcome.write) : undefined);
+    return this.queue.completeNow(outcome);
   }
 
   async release(): Promise<void> {}
