@@ -1,13 +1,15 @@
 // A document's text as SQLite keeps it: compressed in blocks (table content_blocks), so a read of
-// a range — a hit's snippet, an embedding's chunk texts — inflates only the blocks it covers.
+// a range — a hit's snippet, an embedding's chunk texts — decompresses only the blocks it covers.
 //
 // Why: the extracted text stored whole was 1.10× the corpus text on its own at 100,000 documents
-// (bench/RESULTS.md, "bench:scale baseline"); deflated it is ~2.8× smaller. Why these choices
-// (measured on 3,000 texts of the scale corpus, bench/RESULTS.md "Document text in compressed
-// blocks"): deflate-raw level 6 compressed 2.79× at 8,192 chars a block against brotli 5's 2.9×,
-// but inflated faster and compressed 1.6× faster; a block's inflate costs ~25 µs, most of it the
-// call itself, so blocks much smaller than this cost a snippet more calls and compress worse
-// (2.46× at 2,048), and much larger ones inflate text a snippet does not show.
+// (bench/RESULTS.md, "bench:scale baseline"). The codec and block size were measured on this
+// machine (bench/RESULTS.md "Document text in compressed blocks"): the compression runs on the
+// indexing writer's thread, where every millisecond is indexing time, so brotli at quality 1
+// (2.42× on cpp-docs' Markdown at 116 MB/s) beat deflate-raw level 6 (2.74× at 61 MB/s: +30% of
+// the writer's CPU on bench:index) and level 1 (2.59×, 78 MB/s); decompressing a block costs
+// ~15–20 µs with either, most of it the call itself. 8,192 chars a block: smaller blocks compress
+// worse (2.46× at 2,048 with deflate) and cost a long read more calls, larger ones decompress
+// text a snippet does not show.
 //
 // A block starts at a multiple of BLOCK_CHARS UTF-16 code units (the offsets chunks and get use),
 // one unit later where that would split a surrogate pair (an emoji, a rare CJK character): each
@@ -17,12 +19,12 @@
 import zlib from 'node:zlib';
 
 export const BLOCK_CHARS = 8192;
-const LEVEL = 6;
+const PARAMS = { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT };
 
 export interface PackedBlock {
   /** The block's first character, in UTF-16 code units from the start of the text. */
   start: number;
-  /** The block's text as UTF-8, deflated (raw). */
+  /** The block's text as UTF-8, brotli-compressed. */
   data: Buffer;
 }
 
@@ -39,14 +41,14 @@ export interface TextRange {
   to: number;
 }
 
-/** `text` cut into blocks of `blockChars` (never inside a surrogate pair) and deflated; an empty text is one empty block. */
+/** `text` cut into blocks of `blockChars` (never inside a surrogate pair) and compressed; an empty text is one empty block. */
 export function packText(text: string, blockChars = BLOCK_CHARS): PackedBlock[] {
   const out: PackedBlock[] = [];
   let start = 0;
   do {
     let end = Math.min(text.length, (Math.floor(start / blockChars) + 1) * blockChars);
     if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
-    out.push({ start, data: deflate(text.slice(start, end)) });
+    out.push({ start, data: compress(text.slice(start, end)) });
     start = end;
   } while (start < text.length);
   return out;
@@ -54,11 +56,12 @@ export function packText(text: string, blockChars = BLOCK_CHARS): PackedBlock[] 
 
 /** The whole text as one block (a memory entry: short, and read whole by its SQL). */
 export function packWhole(text: string): PackedBlock[] {
-  return [{ start: 0, data: deflate(text) }];
+  return [{ start: 0, data: compress(text) }];
 }
 
-function deflate(text: string): Buffer {
-  return zlib.deflateRawSync(Buffer.from(text, 'utf8'), { level: LEVEL });
+function compress(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  return zlib.brotliCompressSync(bytes, { params: { ...PARAMS, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
 }
 
 /**
@@ -66,7 +69,7 @@ function deflate(text: string): Buffer {
  * crosses into JavaScript once, where the rows are read, not once more inside the function).
  */
 export function inflateBlock(data: Uint8Array): Buffer {
-  return zlib.inflateRawSync(data);
+  return zlib.brotliDecompressSync(data);
 }
 
 /** Registers trove_inflate(blob) on a connection: the engine's and each reader thread's. */

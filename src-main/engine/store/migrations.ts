@@ -300,7 +300,7 @@ export const migrations: readonly string[] = [
   CREATE TABLE content_blocks (
     document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     start INTEGER NOT NULL,           -- the block's first character (UTF-16 code units)
-    data BLOB NOT NULL,               -- its text as UTF-8, deflated (raw)
+    data BLOB NOT NULL,               -- its text as UTF-8, brotli-compressed
     PRIMARY KEY (document_id, start)
   );
   INSERT INTO content_blocks (document_id, start, data)
