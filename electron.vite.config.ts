@@ -26,7 +26,6 @@ export default defineConfig({
           'parse-worker': resolve(import.meta.dirname, 'src-main/engine/ingest/parse-worker.ts'),
           'checkpoint-worker': resolve(import.meta.dirname, 'src-main/engine/store/checkpoint-worker.ts'),
           'reader-worker': resolve(import.meta.dirname, 'src-main/engine/store/sqlite/reader-worker.ts'),
-          'pack-worker': resolve(import.meta.dirname, 'src-main/engine/store/sqlite/pack-worker.ts'),
           'ocr-worker': resolve(import.meta.dirname, 'src-main/engine/ocr/ocr-worker.ts'),
         },
         external: nativeExternals,

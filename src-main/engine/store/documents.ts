@@ -1,6 +1,6 @@
 // The documents and content_blocks tables: one row per file we have seen, and its parsed text in
 // compressed blocks (content-blocks.ts).
-import { packText, packWhole, type PackedBlock } from './content-blocks.js';
+import { packText, packWhole } from './content-blocks.js';
 import type { Db } from './database.js';
 
 export type DocumentStatus = 'indexed' | 'skipped' | 'failed';
@@ -295,12 +295,11 @@ export class DocumentStore {
   /**
    * The document's text in blocks, replacing any it had (a longer old text's last blocks must not
    * stay). `whole`: one block (a memory entry's statements read it so). `isNew`: the row was just
-   * inserted (insertNew), so there is nothing to replace. `packed`: the text's blocks, compressed
-   * beforehand (sqlite/block-packer.ts).
+   * inserted (insertNew), so there is nothing to replace.
    */
-  putContent(id: number, text: string, opts: { whole?: boolean; isNew?: boolean; packed?: readonly PackedBlock[] } = {}): void {
+  putContent(id: number, text: string, opts: { whole?: boolean; isNew?: boolean } = {}): void {
     if (!opts.isNew) this.deleteContentStmt.run(id);
-    for (const b of opts.packed ?? (opts.whole ? packWhole(text) : packText(text))) this.putContentStmt.run(id, b.start, b.data);
+    for (const b of opts.whole ? packWhole(text) : packText(text)) this.putContentStmt.run(id, b.start, b.data);
   }
 }
 

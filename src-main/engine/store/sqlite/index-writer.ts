@@ -2,37 +2,15 @@
 // indexer has always run (store/documents.ts, store/chunks.ts), the keyword rows of the whole
 // batch last (FTS5 flushes its pending terms whenever another statement opens a savepoint).
 // Moves and removals check the row is still where the engine saw it, as on PostgreSQL; with one
-// writer they always are. The texts go in compressed blocks after the keyword rows: they are
-// compressed on another thread meanwhile (block-packer.ts).
+// writer they always are.
 import type { ChunkStore, FtsRow } from '../chunks.js';
 import type { DocumentStore } from '../documents.js';
-import type { AttachmentWrite, IndexBatch, IndexWrite } from '../storage.js';
-import type { PackTicket } from './block-packer.js';
+import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { OcrRows } from './ocr.js';
 
-type TextOwner = Extract<IndexWrite, { op: 'index' }> | AttachmentWrite;
-
-/** The batch's texts in the order applyIndexBatch writes them (a file's, then its attachments'). */
-export function batchTexts(batch: IndexBatch): string[] {
-  return textOwners(batch).map((o) => o.text!);
-}
-
-function textOwners(batch: IndexBatch): TextOwner[] {
-  return batch.writes.flatMap((w): TextOwner[] => (w.op !== 'index' ? [] : [w, ...(w.attachments ?? []).filter((a) => a.text !== null)]));
-}
-
-/** A text to write once the batch's other rows are: the row's id, and whether it is new (nothing to replace). */
-interface PendingText {
-  owner: TextOwner;
-  id: number;
-  isNew: boolean;
-}
-
-/** `packed`: the blocks of batchTexts(batch), compressed meanwhile; without, they are compressed here. */
-export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ocr: OcrRows, batch: IndexBatch, packed?: PackTicket): boolean[] {
+export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, ocr: OcrRows, batch: IndexBatch): boolean[] {
   const target = chunks.forIndex(batch.index);
   const fts: FtsRow[] = [];
-  const texts: PendingText[] = [];
   const applied = batch.writes.map((w): boolean => {
     switch (w.op) {
       case 'remove': {
@@ -65,28 +43,20 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, oc
       }
       case 'index': {
         const id = documents.upsert(w.document, batch.at);
-        texts.push({ owner: w, id, isNew: w.existingId === undefined });
+        documents.putContent(id, w.text, { isNew: w.existingId === undefined });
         ocr.write(id, batch.collectionId, w.ocr, w.existingId !== undefined);
         for (const row of target.replaceFor(id, w.chunks, w.existingId === undefined)) fts.push(row);
-        if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts, texts);
+        if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts);
         return true;
       }
     }
   });
   target.indexText(fts);
-  writeTexts(documents, textOwners(batch), texts, packed);
   return applied;
 }
 
-function writeTexts(documents: DocumentStore, owners: readonly TextOwner[], texts: readonly PendingText[], packed: PackTicket | undefined): void {
-  if (!texts.length) return;
-  const blocks = packed?.take();
-  const byOwner = blocks && new Map(owners.map((o, i) => [o, blocks[i]!]));
-  for (const t of texts) documents.putContent(t.id, t.owner.text!, { isNew: t.isNew, packed: byOwner?.get(t.owner) });
-}
-
 /** The file's documents of its own: written with it as parent; the children it no longer has dropped. */
-function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[], texts: PendingText[]): void {
+function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId: number, attachments: readonly AttachmentWrite[], at: number, fts: FtsRow[]): void {
   const old = new Map(documents.children(parentId).map((c) => [c.path, c.id]));
   for (const a of attachments) {
     const existing = old.get(a.document.path);
@@ -99,7 +69,7 @@ function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId
       }
       continue;
     }
-    texts.push({ owner: a, id, isNew: existing === undefined });
+    documents.putContent(id, a.text, { isNew: existing === undefined });
     for (const row of target.replaceFor(id, a.chunks, existing === undefined)) fts.push(row);
   }
   for (const id of old.values()) {

@@ -7,8 +7,7 @@ import type { Db } from '../database.js';
 import type { DocumentStore } from '../documents.js';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobRow, JobStore } from '../jobs.js';
 import type { ClaimedJobs, JobQueue } from '../storage.js';
-import type { BlockPacker, PackTicket } from './block-packer.js';
-import { applyIndexBatch, batchTexts } from './index-writer.js';
+import { applyIndexBatch } from './index-writer.js';
 import type { OcrRows } from './ocr.js';
 
 type Outcome = Parameters<ClaimedJobs['complete']>[0];
@@ -20,8 +19,6 @@ export class SqliteJobQueue implements JobQueue {
     private readonly documents: DocumentStore,
     private readonly chunks: ChunkStore,
     private readonly ocr: OcrRows,
-    /** Compresses a batch's texts on another thread while its rows are written. */
-    readonly packer: BlockPacker,
   ) {}
 
   async recordEvents(jobs: readonly JobEnqueue[]): Promise<void> {
@@ -41,7 +38,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   /** One transaction: a scan's findings, retries, retirements, then the index writes (keyword rows last). */
-  completeNow(outcome: Outcome, packed?: PackTicket): boolean[] {
+  completeNow(outcome: Outcome): boolean[] {
     let applied: boolean[] = [];
     this.db
       .transaction(() => {
@@ -49,7 +46,7 @@ export class SqliteJobQueue implements JobQueue {
         for (const j of outcome.found ?? []) this.jobs.addIfAbsent(j);
         for (const r of outcome.retry ?? []) this.jobs.retry(r.job, r.attempts, r.nextRunAt, r.error);
         for (const j of outcome.retire) this.jobs.retire(j);
-        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, this.ocr, outcome.write, packed);
+        if (outcome.write) applied = applyIndexBatch(this.documents, this.chunks, this.ocr, outcome.write);
         for (const r of outcome.retireIfApplied ?? []) if (applied[r.write]) this.jobs.retire(r.job);
       })
       .immediate();
@@ -108,7 +105,7 @@ class SqliteClaim implements ClaimedJobs {
   ) {}
 
   async complete(outcome: Outcome): Promise<boolean[]> {
-    return this.queue.completeNow(outcome, outcome.write && this.queue.packer.begin(batchTexts(outcome.write)));
+    return this.queue.completeNow(outcome);
   }
 
   async release(): Promise<void> {}

@@ -40,7 +40,6 @@ import { SqliteKeywordIndex } from './keyword.js';
 import { SqliteMemory } from './memory.js';
 import { OcrRows, SqliteOcr } from './ocr.js';
 import { ReaderPool } from './reader-pool.js';
-import { BlockPacker } from './block-packer.js';
 import { fold } from '../memory-conditions.js';
 
 class Collections implements CollectionRepository {
@@ -374,8 +373,6 @@ export class SqliteStorage implements Storage {
   private readonly checkpointer: WalCheckpointer | null;
   /** Threads start on the first read sent to them: a host that never searches starts none. */
   readonly readers: ReaderPool;
-  /** Compresses index batches' texts on a thread of its own (block-packer.ts); started with the first big batch. */
-  private readonly packer = new BlockPacker();
   private readonly keywords = new Map<KeywordIndex, SqliteKeywordIndex>();
   private closed = false;
 
@@ -398,7 +395,7 @@ export class SqliteStorage implements Storage {
     this.documents = new Documents(documentStore, this.readers);
     this.chunks = new Chunks(chunkStore, this.readers);
     const ocrRows = new OcrRows(db);
-    this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows, this.packer);
+    this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
     this.ocr = new SqliteOcr(db, documentStore, chunkStore, ocrRows);
     this.tokens = new Tokens(new TokenStore(db));
     this.stats = new Stats(new StatsStore(db), location, this.readers);
@@ -432,7 +429,6 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     this.vectors.ann.close(); // saves changed ANN indexes while the database is still open
     await this.readers.close(); // after the reads in flight; readers first, so the writer's connection is the last but the checkpointer's
-    await this.packer.close();
     this.db.close();
     await this.checkpointer?.close(); // after the writer's: its connection, the last, takes the final checkpoint
   }
