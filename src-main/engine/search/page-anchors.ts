@@ -32,11 +32,15 @@ export function anchorText(a: PageAnchor): string {
 }
 
 const NO_TEXT: TextWindow = { start: 0, text: '' };
+/** Chunk ranges remembered at most (~50 bytes each); forgotten all at once past it. */
+const MAX_RANGES = 100_000;
 
 export class PageAnchors {
   private generation = -1;
   private readonly texts: DocumentTextCache;
   private names = new Map<number, string>();
+  /** Chunks' places in their documents, learnt from their rows (immutable while the generation holds). */
+  private readonly ranges = new Map<number, { documentId: number; charStart: number; charEnd: number }>();
 
   constructor(
     private readonly storage: Storage,
@@ -55,12 +59,23 @@ export class PageAnchors {
     const out = new Map<number, PageAnchor>();
     if (!hits.length) return out;
     this.at(generation);
-    const chunkIds = hits.map((h) => h.chunkId);
-    const [chunks, docs, texts] = await Promise.all([
-      this.storage.chunks.byIds(chunkIds),
+    // texts a kept stretch covers need no read: a chunk's range is known once its row was read
+    const texts = new Map<number, TextWindow>();
+    const missing: number[] = [];
+    if (withText) {
+      for (const h of new Map(hits.map((x) => [x.chunkId, x])).values()) {
+        const r = fresh ? undefined : this.ranges.get(h.chunkId);
+        const w = r && this.texts.find(r.documentId, Math.max(0, r.charStart - 1), r.charEnd + 1);
+        if (w) texts.set(h.chunkId, w);
+        else missing.push(h.chunkId);
+      }
+    }
+    const [chunks, docs, read] = await Promise.all([
+      this.storage.chunks.byIds(hits.map((h) => h.chunkId)),
       this.storage.documents.byIds(hits.map((h) => h.documentId)),
-      withText ? this.textsOf(chunkIds, fresh) : Promise.resolve(new Map<number, TextWindow>()),
+      missing.length ? this.storage.documents.chunkWindows(missing) : Promise.resolve(new Map<number, TextWindow>()),
     ]);
+    this.learn(chunks.values(), read, texts);
     const unnamed = [...new Set([...docs.values()].map((d) => d.collectionId))].filter((id) => !this.names.has(id));
     const names = this.names;
     for (const id of unnamed) names.set(id, (await this.storage.collections.byId(id))?.name ?? '');
@@ -73,28 +88,23 @@ export class PageAnchors {
     return out;
   }
 
-  /** The texts around chunks by chunk id, the recently read ones from the cache. */
-  private async textsOf(chunkIds: readonly number[], fresh: boolean): Promise<Map<number, TextWindow>> {
-    const out = new Map<number, TextWindow>();
-    const missing: number[] = [];
-    for (const id of new Set(chunkIds)) {
-      const t = fresh ? undefined : this.texts.get(id);
-      if (t === undefined) missing.push(id);
-      else out.set(id, t);
+  /** Chunks' ranges remembered, and the stretches read kept by document (a read covers the chunk's range clipped to the text: one shorter ends at the text's end). */
+  private learn(chunks: Iterable<ChunkRow>, read: Map<number, TextWindow>, texts: Map<number, TextWindow>): void {
+    if (this.ranges.size > MAX_RANGES) this.ranges.clear();
+    for (const c of chunks) {
+      this.ranges.set(c.id, { documentId: c.documentId, charStart: c.charStart, charEnd: c.charEnd });
+      const w = read.get(c.id);
+      if (!w) continue;
+      texts.set(c.id, w);
+      this.texts.put(c.documentId, { ...w, toEnd: w.start + w.text.length < c.charEnd + 1 });
     }
-    if (missing.length) {
-      for (const [id, t] of await this.storage.documents.chunkWindows(missing)) {
-        this.texts.put(id, t);
-        out.set(id, t);
-      }
-    }
-    return out;
   }
 
   private at(generation: number): void {
     if (generation === this.generation) return;
     this.generation = generation;
     this.texts.clear();
+    this.ranges.clear();
     this.names = new Map();
   }
 }
