@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine, readEnvironment } from '../src-main/engine/index.js';
+import { wholeTextSql } from '../src-main/engine/store/content-blocks.js';
 import { openDatabase } from '../src-main/engine/store/database.js';
 import { VectorStore } from '../src-main/engine/store/vectors.js';
 import { readBeir, scoreRun, type BeirData } from './lib/beir.js';
@@ -135,8 +136,8 @@ function exportVectors(profile: string, out: string): { file: string; dims: numb
     const collectionId = (db.prepare("SELECT id FROM collections WHERE name = 'beir'").get() as { id: number }).id;
     const spaceId = vectors.collection(collectionId).activeSpaceId!;
     const chunk = db.prepare<[number], { path: string; title: string; text: string }>(
-      `SELECT d.path, d.title, substr(t.text, c.char_start + 1, c.char_end - c.char_start) AS text
-         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN contents t ON t.document_id = d.id WHERE c.id = ?`,
+      `SELECT d.path, d.title, substr(${wholeTextSql('d.id')}, c.char_start + 1, c.char_end - c.char_start) AS text
+         FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?`,
     );
     const file = path.join(out, 'vectors.f32');
     const fd = fs.openSync(file, 'w');

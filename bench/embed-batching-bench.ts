@@ -11,12 +11,14 @@ import { resolveModel } from '../src-main/engine/embed/resolver.js';
 import { OnnxEmbedder } from '../src-main/engine/embed/onnx-model.js';
 import { loadTokenizer, encodeSingle } from '../src-main/engine/embed/tokenizer.js';
 import { textHash } from '../src-main/engine/embed/embedding-stage.js';
+import { registerBlockFunctions, wholeTextSql } from '../src-main/engine/store/content-blocks.js';
 const db = new Database(process.argv[2] ?? '', { readonly: true });
+registerBlockFunctions(db);
 const n = Number(process.argv[3] ?? 600);
-const rows = db.prepare<[number], { text: string; s: number; e: number }>('SELECT t.text, c.char_start s, c.char_end e FROM chunks c JOIN contents t ON t.document_id = c.document_id WHERE c.id % 37 = 0 ORDER BY c.id LIMIT ?').all(n);
+const rows = db.prepare<[number], { text: string; s: number; e: number }>(`SELECT ${wholeTextSql('c.document_id')} AS text, c.char_start s, c.char_end e FROM chunks c WHERE c.id % 37 = 0 ORDER BY c.id LIMIT ?`).all(n);
 const texts = rows.map((r) => r.text.slice(r.s, r.e));
 {
-  const all = db.prepare<[], { text: string; s: number; e: number }>('SELECT t.text, c.char_start s, c.char_end e FROM chunks c JOIN contents t ON t.document_id = c.document_id').iterate();
+  const all = db.prepare<[], { text: string; s: number; e: number }>(`SELECT ${wholeTextSql('c.document_id')} AS text, c.char_start s, c.char_end e FROM chunks c WHERE ${wholeTextSql('c.document_id')} IS NOT NULL`).iterate();
   let chunks = 0;
   const distinct = new Set<string>();
   for (const r of all) {

@@ -14,6 +14,7 @@ import { ModelPool } from '../src-main/engine/embed/pool.js';
 import { resolveModel } from '../src-main/engine/embed/resolver.js';
 import { loadTokenizer } from '../src-main/engine/embed/tokenizer.js';
 import { databasePath } from '../src-main/engine/profile.js';
+import { registerBlockFunctions, wholeTextSql } from '../src-main/engine/store/content-blocks.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,8 +38,9 @@ await engine.addCollection({ root: docs, name: 'cpp' });
 await engine.index();
 await engine.close();
 const db = new Database(databasePath(path.join(work, 'home')), { readonly: true });
+registerBlockFunctions(db);
 const texts = db
-  .prepare<[number], { text: string; char_start: number; char_end: number }>('SELECT t.text, c.char_start, c.char_end FROM chunks c JOIN contents t ON t.document_id = c.document_id JOIN documents d ON d.id = c.document_id ORDER BY d.path, c.ordinal LIMIT ?')
+  .prepare<[number], { text: string; char_start: number; char_end: number }>(`SELECT ${wholeTextSql('d.id')} AS text, c.char_start, c.char_end FROM chunks c JOIN documents d ON d.id = c.document_id WHERE ${wholeTextSql('d.id')} IS NOT NULL ORDER BY d.path, c.ordinal LIMIT ?`)
   .all(n)
   .map((r) => r.text.slice(r.char_start, r.char_end));
 db.close();

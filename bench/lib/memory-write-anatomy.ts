@@ -81,7 +81,7 @@ function once(entries: readonly AnatomyEntry[], opts: { noCheckpoint?: boolean; 
           ? id
           : documents.insertNew({ collectionId, path: String(id), docid: `m${id}`, title, kind: 'memory', size: Buffer.byteLength(e.text), mtimeMs: now, tags: JSON.stringify(e.tags), metadata: JSON.stringify(e.metadata) });
         lap('documents');
-        documents.putContent(documentId, e.text);
+        documents.putContent(documentId, e.text, { whole: true, isNew: true });
         lap('contents');
         const written = entryChunks(e.text, title, DEFAULT_CHUNKING);
         if (skip.has('chunks')) written.forEach((c, i) => fts.push({ id: id * 64 + i, title: c.ftsTitle, headings: c.ftsHeadings, body: c.ftsBody }));

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { registerBlockFunctions, wholeTextSql } from '../../src-main/engine/store/content-blocks.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'index-child.ts');
 
@@ -66,12 +67,13 @@ export interface IndexSnapshot {
 /** Everything two runs must agree on (docids are random per run, so they are left out). The engine must be closed. */
 export function snapshot(databaseFile: string): IndexSnapshot {
   const db = new Database(databaseFile); // the engine is closed; FTS5's integrity-check is an INSERT
+  registerBlockFunctions(db);
   try {
     const docs = db
       .prepare(
         `SELECT d.path, d.hash, d.status, d.title, d.kind, d.size, coalesce(d.error, '') AS error,
                 (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunks,
-                (SELECT length(text) FROM contents t WHERE t.document_id = d.id) AS chars
+                length(${wholeTextSql('d.id')}) AS chars
            FROM documents d ORDER BY d.path`,
       )
       .all() as Record<string, unknown>[];

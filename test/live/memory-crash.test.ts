@@ -58,7 +58,7 @@ function check(file: string): Check {
     const mismatches =
       Math.abs(one("SELECT count(*) AS n FROM documents d JOIN collections c ON c.id = d.collection_id WHERE c.kind = 'memory'") - entries) +
       Math.abs(one('SELECT count(*) AS n FROM memory_fts') - entries) +
-      Math.abs(one("SELECT count(*) AS n FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.kind = 'memory'") - entries);
+      Math.abs(one("SELECT count(*) AS n FROM content_blocks t JOIN documents d ON d.id = t.document_id WHERE d.kind = 'memory' AND t.start = 0") - entries);
     const batchMismatches = Math.abs(one('SELECT count(*) AS n FROM memory_tags') - 2 * entries) + Math.abs(one('SELECT count(*) AS n FROM memory_images') * 100 - entries);
     return { integrity: db.pragma('integrity_check', { simple: true }) as string, fts, perThread: new Map(rows.map((r) => [r.t, r.n])), mismatches, batchMismatches };
   } finally {

@@ -12,7 +12,7 @@
 // of that vector, and identical texts in one batch are embedded once. The space is one model at one
 // weights digest, so the same text means the same model input and the same vector.
 import { createHash } from 'node:crypto';
-import type { Storage } from '../store/storage.js';
+import type { Storage, TextRange } from '../store/storage.js';
 import type { Lane, ModelPool } from './pool.js';
 import type { EmbeddingProgress } from '../types/models.js';
 
@@ -128,11 +128,8 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
       continue;
     }
     try {
-      const texts = await storage.documents.contents([...new Set(batch.map((c) => c.documentId))]);
-      const items = batch.map((c) => {
-        const text = (texts.get(c.documentId) ?? '').slice(c.charStart, c.charEnd);
-        return { chunk: c, text, hash: textHash(text) };
-      });
+      const texts = await chunkTexts(storage, batch);
+      const items = batch.map((c, i) => ({ chunk: c, text: texts[i]!, hash: textHash(texts[i]!) }));
       const groups = byText(items);
       const have = await vectors.reusable(t.spaceId, [...groups.keys()]);
       const anyWorker = opts.lane === 'background' && (opts.spare?.() ?? false);
@@ -156,4 +153,27 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
   done = total;
   report('done');
   return true;
+}
+
+/**
+ * The batch's chunk texts, in order: one range a document, from its first chunk's start to its
+ * last one's end, so the stretch of a document the batch covers is read (on SQLite inflated) once
+ * and never the rest of a long document.
+ */
+async function chunkTexts(storage: Storage, batch: readonly { documentId: number; charStart: number; charEnd: number }[]): Promise<string[]> {
+  const spans = new Map<number, TextRange>();
+  for (const c of batch) {
+    const s = spans.get(c.documentId);
+    if (!s) spans.set(c.documentId, { id: c.documentId, from: c.charStart, to: c.charEnd });
+    else {
+      s.from = Math.min(s.from, c.charStart);
+      s.to = Math.max(s.to, c.charEnd);
+    }
+  }
+  const ranges = [...spans.values()];
+  const windows = new Map((await storage.documents.windows(ranges)).map((w, i) => [ranges[i]!.id, w]));
+  return batch.map((c) => {
+    const w = windows.get(c.documentId);
+    return w ? w.text.slice(c.charStart - w.start, c.charEnd - w.start) : '';
+  });
 }

@@ -13,8 +13,8 @@ import type { ResolvedFilters } from '../store/filters.js';
 import { rankedPage, planSteps, type PlannedTerm, type PlanStep } from './plan.js';
 import { keywordTerm, parseQuery, type QuerySyntax, type QueryTerm } from './query.js';
 import type { RankedHit } from './hit.js';
-import type { PageAnchor, PageAnchors } from './page-anchors.js';
-import { snippetAround, TermMatcher } from './snippet.js';
+import { anchorSnippet, anchorText, type PageAnchor, type PageAnchors } from './page-anchors.js';
+import { TermMatcher } from './snippet.js';
 
 export interface KeywordRequest {
   query: string;
@@ -247,9 +247,8 @@ export class KeywordSearch {
 }
 
 function keywordHit(c: RankedCandidate, a: PageAnchor, matcher: TermMatcher, req: KeywordRequest, plan: KeywordPlanInfo): KeywordHit {
-  const { chunk, doc, collection, text: body } = a;
-  const snippet =
-    req.snippets === false ? { text: '', line: chunk.lineStart, highlights: [] } : snippetAround(body, chunk.charStart, chunk.charEnd, chunk.lineStart, matcher, req.snippetChars);
+  const { chunk, doc, collection } = a;
+  const snippet = req.snippets === false ? { text: '', line: chunk.lineStart, highlights: [] } : anchorSnippet(a, matcher, req.snippetChars);
   const hit: KeywordHit = {
     documentId: doc.id,
     chunkId: chunk.id,
@@ -278,7 +277,7 @@ function keywordHit(c: RankedCandidate, a: PageAnchor, matcher: TermMatcher, req
       fields: {
         title: matcher.termsIn(doc.title),
         headings: matcher.termsIn(chunk.headingPath.join('\n')),
-        body: matcher.termsIn(body.slice(chunk.charStart, chunk.charEnd)),
+        body: matcher.termsIn(anchorText(a)),
       },
       matchedChunks: c.matchedChunks,
     };

@@ -12,10 +12,10 @@ import { reciprocalRankFusion, weightedSumFusion, type FusedHit } from './fusion
 import { queryMatcher } from './highlight.js';
 import type { RankedHit } from './hit.js';
 import { indexChanged, PAGE_ATTEMPTS, type Bm25Scale, type KeywordSearch } from './keyword-search.js';
-import type { PageAnchor } from './page-anchors.js';
+import { anchorSnippet, anchorText, type PageAnchor } from './page-anchors.js';
 import type { ValidSearchRequest } from './request.js';
 import { blendRerank, DEFAULT_RERANK_TOP, type RerankedHit } from './rerank.js';
-import { snippetAround, type TermMatcher } from './snippet.js';
+import type { TermMatcher } from './snippet.js';
 import { DEFAULT_VECTOR_MIN_SCORE, nearestDocuments, round, type NearestDocument, type SpaceQuery } from './vector.js';
 
 export interface ModeResult {
@@ -172,7 +172,7 @@ export class ModeSearch {
     for (const f of page) {
       const a = anchors.get(f.hit.chunkId);
       if (!a) continue; // its chunk went away meanwhile: no snippet rather than a wrong one
-      const s = snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars);
+      const s = anchorSnippet(a, matcher, req.snippetChars);
       f.hit = { ...f.hit, snippet: s.text, highlights: s.highlights, line: s.line };
     }
   }
@@ -202,7 +202,7 @@ export async function rerankTop(
       const read = await anchors.read(top.map((h) => h.hit), true, generation);
       return top.map((h) => {
         const a = read.get(h.hit.chunkId);
-        return a ? a.text.slice(a.chunk.charStart, a.chunk.charEnd) : h.hit.title;
+        return a ? anchorText(a) : h.hit.title;
       });
     };
     return blendRerank(fused, await embeddings.models.rerankScores(query, passages));
@@ -214,7 +214,7 @@ export async function rerankTop(
 }
 
 function vectorHit(d: NearestDocument, a: PageAnchor, matcher: TermMatcher, req: ValidSearchRequest, snippets: boolean): RankedHit {
-  const snippet = snippets ? snippetAround(a.text, a.chunk.charStart, a.chunk.charEnd, a.chunk.lineStart, matcher, req.snippetChars) : { text: '', line: a.chunk.lineStart, highlights: [] };
+  const snippet = snippets ? anchorSnippet(a, matcher, req.snippetChars) : { text: '', line: a.chunk.lineStart, highlights: [] };
   return {
     documentId: d.documentId,
     chunkId: d.chunkId,

@@ -1,27 +1,46 @@
 // The anchors of a page of hits — each hit's chunk, its document, its collection's name and (when
-// snippets are cut) the document's text — read in one round over the storage interface: three
-// batch reads side by side. On PostgreSQL that is the difference between a page costing ~4 round
-// trips per hit and ~4 in all. Texts and collection names are kept until the index changes (the
-// engine's generation): searches in a row tend to land on the same documents (half of the hits of
-// bench:search's 500 questions were among the last 500 documents shown), and a document's text is
-// read whole to cut a snippet (31 KB on average in cpp-docs).
+// snippets are cut) the text around the chunk — read in one round over the storage interface:
+// three batch reads side by side. On PostgreSQL that is the difference between a page costing ~4
+// round trips per hit and ~4 in all. Texts and collection names are kept until the index changes
+// (the engine's generation): searches in a row tend to land on the same documents (half of the
+// hits of bench:search's 500 questions were among the last 500 documents shown). Only the chunk's
+// stretch of its document is read (on SQLite the compressed blocks it covers, not the whole text:
+// store/content-blocks.ts).
 import type { ChunkRow } from '../store/chunks.js';
 import type { HitDocument } from '../store/documents.js';
-import type { Storage } from '../store/storage.js';
+import type { Storage, TextWindow } from '../store/storage.js';
+import { snippetAround, type Snippet, type TermMatcher } from './snippet.js';
 import { DocumentTextCache } from './text-cache.js';
 
 export interface PageAnchor {
   chunk: ChunkRow;
   doc: HitDocument;
   collection: string;
-  /** The document's text ('' when not asked for). */
-  text: string;
+  /** The text around the chunk (its range and a character either side), from character `window.start` of the document; '' at 0 when not asked for. */
+  window: TextWindow;
 }
+
+/** The anchor chunk's snippet (see snippetAround): its range taken in the window. */
+export function anchorSnippet(a: PageAnchor, matcher: TermMatcher, maxChars: number): Snippet {
+  const { chunk, window } = a;
+  return snippetAround(window.text, chunk.charStart - window.start, chunk.charEnd - window.start, chunk.lineStart, matcher, maxChars);
+}
+
+/** The anchor chunk's own text. */
+export function anchorText(a: PageAnchor): string {
+  return a.window.text.slice(a.chunk.charStart - a.window.start, a.chunk.charEnd - a.window.start);
+}
+
+const NO_TEXT: TextWindow = { start: 0, text: '' };
+/** Chunk ranges remembered at most (~50 bytes each); forgotten all at once past it. */
+const MAX_RANGES = 100_000;
 
 export class PageAnchors {
   private generation = -1;
   private readonly texts: DocumentTextCache;
   private names = new Map<number, string>();
+  /** Chunks' places in their documents, learnt from their rows (immutable while the generation holds). */
+  private readonly ranges = new Map<number, { documentId: number; charStart: number; charEnd: number }>();
 
   constructor(
     private readonly storage: Storage,
@@ -40,12 +59,23 @@ export class PageAnchors {
     const out = new Map<number, PageAnchor>();
     if (!hits.length) return out;
     this.at(generation);
-    const documentIds = hits.map((h) => h.documentId);
-    const [chunks, docs, texts] = await Promise.all([
+    // texts a kept stretch covers need no read: a chunk's range is known once its row was read
+    const texts = new Map<number, TextWindow>();
+    const missing: number[] = [];
+    if (withText) {
+      for (const h of new Map(hits.map((x) => [x.chunkId, x])).values()) {
+        const r = fresh ? undefined : this.ranges.get(h.chunkId);
+        const w = r && this.texts.find(r.documentId, Math.max(0, r.charStart - 1), r.charEnd + 1);
+        if (w) texts.set(h.chunkId, w);
+        else missing.push(h.chunkId);
+      }
+    }
+    const [chunks, docs, read] = await Promise.all([
       this.storage.chunks.byIds(hits.map((h) => h.chunkId)),
-      this.storage.documents.forHits(documentIds),
-      withText ? this.textsOf(documentIds, fresh) : Promise.resolve(new Map<number, string>()),
+      this.storage.documents.forHits(hits.map((h) => h.documentId)),
+      missing.length ? this.storage.documents.chunkWindows(missing) : Promise.resolve(new Map<number, TextWindow>()),
     ]);
+    this.learn(chunks.values(), read, texts);
     const unnamed = [...new Set([...docs.values()].map((d) => d.collectionId))].filter((id) => !this.names.has(id));
     const names = this.names;
     for (const id of unnamed) names.set(id, (await this.storage.collections.byId(id))?.name ?? '');
@@ -53,33 +83,28 @@ export class PageAnchors {
       const chunk = chunks.get(h.chunkId);
       const doc = docs.get(h.documentId);
       if (!chunk || !doc || chunk.documentId !== doc.id) continue;
-      out.set(h.chunkId, { chunk, doc, collection: names.get(doc.collectionId) ?? '', text: texts.get(doc.id) ?? '' });
+      out.set(h.chunkId, { chunk, doc, collection: names.get(doc.collectionId) ?? '', window: texts.get(chunk.id) ?? NO_TEXT });
     }
     return out;
   }
 
-  /** Documents' texts, the recently read ones from the cache. */
-  private async textsOf(documentIds: readonly number[], fresh: boolean): Promise<Map<number, string>> {
-    const out = new Map<number, string>();
-    const missing: number[] = [];
-    for (const id of new Set(documentIds)) {
-      const t = fresh ? undefined : this.texts.get(id);
-      if (t === undefined) missing.push(id);
-      else out.set(id, t);
+  /** Chunks' ranges remembered, and the stretches read kept by document (a read covers the chunk's range clipped to the text: one shorter ends at the text's end). */
+  private learn(chunks: Iterable<ChunkRow>, read: Map<number, TextWindow>, texts: Map<number, TextWindow>): void {
+    if (this.ranges.size > MAX_RANGES) this.ranges.clear();
+    for (const c of chunks) {
+      this.ranges.set(c.id, { documentId: c.documentId, charStart: c.charStart, charEnd: c.charEnd });
+      const w = read.get(c.id);
+      if (!w) continue;
+      texts.set(c.id, w);
+      this.texts.put(c.documentId, { ...w, toEnd: w.start + w.text.length < c.charEnd + 1 });
     }
-    if (missing.length) {
-      for (const [id, t] of await this.storage.documents.contents(missing)) {
-        this.texts.put(id, t);
-        out.set(id, t);
-      }
-    }
-    return out;
   }
 
   private at(generation: number): void {
     if (generation === this.generation) return;
     this.generation = generation;
     this.texts.clear();
+    this.ranges.clear();
     this.names = new Map();
   }
 }

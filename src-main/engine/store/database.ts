@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
 import { createPrivateFile, ensurePrivateDir, tightenFile } from '../profile.js';
+import { packText, packWhole, registerBlockFunctions } from './content-blocks.js';
 import { ensureDeletedCounts, registerFtsFunctions } from './fts-totals.js';
 import { migrations } from './migrations.js';
 import { loadRankExtension, type RankExtensionOptions } from './rank-extension.js';
@@ -34,9 +35,23 @@ export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOpt
   db.pragma('temp_store = MEMORY');
   loadRankExtension(db, opts.nativeRank); // optional: keyword search falls back to bm25()
   registerFtsFunctions(db);
+  registerBlockFunctions(db);
+  registerMigrationFunctions(db);
   migrate(db);
   ensureDeletedCounts(db);
   return db;
+}
+
+/** What migrations written in SQL call on JavaScript for: the conversion of texts to compressed blocks. */
+function registerMigrationFunctions(db: Db): void {
+  db.table('trove_blocks', {
+    columns: ['start', 'data'],
+    parameters: ['text', 'whole'],
+    *rows(text: unknown, whole: unknown) {
+      if (typeof text !== 'string') return;
+      yield* whole ? packWhole(text) : packText(text);
+    },
+  });
 }
 
 function migrate(db: Db): void {

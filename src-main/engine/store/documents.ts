@@ -1,4 +1,6 @@
-// The documents and contents tables: one row per file we have seen, and its parsed text.
+// The documents and content_blocks tables: one row per file we have seen, and its parsed text in
+// compressed blocks (content-blocks.ts).
+import { packText, packWhole } from './content-blocks.js';
 import type { Db } from './database.js';
 
 export type DocumentStatus = 'indexed' | 'skipped' | 'failed';
@@ -154,6 +156,10 @@ export class DocumentStore {
   readonly contentStmt;
   /** Any number of ids as one JSON array. */
   readonly contentsStmt;
+  /** Ranges as one JSON array of [id, from, to]: the blocks covering each, in order (content-blocks.ts windowsFromRows). */
+  readonly windowsStmt;
+  /** Chunk ids as one JSON array: the blocks around each chunk, keyed by chunk id. */
+  readonly chunkWindowsStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
   readonly pathsStmt;
@@ -193,15 +199,34 @@ export class DocumentStore {
     this.moveStmt = db.prepare('UPDATE documents SET path = ?, size = ?, mtime_ms = ?, indexed_at = ? WHERE id = ?');
     this.deleteStmt = db.prepare('DELETE FROM documents WHERE id = ?');
     this.docidExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM documents WHERE docid = ?');
-    this.contentStmt = db.prepare<[number], { text: string }>('SELECT text FROM contents WHERE document_id = ?');
-    this.contentsStmt = db.prepare<[string], { id: number; text: string }>('SELECT document_id AS id, text FROM contents WHERE document_id IN (SELECT value FROM json_each(?))');
+    // the blocks inflate (to UTF-8 bytes, cast to text) where the statement runs: on a reader thread when the pool serves it
+    this.contentStmt = db.prepare<[number], { text: string | null }>(
+      `SELECT group_concat(CAST(trove_inflate(data) AS TEXT), '' ORDER BY start) AS text FROM content_blocks WHERE document_id = ?`,
+    );
+    this.contentsStmt = db.prepare<[string], { id: number; text: string }>(
+      `SELECT document_id AS id, group_concat(CAST(trove_inflate(data) AS TEXT), '' ORDER BY start) AS text
+         FROM content_blocks WHERE document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id`,
+    );
+    // per range: the last block starting at or before `from` (one index seek), then the blocks up to `to`
+    const blocksOf = (ranges: string) => `WITH r AS (${ranges}),
+            lo AS (SELECT i, id, t, (SELECT max(start) FROM content_blocks x WHERE x.document_id = r.id AND x.start <= r.f) AS s FROM r)
+       SELECT lo.i AS i, b.start AS start, CAST(trove_inflate(b.data) AS TEXT) AS text
+         FROM lo JOIN content_blocks b ON b.document_id = lo.id AND b.start >= lo.s AND b.start < max(lo.t, lo.s + 1)
+        ORDER BY lo.i, b.start`;
+    this.windowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+      blocksOf('SELECT key AS i, value->>0 AS id, value->>1 AS f, value->>2 AS t FROM json_each(?)'),
+    );
+    // a chunk's text and one character either side (a snippet's ellipses look at them)
+    this.chunkWindowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+      blocksOf('SELECT c.id AS i, c.document_id AS id, max(c.char_start - 1, 0) AS f, c.char_end + 1 AS t FROM json_each(?) j JOIN chunks c ON c.id = j.value'),
+    );
+    // the first block is the text's first BLOCK_CHARS characters, more than a language sample asks for
     this.languageSampleStmt = db.prepare<[number, number, number], { t: string }>(
-      'SELECT substr(t.text, 1, ?) AS t FROM contents t JOIN documents d ON d.id = t.document_id WHERE d.collection_id = ? ORDER BY d.id LIMIT ?',
+      `SELECT substr(CAST(trove_inflate(b.data) AS TEXT), 1, ?) AS t FROM content_blocks b JOIN documents d ON d.id = b.document_id
+        WHERE d.collection_id = ? AND b.start = 0 ORDER BY d.id LIMIT ?`,
     );
-    this.putContentStmt = db.prepare(
-      'INSERT INTO contents (document_id, text) VALUES (?, ?) ON CONFLICT (document_id) DO UPDATE SET text = excluded.text',
-    );
-    this.deleteContentStmt = db.prepare('DELETE FROM contents WHERE document_id = ?');
+    this.putContentStmt = db.prepare<[number, number, Buffer]>('INSERT INTO content_blocks (document_id, start, data) VALUES (?, ?, ?)');
+    this.deleteContentStmt = db.prepare('DELETE FROM content_blocks WHERE document_id = ?');
     this.countStmt = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM documents WHERE collection_id = ? AND status = 'indexed'`);
     this.pathsStmt = db.prepare<[number], { path: string }>(
       "SELECT path FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
@@ -315,8 +340,14 @@ export class DocumentStore {
     this.deleteContentStmt.run(id);
   }
 
-  putContent(id: number, text: string): void {
-    this.putContentStmt.run(id, text);
+  /**
+   * The document's text in blocks, replacing any it had (a longer old text's last blocks must not
+   * stay). `whole`: one block (a memory entry's statements read it so). `isNew`: the row was just
+   * inserted (insertNew), so there is nothing to replace.
+   */
+  putContent(id: number, text: string, opts: { whole?: boolean; isNew?: boolean } = {}): void {
+    if (!opts.isNew) this.deleteContentStmt.run(id);
+    for (const b of opts.whole ? packWhole(text) : packText(text)) this.putContentStmt.run(id, b.start, b.data);
   }
 }
 

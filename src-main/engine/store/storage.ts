@@ -5,6 +5,8 @@
 // PostgreSQL pays a round trip per step and SQLite a resolved promise. Transactions stay inside
 // the backends: an atomic write is one method taking plain data (IndexBatch, a claimed batch's
 // completion), never a callback. Rows are the SQLite stores' row types.
+import type { TextRange, TextWindow } from './content-blocks.js';
+export type { TextRange, TextWindow };
 import type { CheckedDelete, DecodedImage, EntryRewrite, EntryRow, ImageRow, MemoryFilterValues } from './memory-rows.js';
 import type { FilterClause, ResolvedFilters } from './filters.js';
 import type { ChunkRow, ChunkWrite } from './chunks.js';
@@ -60,6 +62,19 @@ export interface DocumentRepository {
   content(id: number): Promise<string | undefined>;
   /** Several documents' texts in one read, keyed by document id. */
   contents(ids: readonly number[]): Promise<Map<number, string>>;
+  /**
+   * Stretches of documents' texts in one read, one per range in order (undefined: the document has
+   * no text): each covers characters [from, to) of its text, clipped to the text, and may hold more
+   * around them (SQLite reads whole compressed blocks: store/content-blocks.ts). For a hit's snippet
+   * or a chunk's text without the whole document.
+   */
+  windows(ranges: readonly TextRange[]): Promise<(TextWindow | undefined)[]>;
+  /**
+   * The text around each chunk, keyed by chunk id (absent: the chunk or its text is gone): its
+   * range [charStart, charEnd) and the character either side of it when there is one. A page of
+   * hits' snippets in the same round as their chunks (search/page-anchors.ts).
+   */
+  chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>>;
   /** The start (`chars`) of the collection's first `documents` texts by id: the automatic model choice's sample. */
   languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]>;
 }

@@ -14,6 +14,7 @@ import * as sqliteVec from 'sqlite-vec';
 import pgvector from 'pgvector';
 import { TroveError } from '../../errors.js';
 import type { CollectionKind } from '../collections.js';
+import { registerBlockFunctions, wholeTextSql } from '../content-blocks.js';
 import { keywordIndexOf, KEYWORD_INDEXES } from '../keyword-index.js';
 import { databasePath } from '../../profile.js';
 import { PostgresDatabase, redactPostgresUrl, validatePostgresUrl } from '../postgres/connection.js';
@@ -62,7 +63,13 @@ interface TableCopy {
   batch: number;
   /** The key is not unique (a table keyed by two columns): a batch takes every row of its next `batch` keys. */
   grouped?: boolean;
+  /** Where SQLite has the rows when they are not a table of that name (a subquery in parentheses). */
+  from?: string;
 }
+
+/** A document's whole text from its compressed blocks (trove_inflate is registered on the source). */
+const WHOLE_TEXT = wholeTextSql;
+const HAS_TEXT = (doc: string) => `EXISTS (SELECT 1 FROM content_blocks b WHERE b.document_id = ${doc})`;
 
 const bool = (v: unknown) => v === 1 || v === true;
 const json = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -74,7 +81,8 @@ const TABLES: TableCopy[] = [
     name: 'documents', key: 'id', batch: 1000,
     columns: cols('id collection_id path docid title kind size mtime_ms hash indexed_at status error warning tags metadata parent_id'),
   },
-  { name: 'contents', key: 'document_id', batch: 200, columns: cols('document_id text') },
+  // PostgreSQL keeps the text whole (TOAST compresses it); SQLite's blocks are joined back
+  { name: 'contents', key: 'document_id', batch: 200, columns: cols('document_id text'), from: `(SELECT d.id AS document_id, ${WHOLE_TEXT('d.id')} AS text FROM documents d WHERE ${HAS_TEXT('d.id')})` },
   { name: 'chunks', key: 'id', batch: 2000, columns: cols('id document_id ordinal char_start char_end line_start line_end heading_path page tokens text_hash') },
   {
     name: 'ocr_documents', key: 'document_id', batch: 1000,
@@ -133,6 +141,7 @@ export async function migrateToPostgres(opts: {
   if (!fs.existsSync(opts.sqliteFile)) throw new TroveError('NOT_FOUND', `there is no index to migrate at ${opts.sqliteFile}`);
   const source = new Database(opts.sqliteFile, { readonly: true, fileMustExist: true });
   sqliteVec.load(source);
+  registerBlockFunctions(source);
   const target = await PostgresDatabase.open(opts.url);
   try {
     await claimTarget(target, opts.sqliteFile);
@@ -202,16 +211,17 @@ function sourceName(db: Database.Database): string {
 
 async function copyTable(source: Database.Database, target: PostgresDatabase, t: TableCopy, onProgress?: (p: MigrationProgress) => void): Promise<number> {
   const src = sourceName(source);
-  const total = (source.prepare(`SELECT count(*) AS n FROM ${t.name}`).get() as { n: number }).n;
+  const from = t.from ?? t.name;
+  const total = (source.prepare(`SELECT count(*) AS n FROM ${from}`).get() as { n: number }).n;
   const names = t.columns.map((c) => c.name);
   const page = source.prepare(
     t.grouped
-      ? `SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${t.name} WHERE ${t.key} IN (SELECT DISTINCT ${t.key} FROM ${t.name} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?) ORDER BY ${t.key}`
-      : `SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${t.name} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?`,
+      ? `SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${from} WHERE ${t.key} IN (SELECT DISTINCT ${t.key} FROM ${from} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?) ORDER BY ${t.key}`
+      : `SELECT ${t.key} AS _key, ${names.join(', ')} FROM ${from} WHERE ${t.key} > ? ORDER BY ${t.key} LIMIT ?`,
   );
   let after = await lastKey(target, src, t.name);
   let copied = 0;
-  let done = (source.prepare(`SELECT count(*) AS n FROM ${t.name} WHERE ${t.key} <= ?`).get(after === -Infinity ? -1 : after) as { n: number }).n;
+  let done = (source.prepare(`SELECT count(*) AS n FROM ${from} WHERE ${t.key} <= ?`).get(after === -Infinity ? -1 : after) as { n: number }).n;
   for (;;) {
     const rows = page.all(after === -Infinity ? -1 : after, t.batch) as Record<string, unknown>[];
     if (!rows.length) break;
@@ -242,8 +252,8 @@ async function copyKeywordRows(source: Database.Database, target: PostgresDataba
   const indexes = new Map(KEYWORD_INDEXES.map((i) => [i, new PostgresKeywordIndex(target, i)]));
   const total = (source.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
   const docs = source.prepare(
-    `SELECT d.id, d.path, d.title, d.kind, c.kind AS collection_kind, t.text FROM documents d JOIN collections c ON c.id = d.collection_id
-       LEFT JOIN contents t ON t.document_id = d.id WHERE d.id > ? ORDER BY d.id LIMIT 200`,
+    `SELECT d.id, d.path, d.title, d.kind, c.kind AS collection_kind, ${WHOLE_TEXT('d.id')} AS text FROM documents d JOIN collections c ON c.id = d.collection_id
+       WHERE d.id > ? ORDER BY d.id LIMIT 200`,
   );
   const chunksOf = source.prepare('SELECT id, ordinal, char_start, char_end, heading_path FROM chunks WHERE document_id = ? ORDER BY ordinal');
   let after = await lastKey(target, src, 'keyword');
@@ -334,12 +344,12 @@ async function compareCounts(source: Database.Database, target: PostgresDatabase
   const both = async (what: string, sqliteSql: string, pgSql: string) => {
     out.push({ what, sqlite: (source.prepare(sqliteSql).get() as { n: number }).n, postgres: (await target.one<{ n: number }>(pgSql))?.n ?? 0 });
   };
-  for (const t of TABLES) await both(t.name, `SELECT count(*) AS n FROM ${t.name}`, `SELECT count(*) AS n FROM ${t.name}`);
+  for (const t of TABLES) await both(t.name, `SELECT count(*) AS n FROM ${t.from ?? t.name}`, `SELECT count(*) AS n FROM ${t.name}`);
   for (const index of KEYWORD_INDEXES) {
     const kinds = (['folder', 'dataset', 'memory'] as CollectionKind[]).filter((k) => keywordIndexOf(k) === index).map((k) => `'${k}'`).join(',');
     await both(
       `${index} rows`,
-      `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections k ON k.id = d.collection_id JOIN contents t ON t.document_id = d.id WHERE k.kind IN (${kinds})`,
+      `SELECT count(*) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections k ON k.id = d.collection_id WHERE ${HAS_TEXT('d.id')} AND k.kind IN (${kinds})`,
       `SELECT count(*) AS n FROM ${index}`,
     );
   }

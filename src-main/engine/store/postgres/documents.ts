@@ -1,5 +1,6 @@
 // The documents, contents and chunks tables on PostgreSQL, read side (store/documents.ts and
 // store/chunks.ts's rows). Writes come in whole batches: postgres/index-writer.ts.
+import type { TextRange, TextWindow } from '../content-blocks.js';
 import type { ChunkRow } from '../chunks.js';
 import type { DocumentFingerprint, DocumentRow, DocumentStatus, HitDocument, RawHitDocument } from '../documents.js';
 import type { ChunkRepository, DocumentRepository } from '../storage.js';
@@ -133,6 +134,38 @@ export class PostgresDocuments implements DocumentRepository {
     if (!ids.length) return new Map();
     const rows = await this.db.query<{ document_id: number; text: string }>('SELECT document_id, text FROM contents WHERE document_id = ANY($1::bigint[])', [[...new Set(ids)]]);
     return new Map(rows.map((r) => [r.document_id, r.text]));
+  }
+
+  async windows(ranges: readonly TextRange[]): Promise<(TextWindow | undefined)[]> {
+    if (!ranges.length) return [];
+    // substr counts code points, the ranges UTF-16 code units (never fewer): the first `to` code
+    // points hold at least the first `to` units. TOAST inflates a value whole anyway, so the
+    // prefix only saves what crosses the wire.
+    const rows = await this.db.query<{ i: number; text: string }>(
+      'SELECT r.i, substr(t.text, 1, r.n) AS text FROM unnest($1::int[], $2::bigint[], $3::int[]) AS r(i, id, n) JOIN contents t ON t.document_id = r.id',
+      [ranges.map((_, i) => i), ranges.map((r) => r.id), ranges.map((r) => Math.max(0, r.to))],
+    );
+    const out: (TextWindow | undefined)[] = new Array(ranges.length).fill(undefined);
+    for (const r of rows) {
+      const from = Math.min(Math.max(0, ranges[r.i]!.from), r.text.length);
+      out[r.i] = { start: from, text: r.text.slice(from) };
+    }
+    return out;
+  }
+
+  async chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>> {
+    if (!chunkIds.length) return new Map();
+    // a prefix, as windows(): the code points up to the chunk's end and one more hold its units
+    const rows = await this.db.query<{ id: number; char_start: number; text: string }>(
+      'SELECT c.id, c.char_start, substr(t.text, 1, c.char_end + 1) AS text FROM chunks c JOIN contents t ON t.document_id = c.document_id WHERE c.id = ANY($1::bigint[])',
+      [[...new Set(chunkIds)]],
+    );
+    return new Map(
+      rows.map((r) => {
+        const from = Math.min(Math.max(0, r.char_start - 1), r.text.length);
+        return [Number(r.id), { start: from, text: r.text.slice(from) }];
+      }),
+    );
   }
 
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {

@@ -43,7 +43,7 @@ export function applyIndexBatch(documents: DocumentStore, chunks: ChunkStore, oc
       }
       case 'index': {
         const id = documents.upsert(w.document, batch.at);
-        documents.putContent(id, w.text);
+        documents.putContent(id, w.text, { isNew: w.existingId === undefined });
         ocr.write(id, batch.collectionId, w.ocr, w.existingId !== undefined);
         for (const row of target.replaceFor(id, w.chunks, w.existingId === undefined)) fts.push(row);
         if (w.attachments) writeAttachments(documents, target, id, w.attachments, batch.at, fts);
@@ -69,7 +69,7 @@ function writeAttachments(documents: DocumentStore, target: ChunkStore, parentId
       }
       continue;
     }
-    documents.putContent(id, a.text);
+    documents.putContent(id, a.text, { isNew: existing === undefined });
     for (const row of target.replaceFor(id, a.chunks, existing === undefined)) fts.push(row);
   }
   for (const id of old.values()) {

@@ -1,15 +1,15 @@
 // The memory tables on SQLite (migration "agent memory"): memory_entries, memory_tags and
 // memory_images, with their statements, prepared once. An entry's text, title, tags (in order) and
-// metadata live on its documents row and in contents, which the documents' stores own; reads join
-// them here.
+// metadata live on its documents row and in content_blocks (one compressed block an entry:
+// store/content-blocks.ts packWhole), which the documents' stores own; reads join them here.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { DecodedImage, EntryRow, ImageRow } from '../memory-rows.js';
 
 
 
-const ENTRY_COLUMNS = `e.id, e.document_id, e.thread_id, e.source, e.content_type, e.created_at, e.updated_at, d.metadata, d.tags, t.text`;
-const ENTRY_JOIN = `JOIN documents d ON d.id = e.document_id JOIN contents t ON t.document_id = e.document_id`;
+const ENTRY_COLUMNS = `e.id, e.document_id, e.thread_id, e.source, e.content_type, e.created_at, e.updated_at, d.metadata, d.tags, CAST(trove_inflate(t.data) AS TEXT) AS text`;
+const ENTRY_JOIN = `JOIN documents d ON d.id = e.document_id JOIN content_blocks t ON t.document_id = e.document_id AND t.start = 0`;
 
 export class EntryStore {
   private readonly nextIdStmt;
@@ -58,8 +58,8 @@ export class EntryStore {
     );
     this.documentOfStmt = db.prepare<[number], { document_id: number }>('SELECT document_id FROM memory_entries WHERE id = ?');
     this.sameStmt = db.prepare<[string, number, string, string], { id: number }>(
-      `SELECT e.id FROM memory_entries e JOIN contents t ON t.document_id = e.document_id
-        WHERE e.thread_id = ? AND e.created_at = ? AND e.source = ? AND t.text = ? LIMIT 1`,
+      `SELECT e.id FROM memory_entries e JOIN content_blocks t ON t.document_id = e.document_id AND t.start = 0
+        WHERE e.thread_id = ? AND e.created_at = ? AND e.source = ? AND CAST(trove_inflate(t.data) AS TEXT) = ? LIMIT 1`,
     );
     this.beforeStmt = db.prepare<[string, number, number, number, number], EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM memory_entries e ${ENTRY_JOIN}

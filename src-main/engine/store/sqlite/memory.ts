@@ -1,6 +1,6 @@
 // Agent memory's tables on SQLite behind the storage interface (store/storage.ts MemoryRepository),
 // the counterpart of store/postgres/memory.ts. An entry is a document of the `~memory` collection
-// (title, tags and metadata on its documents row, text in contents, chunks with their keyword rows
+// (title, tags and metadata on its documents row, text in content_blocks as one block, chunks with their keyword rows
 // in memory_fts) plus its own rows in memory_entries, memory_tags and memory_images. Each write is
 // one transaction, the keyword rows of the whole write last (see store/chunks.ts); an update reads
 // each entry inside the transaction and applies what the engine decides for it; a delete drops the
@@ -48,7 +48,7 @@ export class SqliteMemory implements MemoryRepository {
           tags: e.tagsJson,
           metadata: e.metadataJson,
         });
-        documents.putContent(documentId, e.text);
+        documents.putContent(documentId, e.text, { whole: true, isNew: true });
         for (const row of chunks.replaceFor(documentId, e.chunks, true)) fts.push(row);
         entries.insert({ id, documentId, threadId: e.threadId, source: e.source, contentType: e.images.length ? 'multimodal' : 'text', createdAt: e.createdAt, updatedAt: e.updatedAt });
         if (e.tags.length) entries.setTags(id, e.tags, false);
@@ -75,7 +75,7 @@ export class SqliteMemory implements MemoryRepository {
         if (w.tags) entries.setTags(id, w.tags, true);
         if (w.images) entries.setImages(id, w.images, true);
         if (w.text) {
-          documents.putContent(w.documentId, w.text.text);
+          documents.putContent(w.documentId, w.text.text, { whole: true });
           chunks.indexText(chunks.replaceFor(w.documentId, w.text.chunks)); // old vectors go with the old chunks
         } else if (w.retitle !== undefined) {
           // same text, new title: rewrite the keyword rows only; chunks and their vectors stay
@@ -114,7 +114,7 @@ export class SqliteMemory implements MemoryRepository {
       const rows = this.entries.matching(where.join(' AND '), params);
       for (const r of rows) {
         this.chunks.deleteFor(r.document_id); // keyword rows and vectors (delete hooks), then chunks
-        this.documents.delete(r.document_id); // cascades: contents, memory_entries → tags, images
+        this.documents.delete(r.document_id); // cascades: content_blocks, memory_entries → tags, images
       }
       return rows.length;
     })();

@@ -1,7 +1,8 @@
 // One reader thread of the SQLite storage's reader pool (reader-pool.ts): its own read-only
 // connection to the index file, with what the engine's connection loads for the statements sent
 // here — the native BM25 function (trove_bm25), the path-glob filter (trove_path_matches), the
-// Unicode case fold of memory filters (trove_fold) and the FTS totals helper. It runs the SQL it
+// Unicode case fold of memory filters (trove_fold), the FTS totals helper and the inflate of
+// compressed text blocks (trove_inflate). It runs the SQL it
 // is sent ({sql, params}) and sends the rows back; statements are prepared once per SQL text.
 //
 // What it sees: WAL gives each statement a snapshot of the last committed transaction when the
@@ -10,6 +11,7 @@
 // enough for the engine's caches.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database, { type Statement } from 'better-sqlite3';
+import { registerBlockFunctions } from '../content-blocks.js';
 import { registerFtsFunctions } from '../fts-totals.js';
 import { fold } from '../memory-conditions.js';
 import { loadRankExtension, type RankExtensionOptions } from '../rank-extension.js';
@@ -43,6 +45,7 @@ db.pragma('cache_size = -8192'); // 8 MB per reader: FTS5 doclists and b-tree pa
 loadRankExtension(db, init.nativeRank);
 registerFilterFunctions(db);
 registerFtsFunctions(db);
+registerBlockFunctions(db);
 db.function('trove_fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
 
 const statements = new Map<string, Statement>();

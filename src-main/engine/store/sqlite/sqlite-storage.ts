@@ -10,6 +10,7 @@ import { CollectionStore, type CollectionKind, type CollectionRow } from '../col
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
 import { databaseFileBytes, openDatabase, storageError, type Db } from '../database.js';
 import type { TroveError } from '../../errors.js';
+import { windowsFromRows, type TextRange, type TextWindow } from '../content-blocks.js';
 import { DocumentStore, hitDocumentFromRaw, type DocumentFingerprint, type DocumentRow, type HitDocument, type RawHitDocument } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
@@ -145,12 +146,22 @@ class Documents implements DocumentRepository {
     return new Set(candidates.filter((c) => this.store.docidTaken(c)));
   }
   async content(id: number): Promise<string | undefined> {
-    return (await this.readers.run<{ text: string } | undefined>(this.store.contentStmt, [id], 'get'))?.text;
+    return (await this.readers.run<{ text: string | null } | undefined>(this.store.contentStmt, [id], 'get'))?.text ?? undefined;
   }
   async contents(ids: readonly number[]): Promise<Map<number, string>> {
     if (!ids.length) return new Map();
     const rows = await this.readers.run<{ id: number; text: string }[]>(this.store.contentsStmt, [JSON.stringify([...new Set(ids)])]);
     return new Map(rows.map((r) => [r.id, r.text]));
+  }
+  async windows(ranges: readonly TextRange[]): Promise<(TextWindow | undefined)[]> {
+    if (!ranges.length) return [];
+    const json = JSON.stringify(ranges.map((r) => [r.id, Math.max(0, r.from), Math.max(0, r.to)]));
+    const found = windowsFromRows(await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.windowsStmt, [json]));
+    return ranges.map((_, i) => found.get(i));
+  }
+  async chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>> {
+    if (!chunkIds.length) return new Map();
+    return windowsFromRows(await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.chunkWindowsStmt, [JSON.stringify([...new Set(chunkIds)])]));
   }
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
     return this.store.languageSample(collectionId, sample);

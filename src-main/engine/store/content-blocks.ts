@@ -1,0 +1,111 @@
+// A document's text as SQLite keeps it: compressed in blocks (table content_blocks), so a read of
+// a range — a hit's snippet, an embedding's chunk texts — decompresses only the blocks it covers.
+//
+// Why: the extracted text stored whole was 1.10× the corpus text on its own at 100,000 documents
+// (bench/RESULTS.md, "bench:scale baseline"). The codec and block size were measured on this
+// machine (bench/RESULTS.md "Document text in compressed blocks"): the compression runs on the
+// indexing writer's thread, where every millisecond is indexing time, so brotli at quality 1
+// (2.42× on cpp-docs' Markdown at 116 MB/s) beat deflate-raw level 6 (2.74× at 61 MB/s: +30% of
+// the writer's CPU on bench:index) and level 1 (2.59×, 78 MB/s); decompressing a block costs
+// ~15–20 µs with either, most of it the call itself. 8,192 chars a block: smaller blocks compress
+// worse (2.46× at 2,048 with deflate) and cost a long read more calls, larger ones decompress
+// text a snippet does not show.
+//
+// A block starts at a multiple of BLOCK_CHARS UTF-16 code units (the offsets chunks and get use),
+// one unit later where that would split a surrogate pair (an emoji, a rare CJK character): each
+// block is then valid text on its own, stored as UTF-8 like the whole text was. The row carries its
+// start, so a reader finds the block holding an offset by one index seek whatever the block sizes:
+// memory entries keep their text in one block however long (store/sqlite/memory.ts).
+import zlib from 'node:zlib';
+
+export const BLOCK_CHARS = 8192;
+const PARAMS = { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT };
+
+export interface PackedBlock {
+  /** The block's first character, in UTF-16 code units from the start of the text. */
+  start: number;
+  /** The block's text as UTF-8, brotli-compressed. */
+  data: Buffer;
+}
+
+/** A stretch of a document's text: `text` begins at character `start` of the document. */
+export interface TextWindow {
+  start: number;
+  text: string;
+}
+
+/** A range of a document's text to read: characters [from, to) in UTF-16 code units. */
+export interface TextRange {
+  id: number;
+  from: number;
+  to: number;
+}
+
+/** `text` cut into blocks of `blockChars` (never inside a surrogate pair) and compressed; an empty text is one empty block. */
+export function packText(text: string, blockChars = BLOCK_CHARS): PackedBlock[] {
+  const out: PackedBlock[] = [];
+  let start = 0;
+  do {
+    let end = Math.min(text.length, (Math.floor(start / blockChars) + 1) * blockChars);
+    if (end < text.length && isHigh(text.charCodeAt(end - 1)) && isLow(text.charCodeAt(end))) end++;
+    out.push({ start, data: compress(text.slice(start, end)) });
+    start = end;
+  } while (start < text.length);
+  return out;
+}
+
+/** The whole text as one block (a memory entry: short, and read whole by its SQL). */
+export function packWhole(text: string): PackedBlock[] {
+  return [{ start: 0, data: compress(text) }];
+}
+
+function compress(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  return zlib.brotliCompressSync(bytes, { params: { ...PARAMS, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+}
+
+/**
+ * A block's UTF-8 bytes (SQLite's trove_inflate: a BLOB its SQL casts to TEXT, so the text
+ * crosses into JavaScript once, where the rows are read, not once more inside the function).
+ */
+export function inflateBlock(data: Uint8Array): Buffer {
+  return zlib.brotliDecompressSync(data);
+}
+
+/** Registers trove_inflate(blob) on a connection: the engine's and each reader thread's. */
+export function registerBlockFunctions(db: { function: (name: string, opts: { deterministic: boolean }, fn: (v: unknown) => unknown) => unknown }): void {
+  db.function('trove_inflate', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? inflateBlock(v) : null));
+}
+
+/**
+ * SQL for a document's whole text from its blocks (NULL when it has none), for a statement over
+ * the file outside the storage's own (a migration to PostgreSQL, a bench): its connection needs
+ * registerBlockFunctions.
+ */
+export function wholeTextSql(documentId: string): string {
+  return `(SELECT group_concat(CAST(trove_inflate(b.data) AS TEXT), '' ORDER BY b.start) FROM content_blocks b WHERE b.document_id = ${documentId})`;
+}
+
+/** Rows of (key, block start, block text) in order, joined into one window per key (a range's index, a chunk's id). */
+export function windowsFromRows(rows: readonly { i: number; start: number; text: string }[]): Map<number, TextWindow> {
+  const parts = new Map<number, { start: number; texts: string[] }>();
+  for (const r of rows) {
+    const p = parts.get(r.i);
+    if (p) p.texts.push(r.text);
+    else parts.set(r.i, { start: r.start, texts: [r.text] });
+  }
+  return new Map([...parts].map(([i, p]) => [i, { start: p.start, text: p.texts.length === 1 ? p.texts[0]! : p.texts.join('') }]));
+}
+
+/** `text[from, to)` of a window (the caller asked for a range the window covers). */
+export function sliceWindow(w: TextWindow, from: number, to: number): string {
+  return w.text.slice(from - w.start, to - w.start);
+}
+
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLow(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
