@@ -5,11 +5,11 @@
 import { expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ChampionLists } from '../../src-main/engine/search/champion-lists.js';
+import { ChampionLists, type StepRunner } from '../../src-main/engine/search/champion-lists.js';
 import { KeywordSearch } from '../../src-main/engine/search/keyword-search.js';
 import { PageAnchors } from '../../src-main/engine/search/page-anchors.js';
 import { keywordTerm, parseQuery } from '../../src-main/engine/search/query.js';
-import type { KeywordStep, PlannedKeywordTerm, Storage } from '../../src-main/engine/store/storage.js';
+import type { KeywordCounts, KeywordStep, PlannedKeywordTerm, Storage } from '../../src-main/engine/store/storage.js';
 import { describeBackends } from '../helpers/backends.js';
 
 const WORDS = ['kettle', 'harbor', 'lantern', 'copper', 'meadow', 'signal', 'orchard', 'basalt', 'thimble', 'quarry', 'walnut', 'ferry'];
@@ -52,6 +52,11 @@ async function planned(storage: Storage, query: string): Promise<PlannedKeywordT
 
 const QUERIES = [...WORDS.slice(0, 6), 'kettle harbor', 'kettle lantern', 'harbor copper', 'lantern meadow', 'kettle harbor lantern', 'harbor lantern copper signal', 'copper meadow signal'];
 
+function runner(storage: Storage, counts: KeywordCounts): StepRunner {
+  const repo = storage.keyword('chunks_fts');
+  return { top: (s, limit) => repo.candidates(s, {}, limit, counts), score: (s, ids) => repo.scoreChunks(s, ids, counts) };
+}
+
 /** Counts the pages the lists settled. */
 class CountingLists extends ChampionLists {
   served = 0;
@@ -70,9 +75,12 @@ describeBackends('champion lists', (b) => {
     const counts = await repo.counts();
     let served = 0;
     let declined = 0;
+    let doubtful = 0;
     for (const listRows of [4, 16, 64]) {
       const lists = new ChampionLists({ commonDf: 1, listRows });
-      const run = (s: KeywordStep, limit: number) => repo.candidates(s, {}, limit, counts);
+      const plain = runner(storage, counts);
+      // rows the bounds left in doubt, scored by the storage
+      const run: StepRunner = { top: plain.top, score: (s, ids) => ((doubtful += ids.length), plain.score(s, ids)) };
       for (const query of QUERIES) {
         const step: KeywordStep = { op: 'and', terms: await planned(storage, query) };
         for (const limit of [1, 3, 10, 40]) {
@@ -90,6 +98,7 @@ describeBackends('champion lists', (b) => {
     // both ways are exercised: lists settle some pages and decline others
     expect(served).toBeGreaterThan(20);
     expect(declined).toBeGreaterThan(5);
+    expect(doubtful).toBeGreaterThan(0);
   });
 
   it('leave a filtered step, an OR of several words and a prefix to the statement', async () => {
@@ -99,7 +108,7 @@ describeBackends('champion lists', (b) => {
     const counts = await repo.counts();
     const lists = new ChampionLists({ commonDf: 1, listRows: 100_000 }); // complete lists: every page is settled
     const terms = await planned(storage, 'kettle harbor');
-    const run = (s: KeywordStep, limit: number) => repo.candidates(s, {}, limit, counts);
+    const run = runner(storage, counts);
     const steps: [KeywordStep, Parameters<ChampionLists['top']>[1]][] = [
       [{ op: 'and', terms }, { kinds: ['markdown'] }],
       [{ op: 'or', terms }, {}],
@@ -133,8 +142,8 @@ describeBackends('champion lists', (b) => {
     const repo = storage.keyword('chunks_fts');
     const lists = new CountingLists({ commonDf: 1, listRows: 100_000 });
     let counts = await repo.counts();
-    const run = (s: KeywordStep, limit: number) => repo.candidates(s, {}, limit, counts);
     const page = async (generation: number) => {
+      const run = runner(storage, counts);
       const step: KeywordStep = { op: 'and', terms: await planned(storage, 'kettle harbor') };
       await lists.top(step, {}, 5, counts, generation, run);
       return { served: await lists.top(step, {}, 5, counts, generation, run), truth: await repo.candidates(step, {}, 5, counts) };

@@ -8,8 +8,10 @@
 // "list": the word's own step, through the same storage statement, cut at LIST_ROWS) bound what any
 // row can score. For an AND step: a row in every list has its exact score (the parts summed in the
 // query's order, as FTS5 and PostgreSQL sum them); a row missing from a word's list has at most that
-// list's last part for the word. When the page's last exact score is above everything a row outside
-// the exact set could reach, the page is the statement's page; otherwise the step runs as before.
+// list's last part for the word. Rows in some lists whose bound still reaches the page's last exact
+// score are few: the storage scores just those (scoreChunks, the statement's own rank). When the
+// page's last exact score is then above what a row in no list could reach, the page is the
+// statement's page; otherwise the step runs as before.
 // A list is kept per index generation (the term counts and totals it was scored with are part of
 // its key) and is made only for a word seen in an earlier step of the same generation, so an index
 // that changes under every search never pays for lists it does not reuse.
@@ -19,15 +21,19 @@ import type { KeywordCandidate, KeywordCounts, KeywordStep, PlannedKeywordTerm }
 /** Below this many rows a word's step is a millisecond or two: the statement serves it. */
 export const COMMON_DF = 20_000;
 /**
- * Rows kept per word: deep enough that two common words' bounds usually fall below a page's bar
- * (at 100k documents 4,096 settled 16 of 29 such steps of the 500 questions, 16,384 49 of 60, 65,536 50).
+ * Rows kept per word. At 100k documents, of the 500 bench:scale questions' 59 steps over common
+ * words, lists of 2,048 rows settled 45, 4,096 48, 16,384 49 (the rest leave more than
+ * MAX_DOUBTFUL rows in doubt); a list of 4,096 costs about 2–3 of the word's own steps to make,
+ * one of 16,384 about 5.
  */
-export const LIST_ROWS = 16_384;
+export const LIST_ROWS = 4_096;
 /**
- * Words whose lists are kept at once (each ~600 KB at LIST_ROWS: at most ~38 MB). The 500
+ * Words whose lists are kept at once (each ~150 KB at LIST_ROWS: at most ~10 MB). The 500
  * bench:scale questions have 52 common words; fewer lists than that made them again every round.
  */
 const MAX_LISTS = 64;
+/** Rows in some lists but not all that the statement may be asked to score for one step (~8 µs a row on SQLite). */
+const MAX_DOUBTFUL = 1_024;
 /** Words remembered as seen in this generation (a list is made on the second sight). */
 const MAX_SEEN = 4_096;
 
@@ -80,8 +86,11 @@ export class TermList {
   }
 }
 
-/** Runs one step's statement (KeywordIndexRepository.candidates without filters). */
-export type StepRunner = (step: KeywordStep, limit: number) => Promise<KeywordCandidate[]>;
+/** The storage's statements, unfiltered: a step's best rows (candidates), and the step's rank of given rows (scoreChunks). */
+export interface StepRunner {
+  top(step: KeywordStep, limit: number): Promise<KeywordCandidate[]>;
+  score(step: KeywordStep, chunkIds: readonly number[]): Promise<KeywordCandidate[]>;
+}
 
 export interface ChampionOptions {
   /** A word with fewer rows is left to the statement (COMMON_DF). */
@@ -128,7 +137,12 @@ export class ChampionLists {
     }
     if (fresh.length) return null;
     const lists = await Promise.all(step.terms.map((t, i) => this.list(keys[i]!, t, run)));
-    const page = exactTop(lists, limit);
+    const bounds = listBounds(lists, limit, MAX_DOUBTFUL);
+    let page: KeywordCandidate[] | null = null;
+    if (bounds) {
+      const scored = bounds.doubtful.length ? await run.score(step, bounds.doubtful) : [];
+      page = pageOf([...bounds.exact, ...scored.map((r) => ({ chunkId: r.chunkId, documentId: r.documentId, score: -r.rank }))], limit, bounds.unseen);
+    }
     if (!page) this.failed.add(stepKey);
     return page;
   }
@@ -143,7 +157,7 @@ export class ChampionLists {
     }
     if (this.lists.size >= MAX_LISTS) this.lists.delete(this.lists.keys().next().value!);
     const cut = this.opts.listRows;
-    list = run({ op: 'and', terms: [term] }, cut).then((rows) => new TermList(rows, cut));
+    list = run.top({ op: 'and', terms: [term] }, cut).then((rows) => new TermList(rows, cut));
     list.catch(() => this.lists.get(key) === list && this.lists.delete(key)); // a failed read is not kept
     this.lists.set(key, list);
     return list;
@@ -179,13 +193,28 @@ function listKey(t: PlannedKeywordTerm, counts: KeywordCounts): string {
   return `${t.term}\t${t.df}\t${counts.rows}\t${counts.avgLength}`;
 }
 
+/** What the lists say of an AND step's best rows before any row is looked up. */
+export interface ListBounds {
+  /** The rows in every list, with their exact scores (unsorted). */
+  exact: Scored[];
+  /** Rows in some lists, not all, that might still reach the page: to be scored by the statement. */
+  doubtful: number[];
+  /** The most a row in no list could score (-Infinity when a complete list rules such rows out). */
+  unseen: number;
+}
+
+export interface Scored {
+  chunkId: number;
+  documentId: number;
+  score: number;
+}
+
 /**
- * The best `limit` rows of the AND of the lists' words, exactly as the statement ranks them, or
- * null when a row outside the lists' common rows might belong on the page. Sums run in the words'
- * order from zero, as the statement's do, and floating-point addition is monotonic, so a sum of
- * upper bounds bounds the row's computed score.
+ * Bounds the rows of the AND of the lists' words. Sums run in the words' order from zero, as the
+ * statement's do, and floating-point addition is monotonic, so a sum of upper bounds bounds the
+ * row's computed score. Null when more than `maxDoubtful` rows would need looking up.
  */
-export function exactTop(lists: readonly TermList[], limit: number): KeywordCandidate[] | null {
+export function listBounds(lists: readonly TermList[], limit: number, maxDoubtful: number): ListBounds | null {
   const n = lists.length;
   const sumWith = (pick: (j: number) => number): number => {
     let s = 0;
@@ -194,7 +223,7 @@ export function exactTop(lists: readonly TermList[], limit: number): KeywordCand
   };
   // the rows in every list: exact scores (a short list first: fewer lookups)
   const shortest = lists.reduce((a, l) => (l.length < a.length ? l : a));
-  const exact: { chunkId: number; documentId: number; score: number }[] = [];
+  const exact: Scored[] = [];
   const parts: (number | undefined)[] = new Array<number | undefined>(n);
   for (let r = 0; r < shortest.length; r++) {
     const chunkId = shortest.chunk[r]!;
@@ -202,11 +231,11 @@ export function exactTop(lists: readonly TermList[], limit: number): KeywordCand
     for (let j = 0; j < n && all; j++) all = (parts[j] = lists[j]!.partOf(chunkId)) !== undefined;
     if (all) exact.push({ chunkId, documentId: shortest.doc[r]!, score: sumWith((j) => parts[j]!) });
   }
-  exact.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
-  const bar = exact.length >= limit ? exact[limit - 1]!.score : -Infinity;
+  const bar = barOf(exact, limit);
   // a row in no list: only if every list is cut short (a row outside a complete list lacks its word)
-  if (lists.every((l) => !l.complete) && sumWith((j) => lists[j]!.floor) >= bar) return null;
+  const unseen = lists.every((l) => !l.complete) ? sumWith((j) => lists[j]!.floor) : -Infinity;
   // a row in some lists, not all: its listed parts and the floors of the lists (cut short) it is missing from
+  const doubtful = new Set<number>();
   for (let i = 0; i < n; i++) {
     const list = lists[i]!;
     for (let r = 0; r < list.length; r++) {
@@ -223,8 +252,27 @@ export function exactTop(lists: readonly TermList[], limit: number): KeywordCand
         if (lists[j]!.complete) possible = false;
         return lists[j]!.floor;
       });
-      if (partial && possible && bound >= bar) return null;
+      if (partial && possible && bound >= bar) {
+        doubtful.add(chunkId);
+        if (doubtful.size > maxDoubtful) return null;
+      }
     }
   }
+  return { exact, doubtful: [...doubtful], unseen };
+}
+
+/** The `limit`-th best score (ties by chunk id, as the statement orders), -Infinity when there are fewer rows; sorts `rows`. */
+function barOf(rows: Scored[], limit: number): number {
+  rows.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
+  return rows.length >= limit ? rows[limit - 1]!.score : -Infinity;
+}
+
+/**
+ * The statement's page from the exact rows (the lists' and the doubtful rows the statement scored),
+ * or null when a row in no list could still be on it.
+ */
+export function pageOf(exact: Scored[], limit: number, unseen: number): KeywordCandidate[] | null {
+  const bar = barOf(exact, limit);
+  if (unseen !== -Infinity && unseen >= bar) return null; // (no row in no list can match: fewer rows than `limit` are the page)
   return exact.slice(0, limit).map(({ chunkId, documentId, score }) => ({ chunkId, documentId, rank: -score }));
 }

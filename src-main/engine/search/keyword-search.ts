@@ -236,9 +236,9 @@ export class KeywordSearch {
   /** Ranked chunks of one step until `needed` distinct documents are found (or nothing more matches). */
   private async collect(match: KeywordStep, filters: ResolvedFilters, needed: number, counts: KeywordCounts, generation: number): Promise<{ docs: DocCandidate[]; exhausted: boolean }> {
     const repo = this.storage.keyword(this.index);
-    const unfilteredStep = (step: KeywordStep, limit: number) => repo.candidates(step, {}, limit, counts);
+    const unfiltered = { top: (step: KeywordStep, limit: number) => repo.candidates(step, {}, limit, counts), score: (step: KeywordStep, ids: readonly number[]) => repo.scoreChunks(step, ids, counts) };
     for (let limit = needed * 4 + 16; ; limit *= 4) {
-      const rows = (await this.champions.top(match, filters, limit, counts, generation, unfilteredStep)) ?? (await repo.candidates(match, filters, limit, counts));
+      const rows = (await this.champions.top(match, filters, limit, counts, generation, unfiltered)) ?? (await repo.candidates(match, filters, limit, counts));
       const byDoc = new Map<number, DocCandidate>();
       for (const row of rows) {
         const d = byDoc.get(row.documentId);
