@@ -136,6 +136,13 @@ export class ChampionLists {
       this.seen.add(k);
     }
     if (fresh.length) return null;
+    // one list made per step at most (it costs about two of the word's own steps): the statement
+    // answers until the step's last list is made, so no single search pays for three or four
+    const missing = keys.findIndex((k) => !this.lists.has(k));
+    if (missing >= 0) {
+      await this.list(keys[missing]!, step.terms[missing]!, run);
+      if (keys.some((k) => !this.lists.has(k))) return null;
+    }
     const lists = await Promise.all(step.terms.map((t, i) => this.list(keys[i]!, t, run)));
     const bounds = listBounds(lists, limit, MAX_DOUBTFUL);
     let page: KeywordCandidate[] | null = null;
