@@ -76,11 +76,13 @@ describeBackends('champion lists', (b) => {
     let served = 0;
     let declined = 0;
     let doubtful = 0;
+    let batches = 0;
+    // (rows in doubt scored two at a time: the bar rises between calls)
     for (const listRows of [4, 16, 64]) {
-      const lists = new ChampionLists({ commonDf: 1, listRows });
+      const lists = new ChampionLists({ commonDf: 1, listRows, doubtBatch: 2 });
       const plain = runner(storage, counts);
       // rows the bounds left in doubt, scored by the storage
-      const run: StepRunner = { top: plain.top, score: (s, ids) => ((doubtful += ids.length), plain.score(s, ids)) };
+      const run: StepRunner = { top: plain.top, score: (s, ids) => ((doubtful += ids.length), batches++, plain.score(s, ids)) };
       for (const query of QUERIES) {
         const step: KeywordStep = { op: 'and', terms: await planned(storage, query) };
         for (const limit of [1, 3, 10, 40]) {
@@ -100,6 +102,8 @@ describeBackends('champion lists', (b) => {
     expect(served).toBeGreaterThan(20);
     expect(declined).toBeGreaterThan(5);
     expect(doubtful).toBeGreaterThan(0);
+    expect(batches).toBeGreaterThan(1);
+    expect(batches).toBeGreaterThanOrEqual(doubtful / 2); // two at a time
   });
 
   it('leave a filtered step, an OR of several words and a prefix to the statement', async () => {

@@ -21,9 +21,10 @@ import type { KeywordCandidate, KeywordCounts, KeywordStep, PlannedKeywordTerm }
 /** Below this many rows a word's step is a millisecond or two: the statement serves it. */
 export const COMMON_DF = 20_000;
 /**
- * Rows kept per word. At 100k documents, of the 500 bench:scale questions' 59 steps over common
- * words, lists of 2,048 rows settled 45, 4,096 48, 16,384 49 (the rest leave more than
- * MAX_DOUBTFUL rows in doubt); a list of 4,096 costs about 2–3 of the word's own steps to make,
+ * Rows kept per word. At 100k documents, of the 500 bench:scale questions' ~60 steps over common
+ * words, lists of 2,048 rows settled 45, 4,096 48 (50 once doubtful rows were scored best bound
+ * first), 8,192 49, 16,384 49; the rest are ANDs of three or more common words whose unlisted rows
+ * could still reach the page. A list of 4,096 costs about 1.5–2 of the word's own steps to make,
  * one of 16,384 about 5.
  */
 export const LIST_ROWS = 4_096;
@@ -32,8 +33,10 @@ export const LIST_ROWS = 4_096;
  * bench:scale questions have 52 common words; fewer lists than that made them again every round.
  */
 const MAX_LISTS = 64;
-/** Rows in some lists but not all that the statement may be asked to score for one step (~8 µs a row on SQLite). */
+/** Rows in some lists but not all that the storage may be asked to score for one step (~8 µs a row on SQLite); 8× as many are bounded at most. */
 const MAX_DOUBTFUL = 1_024;
+/** Rows in doubt scored per storage call: a first batch of the best bounds usually lifts the bar over the rest. */
+const DOUBT_BATCH = 256;
 /** Words remembered as seen in this generation (a list is made on the second sight). */
 const MAX_SEEN = 4_096;
 
@@ -97,6 +100,8 @@ export interface ChampionOptions {
   commonDf: number;
   /** Rows kept per word (LIST_ROWS). */
   listRows: number;
+  /** Rows in doubt scored per storage call (DOUBT_BATCH). */
+  doubtBatch?: number;
 }
 
 export class ChampionLists {
@@ -144,14 +149,28 @@ export class ChampionLists {
       if (keys.some((k) => !this.lists.has(k))) return null;
     }
     const lists = await Promise.all(step.terms.map((t, i) => this.list(keys[i]!, t, run)));
-    const bounds = listBounds(lists, limit, MAX_DOUBTFUL);
-    let page: KeywordCandidate[] | null = null;
-    if (bounds) {
-      const scored = bounds.doubtful.length ? await run.score(step, bounds.doubtful) : [];
-      page = pageOf([...bounds.exact, ...scored.map((r) => ({ chunkId: r.chunkId, documentId: r.documentId, score: -r.rank }))], limit, bounds.unseen);
-    }
+    const bounds = listBounds(lists, limit, MAX_DOUBTFUL * 8);
+    const page = bounds && (await this.settle(step, bounds, limit, run));
     if (!page) this.failed.add(stepKey);
     return page;
+  }
+
+  /**
+   * The rows in doubt, best bound first, scored by the storage a batch at a time: each batch can
+   * raise the page's bar, and the rows whose bound is below it need no look.
+   */
+  private async settle(step: KeywordStep, bounds: ListBounds, limit: number, run: StepRunner): Promise<KeywordCandidate[] | null> {
+    const exact = bounds.exact;
+    let bar = barOf(exact, limit);
+    let next = 0;
+    while (next < bounds.doubtful.length && bounds.doubtful[next]!.bound >= bar) {
+      if (next >= MAX_DOUBTFUL) return null;
+      const batch: number[] = [];
+      for (; next < bounds.doubtful.length && bounds.doubtful[next]!.bound >= bar && batch.length < (this.opts.doubtBatch ?? DOUBT_BATCH); next++) batch.push(bounds.doubtful[next]!.chunkId);
+      for (const r of await run.score(step, batch)) exact.push({ chunkId: r.chunkId, documentId: r.documentId, score: -r.rank });
+      bar = barOf(exact, limit);
+    }
+    return pageOf(exact, limit, bounds.unseen);
   }
 
   private list(key: string, term: PlannedKeywordTerm, run: StepRunner): Promise<TermList> {
@@ -204,8 +223,8 @@ function listKey(t: PlannedKeywordTerm, counts: KeywordCounts): string {
 export interface ListBounds {
   /** The rows in every list, with their exact scores (unsorted). */
   exact: Scored[];
-  /** Rows in some lists, not all, that might still reach the page: to be scored by the statement. */
-  doubtful: number[];
+  /** Rows in some lists, not all, that might still reach the page, best bound first: to be scored by the statement. */
+  doubtful: { chunkId: number; bound: number }[];
   /** The most a row in no list could score (-Infinity when a complete list rules such rows out). */
   unseen: number;
 }
@@ -242,7 +261,7 @@ export function listBounds(lists: readonly TermList[], limit: number, maxDoubtfu
   // a row in no list: only if every list is cut short (a row outside a complete list lacks its word)
   const unseen = lists.every((l) => !l.complete) ? sumWith((j) => lists[j]!.floor) : -Infinity;
   // a row in some lists, not all: its listed parts and the floors of the lists (cut short) it is missing from
-  const doubtful = new Set<number>();
+  const doubtful = new Map<number, number>();
   for (let i = 0; i < n; i++) {
     const list = lists[i]!;
     for (let r = 0; r < list.length; r++) {
@@ -260,16 +279,16 @@ export function listBounds(lists: readonly TermList[], limit: number, maxDoubtfu
         return lists[j]!.floor;
       });
       if (partial && possible && bound >= bar) {
-        doubtful.add(chunkId);
+        doubtful.set(chunkId, bound);
         if (doubtful.size > maxDoubtful) return null;
       }
     }
   }
-  return { exact, doubtful: [...doubtful], unseen };
+  return { exact, doubtful: [...doubtful].map(([chunkId, bound]) => ({ chunkId, bound })).sort((a, b) => b.bound - a.bound), unseen };
 }
 
 /** The `limit`-th best score (ties by chunk id, as the statement orders), -Infinity when there are fewer rows; sorts `rows`. */
-function barOf(rows: Scored[], limit: number): number {
+export function barOf(rows: Scored[], limit: number): number {
   rows.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
   return rows.length >= limit ? rows[limit - 1]!.score : -Infinity;
 }
