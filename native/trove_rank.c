@@ -132,11 +132,6 @@ static void topPush(RankData *p, double score) {
   h[i] = score;
 }
 
-/*
-** Summed phrase by phrase from 0.0, each part rounded before it is added (built with
-** -ffp-contract=off): search/champion-lists.ts adds the parts of one-word queries in the same
-** order and must get the same double.
-*/
 static double bm25Score(const RankData *p, double dl) {
   const double k1 = 1.2, b = 0.75;
   double score = 0.0;

@@ -21,9 +21,7 @@ if (process.platform === 'win32' && !process.env.CC) {
 fs.mkdirSync(path.dirname(out), { recursive: true });
 const cc = process.env.CC || 'cc';
 const shared = process.platform === 'darwin' ? ['-dynamiclib', '-undefined', 'dynamic_lookup'] : ['-shared', '-fPIC'];
-// -ffp-contract=off: no fused multiply-add, so a row's BM25 is the plain sum of its words' parts,
-// bit for bit what search/champion-lists.ts adds up from each word's own scores (arm64 compilers fuse by default)
-const r = spawnSync(cc, ['-O2', '-ffp-contract=off', ...shared, '-I', headers, '-o', out, source, '-lm'], { stdio: 'inherit' });
+const r = spawnSync(cc, ['-O2', ...shared, '-I', headers, '-o', out, source, '-lm'], { stdio: 'inherit' });
 if (r.status !== 0) {
   console.log(`[trove] could not build ${path.relative(root, source)} with ${cc}: keyword search uses FTS5 bm25() (same ranking, slower)`);
   fs.rmSync(out, { force: true });

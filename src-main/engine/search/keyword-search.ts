@@ -10,7 +10,6 @@ import { TroveError } from '../errors.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { KeywordCounts, KeywordStep, PlannedKeywordTerm, Storage } from '../store/storage.js';
 import type { ResolvedFilters } from '../store/filters.js';
-import { ChampionLists } from './champion-lists.js';
 import { rankedPage, planSteps, type PlannedTerm, type PlanStep } from './plan.js';
 import { keywordTerm, parseQuery, type QuerySyntax, type QueryTerm } from './query.js';
 import type { RankedHit } from './hit.js';
@@ -128,8 +127,6 @@ export class KeywordSearch {
     readonly anchors: PageAnchors,
     /** The keyword index searched: one collection kind's (store/keyword-index.ts). */
     private readonly index: KeywordIndex = 'chunks_fts',
-    /** Common words' best rows, which settle a step over them without its statement (champion-lists.ts). */
-    private readonly champions = new ChampionLists(),
   ) {}
 
   async search(req: KeywordRequest, generation: number): Promise<KeywordResult> {
@@ -139,7 +136,6 @@ export class KeywordSearch {
       if (!page.length) return { hits: [], ...rest };
       const anchors = await this.anchors.read(page, req.snippets !== false || req.explain, generation, attempt > 1);
       if (page.some((c) => !anchors.has(c.chunkId))) {
-        this.champions.clear(); // the index changed under this generation: its lists may be stale too
         if (attempt < PAGE_ATTEMPTS) continue; // ranked again on the index as it is now
         throw indexChanged();
       }
@@ -180,7 +176,7 @@ export class KeywordSearch {
     let last: (typeof steps)[number] | undefined;
     for (const [tier, step] of steps.entries()) {
       last = step;
-      const found = await this.collect(step.match, req.filters, needed, counts, generation);
+      const found = await this.collect(step.match, req.filters, needed, counts);
       exhausted = found.exhausted;
       for (const d of found.docs) {
         if (tierOf.has(d.documentId) || excluded?.has(d.documentId)) continue;
@@ -234,11 +230,10 @@ export class KeywordSearch {
   }
 
   /** Ranked chunks of one step until `needed` distinct documents are found (or nothing more matches). */
-  private async collect(match: KeywordStep, filters: ResolvedFilters, needed: number, counts: KeywordCounts, generation: number): Promise<{ docs: DocCandidate[]; exhausted: boolean }> {
+  private async collect(match: KeywordStep, filters: ResolvedFilters, needed: number, counts: KeywordCounts): Promise<{ docs: DocCandidate[]; exhausted: boolean }> {
     const repo = this.storage.keyword(this.index);
-    const unfiltered = { top: (step: KeywordStep, limit: number) => repo.candidates(step, {}, limit, counts), score: (step: KeywordStep, ids: readonly number[]) => repo.scoreChunks(step, ids, counts) };
     for (let limit = needed * 4 + 16; ; limit *= 4) {
-      const rows = (await this.champions.top(match, filters, limit, counts, generation, unfiltered)) ?? (await repo.candidates(match, filters, limit, counts));
+      const rows = await repo.candidates(match, filters, limit, counts);
       const byDoc = new Map<number, DocCandidate>();
       for (const row of rows) {
         const d = byDoc.get(row.documentId);

@@ -224,12 +224,6 @@ export interface KeywordIndexRepository {
   documentFrequency(term: KeywordTerm): Promise<number>;
   /** The best `limit` chunks of one step under these filters, by BM25 (ties by chunk id). */
   candidates(step: KeywordStep, filters: ResolvedFilters, limit: number, counts: KeywordCounts): Promise<KeywordCandidate[]>;
-  /**
-   * Those of these chunks that an AND step of exact terms matches, with the rank candidates() gives
-   * them (unfiltered; in no particular order): the rows a top-k bound could not rule out
-   * (search/champion-lists.ts).
-   */
-  scoreChunks(step: KeywordStep, chunkIds: readonly number[], counts: KeywordCounts): Promise<KeywordCandidate[]>;
   documentsMatching(expression: KeywordExpression): Promise<Set<number>>;
 }
 

@@ -175,21 +175,7 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
    * planning a six-term AND (seven relations in one equivalence class) for a 0.4 ms execution
    * (EXPLAIN ANALYZE, memory at 100,000 entries). The same chunks and the same BM25.
    */
-  async scoreChunks(step: KeywordStep, chunkIds: readonly number[], stats: KeywordCounts, on: Queryable = this.db.pool): Promise<KeywordCandidate[]> {
-    if (!step.terms.length || !chunkIds.length) return [];
-    if (step.op !== 'and' || step.terms.some((t) => t.prefix)) throw new Error('scoreChunks: an AND of exact terms only');
-    return this.allTerms(step.terms, {}, null, stats, on, chunkIds);
-  }
-
-  private async allTerms(
-    terms: readonly PlannedKeywordTerm[],
-    filters: ResolvedFilters,
-    limit: number | null,
-    stats: KeywordCounts,
-    on: Queryable,
-    /** Only these chunks (scoreChunks), all of those that match. */
-    within?: readonly number[],
-  ): Promise<KeywordCandidate[]> {
+  private async allTerms(terms: readonly PlannedKeywordTerm[], filters: ResolvedFilters, limit: number, stats: KeywordCounts, on: Queryable): Promise<KeywordCandidate[]> {
     const order = terms.map((t, i) => ({ t, i })).sort((a, b) => a.t.df - b.t.df || a.i - b.i);
     const params: unknown[] = [];
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
@@ -199,7 +185,7 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     // each step a fence of two relations (survivors × one term's postings): planned in microseconds
     const steps = order.map(({ t, i }, k) =>
       k === 0
-        ? `s0 AS MATERIALIZED (SELECT chunk_id, len, f AS f${i} FROM ${this.terms} WHERE term = ${p(t.term)}${within ? ` AND chunk_id = ANY(${p(within)}::bigint[])` : ''})`
+        ? `s0 AS MATERIALIZED (SELECT chunk_id, len, f AS f${i} FROM ${this.terms} WHERE term = ${p(t.term)})`
         : `s${k} AS MATERIALIZED (SELECT s.*, t.f AS f${i} FROM s${k - 1} s JOIN ${this.terms} t ON t.term = ${p(t.term)} AND t.chunk_id = s.chunk_id)`,
     );
     const f = pgFilterSql(filters, params.length + 1);
@@ -209,7 +195,7 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
       SELECT s.chunk_id AS "chunkId", c.document_id AS "documentId", -(${score}) AS rank
         FROM s${steps.length - 1} s
         JOIN chunks c ON c.id = s.chunk_id ${f.where ? `JOIN documents d ON d.id = c.document_id WHERE ${f.where}` : ''}
-       ORDER BY rank, s.chunk_id${limit === null ? '' : ` LIMIT ${p(limit)}`}`;
+       ORDER BY rank, s.chunk_id LIMIT ${p(limit)}`;
     return this.db.query<KeywordCandidate>(sql, params, on);
   }
 

@@ -122,28 +122,6 @@ export class SqliteKeywordIndex implements KeywordIndexRepository {
     return size < cap;
   }
 
-  async scoreChunks(step: KeywordStep, chunkIds: readonly number[], counts: KeywordCounts): Promise<KeywordCandidate[]> {
-    if (!step.terms.length || !chunkIds.length) return [];
-    const words = step.terms.map(fts5Term).join(step.op === 'and' ? ' AND ' : ' OR ');
-    const hits = this.nativeRank ? step.terms.map((t) => (t.prefix ? null : t.df)) : [];
-    const totals = this.nativeRank ? { rows: counts.rows, tokens: Math.round(counts.avgLength * counts.rows) } : null;
-    const cacheKey = `score|${hits.length}`;
-    let stmt = this.statements.get(cacheKey);
-    if (!stmt) {
-      // FTS5 seeks each listed rowid (~8 µs a row for two common words at 100k documents); the rank
-      // as candidates() computes it, without a LIMIT (0: no row is left unscored)
-      const fts = this.index;
-      stmt = this.db.prepare<unknown[], KeywordCandidate>(
-        `SELECT f.rowid AS chunkId, c.document_id AS documentId, ${rankSql(this.nativeRank, hits.length, fts)} AS rank
-           FROM ${fts} f JOIN chunks c ON c.id = f.rowid
-          WHERE ${fts} MATCH ? AND f.rowid IN (SELECT value FROM json_each(?))`,
-      );
-      if (this.statements.size > 64) this.statements.clear();
-      this.statements.set(cacheKey, stmt);
-    }
-    return this.readers.run<KeywordCandidate[]>(stmt, [...rankParams(this.nativeRank, 0, totals, hits), words, JSON.stringify(chunkIds)]);
-  }
-
   async documentsMatching(expression: KeywordExpression): Promise<Set<number>> {
     return new Set((await this.readers.run<{ id: number }[]>(this.matchingStmt, [fts5Expression(expression)])).map((r) => r.id));
   }
