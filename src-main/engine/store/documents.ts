@@ -26,51 +26,6 @@ export interface DocumentRow {
   parentId: number | null;
 }
 
-/**
- * A document as a hit shows it (search/page-anchors.ts): the fields a result carries, and of its
- * metadata only the recognised pages' confidence. A page of hits reads these, not whole rows:
- * parsing every hit's front matter was a measurable share of a keyword search.
- */
-export interface HitDocument {
-  id: number;
-  collectionId: number;
-  path: string;
-  docid: string;
-  title: string;
-  kind: string;
-  mtimeMs: number;
-  tags: string[];
-  /** OCR confidence per page number (metadata.ocr.confidence), null for a document with no recognised page. */
-  ocrConfidence: Record<string, number> | null;
-}
-
-export interface RawHitDocument {
-  id: number;
-  collection_id: number;
-  path: string;
-  docid: string;
-  title: string;
-  kind: string;
-  mtime_ms: number;
-  tags: string;
-  /** JSON text, or null. */
-  ocr_confidence: string | null;
-}
-
-export function hitDocumentFromRaw(r: RawHitDocument): HitDocument {
-  return {
-    id: r.id,
-    collectionId: r.collection_id,
-    path: r.path,
-    docid: r.docid,
-    title: r.title,
-    kind: r.kind,
-    mtimeMs: r.mtime_ms,
-    tags: JSON.parse(r.tags) as string[],
-    ocrConfidence: r.ocr_confidence === null ? null : (JSON.parse(r.ocr_confidence) as Record<string, number>),
-  };
-}
-
 export interface RawDocument {
   id: number;
   collection_id: number;
@@ -90,22 +45,40 @@ export interface RawDocument {
   parent_id: number | null;
 }
 
+/**
+ * A document as a hit shows it (search/page-anchors.ts): the fields a result carries, and of its
+ * metadata only the recognised pages' confidence. A page of hits reads these, not whole rows:
+ * parsing every hit's front matter was a measurable share of a keyword search.
+ */
+export type HitDocument = Pick<DocumentRow, 'id' | 'collectionId' | 'path' | 'docid' | 'title' | 'kind' | 'mtimeMs' | 'tags'> & {
+  /** OCR confidence per page number (metadata.ocr.confidence), null for a document with no recognised page. */
+  ocrConfidence: Record<string, number> | null;
+};
+
+type RawHitFields = Pick<RawDocument, 'id' | 'collection_id' | 'path' | 'docid' | 'title' | 'kind' | 'mtime_ms' | 'tags'>;
+
+export type RawHitDocument = RawHitFields & {
+  /** JSON text, or null. */
+  ocr_confidence: string | null;
+};
+
+function hitFields(r: RawHitFields): Omit<HitDocument, 'ocrConfidence'> {
+  return { id: r.id, collectionId: r.collection_id, path: r.path, docid: r.docid, title: r.title, kind: r.kind, mtimeMs: r.mtime_ms, tags: JSON.parse(r.tags) as string[] };
+}
+
+export function hitDocumentFromRaw(r: RawHitDocument): HitDocument {
+  return { ...hitFields(r), ocrConfidence: r.ocr_confidence === null ? null : (JSON.parse(r.ocr_confidence) as Record<string, number>) };
+}
+
 export function documentFromRaw(r: RawDocument): DocumentRow {
   return {
-    id: r.id,
-    collectionId: r.collection_id,
-    path: r.path,
-    docid: r.docid,
-    title: r.title,
-    kind: r.kind,
+    ...hitFields(r),
     size: r.size,
-    mtimeMs: r.mtime_ms,
     hash: r.hash,
     indexedAt: r.indexed_at,
     status: r.status,
     error: r.error,
     warning: r.warning ?? null,
-    tags: JSON.parse(r.tags) as string[],
     metadata: JSON.parse(r.metadata) as Record<string, unknown>,
     parentId: r.parent_id ?? null,
   };
