@@ -12,6 +12,7 @@
 // of that vector, and identical texts in one batch are embedded once. The space is one model at one
 // weights digest, so the same text means the same model input and the same vector.
 import { createHash } from 'node:crypto';
+import { sliceWindow } from '../store/content-blocks.js';
 import type { Storage, TextRange } from '../store/storage.js';
 import type { Lane, ModelPool } from './pool.js';
 import type { EmbeddingProgress } from '../types/models.js';
@@ -174,6 +175,6 @@ async function chunkTexts(storage: Storage, batch: readonly { documentId: number
   const windows = new Map((await storage.documents.windows(ranges)).map((w, i) => [ranges[i]!.id, w]));
   return batch.map((c) => {
     const w = windows.get(c.documentId);
-    return w ? w.text.slice(c.charStart - w.start, c.charEnd - w.start) : '';
+    return w ? sliceWindow(w, c.charStart, c.charEnd) : '';
   });
 }

@@ -7,6 +7,7 @@
 // stretch of its document is read (on SQLite the compressed blocks it covers, not the whole text:
 // store/content-blocks.ts).
 import type { ChunkRow } from '../store/chunks.js';
+import { sliceWindow } from '../store/content-blocks.js';
 import type { HitDocument } from '../store/documents.js';
 import type { Storage, TextWindow } from '../store/storage.js';
 import { snippetAround, type Snippet, type TermMatcher } from './snippet.js';
@@ -28,7 +29,7 @@ export function anchorSnippet(a: PageAnchor, matcher: TermMatcher, maxChars: num
 
 /** The anchor chunk's own text. */
 export function anchorText(a: PageAnchor): string {
-  return a.window.text.slice(a.chunk.charStart - a.window.start, a.chunk.charEnd - a.window.start);
+  return sliceWindow(a.window, a.chunk.charStart, a.chunk.charEnd);
 }
 
 const NO_TEXT: TextWindow = { start: 0, text: '' };
