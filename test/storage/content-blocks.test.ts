@@ -2,15 +2,17 @@
 // range reads every backend answers (Storage.documents.windows, chunkWindows): whole texts, lines
 // and character ranges across block edges with astral and CJK characters on them, a snippet of a
 // chunk that straddles an edge, an empty text (migrated; an empty file is skipped), a text of exactly one block, a re-index and a
-// removal leaving no stale blocks, memory entries (one block each), and the migration of a
-// profile written with the old `contents` table.
+// removal leaving no stale blocks, memory entries (one block each), and the migrations of a
+// profile written with the old `contents` table and of one whose blocks are brotli (the first codec).
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
 import { Engine as EngineClass } from '../../src-main/engine/index.js';
 import { BLOCK_CHARS, packText, sliceWindow } from '../../src-main/engine/store/content-blocks.js';
+import { registerMigrationFunctions } from '../../src-main/engine/store/database.js';
 import { migrations } from '../../src-main/engine/store/migrations.js';
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src-main/engine/store/storage.js';
@@ -185,6 +187,59 @@ describe('the migration of texts kept whole (SQLite)', () => {
     const storage = SqliteStorage.open(file);
     try {
       for (const [id, t] of texts) expect(await storage.documents.content(id)).toBe(t.text);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe('the migration of brotli blocks to zstd (SQLite)', () => {
+  it('re-encodes every block, documents and memory entries alike, and every text reads back the same', async () => {
+    const profile = tempDir('trove-profile-');
+    const file = path.join(profile, 'index.sqlite');
+    const before = migrations.findIndex((m) => m.includes('trove_recode_block'));
+    expect(before).toBeGreaterThan(0);
+    const db = new Database(file);
+    registerMigrationFunctions(db);
+    for (const sql of migrations.slice(0, before)) db.exec(sql);
+    db.pragma(`user_version = ${before}`);
+    const folder = Number(db.prepare("INSERT INTO collections (name, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('notes', ?, '[]', '[]', 0, 0)").run(profile).lastInsertRowid);
+    const memory = Number(db.prepare("INSERT INTO collections (name, kind, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('memory', 'memory', '', '[]', '[]', 0, 0)").run().lastInsertRowid);
+    const doc = db.prepare("INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, indexed_at, status, tags, metadata) VALUES (?, ?, ?, '', 'text', 1, 1, 1, 'indexed', '[]', '{}')");
+    const block = db.prepare('INSERT INTO content_blocks (document_id, start, data) VALUES (?, ?, ?)');
+    // the blocks as the first codec wrote them: brotli at quality 1, text mode, the size as a hint
+    const brotli = (text: string) => {
+      const bytes = Buffer.from(text, 'utf8');
+      const params = { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length };
+      return zlib.brotliCompressSync(bytes, { params });
+    };
+    const texts = new Map<number, string>();
+    const add = (collection: number, p: string, text: string, whole = false) => {
+      const id = Number(doc.run(collection, p, `d${texts.size}`).lastInsertRowid);
+      for (const b of whole ? [{ start: 0 }] : packText(text)) {
+        const next = whole ? text.length : (packText(text).find((x) => x.start > b.start)?.start ?? text.length);
+        block.run(id, b.start, brotli(text.slice(b.start, next)));
+      }
+      texts.set(id, text);
+    };
+    add(folder, 'big.txt', BIG);
+    add(folder, 'exact.txt', EXACT);
+    add(folder, 'empty.txt', '');
+    for (let i = 0; i < 200; i++) add(folder, `n${i}.txt`, filler(30 + i * 131, i));
+    add(memory, '1', `${filler(BLOCK_CHARS * 2, 4)}${EMOJI}`, true);
+    const blocks = (db.prepare('SELECT count(*) AS n FROM content_blocks').get() as { n: number }).n;
+    db.close();
+
+    const engine = await EngineClass.open({ profileDir: profile });
+    await engine.close();
+    const check = new Database(file, { readonly: true });
+    const rows = check.prepare('SELECT data FROM content_blocks').all() as { data: Buffer }[];
+    expect(rows.length).toBe(blocks);
+    for (const r of rows) expect([...r.data.subarray(0, 4)]).toEqual([0x28, 0xb5, 0x2f, 0xfd]); // a zstd frame
+    check.close();
+    const storage = SqliteStorage.open(file);
+    try {
+      for (const [id, text] of texts) expect(await storage.documents.content(id)).toBe(text);
     } finally {
       await storage.close();
     }

@@ -2,14 +2,13 @@
 // a range — a hit's snippet, an embedding's chunk texts — decompresses only the blocks it covers.
 //
 // Why: the extracted text stored whole was 1.10× the corpus text on its own at 100,000 documents
-// (bench/RESULTS.md, "bench:scale baseline"). The codec and block size were measured on this
-// machine (bench/RESULTS.md "Document text in compressed blocks"): the compression runs on the
-// indexing writer's thread, where every millisecond is indexing time, so brotli at quality 1
-// (2.42× on cpp-docs' Markdown at 116 MB/s) beat deflate-raw level 6 (2.74× at 61 MB/s: +30% of
-// the writer's CPU on bench:index) and level 1 (2.59×, 78 MB/s); decompressing a block costs
-// ~15–20 µs with either, most of it the call itself. 8,192 chars a block: smaller blocks compress
-// worse (2.46× at 2,048 with deflate) and cost a long read more calls, larger ones decompress
-// text a snippet does not show.
+// (bench/RESULTS.md, "bench:scale baseline"). The codec was measured on this machine
+// (bench/RESULTS.md "The text blocks in zstd"): compression runs on the indexing writer's thread and
+// a hit's snippet decompresses a block inside every search, so both speeds count. zstd at level 1
+// (zstd-napi: libzstd's contexts, reused) compresses cpp-docs' Markdown 2.54× at ~230 MB/s and
+// inflates a block in ~6 µs; brotli at quality 1 (node:zlib, the first codec) made 2.42× at ~100 MB/s
+// and ~18 µs a block, most of it node:zlib's per-call set-up. 8,192 chars a block: smaller blocks
+// compress worse and cost a long read more calls, larger ones decompress text a snippet does not show.
 //
 // A block starts at a multiple of BLOCK_CHARS UTF-16 code units (the offsets chunks and get use),
 // one unit later where that would split a surrogate pair (an emoji, a rare CJK character): each
@@ -17,14 +16,22 @@
 // start, so a reader finds the block holding an offset by one index seek whatever the block sizes:
 // memory entries keep their text in one block however long (store/sqlite/memory.ts).
 import zlib from 'node:zlib';
+import { Compressor, Decompressor } from 'zstd-napi';
 
 export const BLOCK_CHARS = 8192;
-const PARAMS = { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT };
+const ZSTD_LEVEL = 1;
+/** The four bytes every zstd frame starts with (ZSTD_MAGICNUMBER, little-endian). */
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
+
+// One compression and one decompression context per thread (the engine's, each reader thread's):
+// libzstd's contexts are reused across calls, which is most of what makes a small block cheap.
+let compressor: Compressor | undefined;
+let decompressor: Decompressor | undefined;
 
 export interface PackedBlock {
   /** The block's first character, in UTF-16 code units from the start of the text. */
   start: number;
-  /** The block's text as UTF-8, brotli-compressed. */
+  /** The block's text as UTF-8, one zstd frame. */
   data: Buffer;
 }
 
@@ -60,8 +67,14 @@ export function packWhole(text: string): PackedBlock[] {
 }
 
 function compress(text: string): Buffer {
-  const bytes = Buffer.from(text, 'utf8');
-  return zlib.brotliCompressSync(bytes, { params: { ...PARAMS, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+  compressor ??= makeCompressor();
+  return compressor.compress(Buffer.from(text, 'utf8'));
+}
+
+function makeCompressor(): Compressor {
+  const c = new Compressor();
+  c.setParameters({ compressionLevel: ZSTD_LEVEL });
+  return c;
 }
 
 /**
@@ -69,7 +82,21 @@ function compress(text: string): Buffer {
  * crosses into JavaScript once, where the rows are read, not once more inside the function).
  */
 export function inflateBlock(data: Uint8Array): Buffer {
-  return zlib.brotliDecompressSync(data);
+  decompressor ??= new Decompressor();
+  return decompressor.decompress(data);
+}
+
+/**
+ * A block written by the first codec (brotli, schema 17) in zstd; a zstd block as it is. For the
+ * migration that re-encodes a profile's blocks (store/migrations.ts): a brotli stream from node:zlib
+ * never starts with zstd's magic bytes (its first byte is odd: the window size Trove wrote it with).
+ */
+export function recodeBrotliBlock(data: Uint8Array): Buffer {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (bytes.subarray(0, 4).equals(ZSTD_MAGIC)) return bytes;
+  const text = zlib.brotliDecompressSync(bytes);
+  compressor ??= makeCompressor();
+  return compressor.compress(text);
 }
 
 /** Registers trove_inflate(blob) on a connection: the engine's and each reader thread's. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { TroveError } from '../errors.js';
 import { createPrivateFile, ensurePrivateDir, tightenFile } from '../profile.js';
-import { packText, packWhole, registerBlockFunctions } from './content-blocks.js';
+import { packText, packWhole, recodeBrotliBlock, registerBlockFunctions } from './content-blocks.js';
 import { ensureDeletedCounts, registerFtsFunctions } from './fts-totals.js';
 import { migrations } from './migrations.js';
 import { loadRankExtension, type RankExtensionOptions } from './rank-extension.js';
@@ -42,8 +42,9 @@ export function openDatabase(file: string, opts: { nativeRank?: RankExtensionOpt
   return db;
 }
 
-/** What migrations written in SQL call on JavaScript for: the conversion of texts to compressed blocks. */
-function registerMigrationFunctions(db: Db): void {
+/** What migrations written in SQL call on JavaScript for: the conversion of texts to compressed blocks, and of blocks to the current codec. */
+export function registerMigrationFunctions(db: Db): void {
+  db.function('trove_recode_block', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? recodeBrotliBlock(v) : v));
   db.table('trove_blocks', {
     columns: ['start', 'data'],
     parameters: ['text', 'whole'],
