@@ -31,16 +31,18 @@ interface Run {
   mb: number;
   chunks: number | null;
   peakRssMb: number;
+  /** user + system CPU seconds of the indexing process, all its threads: steadier than wall time on a shared machine */
+  cpuSeconds: number;
   dbMb: number;
 }
 
-function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): { seconds: number; peakRssMb: number; stdout: string } {
+function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): { seconds: number; peakRssMb: number; cpuSeconds: number; stdout: string } {
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', cmd, ...args], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  const lines = r.stderr.trim().split('\n');
-  return { seconds, peakRssMb: Number(lines.at(-1)) / 1024, stdout: r.stdout };
+  const [rssKb, user, system] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { seconds, peakRssMb: rssKb! / 1024, cpuSeconds: user! + system!, stdout: r.stdout };
 }
 
 function dirSizeMb(p: string, filter: (f: string) => boolean = () => true): number {
@@ -64,6 +66,7 @@ function runTrove(): Run {
     mb: out.index.bytesRead / 1e6,
     chunks: out.index.chunks,
     peakRssMb: r.peakRssMb,
+    cpuSeconds: r.cpuSeconds,
     dbMb: dirSizeMb(home),
   };
   fs.rmSync(home, { recursive: true, force: true });
@@ -98,6 +101,7 @@ function runQmd(): Run {
     mb: NaN,
     chunks: null,
     peakRssMb: r.peakRssMb,
+    cpuSeconds: r.cpuSeconds,
     dbMb: dirSizeMb(home, (f) => f.endsWith('.sqlite') || f.endsWith('.db') || f.includes('.sqlite-')),
   };
   fs.rmSync(scratch, { recursive: true, force: true });
@@ -111,11 +115,11 @@ for (let i = 0; i < Number(values.runs); i++) {
 }
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 console.log(`\nbench:index ${dir}${excludes.length ? ` (excluding ${excludes.join(', ')})` : ''} — ${new Date().toISOString()}`);
-console.log('| tool | wall s | files | files/s | MB/s | chunks/s | peak RSS MB | DB MB |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| tool | wall s | CPU s | files | files/s | MB/s | chunks/s | peak RSS MB | DB MB |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of runs) {
   console.log(
-    `| ${r.tool} | ${fmt(r.seconds, 2)} | ${r.files} | ${fmt(r.files / r.seconds, 0)} | ${fmt(r.mb / r.seconds)} | ` +
+    `| ${r.tool} | ${fmt(r.seconds, 2)} | ${fmt(r.cpuSeconds, 2)} | ${r.files} | ${fmt(r.files / r.seconds, 0)} | ${fmt(r.mb / r.seconds)} | ` +
       `${r.chunks === null ? '—' : fmt(r.chunks / r.seconds, 0)} | ${fmt(r.peakRssMb, 0)} | ${fmt(r.dbMb)} |`,
   );
 }
