@@ -60,6 +60,12 @@ const sampler = setInterval(sample, 1000);
 let n = 0;
 const churn = setInterval(() => fs.writeFileSync(path.join(dir, 'live', `file-${n++ % 50}.md`), `# Live ${n}\n\nkeeper lantern harbour ${n}\n`), 50);
 
+// CPU seconds over the load window: the host's (all its threads) and this driver's (its 24 HTTP
+// clients; the stdio clients' `trove mcp` processes count once they exit): what the 2 cores went to.
+const hostCpu0 = hostCpuSeconds(serve.pid!);
+const threadCpu0 = threadCpuSeconds(serve.pid!);
+const driverCpu0 = process.cpuUsage();
+const childrenCpu0 = childrenCpuSeconds();
 const quarter = Math.max(1, Math.round(clientCount / 8));
 const clients: Record<ClientKind, number> = { 'v1-http': clientCount / 2 - quarter, 'v2-http': clientCount / 2 - quarter, 'v1-stdio': quarter, 'v2-stdio': quarter };
 try {
@@ -76,6 +82,11 @@ try {
   clearInterval(churn);
   clearInterval(sampler);
   sample();
+  const hostCpu = hostCpuSeconds(serve.pid!) - hostCpu0;
+  const threads = [...threadCpuSeconds(serve.pid!)].map(([tid, t]) => ({ ...t, cpu: t.cpu - (threadCpu0.get(tid)?.cpu ?? 0) })).filter((t) => t.cpu >= 0.05).sort((a, b) => b.cpu - a.cpu);
+  const driverUsage = process.cpuUsage(driverCpu0);
+  const driverCpu = (driverUsage.user + driverUsage.system) / 1e6;
+  const shimCpu = childrenCpuSeconds() - childrenCpu0;
   const status = JSON.parse(execFileSync(process.execPath, [BIN, 'status', '--json'], { env, encoding: 'utf8' })) as { collections: { name: string; documents: number }[] };
   const bigIndexed = status.collections.find((c) => c.name === 'big')?.documents ?? 0;
   const half = rss.filter((s) => s.t >= rss[rss.length - 1]!.t / 2);
@@ -85,9 +96,11 @@ try {
   for (const e of out.errors.slice(0, 10)) console.log(`  error: ${e}`);
   for (const [tool, s] of Object.entries(out.perTool)) console.log(`  ${tool.padEnd(10)} n=${String(s.n).padStart(6)}  p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.max.toFixed(0)} ms`);
   console.log(`big collection indexed under load: ${bigIndexed} of ${notes} notes`);
+  console.log(`CPU seconds over the run: host ${hostCpu.toFixed(1)}, this driver ${driverCpu.toFixed(1)}, its trove mcp children ${shimCpu.toFixed(1)}`);
+  console.log(`  host threads alive at the end (tid:name CPU s; tid 0 = the main thread): ${threads.map((t) => `${t.tid}:${t.name}${t.nice ? ` (nice ${t.nice})` : ''} ${t.cpu.toFixed(1)}`).join(', ')}`);
   console.log(`host RSS: start ${rss[0]!.mb.toFixed(0)} MB, max ${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB, end ${rss[rss.length - 1]!.mb.toFixed(0)} MB; last half: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB (${(slope * 60).toFixed(2)} MB/min)`);
   console.log(`RSS over time (MB, every ~${Math.max(1, Math.round(rss.length / 20))} s): ${rss.filter((_, i) => i % Math.max(1, Math.round(rss.length / 20)) === 0).map((s) => s.mb.toFixed(0)).join(' ')}`);
-  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10 }));
+  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10, hostCpuS: Math.round(hostCpu * 10) / 10, driverCpuS: Math.round(driverCpu * 10) / 10, childrenCpuS: Math.round(shimCpu * 10) / 10 }));
   process.exitCode = out.errors.length ? 1 : 0;
 } finally {
   clearInterval(churn);
@@ -115,6 +128,34 @@ async function freshDatabase(url: string): Promise<{ url: string; drop(): Promis
   own.pathname = `/${name}`;
   await admin(own.toString(), (c) => c.query('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm'));
   return { url: own.toString(), drop: () => admin(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) };
+}
+
+/** A process's user + system CPU seconds, all its threads (/proc/<pid>/stat, in clock ticks of 1/100 s on Linux). */
+function hostCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Each thread's name, nice value (background workers are niced) and user + system CPU seconds (/proc/<pid>/task/<tid>/stat), by thread id. */
+function threadCpuSeconds(pid: number): Map<number, { tid: number; name: string; nice: number; cpu: number }> {
+  const out = new Map<number, { tid: number; name: string; nice: number; cpu: number }>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      out.set(tid, { tid: tid === pid ? 0 : tid, name, nice: Number(fields[16]), cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** This process's exited and waited-for children's user + system CPU seconds (/proc/self/stat cutime, cstime). */
+function childrenCpuSeconds(): number {
+  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
 /** Least-squares slope of y over x. */
