@@ -3,7 +3,8 @@
 // start-up while the load runs, and a watched folder that keeps changing; 32 MCP clients — v1 and
 // v2 SDKs (2025 sessions and 2026-07-28), over HTTP and through `trove mcp` on stdio — calling
 // search, query, get and multi_get for the whole time. Prints calls, errors, p50/p99 per tool, the
-// host's RSS over time (and its growth over the last half), and one JSON line. Needs the built CLI.
+// host's RSS over time (and its growth over the last half), where the CPU went (host, its threads,
+// the clients), and one JSON line. Needs the built CLI.
 // `busy` answers (the host's admission control) are retried after their hint and counted, not
 // errors. --database postgresql://…: the same run on a fresh database made on that server (dropped
 // at the end), every `trove` command and the host on it.
@@ -18,7 +19,7 @@ import { writeNotes } from '../../test/reliability/lib/generated-corpus.js';
 import { runLoad, type ClientKind } from '../../test/reliability/lib/load.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false }, database: { type: 'string' } },
+  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false }, database: { type: 'string' }, 'cpu-prof-dir': { type: 'string' } },
 });
 const seconds = Number(values.seconds ?? (values.small ? 20 : 300));
 const clientCount = Number(values.clients ?? (values.small ? 8 : 32));
@@ -37,7 +38,9 @@ trove('collection', 'add', path.join(dir, 'stable'), '--name', 'stable');
 trove('collection', 'add', path.join(dir, 'big'), '--name', 'big', '--no-index'); // the host indexes it at start-up, under load
 trove('collection', 'add', path.join(dir, 'live'), '--name', 'live');
 
-const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+// --cpu-prof-dir <dir>: the host writes a V8 CPU profile of its main thread there when it shuts down
+const profiling = values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof-dir'])}`] : [];
+const serve = spawn(process.execPath, [...profiling, BIN, 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 const mcpUrl = await new Promise<string>((resolve, reject) => {
   let out = '';
   serve.stdout.on('data', (d: Buffer) => {

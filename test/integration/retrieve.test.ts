@@ -19,6 +19,8 @@ describeBackends('get and multi_get', (b) => {
       'docs/my file.md': 'spaces in the name',
       'big.md': `# Big\n\n${'x'.repeat(20_000)}`,
       'shared.md': 'in notes',
+      'docs-old/setup.md': '# Old setup',
+      'docs.md': 'beside the folder',
     });
     const other = tempDir();
     writeTree(other, { 'shared.md': 'in other', 'only-other.md': 'other only' });
@@ -110,6 +112,14 @@ describeBackends('get and multi_get', (b) => {
       expect(r.notFound).toEqual([]);
       expect((await engine.multiGet('other/*.md')).documents.map((d) => `${d.collection}/${d.path}`).sort()).toEqual(['other/only-other.md', 'other/shared.md']);
       expect((await engine.multiGet('**/shared.md')).documents.map((d) => d.collection).sort()).toEqual(['notes', 'other']);
+      // a glob's literal folder is read as a range of paths: its neighbours in sort order stay out, the
+      // collection's name may lead it, and `folder/**` matches the folder's own path as picomatch does
+      expect((await engine.multiGet('notes/docs/*.md')).documents.map((d) => d.path).sort()).toEqual(['docs/my file.md', 'docs/setup.md', 'docs/usage.md']);
+      expect((await engine.multiGet('docs/**')).documents.map((d) => d.path).sort()).toEqual(['docs/my file.md', 'docs/setup.md', 'docs/usage.md']);
+      expect((await engine.multiGet('docs*/setup.md')).documents.map((d) => d.path).sort()).toEqual(['docs-old/setup.md', 'docs/setup.md']);
+      expect((await engine.multiGet('guide.md/**')).documents.map((d) => d.path)).toEqual(['guide.md']);
+      expect((await engine.multiGet('笔记/会议/*.md')).documents.map((d) => d.path)).toEqual(['会议/记录 一.md']);
+      expect((await engine.multiGet('会议/*.md')).documents.map((d) => d.collection)).toEqual(['笔记']);
       const none = await engine.multiGet('nothing/**/*.pdf');
       expect(none.documents).toEqual([]);
       expect(none.notFound[0]).toMatchObject({ locator: 'nothing/**/*.pdf' });

@@ -136,6 +136,7 @@ export class DocumentStore {
   private readonly putContentStmt;
   private readonly deleteContentStmt;
   readonly pathsStmt;
+  readonly pathsUnderStmt;
   private readonly countStmt;
   private readonly listStmt;
   private readonly byHashStmt;
@@ -203,6 +204,12 @@ export class DocumentStore {
     this.countStmt = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM documents WHERE collection_id = ? AND status = 'indexed'`);
     this.pathsStmt = db.prepare<[number], { path: string }>(
       "SELECT path FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",
+    );
+    // a folder and what is under it: [folder/, folder0) is every path that starts with "folder/" in
+    // the index's binary order ('0' is the byte after '/'), so the read is a range of the unique index
+    this.pathsUnderStmt = db.prepare<{ c: number; folder: string; from: string; to: string }, { path: string }>(
+      `SELECT path FROM documents WHERE collection_id = @c AND status = 'indexed'
+          AND (path = @folder OR (path >= @from AND path < @to)) ORDER BY path`,
     );
     this.listStmt = db.prepare<[number], RawDocument>(
       "SELECT * FROM documents WHERE collection_id = ? AND status = 'indexed' ORDER BY path",

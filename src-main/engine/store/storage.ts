@@ -55,7 +55,11 @@ export interface DocumentRepository {
   /** A page of hits' documents in one read, as hits show them, keyed by id; ids not in the index are absent. */
   forHits(ids: readonly number[]): Promise<Map<number, HitDocument>>;
   indexedCount(collectionId: number): Promise<number>;
-  indexedPaths(collectionId: number): Promise<string[]>;
+  /**
+   * Paths of a collection's indexed documents, sorted; with `folder`, only that path and those
+   * under it (`folder/…`): a glob's literal folder read by an index range, not every path.
+   */
+  indexedPaths(collectionId: number, folder?: string): Promise<string[]>;
   indexedDocuments(collectionId: number): Promise<DocumentRow[]>;
   /** Which of these candidate docids are taken already. */
   docidsTaken(candidates: readonly string[]): Promise<Set<string>>;

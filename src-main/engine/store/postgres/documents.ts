@@ -104,11 +104,17 @@ export class PostgresDocuments implements DocumentRepository {
     return (await this.db.one<{ n: number }>("SELECT count(*) AS n FROM documents WHERE collection_id = $1 AND status = 'indexed'", [collectionId]))?.n ?? 0;
   }
 
-  async indexedPaths(collectionId: number): Promise<string[]> {
-    const rows = await this.db.query<{ path: string }>(
-      `SELECT path FROM documents WHERE collection_id = $1 AND status = 'indexed' ORDER BY path COLLATE "C"`,
-      [collectionId],
-    );
+  async indexedPaths(collectionId: number, folder?: string): Promise<string[]> {
+    const rows = folder === undefined
+      ? await this.db.query<{ path: string }>(
+          `SELECT path FROM documents WHERE collection_id = $1 AND status = 'indexed' ORDER BY path COLLATE "C"`,
+          [collectionId],
+        )
+      : await this.db.query<{ path: string }>(
+          `SELECT path FROM documents WHERE collection_id = $1 AND status = 'indexed' AND (path = $2 OR starts_with(path, $2 || '/'))
+            ORDER BY path COLLATE "C"`,
+          [collectionId, folder],
+        );
     return rows.map((r) => r.path);
   }
 

@@ -136,8 +136,11 @@ class Documents implements DocumentRepository {
   async indexedCount(collectionId: number): Promise<number> {
     return this.store.indexedCount(collectionId);
   }
-  async indexedPaths(collectionId: number): Promise<string[]> {
-    return (await this.readers.run<{ path: string }[]>(this.store.pathsStmt, [collectionId])).map((r) => r.path);
+  async indexedPaths(collectionId: number, folder?: string): Promise<string[]> {
+    const rows = folder === undefined
+      ? await this.readers.run<{ path: string }[]>(this.store.pathsStmt, [collectionId])
+      : await this.readers.run<{ path: string }[]>(this.store.pathsUnderStmt, [{ c: collectionId, folder, from: `${folder}/`, to: `${folder}0` }]);
+    return rows.map((r) => r.path);
   }
   async indexedDocuments(collectionId: number): Promise<DocumentRow[]> {
     return this.store.indexedDocuments(collectionId);
