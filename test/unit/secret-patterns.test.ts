@@ -5,7 +5,7 @@
 // a sample here.
 import { describe, expect, it } from 'vitest';
 import { extraFindings, looksRandom } from '../../src-main/engine/redaction/extra-patterns.js';
-import { findSecrets, redactSecrets, REDACTED_SECRET } from '../../src-main/engine/redaction/secret-scanner.js';
+import { findSecrets, redactSecrets, REDACTED_SECRET, rememberedScans } from '../../src-main/engine/redaction/secret-scanner.js';
 import { secretlintFindings, secretlintRuleIds } from '../../src-main/engine/redaction/secretlint-rules.js';
 
 // deterministic made-up characters (never real credentials)
@@ -209,5 +209,24 @@ describe('the time budget of user rules', () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe('the finds of recent texts are remembered', () => {
+  it('gives a text read again the finds of its first scan, and keeps the memory bounded', () => {
+    const key = `AKIA${rand(16, UPPER_DIGITS)}`;
+    const text = `config for the deploy: aws_access_key_id = ${key} and nothing else ${rand(40, LETTERS)}`;
+    const first = findSecrets(text);
+    expect(first.length).toBeGreaterThan(0);
+    const again = findSecrets(`${text.slice(0, 10)}${text.slice(10)}`); // an equal text, another string
+    expect(again).toBe(first);
+    expect(redactSecrets(text).text).not.toContain(key);
+    // 6 M characters of distinct texts: the oldest are let go, the memory stays under its bound
+    for (let i = 0; i < 120; i++) findSecrets(`${i} ${'plain words in a long note '.repeat(1_850)}`);
+    const held = rememberedScans();
+    expect(held.chars).toBeLessThanOrEqual(4_000_000);
+    expect(held.texts).toBeGreaterThan(50);
+    expect(findSecrets(text)).not.toBe(first); // evicted long ago: scanned afresh, the same finds
+    expect(findSecrets(text)).toEqual(first);
   });
 });
