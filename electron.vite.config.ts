@@ -6,7 +6,7 @@ import react from '@vitejs/plugin-react';
 // electron-vite's build.externalizeDeps (default: true) already externalizes everything
 // in package.json "dependencies"; listing them here too keeps it explicit and safe if a
 // native module ever moves to devDependencies.
-const nativeExternals = ['better-sqlite3', 'onnxruntime-node', 'sqlite-vec', /^sqlite-vec-/, 'zstd-napi'];
+const nativeExternals = ['better-sqlite3', 'onnxruntime-node', 'sqlite-vec', /^sqlite-vec-/, /^zstd-napi(\/|$)/];
 
 export default defineConfig({
   main: {
