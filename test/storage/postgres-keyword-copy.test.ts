@@ -63,7 +63,8 @@ describe('PostgreSQL keyword rows by COPY', () => {
     // all at once given the pool, not a transaction's connection: COPY on a connection of its own
     await s.keyword('memory_fts').write(rowsOf, s.db.pool);
     const rows = (index: string) => s.db.query(`SELECT chunk_id::int AS id, tsv::text AS tsv, len FROM ${index} ORDER BY chunk_id`);
-    const postings = (index: string) => s.db.query(`SELECT term, chunk_id::int AS id, f, len FROM ${index}_terms ORDER BY term, chunk_id`);
+    const postings = (index: string) =>
+      s.db.query(`SELECT p.term, (p.lo + u.d)::int AS id, u.f, u.len FROM ${index}_postings p CROSS JOIN LATERAL unnest(p.d, p.f, p.len) u(d, f, len) ORDER BY 1, 2`);
     const [copied, inserted] = [await rows('chunks_fts'), await rows('dataset_fts')];
     expect(copied.length).toBe(chunks.length);
     expect(copied).toEqual(inserted);

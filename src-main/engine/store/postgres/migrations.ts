@@ -284,4 +284,59 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   );
   `,
   },
+  {
+    name: 'postings as one row per term and written run of chunks, their chunks, frequencies and lengths as arrays',
+    // PostgreSQL only: a key entry per (term, chunk) was the largest part of the server's work in
+    // writing a batch (~36,000 B-tree inserts for ~4,400 distinct terms, bench/RESULTS.md issue 28);
+    // a row per term and run (store/postgres/postings.ts) is ~8× fewer. Existing postings are
+    // grouped by term and chunk ids by 1,024. Deleted keyword rows leave by a statement-level
+    // trigger: PostgreSQL fires it once for all the rows of a statement, cascades included, so a
+    // row's arrays are rewritten once per statement, not once per chunk.
+    sql: ['chunks_fts', 'dataset_fts', 'memory_fts']
+      .map(
+        (n) => `
+  CREATE TABLE ${n}_postings (
+    term text COLLATE "C" NOT NULL,  -- byte order: a prefix is a range of the index
+    lo bigint NOT NULL,              -- the base: each posting's chunk is lo + its offset in d
+    hi bigint NOT NULL,              -- the row's largest chunk id (lo..hi bounds its chunks; hi - lo < 2^20)
+    n integer NOT NULL,              -- postings in the row (document frequency sums it)
+    d integer[] NOT NULL,            -- chunk id - lo, ascending
+    f real[] NOT NULL,               -- weighted term frequency: 4 per title, 2 per heading, 1 per body occurrence
+    len integer[] NOT NULL           -- the chunk's length, so ranking reads postings only
+  );
+  INSERT INTO ${n}_postings (term, lo, hi, n, d, f, len)
+    SELECT term, (chunk_id >> 10) << 10, max(chunk_id), count(*)::int,
+           array_agg((chunk_id & 1023)::int ORDER BY chunk_id), array_agg(f ORDER BY chunk_id), array_agg(len ORDER BY chunk_id)
+      FROM ${n}_terms GROUP BY term, chunk_id >> 10;
+  CREATE INDEX ${n}_postings_term ON ${n}_postings (term, lo) INCLUDE (hi, n);
+  DROP TRIGGER ${n}_postings_gone ON ${n};
+  DROP FUNCTION ${n}_postings_gone();
+  DROP TABLE ${n}_terms;
+  CREATE FUNCTION ${n}_postings_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- the deleted chunks' postings; the rows that may hold them (a row spans under 2^20 chunk ids,
+    -- postings.ts, so each is found by a short range of the index); those rows written again
+    -- without them, by a hash anti-join (rows of one (term, lo) share their base: merged)
+    WITH gp AS MATERIALIZED (
+      SELECT DISTINCT x.term, o.chunk_id FROM gone o CROSS JOIN LATERAL unnest(tsvector_to_array(o.tsv)) x(term)
+    ), hit AS MATERIALIZED (
+      SELECT DISTINCT p.term, p.lo FROM gp
+        JOIN ${n}_postings p ON p.term = gp.term AND p.lo BETWEEN gp.chunk_id - 1048575 AND gp.chunk_id AND p.hi >= gp.chunk_id
+    ), kept AS (
+      SELECT p.term, p.lo, u.d, u.f, u.len FROM hit
+        JOIN ${n}_postings p ON p.term = hit.term AND p.lo = hit.lo
+        CROSS JOIN LATERAL unnest(p.d, p.f, p.len) u(d, f, len)
+       WHERE NOT EXISTS (SELECT 1 FROM gp WHERE gp.term = p.term AND gp.chunk_id = p.lo + u.d)
+    ), dropped AS (
+      DELETE FROM ${n}_postings p USING hit WHERE p.term = hit.term AND p.lo = hit.lo
+    )
+    INSERT INTO ${n}_postings (term, lo, hi, n, d, f, len)
+      SELECT term, lo, lo + max(d), count(*)::int, array_agg(d ORDER BY d), array_agg(f ORDER BY d), array_agg(len ORDER BY d)
+        FROM kept GROUP BY term, lo;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER ${n}_postings_gone AFTER DELETE ON ${n} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${n}_postings_gone();`,
+      )
+      .join('\n'),
+  },
 ];
