@@ -298,7 +298,7 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   CREATE TABLE ${n}_postings (
     term text COLLATE "C" NOT NULL,  -- byte order: a prefix is a range of the index
     lo bigint NOT NULL,              -- the base: each posting's chunk is lo + its offset in d
-    hi bigint NOT NULL,              -- the row's largest chunk id (lo..hi bounds its chunks; hi - lo < 2^20)
+    hi bigint NOT NULL,              -- the row's largest chunk id (lo..hi bounds its chunks)
     n integer NOT NULL,              -- postings in the row (document frequency sums it)
     d integer[] NOT NULL,            -- chunk id - lo, ascending
     f real[] NOT NULL,               -- weighted term frequency: 4 per title, 2 per heading, 1 per body occurrence
@@ -314,25 +314,24 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   DROP TABLE ${n}_terms;
   CREATE FUNCTION ${n}_postings_gone() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    -- the deleted chunks' postings; the rows that may hold them (a row spans under 2^20 chunk ids,
-    -- postings.ts, so each is found by a short range of the index); those rows written again
-    -- without them, by a hash anti-join (rows of one (term, lo) share their base: merged)
-    WITH gp AS MATERIALIZED (
-      SELECT DISTINCT x.term, o.chunk_id FROM gone o CROSS JOIN LATERAL unnest(tsvector_to_array(o.tsv)) x(term)
+    -- per term the deleted chunks' ids, sorted; the rows of that term whose range holds one of them
+    -- (width_bucket: how many ids are at or below a bound, by binary search), written again
+    -- without the deleted chunks (a posting is kept unless its chunk is one of them) or dropped
+    -- when none is left. Rows of one (term, lo) share their base: written again, they merge.
+    WITH gt AS MATERIALIZED (
+      SELECT x.term, array_agg(o.chunk_id ORDER BY o.chunk_id) AS ids
+        FROM gone o CROSS JOIN LATERAL unnest(tsvector_to_array(o.tsv)) x(term) GROUP BY x.term
     ), hit AS MATERIALIZED (
-      SELECT DISTINCT p.term, p.lo FROM gp
-        JOIN ${n}_postings p ON p.term = gp.term AND p.lo BETWEEN gp.chunk_id - 1048575 AND gp.chunk_id AND p.hi >= gp.chunk_id
-    ), kept AS (
-      SELECT p.term, p.lo, u.d, u.f, u.len FROM hit
-        JOIN ${n}_postings p ON p.term = hit.term AND p.lo = hit.lo
-        CROSS JOIN LATERAL unnest(p.d, p.f, p.len) u(d, f, len)
-       WHERE NOT EXISTS (SELECT 1 FROM gp WHERE gp.term = p.term AND gp.chunk_id = p.lo + u.d)
+      SELECT p.ctid AS at, p.term, p.lo, p.d, p.f, p.len, gt.ids FROM gt JOIN ${n}_postings p ON p.term = gt.term
+       WHERE width_bucket(p.hi, gt.ids) > width_bucket(p.lo - 1, gt.ids)
     ), dropped AS (
-      DELETE FROM ${n}_postings p USING hit WHERE p.term = hit.term AND p.lo = hit.lo
+      DELETE FROM ${n}_postings p USING hit WHERE p.ctid = hit.at
     )
     INSERT INTO ${n}_postings (term, lo, hi, n, d, f, len)
       SELECT term, lo, lo + max(d), count(*)::int, array_agg(d ORDER BY d), array_agg(f ORDER BY d), array_agg(len ORDER BY d)
-        FROM kept GROUP BY term, lo;
+        FROM (SELECT h.term, h.lo, h.ids, unnest(h.d) AS d, unnest(h.f) AS f, unnest(h.len) AS len FROM hit h) k
+       WHERE k.ids[width_bucket(k.lo + k.d, k.ids)] IS DISTINCT FROM k.lo + k.d
+       GROUP BY term, lo;
     RETURN NULL;
   END $$;
   CREATE TRIGGER ${n}_postings_gone AFTER DELETE ON ${n} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${n}_postings_gone();`,

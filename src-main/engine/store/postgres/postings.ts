@@ -14,12 +14,8 @@ import type { KeywordRow } from './keyword-index.js';
  * all of which an AND step's probe unnests (a batch of 64 files has ~1,150 chunks: one run).
  */
 export const MAX_RUN_CHUNKS = 2048;
-/**
- * A run spans fewer chunk ids than this (a batch's ids are consecutive but for other hosts'
- * batches between them): the delete trigger finds the rows that may hold a chunk by a short range
- * of the index, lo within this span below it (migrations.ts writes the same number).
- */
-export const MAX_RUN_SPAN = 2 ** 20;
+/** Offsets are int4: a run spans fewer chunk ids than this (a batch's span a few thousand). */
+const MAX_RUN_SPAN = 2 ** 31 - 1;
 
 /** One postings row, its arrays in PostgreSQL's array text form (`{0,3,7}`), offsets ascending. */
 export interface PostingsRow {
