@@ -10,7 +10,7 @@ import type { DocumentWrite } from '../documents.js';
 import type { OcrWrite } from '../ocr.js';
 import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { KeywordRow, PostgresKeywordIndex } from './keyword-index.js';
-import { keywordDocument } from './keyword-text.js';
+import { keywordDocument, type KeywordDocument } from './keyword-text.js';
 import { writeOcrRows } from './ocr.js';
 import { retireVectors } from './vectors.js';
 
@@ -97,6 +97,21 @@ export async function applyIndexBatch(client: pg.PoolClient, keyword: PostgresKe
 
 type IndexOp = Extract<IndexBatch['writes'][number], { op: 'index' }>;
 
+/** Keyword terms made ahead of a batch's transaction (stageIndexBatch), by chunk: insertChunkRuns takes them instead of making them again. */
+const staged = new WeakMap<ChunkWrite, KeywordDocument>();
+
+/**
+ * Makes the keyword terms of a batch's plainly indexed chunks before its transaction (the claim's
+ * stage(): the indexing service does it while the batch before is written, so this CPU work
+ * overlaps the server's inserts instead of following them). Attachments' chunks are made in the write.
+ */
+export function stageIndexBatch(batch: IndexBatch): void {
+  for (const w of batch.writes) {
+    if (w.op !== 'index' || w.attachments) continue;
+    for (const c of w.chunks) if (!staged.has(c)) staged.set(c, keywordDocument(c.ftsTitle, c.ftsHeadings, c.ftsBody));
+  }
+}
+
 /** Several documents with their texts and chunks: one statement each for the rows, the texts and the chunks (old chunks dropped first). */
 async function writeDocuments(client: pg.PoolClient, writes: readonly IndexOp[], at: number): Promise<{ fts: KeywordRow[]; ids: number[] }> {
   const d = writes.map((w) => w.document);
@@ -174,7 +189,7 @@ export async function insertChunkRuns(client: pg.PoolClient, runs: readonly { do
   );
   let docs: KeywordRow['doc'][];
   try {
-    docs = chunks.map(({ c }) => keywordDocument(c.ftsTitle, c.ftsHeadings, c.ftsBody));
+    docs = chunks.map(({ c }) => staged.get(c) ?? keywordDocument(c.ftsTitle, c.ftsHeadings, c.ftsBody));
   } catch (err) {
     await inserted.catch(() => undefined); // the statement's own failure, if any, is not left unheard
     throw err;

@@ -56,6 +56,11 @@ export class ClaimedBatch implements ClaimedJobs {
     private readonly queue: PostgresJobQueue,
   ) {}
 
+  /** Makes the batch's keyword terms now (while another batch may be written), not inside complete(). */
+  stage(write: IndexBatch): void {
+    this.queue.stageBatch(write);
+  }
+
   /** The claim's own connection, inside its transaction: the batch's index writes go through it. */
   get connection(): pg.PoolClient {
     return this.client;
@@ -122,6 +127,8 @@ export class PostgresJobQueue implements JobQueue {
     readonly writeBatch: BatchWriter = () => Promise.reject(new Error('this job queue writes no index rows')),
     /** Tells the other hosts the index changed (postgres/changes.ts). */
     readonly notify: (collectionId: number) => Promise<void> = () => Promise.resolve(),
+    /** Readies a batch's write ahead of its transaction (postgres/index-writer.ts stageIndexBatch). */
+    readonly stageBatch: (batch: IndexBatch) => void = () => undefined,
   ) {}
 
   /** Records watcher events in one statement: a fresh event resets a job's retries and bumps its version. */
