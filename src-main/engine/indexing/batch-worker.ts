@@ -228,7 +228,8 @@ export class BatchWorker {
     }
     // a registered dataset's folder goes to its own keyword index (store/keyword-index.ts)
     const write = { collectionId: c.id, index: keywordIndexOf(c.kind), at: now, writes: plan.writes };
-    claim.stage(write);
+    // read ahead, its write is readied now, while the batch before is written (otherwise the write readies it as it goes)
+    if (ahead) await claim.stage(write);
     return { stop: false, batch, plan, outcome: { write, retire, retireIfApplied, retry } };
   }
 

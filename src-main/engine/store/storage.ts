@@ -138,9 +138,10 @@ export interface ClaimedJobs {
   /**
    * Readies the batch's write before complete() is called, while another batch may still be
    * written (PostgreSQL makes the keyword rows' terms here; SQLite's FTS5 makes its own: nothing).
-   * Writes nothing; complete() writes the same whether or not this ran.
+   * Works in slices, so the batch before gets its statements sent between them. Writes nothing;
+   * complete() writes the same whether or not this ran.
    */
-  stage(write: IndexBatch): void;
+  stage(write: IndexBatch): Promise<void>;
   /**
    * Writes the batch, retires what is done (unless a newer event came) and records retries, atomically. Returns, per write, whether it applied.
    * Once it is called the jobs are never claimed again unless it fails (SQLite has written them when it returns; PostgreSQL holds them locked

@@ -75,12 +75,13 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
       ids.push(id);
       tsvs.push(doc.tsvector);
       lens.push(doc.length);
-      for (const [term, f] of doc.terms) {
+      for (let i = 0; i < doc.terms.length; i++) {
+        const term = doc.terms[i]!;
         const list = postings.get(term);
-        if (list) list.push(k, f);
-        else postings.set(term, [k, f]);
+        if (list) list.push(k, doc.f[i]!);
+        else postings.set(term, [k, doc.f[i]!]);
       }
-      count += doc.terms.size;
+      count += doc.terms.length;
     }
     const terms = [...postings.keys()].sort();
     if (ids.length >= COPY_FROM_ROWS) {

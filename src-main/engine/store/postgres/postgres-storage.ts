@@ -11,7 +11,7 @@ import { PostgresCollections } from './collections.js';
 import { PostgresDatabase, redactPostgresUrl, type PostgresOptions } from './connection.js';
 import { PostgresDatasetTables } from './datasets.js';
 import { PostgresChunks, PostgresDocuments } from './documents.js';
-import { applyIndexBatch, stageIndexBatch } from './index-writer.js';
+import { applyIndexBatch, stageIndexBatch, type StagedTerms } from './index-writer.js';
 import { PostgresJobQueue } from './jobs.js';
 import { PostgresKeywordIndex } from './keyword-index.js';
 import { PostgresMemory } from './memory.js';
@@ -48,7 +48,7 @@ export class PostgresStorage implements Storage {
     this.collections = new PostgresCollections(db, notify);
     this.documents = new PostgresDocuments(db);
     this.chunks = new PostgresChunks(db);
-    const writeBatch = (client: pg.PoolClient, batch: IndexBatch) => applyIndexBatch(client, this.keyword(batch.index), batch);
+    const writeBatch = (client: pg.PoolClient, batch: IndexBatch, staged?: StagedTerms) => applyIndexBatch(client, this.keyword(batch.index), batch, staged);
     this.jobs = new PostgresJobQueue(db, writeBatch, notify, stageIndexBatch);
     this.ocr = new PostgresOcr(db, writeBatch, notify);
     this.tokens = new PostgresTokens(db);

@@ -105,7 +105,7 @@ class SqliteClaim implements ClaimedJobs {
   ) {}
 
   /** FTS5 makes its terms inside the write: nothing to ready. */
-  stage(): void {}
+  async stage(): Promise<void> {}
 
   async complete(outcome: Outcome): Promise<boolean[]> {
     return this.queue.completeNow(outcome);
