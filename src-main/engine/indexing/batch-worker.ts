@@ -142,11 +142,17 @@ export class BatchWorker {
         if (ahead && (await this.abandoned(c.id))) return claim.release().then(() => scanError);
         // the count taken between writes: a write's jobs are then either still due or done, never both
         this.progress.batch(c.id, c.name, await this.due.of(c.id), ready.batch[0]?.path ?? null);
-        const writing = this.write(c, claim, ready, listener);
+        const written = claim;
+        // nothing here keeps the batch once it is written (SQLite: before the next one is read)
+        const writing: Promise<boolean> = this.write(c, written, ready, listener).then(() => claims.delete(written));
+        ready = null;
         // while it is written: the next batch, claimed and made ready (a scan waits for the write: it reads what it wrote)
-        const following = claimNext().then(async (n) => ({ claim: n, ready: n && n.jobs[0]!.kind !== 'scan' ? await this.prepare(c, n, true) : null }));
-        const [written, after] = await Promise.allSettled([writing, following]);
-        if (written.status === 'rejected') throw written.reason;
+        const following: Promise<{ claim: ClaimedJobs | null; ready: Ready | null }> = claimNext().then(async (n) => ({
+          claim: n,
+          ready: n && n.jobs[0]!.kind !== 'scan' ? await this.prepare(c, n, true) : null,
+        }));
+        const [wrote, after] = await Promise.allSettled([writing, following]);
+        if (wrote.status === 'rejected') throw wrote.reason;
         listener?.written?.();
         if (after.status === 'rejected') throw after.reason;
         ({ claim, ready } = after.value);

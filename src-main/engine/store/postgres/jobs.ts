@@ -79,6 +79,7 @@ export class ClaimedBatch implements ClaimedJobs {
       if (outcome.revive !== undefined) await this.queue.reviveGivenUp(outcome.revive, Date.now(), this.client);
       if (outcome.found?.length) await this.queue.addIfAbsent(outcome.found, this.client);
       if (outcome.write) applied = await this.queue.writeBatch(this.client, outcome.write, this.staged?.write === outcome.write ? this.staged.terms : undefined);
+      this.staged = null;
       const conditional = (outcome.retireIfApplied ?? []).filter((r) => applied[r.write]).map((r) => r.job);
       await this.retireAndRetry([...outcome.retire, ...conditional], outcome.retry ?? []);
     } catch (err) {
