@@ -75,13 +75,12 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
       ids.push(id);
       tsvs.push(doc.tsvector);
       lens.push(doc.length);
-      for (let i = 0; i < doc.terms.length; i++) {
-        const term = doc.terms[i]!;
+      for (const [term, f] of doc.terms) {
         const list = postings.get(term);
-        if (list) list.push(k, doc.f[i]!);
-        else postings.set(term, [k, doc.f[i]!]);
+        if (list) list.push(k, f);
+        else postings.set(term, [k, f]);
       }
-      count += doc.terms.length;
+      count += doc.terms.size;
     }
     const terms = [...postings.keys()].sort();
     if (ids.length >= COPY_FROM_ROWS) {

@@ -27,28 +27,14 @@ export interface KeywordDocument {
   tsvector: string;
   /** Tokens over all columns: BM25's document length. */
   length: number;
-  /** Its distinct terms, first occurrence first… */
-  terms: string[];
-  /** …and each one's weighted frequency (Σ column weight × occurrences): the postings' f. Two arrays, not a map: a batch's ~1,150 are held until it is written. */
-  f: number[];
+  /** Each term's weighted frequency (Σ column weight × occurrences): the postings' f. */
+  terms: Map<string, number>;
 }
 
-/** One term's weighted frequency so far and its tsvector positions (`1A,7A`), at most MAX_POSITIONS_PER_LEXEME. */
-interface TermEntry {
-  f: number;
-  positions: string;
-  count: number;
-}
-
-const COLUMN_SUFFIX = { A: 'A', B: 'B', D: '' } as const;
-
-/**
- * The index form of one chunk's FTS columns (as ChunkWrite carries them). Made for every chunk an
- * index batch writes (~1,150 a batch of 64 files): one map entry a term, its positions appended as
- * text as they come, instead of a list of strings joined at the end.
- */
+/** The index form of one chunk's FTS columns (as ChunkWrite carries them). */
 export function keywordDocument(title: string, headings: string, body: string): KeywordDocument {
-  const entries = new Map<string, TermEntry>();
+  const positions = new Map<string, string[]>();
+  const terms = new Map<string, number>();
   let position = 0;
   let length = 0;
   const columns: [string, 'A' | 'B' | 'D'][] = [
@@ -58,33 +44,20 @@ export function keywordDocument(title: string, headings: string, body: string): 
   ];
   for (const [text, weight] of columns) {
     if (!text) continue;
-    const w = COLUMN_WEIGHTS[weight];
-    const suffix = COLUMN_SUFFIX[weight];
     for (const term of indexTerms(text)) {
       length++;
       position = Math.min(MAX_POSITION, position + 1);
       if (term.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
-      const e = entries.get(term);
-      if (!e) entries.set(term, { f: w, positions: `${position}${suffix}`, count: 1 });
-      else {
-        e.f += w;
-        if (e.count < MAX_POSITIONS_PER_LEXEME) {
-          e.positions += `,${position}${suffix}`;
-          e.count++;
-        }
-      }
+      terms.set(term, (terms.get(term) ?? 0) + COLUMN_WEIGHTS[weight]);
+      let list = positions.get(term);
+      if (!list) positions.set(term, (list = []));
+      if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(`${position}${weight === 'D' ? '' : weight}`);
     }
     position = Math.min(MAX_POSITION, position + COLUMN_GAP);
   }
-  let tsvector = '';
-  const terms: string[] = [];
-  const f: number[] = [];
-  for (const [term, e] of entries) {
-    tsvector += `${tsvector ? ' ' : ''}${lexeme(term)}:${e.positions}`;
-    terms.push(term);
-    f.push(e.f);
-  }
-  return { tsvector, length, terms, f };
+  const parts: string[] = [];
+  for (const [term, list] of positions) parts.push(`${lexeme(term)}:${list.join(',')}`);
+  return { tsvector: parts.join(' '), length, terms };
 }
 
 /** A quoted lexeme for a tsvector or tsquery literal (quotes doubled, backslashes escaped). */
