@@ -3,7 +3,8 @@
 // loop that claims the queue's batches), pause/resume, the progress stream, the failures list and
 // per-result freshness. Over the storage interface, so hosts that share an index in PostgreSQL
 // share its queue (each batch claimed by one host) while a profile's SQLite file has one writer.
-// One batch at a time per engine; idle time goes to the backend's housekeeping (FTS merges).
+// One batch written at a time per engine (an explicit run reads the next while one is written:
+// BatchWorker.series); idle time goes to the backend's housekeeping (FTS merges).
 import { TroveError, notFound } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import type { IndexProgress, IndexReport, IndexerOptions } from '../ingest/indexer.js';
