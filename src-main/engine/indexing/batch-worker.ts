@@ -140,8 +140,9 @@ export class BatchWorker {
         if (ready.stop) return ready.error ?? scanError;
         // read while the batch before was written: the collection may have been removed meanwhile
         if (ahead && (await this.abandoned(c.id))) return claim.release().then(() => scanError);
-        // the count taken between writes: a write's jobs are then either still due or done, never both
-        this.progress.batch(c.id, c.name, await this.due.of(c.id), ready.batch[0]?.path ?? null);
+        // a batch read ahead is announced now, its count taken between writes: a write's jobs are
+        // then either still due or done, never both (the first one was announced before its reads)
+        if (ahead) this.progress.batch(c.id, c.name, await this.due.of(c.id), ready.batch[0]?.path ?? null);
         const written = claim;
         // nothing here keeps the batch once it is written (SQLite: before the next one is read)
         const writing: Promise<boolean> = this.write(c, written, ready, listener).then(() => claims.delete(written));
@@ -186,7 +187,8 @@ export class BatchWorker {
       return { stop: true, error: rootError(c) };
     }
     const paths = batch.map((j) => j.path);
-    const known = await storage.documents.byPaths(c.id, paths);
+    const [due, known] = await Promise.all([ahead ? null : this.due.of(c.id), storage.documents.byPaths(c.id, paths)]);
+    if (due !== null) progress.batch(c.id, c.name, due, paths[0] ?? null);
     let lastNote = performance.now();
     const maxFileBytes = this.opts.maxFileBytes();
     const reads = await readFiles(
