@@ -12,7 +12,7 @@ import type { PostgresDatabase, Queryable } from './connection.js';
 import { COPY_FROM_ROWS, COPY_PART_CHARS, copyRows, copyText } from './copy-rows.js';
 import { pgFilterSql } from './filters.js';
 import { keywordDocument, tsqueryOf, type KeywordDocument } from './keyword-text.js';
-import { batchPostings, POSTINGS_COLUMNS, postingsRows, postingsText } from './postings.js';
+import { batchPostings, POSTINGS_COLUMNS, postingsCopy, postingsRows, rowArrays } from './postings.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm, PlannedKeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
@@ -73,10 +73,10 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     }
     if (!b.count) return;
     if (b.byTerm.size >= COPY_FROM_ROWS) {
-      await copyRows(on, this.postings, POSTINGS_COLUMNS, postingsText(postingsRows(b)));
+      await copyRows(on, this.postings, POSTINGS_COLUMNS, postingsCopy(b, postingsRows(b)));
       return;
     }
-    const r = [...postingsRows(b)];
+    const r = [...postingsRows(b)].map((x) => ({ ...x, ...rowArrays(b, x) }));
     await on.query(
       `INSERT INTO ${this.postings} (${POSTINGS_COLUMNS.join(', ')})
        SELECT term, lo, hi, n, d::int[], f::real[], len::int[] FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[]) x(term, lo, hi, n, d, f, len)`,
