@@ -61,8 +61,13 @@ export class Collections {
 
   /** The collection and everything indexed of it (its files are untouched); its queued jobs go too. */
   async remove(name: string): Promise<void> {
-    const c = await this.require(name);
-    await this.indexing.removeCollection(c.id); // watcher stopped at once, its batch in flight dropped
+    const asked = this.indexing.removalAsked(name); // its run heard of it before the row is looked up
+    try {
+      const c = await this.require(name);
+      await this.indexing.removeCollection(c.id); // watcher stopped at once, its batch in flight dropped
+    } finally {
+      asked();
+    }
     this.changed();
   }
 

@@ -1,9 +1,9 @@
-// PostgreSQL's keyword rows written by COPY (a batch's many rows, store/postgres/copy-rows.ts) are
-// the rows INSERT … unnest writes (a few rows: a memory entry's): a batch of real prepared pages,
-// large enough for COPY in both tables, is written through a claimed batch; the same chunks are
-// then written one at a time into a second keyword index of the same schema (and all at once, on a
-// pool connection of COPY's own, into a third), and the indexes must hold the same tsvectors,
-// lengths and postings. (Their ranking against FTS5 is keyword-ranking.test.ts's.)
+// PostgreSQL's keyword rows and postings written by COPY (a batch's many rows, copy-rows.ts and
+// postings.ts) are the rows INSERT … unnest writes (a few rows: a memory entry's): a batch of real
+// prepared pages, large enough for COPY in both tables, is written through a claimed batch; the
+// same chunks are then written one at a time into a second keyword index of the same schema (and
+// all at once, on a pool connection of COPY's own, into a third), and the indexes must hold the
+// same tsvectors, lengths and postings. (Their ranking against FTS5 is keyword-ranking.test.ts's.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNKING } from '../../src-main/engine/ingest/chunker.js';
 import { prepareDocument } from '../../src-main/engine/ingest/prepare.js';
@@ -20,8 +20,9 @@ const WORDS = ['retry', 'backoff', 'jitter', 'café', 'naïve', 'the', 'index', 
 function pages(): Record<string, string> {
   let seed = 28;
   const pick = () => WORDS[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % WORDS.length]!;
-  const section = (i: number) => `## ${pick()} ${i}\n\n${Array.from({ length: 30 + (i % 40) }, pick).join(' ')}.\n\n`;
-  return Object.fromEntries(Array.from({ length: 24 }, (_, p) => [`p${p}.md`, `# ${pick()} page ${p}\n\n${Array.from({ length: 40 }, (_, i) => section(i)).join('')}`]));
+  // a word of each section's own, so the batch has more distinct terms than COPY_FROM_ROWS (its postings rows go by COPY too)
+  const section = (p: number, i: number) => `## ${pick()} ${i}\n\n${Array.from({ length: 30 + (i % 40) }, pick).join(' ')} u${p}s${i}.\n\n`;
+  return Object.fromEntries(Array.from({ length: 24 }, (_, p) => [`p${p}.md`, `# ${pick()} page ${p}\n\n${Array.from({ length: 40 }, (_, i) => section(p, i)).join('')}`]));
 }
 
 let s: PostgresStorage;
@@ -63,12 +64,14 @@ describe('PostgreSQL keyword rows by COPY', () => {
     // all at once given the pool, not a transaction's connection: COPY on a connection of its own
     await s.keyword('memory_fts').write(rowsOf, s.db.pool);
     const rows = (index: string) => s.db.query(`SELECT chunk_id::int AS id, tsv::text AS tsv, len FROM ${index} ORDER BY chunk_id`);
-    const postings = (index: string) => s.db.query(`SELECT term, chunk_id::int AS id, f, len FROM ${index}_terms ORDER BY term, chunk_id`);
+    const postings = (index: string) =>
+      s.db.query(`SELECT p.term, (p.lo + u.d)::int AS id, u.f, u.len FROM ${index}_postings p CROSS JOIN LATERAL unnest(p.d, p.f, p.len) u(d, f, len) ORDER BY 1, 2`);
     const [copied, inserted] = [await rows('chunks_fts'), await rows('dataset_fts')];
     expect(copied.length).toBe(chunks.length);
     expect(copied).toEqual(inserted);
     const [copiedPostings, insertedPostings] = [await postings('chunks_fts'), await postings('dataset_fts')];
     expect(copiedPostings.length).toBeGreaterThan(chunks.length * 5);
+    expect(new Set(copiedPostings.map((p) => p.term)).size).toBeGreaterThanOrEqual(COPY_FROM_ROWS); // the postings rows went by COPY
     expect(copiedPostings).toEqual(insertedPostings);
     expect(await rows('memory_fts')).toEqual(copied);
     expect(await postings('memory_fts')).toEqual(copiedPostings);

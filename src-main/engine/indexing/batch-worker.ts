@@ -15,7 +15,7 @@ import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { JobRow } from '../store/jobs.js';
 import { keywordIndexOf } from '../store/keyword-index.js';
-import type { ClaimedJobs, JobRetry, Storage } from '../store/storage.js';
+import type { ClaimedJobs, CompleteOutcome, IndexBatch, JobRetry, Storage } from '../store/storage.js';
 import type { PathFilter } from '../ingest/path-filter.js';
 import { DueEstimate } from './due-estimate.js';
 import type { ProgressHub } from './progress.js';
@@ -48,7 +48,14 @@ export interface BatchOptions {
 export interface OutcomeListener {
   scanned?(plan: ReconcilePlan): void;
   file?(outcome: FileOutcome): void;
+  /** A batch was written (or a scan's findings): the index may have changed. */
+  written?(): void;
 }
+
+/** A claimed batch of files made ready to write, or given back (`stop`: no batch follows it in a series). */
+type Ready =
+  | { stop: true; error?: Error }
+  | { stop: false; batch: JobRow[]; plan: Awaited<ReturnType<typeof planBatch>>; outcome: CompleteOutcome & { write: IndexBatch } };
 
 export class BatchWorker {
   private readonly due: DueEstimate;
@@ -72,8 +79,7 @@ export class BatchWorker {
 
   /** One claimed batch of a collection; returns the scan's error when its folder could not be walked. */
   async run(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
-    if (claim.jobs[0]!.kind === 'scan') return this.scan(c, claim, listener);
-    return this.files(c, claim, listener);
+    return this.series(c, claim, () => Promise.resolve(null), listener);
   }
 
   private async scan(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
@@ -100,8 +106,72 @@ export class BatchWorker {
     return null;
   }
 
-  /** Returns the folder's error when it is gone (as a scan does: an explicit run whose scan another batch holds still says why). */
-  private async files(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
+  /**
+   * Works one collection's claimed batches one after another, each next one claimed and made ready
+   * (read, parsed, planned, its write staged) while the one before is written: on PostgreSQL the
+   * server's inserts of batch N overlap the reading, parsing and keyword terms of N+1 (the two were
+   * one after the other, each about half of a batch's time). The batches still complete one at a
+   * time and in claim order, and the next is claimed only once complete() was called (its jobs are
+   * then never claimed twice: SQLite has written them before complete returns, PostgreSQL holds
+   * them locked). `next` gives the next claim of the collection, or null to stop (a removal, the
+   * engine closing, the run's turn ended). Returns the scan's error when the folder could not be
+   * walked. Nothing is left claimed when it returns or throws.
+   */
+  async series(c: CollectionRow, first: ClaimedJobs, next: () => Promise<ClaimedJobs | null>, listener?: OutcomeListener): Promise<Error | null> {
+    const claims = new Set<ClaimedJobs>([first]);
+    const claimNext = async (): Promise<ClaimedJobs | null> => {
+      const claim = await next();
+      if (claim) claims.add(claim);
+      return claim;
+    };
+    let scanError: Error | null = null;
+    try {
+      let claim: ClaimedJobs | null = first;
+      let ready: Ready | null = null;
+      while (claim) {
+        if (claim.jobs[0]!.kind === 'scan') {
+          scanError = (await this.scan(c, claim, listener)) ?? scanError;
+          listener?.written?.();
+          claim = await claimNext();
+          continue;
+        }
+        const ahead = ready !== null;
+        ready ??= await this.prepare(c, claim, false);
+        if (ready.stop) return ready.error ?? scanError;
+        // read while the batch before was written: the collection may have been removed meanwhile
+        if (ahead && (await this.abandoned(c.id))) return claim.release().then(() => scanError);
+        // a batch read ahead is announced now, its count taken between writes: a write's jobs are
+        // then either still due or done, never both (the first one was announced before its reads)
+        if (ahead) this.progress.batch(c.id, c.name, await this.due.of(c.id), ready.batch[0]?.path ?? null);
+        const written = claim;
+        // nothing here keeps the batch once it is written (SQLite: before the next one is read)
+        const writing: Promise<boolean> = this.write(c, written, ready, listener).then(() => claims.delete(written));
+        ready = null;
+        // while it is written: the next batch, claimed and made ready (a scan waits for the write: it reads what it wrote)
+        const following: Promise<{ claim: ClaimedJobs | null; ready: Ready | null }> = claimNext().then(async (n) => ({
+          claim: n,
+          ready: n && n.jobs[0]!.kind !== 'scan' ? await this.prepare(c, n, true) : null,
+        }));
+        const [wrote, after] = await Promise.allSettled([writing, following]);
+        if (wrote.status === 'rejected') throw wrote.reason;
+        listener?.written?.();
+        if (after.status === 'rejected') throw after.reason;
+        ({ claim, ready } = after.value);
+      }
+      return scanError;
+    } catch (err) {
+      // the batches not written go back to the queue untouched (a completed claim's release does nothing)
+      await Promise.all([...claims].map((cl) => cl.release().catch(() => undefined)));
+      throw err;
+    }
+  }
+
+  /**
+   * Reads, parses and plans a claimed batch of files; `stop` when it was given back (the folder
+   * gone, the collection removed). A batch read `ahead` (while another is written) says nothing
+   * of its files yet: its progress begins when it is written.
+   */
+  private async prepare(c: CollectionRow, claim: ClaimedJobs, ahead: boolean): Promise<Ready> {
     const { storage, progress } = this;
     // a batch holds every document's bytes and text until it is written: at most batchDocuments of
     // them; the jobs left out stay queued for the next batch
@@ -114,11 +184,11 @@ export class BatchWorker {
       const now = Date.now();
       await storage.jobs.postponeFiles(c.id, now, now + this.opts.retry.baseMs);
       await storage.jobs.addIfAbsent([scanJob(c.id)]);
-      return rootError(c);
+      return { stop: true, error: rootError(c) };
     }
     const paths = batch.map((j) => j.path);
-    const [due, known] = await Promise.all([this.due.of(c.id), storage.documents.byPaths(c.id, paths)]);
-    progress.batch(c.id, c.name, due, paths[0] ?? null);
+    const [due, known] = await Promise.all([ahead ? null : this.due.of(c.id), storage.documents.byPaths(c.id, paths)]);
+    if (due !== null) progress.batch(c.id, c.name, due, paths[0] ?? null);
     let lastNote = performance.now();
     const maxFileBytes = this.opts.maxFileBytes();
     const reads = await readFiles(
@@ -129,6 +199,7 @@ export class BatchWorker {
         known: (p) => known.get(p),
         onRead: (p) => {
           const now = performance.now();
+          if (ahead) return;
           if (now - lastNote < CURRENT_FILE_EVERY_MS) return;
           lastNote = now;
           progress.reading(c.id, p);
@@ -137,20 +208,19 @@ export class BatchWorker {
       paths,
       this.opts.readConcurrency,
     );
-    if (await this.abandoned(c.id)) return claim.release().then(() => null);
+    if (await this.abandoned(c.id)) return claim.release().then(() => ({ stop: true }));
     // documents are parsed in the workers, all of the batch's at once; the writes wait for them
     const parsed = new Map<string, Prepared>();
     const toParse = reads.filter((r) => r.kind === 'bytes' && parseNeeded(r, known.get(r.path)));
     if (toParse.length) this.opts.willParse?.(c, toParse.map((r) => r.path));
     await Promise.all(
-      toParse
-        .map(async (r) => {
-          if (r.kind !== 'bytes') return;
-          parsed.set(r.path, await this.parsers.prepare(r.buf, r.path));
-          progress.reading(c.id, r.path);
-        }),
+      toParse.map(async (r) => {
+        if (r.kind !== 'bytes') return;
+        parsed.set(r.path, await this.parsers.prepare(r.buf, r.path));
+        if (!ahead) progress.reading(c.id, r.path);
+      }),
     );
-    if (await this.abandoned(c.id)) return claim.release().then(() => null);
+    if (await this.abandoned(c.id)) return claim.release().then(() => ({ stop: true }));
     const plan = await planBatch(storage.documents, c, reads, known, { chunking: this.opts.chunking, maxFileBytes }, parsed);
     const now = Date.now();
     const retire: JobRow[] = [];
@@ -165,7 +235,16 @@ export class BatchWorker {
       else retire.push(job);
     }
     // a registered dataset's folder goes to its own keyword index (store/keyword-index.ts)
-    const applied = await claim.complete({ write: { collectionId: c.id, index: keywordIndexOf(c.kind), at: now, writes: plan.writes }, retire, retireIfApplied, retry });
+    const write = { collectionId: c.id, index: keywordIndexOf(c.kind), at: now, writes: plan.writes };
+    // read ahead, its write is readied now, while the batch before is written (otherwise the write readies it as it goes)
+    if (ahead) await claim.stage(write);
+    return { stop: false, batch, plan, outcome: { write, retire, retireIfApplied, retry } };
+  }
+
+  /** Writes a prepared batch in its claim's transaction and reports what it did; complete() is called before it first yields. */
+  private async write(c: CollectionRow, claim: ClaimedJobs, ready: Extract<Ready, { stop: false }>, listener?: OutcomeListener): Promise<void> {
+    const { batch, plan } = ready;
+    const applied = await claim.complete(ready.outcome);
     let bytes = 0;
     let done = 0;
     for (const o of plan.outcomes.values()) {
@@ -176,8 +255,7 @@ export class BatchWorker {
     }
     for (const job of batch) if (!(plan.writeOf.has(job.path) && !applied[plan.writeOf.get(job.path)!])) done++;
     this.due.finished(c.id, done);
-    progress.finished(c.id, done, bytes);
-    return null;
+    this.progress.finished(c.id, done, bytes);
   }
 
   private retryOf(job: JobRow, error: string, now = Date.now()): JobRetry {

@@ -3,7 +3,8 @@
 // loop that claims the queue's batches), pause/resume, the progress stream, the failures list and
 // per-result freshness. Over the storage interface, so hosts that share an index in PostgreSQL
 // share its queue (each batch claimed by one host) while a profile's SQLite file has one writer.
-// One batch at a time per engine; idle time goes to the backend's housekeeping (FTS merges).
+// One batch written at a time per engine (an explicit run reads the next while one is written:
+// BatchWorker.series); idle time goes to the backend's housekeeping (FTS merges).
 import { TroveError, notFound } from '../errors.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
 import type { IndexProgress, IndexReport, IndexerOptions } from '../ingest/indexer.js';
@@ -45,6 +46,12 @@ const MAX_IDLE_MS = 60_000;
 const SHARED_POLL_MS = 1000;
 /** How long a run waits before looking again when the jobs left are held by other hosts. */
 const HELD_ELSEWHERE_MS = 50;
+/**
+ * Batches of one explicit run worked in one turn of the engine's batch order, each read while the
+ * one before is written (BatchWorker.series); then removals, compaction and the watched
+ * collections' batches queued meanwhile get their turn.
+ */
+const SERIES_BATCHES = 16;
 /** Batches of one run that may roll back on a collision with another host before the run gives up. */
 const MAX_COLLISIONS = 20;
 
@@ -96,7 +103,8 @@ export class IndexingService {
         retry: { ...DEFAULT_RETRY, ...opts.retry },
         willParse: opts.willParse,
       },
-      async (id) => this.closed || this.removing.has(id) || !(await this.fileBacked(id)),
+      // looked at after the lookup: a removal asked while it ran is heard
+      async (id) => !(await this.fileBacked(id)) || this.closed || this.removing.has(id),
     );
     this.live = new LiveFolders({ storage, filterFor, wake: () => this.wake() }, { ...DEFAULT_LIVE, ...opts.live });
     void this.refreshPauses();
@@ -145,7 +153,13 @@ export class IndexingService {
         const claim = await this.storage.jobs.claim(Date.now(), this.batchFiles, { only: c.id });
         if (!claim) return 'none' as const;
         try {
-          return { scanError: await this.runClaim(current, claim, listener) };
+          // the run's next batches follow in this turn, each claimed and read while the one before is written
+          let turn = 1;
+          const next = () =>
+            this.closed || this.removing.has(c.id) || signal?.aborted || turn++ >= SERIES_BATCHES
+              ? Promise.resolve(null)
+              : this.storage.jobs.claim(Date.now(), this.batchFiles, { only: c.id });
+          return { scanError: await this.runClaim(current, claim, listener, next) };
         } catch (err) {
           await claim.release().catch(() => undefined);
           // another host's write collided with this batch's (a docid drawn twice, a deadlock): its jobs are due again
@@ -271,10 +285,12 @@ export class IndexingService {
     return true;
   }
 
-  private async runClaim(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener): Promise<Error | null> {
+  private async runClaim(c: CollectionRow, claim: ClaimedJobs, listener?: OutcomeListener, next?: () => Promise<ClaimedJobs | null>): Promise<Error | null> {
     this.batches++;
     try {
-      return await this.worker.run(c, claim, listener);
+      // each batch written bumps the engine's cache generation: searches see it while the run goes on
+      const heard: OutcomeListener = { ...listener, written: () => this.onChanged() };
+      return await (next ? this.worker.series(c, claim, next, heard) : this.worker.run(c, claim, heard));
     } catch (err) {
       throw this.storage.describeError(err) ?? err;
     } finally {
@@ -349,6 +365,22 @@ export class IndexingService {
       this.removing.delete(collectionId);
       this.progressHub.unmute(collectionId);
     }
+  }
+
+  /**
+   * A removal was asked for by name, its row not yet looked up: from now on nothing more is said of
+   * a run of that name and no further batch of it is written (the next batch may already be read:
+   * BatchWorker.series). Returns the undo, for when the lookup fails; removeCollection follows.
+   */
+  removalAsked(name: string): () => void {
+    const run = this.progressHub.running().find((r) => r.collection === name);
+    if (!run) return () => undefined;
+    this.removing.add(run.collectionId);
+    this.progressHub.mute(run.collectionId);
+    return () => {
+      this.removing.delete(run.collectionId);
+      this.progressHub.unmute(run.collectionId);
+    };
   }
 
   async pause(collection?: CollectionRow): Promise<void> {

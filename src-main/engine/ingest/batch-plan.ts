@@ -14,6 +14,9 @@ import type { OcrWrite } from '../store/ocr.js';
 import type { AttachmentWrite, DocumentRepository, IndexWrite } from '../store/storage.js';
 import type { Prepared } from './prepare.js';
 
+/** How long planning (parsing and chunking text files) keeps the thread before it lets other work in. */
+const PLAN_SLICE_MS = 4;
+
 export interface PlannedBatch {
   writes: IndexWrite[];
   /** What each path came to (children of a file included), and the write it needs (if any). */
@@ -44,7 +47,13 @@ export async function planBatch(
   // files that are present go first, so a rename seen as "new path + vanished path" moves the document
   const absent = (r: FileRead): boolean => r.kind === 'missing' || r.kind === 'excluded';
   const ordered = [...reads].sort((a, b) => Number(absent(a)) - Number(absent(b)));
+  let slice = performance.now();
   for (const item of ordered) {
+    if (performance.now() - slice >= PLAN_SLICE_MS) {
+      // the batch before may be being written meanwhile (indexing/batch-worker.ts series): its next statement goes between files
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
     const fp = movedAway.has(item.path) ? undefined : known.get(item.path);
     const d = decideFile(item, fp, opts, parsed, renameFrom);
     plan.outcomes.set(item.path, d.outcome);

@@ -154,9 +154,20 @@ export interface CompleteOutcome {
 /** Jobs one host holds until it completes (one transaction with the batch's index writes) or releases them. */
 export interface ClaimedJobs {
   readonly jobs: readonly JobRow[];
-  /** Writes the batch, retires what is done (unless a newer event came) and records retries, atomically. Returns, per write, whether it applied. */
+  /**
+   * Readies the batch's write before complete() is called, while another batch may still be
+   * written (PostgreSQL makes the keyword rows' terms here; SQLite's FTS5 makes its own: nothing).
+   * Works in slices, so the batch before gets its statements sent between them. Writes nothing;
+   * complete() writes the same whether or not this ran.
+   */
+  stage(write: IndexBatch): Promise<void>;
+  /**
+   * Writes the batch, retires what is done (unless a newer event came) and records retries, atomically. Returns, per write, whether it applied.
+   * Once it is called the jobs are never claimed again unless it fails (SQLite has written them when it returns; PostgreSQL holds them locked
+   * until it commits), so the next batch may be claimed while this one is written.
+   */
   complete(outcome: CompleteOutcome): Promise<boolean[]>;
-  /** Gives the jobs back untouched. */
+  /** Gives the jobs back untouched (after complete: nothing). */
   release(): Promise<void>;
 }
 

@@ -7,11 +7,12 @@
 // due again for the others.
 import type pg from 'pg';
 import type { DocumentFreshness, JobCounts, JobEnqueue, JobKind, JobRow } from '../jobs.js';
+import type { StagedTerms } from './index-writer.js';
 import type { ClaimedJobs, CompleteOutcome, IndexBatch, JobQueue, JobRetry } from '../storage.js';
 import type { PostgresDatabase } from './connection.js';
 
 /** Writes a batch's index rows through the claim's connection (postgres/index-writer.ts). */
-export type BatchWriter = (client: pg.PoolClient, batch: IndexBatch) => Promise<boolean[]>;
+export type BatchWriter = (client: pg.PoolClient, batch: IndexBatch, staged?: StagedTerms) => Promise<boolean[]>;
 
 interface RawJob {
   id: number;
@@ -49,12 +50,19 @@ const COLUMNS = 'id, collection_id, kind, path, priority, changed_at, gone, vers
 /** Jobs one host holds until it completes or releases them (the transaction stays open meanwhile). */
 export class ClaimedBatch implements ClaimedJobs {
   private done = false;
+  /** The keyword terms stage() made for this write. */
+  private staged: { write: IndexBatch; terms: StagedTerms } | null = null;
 
   constructor(
     private readonly client: pg.PoolClient,
     readonly jobs: readonly JobRow[],
     private readonly queue: PostgresJobQueue,
   ) {}
+
+  /** Makes the batch's keyword terms now (while another batch may be written), not inside complete(). */
+  async stage(write: IndexBatch): Promise<void> {
+    this.staged = { write, terms: await this.queue.stageBatch(write) };
+  }
 
   /** The claim's own connection, inside its transaction: the batch's index writes go through it. */
   get connection(): pg.PoolClient {
@@ -70,7 +78,8 @@ export class ClaimedBatch implements ClaimedJobs {
     try {
       if (outcome.revive !== undefined) await this.queue.reviveGivenUp(outcome.revive, Date.now(), this.client);
       if (outcome.found?.length) await this.queue.addIfAbsent(outcome.found, this.client);
-      if (outcome.write) applied = await this.queue.writeBatch(this.client, outcome.write);
+      if (outcome.write) applied = await this.queue.writeBatch(this.client, outcome.write, this.staged?.write === outcome.write ? this.staged.terms : undefined);
+      this.staged = null;
       const conditional = (outcome.retireIfApplied ?? []).filter((r) => applied[r.write]).map((r) => r.job);
       await this.retireAndRetry([...outcome.retire, ...conditional], outcome.retry ?? []);
     } catch (err) {
@@ -122,6 +131,8 @@ export class PostgresJobQueue implements JobQueue {
     readonly writeBatch: BatchWriter = () => Promise.reject(new Error('this job queue writes no index rows')),
     /** Tells the other hosts the index changed (postgres/changes.ts). */
     readonly notify: (collectionId: number) => Promise<void> = () => Promise.resolve(),
+    /** Readies a batch's write ahead of its transaction (postgres/index-writer.ts stageIndexBatch). */
+    readonly stageBatch: (batch: IndexBatch) => Promise<StagedTerms> = () => Promise.resolve(new Map()),
   ) {}
 
   /** Records watcher events in one statement: a fresh event resets a job's retries and bumps its version. */

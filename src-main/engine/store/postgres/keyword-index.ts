@@ -1,6 +1,7 @@
 // One keyword index on PostgreSQL (one per collection kind, store/keyword-index.ts): the tsvector
-// table with its GIN index says which chunks match an expression; the postings table (term,
-// chunk, weighted frequency, length) gives document frequencies and BM25 — FTS5's bm25() with
+// table with its GIN index says which chunks match an expression; the postings table (per term and
+// written run of chunks: the chunks, weighted frequencies and lengths as arrays, postings.ts) gives
+// document frequencies and BM25 — FTS5's bm25() with
 // column weights 4/2/1, k1 1.2, b 0.75, so both backends rank alike (docs/scale-out.md has the
 // measurements that chose postings over scoring from tsvectors). The planner above the seam
 // (search/plan.ts) decides the steps; this module runs one step.
@@ -11,6 +12,7 @@ import type { PostgresDatabase, Queryable } from './connection.js';
 import { COPY_FROM_ROWS, COPY_PART_CHARS, copyRows, copyText } from './copy-rows.js';
 import { pgFilterSql } from './filters.js';
 import { keywordDocument, tsqueryOf, type KeywordDocument } from './keyword-text.js';
+import { batchPostings, POSTINGS_COLUMNS, postingsCopy, postingsRows, rowArrays } from './postings.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm, PlannedKeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
@@ -39,13 +41,13 @@ export interface KeywordRow {
 }
 
 export class PostgresKeywordIndex implements KeywordIndexRepository {
-  private readonly terms: string;
+  private readonly postings: string;
 
   constructor(
     private readonly db: PostgresDatabase,
     readonly index: KeywordIndex,
   ) {
-    this.terms = `${index}_terms`;
+    this.postings = `${index}_postings`;
   }
 
   /** Writes chunks' keyword rows (in the caller's transaction: the batch's). */
@@ -58,54 +60,28 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
 
   /**
    * Writes chunks' keyword rows whose terms are already made (the index writer makes them while
-   * the server inserts the batch's chunks). The postings go in (term, chunk) order, the order of
-   * their primary key, so a batch's ~45,000 fill the index's pages one after another instead of
-   * landing on a random page each; many rows go by COPY (copy-rows.ts).
+   * the server inserts the batch's chunks), and their postings as one row per term
+   * (postings.ts), in term order; many rows go by COPY (copy-rows.ts).
    */
   async writeRows(rows: readonly KeywordRow[], on: Queryable): Promise<void> {
     if (!rows.length) return;
-    const ids: number[] = [];
-    const tsvs: string[] = [];
-    const lens: number[] = [];
-    // each term's postings as (row, f) pairs, rows in the order given (the chunks' id order)
-    const postings = new Map<string, number[]>();
-    let count = 0;
-    for (const { id, doc } of rows) {
-      const k = ids.length;
-      ids.push(id);
-      tsvs.push(doc.tsvector);
-      lens.push(doc.length);
-      for (const [term, f] of doc.terms) {
-        const list = postings.get(term);
-        if (list) list.push(k, f);
-        else postings.set(term, [k, f]);
-      }
-      count += doc.terms.size;
-    }
-    const terms = [...postings.keys()].sort();
-    if (ids.length >= COPY_FROM_ROWS) {
-      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsText(ids, tsvs, lens));
+    const b = batchPostings(rows);
+    if (b.ids.length >= COPY_FROM_ROWS) {
+      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsText(b.ids, b.tsvs, b.lens));
     } else {
-      await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [ids, tsvs, lens]);
+      await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [b.ids, b.tsvs, b.lens]);
     }
-    if (count >= COPY_FROM_ROWS) {
-      await copyRows(on, this.terms, ['term', 'chunk_id', 'f', 'len'], postingsText(terms, postings, ids, lens));
-    } else if (count) {
-      const t: string[] = [];
-      const c: number[] = [];
-      const f: number[] = [];
-      const l: number[] = [];
-      for (const term of terms) {
-        const list = postings.get(term)!;
-        for (let i = 0; i < list.length; i += 2) {
-          t.push(term);
-          c.push(ids[list[i]!]!);
-          f.push(list[i + 1]!);
-          l.push(lens[list[i]!]!);
-        }
-      }
-      await on.query(`INSERT INTO ${this.terms} (term, chunk_id, f, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::real[], $4::int[])`, [t, c, f, l]);
+    if (!b.count) return;
+    if (b.byTerm.size >= COPY_FROM_ROWS) {
+      await copyRows(on, this.postings, POSTINGS_COLUMNS, postingsCopy(b, postingsRows(b)));
+      return;
     }
+    const r = [...postingsRows(b)].map((x) => ({ ...x, ...rowArrays(b, x) }));
+    await on.query(
+      `INSERT INTO ${this.postings} (${POSTINGS_COLUMNS.join(', ')})
+       SELECT term, lo, hi, n, d::int[], f::real[], len::int[] FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[]) x(term, lo, hi, n, d, f, len)`,
+      [r.map((x) => x.term), r.map((x) => x.lo), r.map((x) => x.hi), r.map((x) => x.n), r.map((x) => x.d), r.map((x) => x.f), r.map((x) => x.len)],
+    );
   }
 
   /** Rows and their average length (the caller caches them per index generation). */
@@ -117,8 +93,12 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
   /** Chunks holding the term (for a prefix: holding any term that starts with it). */
   async documentFrequency(t: KeywordTerm, on: Queryable = this.db.pool): Promise<number> {
     const r = t.prefix
-      ? await this.db.one<{ n: number }>(`SELECT count(DISTINCT chunk_id) AS n FROM ${this.terms} WHERE term >= $1 AND term < $2`, [t.term, t.term + AFTER_PREFIX], on)
-      : await this.db.one<{ n: number }>(`SELECT count(*) AS n FROM ${this.terms} WHERE term = $1`, [t.term], on);
+      ? await this.db.one<{ n: number }>(
+          `SELECT count(DISTINCT p.lo + u.d) AS n FROM ${this.postings} p CROSS JOIN LATERAL unnest(p.d) u(d) WHERE p.term >= $1 AND p.term < $2`,
+          [t.term, t.term + AFTER_PREFIX],
+          on,
+        )
+      : await this.db.one<{ n: number }>(`SELECT coalesce(sum(n), 0)::int AS n FROM ${this.postings} WHERE term = $1`, [t.term], on);
     return r?.n ?? 0;
   }
 
@@ -134,10 +114,17 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     const params: unknown[] = [];
     const p = (v: unknown) => (params.push(v), `$${params.length}`);
     const avgdl = p(stats.avgLength || 1);
-    // one postings scan per term: an exact term is one key of the primary key, a prefix one range of it
+    // one postings scan per term: an exact term is one key of the index, a prefix one range of it.
+    // Its rows' arrays are unnested in the select list (ProjectSet, value per call: about half the
+    // time of unnest(d, f, len) in FROM, which fills a tuplestore per array); a chunk is in one row
+    // of a term, so only a prefix's terms need summing per chunk.
     const legs = match.terms.map((t, i) => {
-      const cond = t.prefix ? `term >= ${p(t.term)} AND term < ${p(t.term + AFTER_PREFIX)}` : `term = ${p(t.term)}`;
-      return `SELECT chunk_id, ${i} AS i, ${p(idfs[i]!)}::float8 AS idf, sum(f)::float8 AS f, min(len) AS len FROM ${this.terms} WHERE ${cond} GROUP BY chunk_id`;
+      const idfParam = `${p(idfs[i]!)}::float8`;
+      if (!t.prefix) {
+        return `SELECT p.lo + unnest(p.d) AS chunk_id, ${i} AS i, ${idfParam} AS idf, unnest(p.f)::float8 AS f, unnest(p.len) AS len FROM ${this.postings} p WHERE p.term = ${p(t.term)}`;
+      }
+      const u = `SELECT p.lo + unnest(p.d) AS chunk_id, unnest(p.f) AS f, unnest(p.len) AS len FROM ${this.postings} p WHERE p.term >= ${p(t.term)} AND p.term < ${p(t.term + AFTER_PREFIX)}`;
+      return `SELECT u.chunk_id, ${i} AS i, ${idfParam} AS idf, sum(u.f)::float8 AS f, min(u.len) AS len FROM (${u}) u GROUP BY u.chunk_id`;
     });
     const score = `sum(h.idf * ${bm25Part('h.f', 'h.len', avgdl)})`;
     const f = pgFilterSql(filters, params.length + 1);
@@ -168,9 +155,9 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
 
   /**
    * An AND step of exact terms: the rarest term's postings, intersected with each next-rarest
-   * term's by the (term, chunk_id) key, as FTS5 intersects — instead of reading every posting of
-   * every term and keeping the chunks that have them all (a common word's ten thousand postings cost
-   * ~40 ms on cpp-docs; this reads the rare one's few and probes). Each intersection is its own
+   * term's, as FTS5 intersects — of the next term only the postings rows whose chunk range holds a
+   * survivor are unnested, instead of aggregating every posting of every term and keeping the
+   * chunks that have them all (a common word has ten thousand postings on cpp-docs). Each intersection is its own
    * materialized step of two relations: written as one self-join per term, PostgreSQL spent 12–18 ms
    * planning a six-term AND (seven relations in one equivalence class) for a 0.4 ms execution
    * (EXPLAIN ANALYZE, memory at 100,000 entries). The same chunks and the same BM25.
@@ -182,18 +169,26 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     const avgdl = p(stats.avgLength || 1);
     // summed in the query's term order, as FTS5 sums: the same float result, so near-ties order alike
     const score = terms.map((t, i) => `${p(idf(stats.rows, t.df))}::float8 * ${bm25Part(`s.f${i}`, 's.len', avgdl)}`).join(' + ');
-    // each step a fence of two relations (survivors × one term's postings): planned in microseconds
-    const steps = order.map(({ t, i }, k) =>
-      k === 0
-        ? `s0 AS MATERIALIZED (SELECT chunk_id, len, f AS f${i} FROM ${this.terms} WHERE term = ${p(t.term)})`
-        : `s${k} AS MATERIALIZED (SELECT s.*, t.f AS f${i} FROM s${k - 1} s JOIN ${this.terms} t ON t.term = ${p(t.term)} AND t.chunk_id = s.chunk_id)`,
-    );
+    // each step a fence of two relations (survivors × one term's postings): planned in microseconds.
+    // Of the next term only the rows whose chunk range holds a survivor are unnested: the survivors'
+    // ids sorted into an array once (a${k}), width_bucket counts those at or below a bound by binary
+    // search, so a row holds one when more are at or below hi than below lo.
+    const steps = order.flatMap(({ t, i }, k) => {
+      if (k === 0) return [`s0 AS MATERIALIZED (SELECT p.lo + unnest(p.d) AS chunk_id, unnest(p.len) AS len, unnest(p.f) AS f${i} FROM ${this.postings} p WHERE p.term = ${p(t.term)})`];
+      const ids = `(SELECT ids FROM a${k})`;
+      return [
+        `a${k} AS MATERIALIZED (SELECT array_agg(chunk_id ORDER BY chunk_id) AS ids FROM s${k - 1})`,
+        `s${k} AS MATERIALIZED (SELECT s.*, u.f AS f${i} FROM s${k - 1} s JOIN (
+           SELECT p.lo + unnest(p.d) AS chunk_id, unnest(p.f) AS f FROM ${this.postings} p
+            WHERE p.term = ${p(t.term)} AND width_bucket(p.hi, ${ids}) > width_bucket(p.lo - 1, ${ids})) u ON u.chunk_id = s.chunk_id)`,
+      ];
+    });
     const f = pgFilterSql(filters, params.length + 1);
     params.push(...f.params);
     const sql = `
       WITH ${steps.join(',\n           ')}
       SELECT s.chunk_id AS "chunkId", c.document_id AS "documentId", -(${score}) AS rank
-        FROM s${steps.length - 1} s
+        FROM s${order.length - 1} s
         JOIN chunks c ON c.id = s.chunk_id ${f.where ? `JOIN documents d ON d.id = c.document_id WHERE ${f.where}` : ''}
        ORDER BY rank, s.chunk_id LIMIT ${p(limit)}`;
     return this.db.query<KeywordCandidate>(sql, params, on);
@@ -215,21 +210,6 @@ function* keywordRowsText(ids: readonly number[], tsvs: readonly string[], lens:
   let part = '';
   for (let k = 0; k < ids.length; k++) {
     part += `${ids[k]}\t${copyText(tsvs[k]!)}\t${lens[k]}\n`;
-    if (part.length >= COPY_PART_CHARS) {
-      yield part;
-      part = '';
-    }
-  }
-  if (part) yield part;
-}
-
-/** The postings in COPY's text format, term by term (each row's chunk id and length from the batch's arrays). */
-function* postingsText(terms: readonly string[], postings: ReadonlyMap<string, number[]>, ids: readonly number[], lens: readonly number[]): Generator<string> {
-  let part = '';
-  for (const term of terms) {
-    const t = copyText(term);
-    const list = postings.get(term)!;
-    for (let i = 0; i < list.length; i += 2) part += `${t}\t${ids[list[i]!]}\t${list[i + 1]}\t${lens[list[i]!]}\n`;
     if (part.length >= COPY_PART_CHARS) {
       yield part;
       part = '';

@@ -284,4 +284,58 @@ export const postgresMigrations: readonly { name: string; sql: string }[] = [
   );
   `,
   },
+  {
+    name: 'postings as one row per term and written run of chunks, their chunks, frequencies and lengths as arrays',
+    // PostgreSQL only: a key entry per (term, chunk) was the largest part of the server's work in
+    // writing a batch (~36,000 B-tree inserts for ~4,400 distinct terms, bench/RESULTS.md issue 28);
+    // a row per term and run (store/postgres/postings.ts) is ~8× fewer. Existing postings are
+    // grouped by term and chunk ids by 1,024. Deleted keyword rows leave by a statement-level
+    // trigger: PostgreSQL fires it once for all the rows of a statement, cascades included, so a
+    // row's arrays are rewritten once per statement, not once per chunk.
+    sql: ['chunks_fts', 'dataset_fts', 'memory_fts']
+      .map(
+        (n) => `
+  CREATE TABLE ${n}_postings (
+    term text COLLATE "C" NOT NULL,  -- byte order: a prefix is a range of the index
+    lo bigint NOT NULL,              -- the base: each posting's chunk is lo + its offset in d
+    hi bigint NOT NULL,              -- the row's largest chunk id (lo..hi bounds its chunks)
+    n integer NOT NULL,              -- postings in the row (document frequency sums it)
+    d integer[] NOT NULL,            -- chunk id - lo, ascending
+    f real[] NOT NULL,               -- weighted term frequency: 4 per title, 2 per heading, 1 per body occurrence
+    len integer[] NOT NULL           -- the chunk's length, so ranking reads postings only
+  );
+  INSERT INTO ${n}_postings (term, lo, hi, n, d, f, len)
+    SELECT term, (chunk_id >> 10) << 10, max(chunk_id), count(*)::int,
+           array_agg((chunk_id & 1023)::int ORDER BY chunk_id), array_agg(f ORDER BY chunk_id), array_agg(len ORDER BY chunk_id)
+      FROM ${n}_terms GROUP BY term, chunk_id >> 10;
+  CREATE INDEX ${n}_postings_term ON ${n}_postings (term, lo) INCLUDE (hi, n);
+  DROP TRIGGER ${n}_postings_gone ON ${n};
+  DROP FUNCTION ${n}_postings_gone();
+  DROP TABLE ${n}_terms;
+  CREATE FUNCTION ${n}_postings_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- per term the deleted chunks' ids, sorted; the rows of that term whose range holds one of them
+    -- (width_bucket: how many ids are at or below a bound, by binary search), written again
+    -- without the deleted chunks (a posting is kept unless its chunk is one of them) or dropped
+    -- when none is left. Rows of one (term, lo) share their base: written again, they merge.
+    WITH gt AS MATERIALIZED (
+      SELECT x.term, array_agg(o.chunk_id ORDER BY o.chunk_id) AS ids
+        FROM gone o CROSS JOIN LATERAL unnest(tsvector_to_array(o.tsv)) x(term) GROUP BY x.term
+    ), hit AS MATERIALIZED (
+      SELECT p.ctid AS at, p.term, p.lo, p.d, p.f, p.len, gt.ids FROM gt JOIN ${n}_postings p ON p.term = gt.term
+       WHERE width_bucket(p.hi, gt.ids) > width_bucket(p.lo - 1, gt.ids)
+    ), dropped AS (
+      DELETE FROM ${n}_postings p USING hit WHERE p.ctid = hit.at
+    )
+    INSERT INTO ${n}_postings (term, lo, hi, n, d, f, len)
+      SELECT term, lo, lo + max(d), count(*)::int, array_agg(d ORDER BY d), array_agg(f ORDER BY d), array_agg(len ORDER BY d)
+        FROM (SELECT h.term, h.lo, h.ids, unnest(h.d) AS d, unnest(h.f) AS f, unnest(h.len) AS len FROM hit h) k
+       WHERE k.ids[width_bucket(k.lo + k.d, k.ids)] IS DISTINCT FROM k.lo + k.d
+       GROUP BY term, lo;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER ${n}_postings_gone AFTER DELETE ON ${n} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${n}_postings_gone();`,
+      )
+      .join('\n'),
+  },
 ];

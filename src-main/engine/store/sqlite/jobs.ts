@@ -104,6 +104,9 @@ class SqliteClaim implements ClaimedJobs {
     readonly jobs: readonly JobRow[],
   ) {}
 
+  /** FTS5 makes its terms inside the write: nothing to ready. */
+  async stage(): Promise<void> {}
+
   async complete(outcome: Outcome): Promise<boolean[]> {
     return this.queue.completeNow(outcome);
   }
