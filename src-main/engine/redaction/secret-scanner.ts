@@ -4,7 +4,7 @@
 //
 // The finds of recent texts are remembered: assistants read the same documents and get the same
 // snippets again and again, and running every rule over a text costs far more than looking it up
-// (~60 rules: a quarter of a loaded host's main thread under reliability:load went to them). The
+// (~60 rules: an eighth of a loaded host's main thread under reliability:load went to them). The
 // rules are fixed for the life of the process (the user's own rules run apart, user-rules.ts), so
 // a text's finds never go stale; the memory is bounded by the characters it keeps.
 import { extraFindings } from './extra-patterns.js';
