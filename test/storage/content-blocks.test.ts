@@ -151,18 +151,28 @@ describeBackends('document text in blocks', (b) => {
   });
 });
 
+/**
+ * A profile as an older Trove left it: the migrations before the first one containing `marker`
+ * applied, a folder collection and a memory collection, and the statement that adds a document.
+ */
+function profileBefore(marker: string) {
+  const profile = tempDir('trove-profile-');
+  const file = path.join(profile, 'index.sqlite');
+  const before = migrations.findIndex((m) => m.includes(marker));
+  expect(before).toBeGreaterThan(0);
+  const db = new Database(file);
+  registerMigrationFunctions(db);
+  for (const sql of migrations.slice(0, before)) db.exec(sql);
+  db.pragma(`user_version = ${before}`);
+  const folder = Number(db.prepare("INSERT INTO collections (name, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('notes', ?, '[]', '[]', 0, 0)").run(profile).lastInsertRowid);
+  const memory = Number(db.prepare("INSERT INTO collections (name, kind, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('memory', 'memory', '', '[]', '[]', 0, 0)").run().lastInsertRowid);
+  const doc = db.prepare("INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, indexed_at, status, tags, metadata) VALUES (?, ?, ?, '', 'text', 1, 1, 1, 'indexed', '[]', '{}')");
+  return { profile, file, db, folder, memory, doc };
+}
+
 describe('the migration of texts kept whole (SQLite)', () => {
   it('converts every contents row into blocks, a memory entry into one, and loses nothing', async () => {
-    const profile = tempDir('trove-profile-');
-    const file = path.join(profile, 'index.sqlite');
-    const before = migrations.findIndex((m) => m.includes('CREATE TABLE content_blocks'));
-    expect(before).toBeGreaterThan(0);
-    const db = new Database(file);
-    for (const sql of migrations.slice(0, before)) db.exec(sql);
-    db.pragma(`user_version = ${before}`);
-    const folder = Number(db.prepare("INSERT INTO collections (name, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('notes', ?, '[]', '[]', 0, 0)").run(profile).lastInsertRowid);
-    const memory = Number(db.prepare("INSERT INTO collections (name, kind, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('memory', 'memory', '', '[]', '[]', 0, 0)").run().lastInsertRowid);
-    const doc = db.prepare("INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, indexed_at, status, tags, metadata) VALUES (?, ?, ?, '', 'text', 1, 1, 1, 'indexed', '[]', '{}')");
+    const { profile, file, db, folder, memory, doc } = profileBefore('CREATE TABLE content_blocks');
     const texts = new Map<number, { text: string; memory: boolean }>();
     const put = db.prepare('INSERT INTO contents (document_id, text) VALUES (?, ?)');
     const add = (collection: number, p: string, text: string) => {
@@ -195,17 +205,7 @@ describe('the migration of texts kept whole (SQLite)', () => {
 
 describe('the migration of brotli blocks to zstd (SQLite)', () => {
   it('re-encodes every block, documents and memory entries alike, and every text reads back the same', async () => {
-    const profile = tempDir('trove-profile-');
-    const file = path.join(profile, 'index.sqlite');
-    const before = migrations.findIndex((m) => m.includes('trove_recode_block'));
-    expect(before).toBeGreaterThan(0);
-    const db = new Database(file);
-    registerMigrationFunctions(db);
-    for (const sql of migrations.slice(0, before)) db.exec(sql);
-    db.pragma(`user_version = ${before}`);
-    const folder = Number(db.prepare("INSERT INTO collections (name, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('notes', ?, '[]', '[]', 0, 0)").run(profile).lastInsertRowid);
-    const memory = Number(db.prepare("INSERT INTO collections (name, kind, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('memory', 'memory', '', '[]', '[]', 0, 0)").run().lastInsertRowid);
-    const doc = db.prepare("INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, indexed_at, status, tags, metadata) VALUES (?, ?, ?, '', 'text', 1, 1, 1, 'indexed', '[]', '{}')");
+    const { profile, file, db, folder, memory, doc } = profileBefore('trove_recode_block');
     const block = db.prepare('INSERT INTO content_blocks (document_id, start, data) VALUES (?, ?, ?)');
     // the blocks as the first codec wrote them: brotli at quality 1, text mode, the size as a hint
     const brotli = (text: string) => {
