@@ -5,7 +5,7 @@
 //
 // Each entry: [floor name, rooms under src-main/engine/ (a folder, or a file of the engine's root)].
 export const ENGINE_FLOORS = [
-  ['foundation', ['types', 'errors.ts', 'profile.ts', 'worker-script.ts']],
+  ['foundation', ['types', 'errors.ts', 'profile.ts', 'worker-script.ts', 'time-slice.ts']],
   ['text', ['text']],
   ['storage', ['store']],
   ['documents and models', ['ingest', 'embed', 'ocr', 'redaction', 'settings']],

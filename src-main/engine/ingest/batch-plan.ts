@@ -13,6 +13,7 @@ import type { DocumentFingerprint, DocumentRow } from '../store/documents.js';
 import type { OcrWrite } from '../store/ocr.js';
 import type { AttachmentWrite, DocumentRepository, IndexWrite } from '../store/storage.js';
 import type { Prepared } from './prepare.js';
+import { timeSlice } from '../time-slice.js';
 
 /** How long planning (parsing and chunking text files) keeps the thread before it lets other work in. */
 const PLAN_SLICE_MS = 4;
@@ -47,13 +48,10 @@ export async function planBatch(
   // files that are present go first, so a rename seen as "new path + vanished path" moves the document
   const absent = (r: FileRead): boolean => r.kind === 'missing' || r.kind === 'excluded';
   const ordered = [...reads].sort((a, b) => Number(absent(a)) - Number(absent(b)));
-  let slice = performance.now();
+  // the batch before may be being written meanwhile (indexing/batch-worker.ts series): its next statement goes between files
+  const pause = timeSlice(PLAN_SLICE_MS);
   for (const item of ordered) {
-    if (performance.now() - slice >= PLAN_SLICE_MS) {
-      // the batch before may be being written meanwhile (indexing/batch-worker.ts series): its next statement goes between files
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    }
+    await pause();
     const fp = movedAway.has(item.path) ? undefined : known.get(item.path);
     const d = decideFile(item, fp, opts, parsed, renameFrom);
     plan.outcomes.set(item.path, d.outcome);

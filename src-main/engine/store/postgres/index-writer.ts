@@ -11,6 +11,7 @@ import type { OcrWrite } from '../ocr.js';
 import type { AttachmentWrite, IndexBatch } from '../storage.js';
 import type { KeywordRow, PostgresKeywordIndex } from './keyword-index.js';
 import { keywordDocument, type KeywordDocument } from './keyword-text.js';
+import { timeSlice } from '../../time-slice.js';
 import { writeOcrRows } from './ocr.js';
 import { retireVectors } from './vectors.js';
 
@@ -107,15 +108,12 @@ type IndexOp = Extract<IndexBatch['writes'][number], { op: 'index' }>;
  */
 export async function stageIndexBatch(batch: IndexBatch): Promise<StagedTerms> {
   const staged = new Map<ChunkWrite, KeywordDocument>();
-  let slice = performance.now();
+  // the batch before is being written on this thread's connections: its next statement goes between slices
+  const pause = timeSlice(STAGE_SLICE_MS);
   for (const w of batch.writes) {
     if (w.op !== 'index' || w.attachments) continue;
     for (const c of w.chunks) if (!staged.has(c)) staged.set(c, keywordDocument(c.ftsTitle, c.ftsHeadings, c.ftsBody));
-    if (performance.now() - slice >= STAGE_SLICE_MS) {
-      // the batch before is being written on this thread's connections: let its next statement go
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    }
+    await pause();
   }
   return staged;
 }
