@@ -357,13 +357,11 @@ export class IndexingService {
   async removeCollection(collectionId: number): Promise<void> {
     this.live.unwatch(collectionId);
     this.filters.delete(collectionId);
-    this.progressHub.mute(collectionId);
-    this.removing.add(collectionId);
+    const release = this.holdForRemoval(collectionId);
     try {
       await this.exclusive(() => this.storage.collections.remove(collectionId));
     } finally {
-      this.removing.delete(collectionId);
-      this.progressHub.unmute(collectionId);
+      release();
     }
   }
 
@@ -374,12 +372,16 @@ export class IndexingService {
    */
   removalAsked(name: string): () => void {
     const run = this.progressHub.running().find((r) => r.collection === name);
-    if (!run) return () => undefined;
-    this.removing.add(run.collectionId);
-    this.progressHub.mute(run.collectionId);
+    return run ? this.holdForRemoval(run.collectionId) : () => undefined;
+  }
+
+  /** No batch of the collection is written and nothing is said of it until the returned release. */
+  private holdForRemoval(collectionId: number): () => void {
+    this.removing.add(collectionId);
+    this.progressHub.mute(collectionId);
     return () => {
-      this.removing.delete(run.collectionId);
-      this.progressHub.unmute(run.collectionId);
+      this.removing.delete(collectionId);
+      this.progressHub.unmute(collectionId);
     };
   }
 
