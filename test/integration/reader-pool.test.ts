@@ -117,6 +117,46 @@ describe('SQLite reader threads', () => {
     }
   });
 
+  it('run the vector kNN — plain, filtered then grown, and the exact filtered scan — on their threads, the same rows as the engine connection', async () => {
+    const profileDir = tempDir('trove-profile-');
+    const root = tempDir('trove-root-');
+    writeTree(root, notes(60));
+    const engine = await Engine.open({ profileDir });
+    await engine.addCollection({ root, name: 'notes' });
+    await engine.index();
+    await engine.close();
+    const file = databasePath(profileDir);
+    const pooled = SqliteStorage.open(file, { readerThreads: 2, offloadReads: 'always' });
+    const plain = SqliteStorage.open(file, { readerThreads: 0 });
+    try {
+      const [collection] = await plain.collections.list();
+      const space = await plain.vectors.ensureSpace('model-a', 'sha-a', 3);
+      await plain.vectors.setActive(collection!.id, space.id);
+      // a vector per chunk from its id: distinct distances, so the order is the kNN's, not a tie's
+      const pending = await plain.vectors.pending(space.id, collection!.id, 1000);
+      const rows = pending.map((p) => ({ chunkId: p.id, vector: Float32Array.from([1, (p.id % 17) / 17, (p.id % 5) / 5]) }));
+      expect(await plain.vectors.insert(space.id, collection!.id, rows)).toBe(60);
+      const q = Float32Array.from([1, 0.2, 0.1]);
+      const asks: [number, Parameters<typeof plain.vectors.nearest>[4]][] = [
+        [10, undefined],
+        [5, { pathGlob: 'desk/**' }], // most chunks pass: the kNN, then the filter
+        [4, { pathGlob: 'field/note-3*.md' }], // few pass: grown k, then the exact scan
+      ];
+      for (const [k, filters] of asks) {
+        const a = await pooled.vectors.nearest(space.id, q, [collection!.id], k, filters);
+        const b = await plain.vectors.nearest(space.id, q, [collection!.id], k, filters);
+        expect(a).toEqual(b);
+        expect(a.length).toBe(k);
+      }
+      expect(pooled.readers.served).toBeGreaterThanOrEqual(3);
+      expect(pooled.readers.answeredHere).toBe(0); // the threads have sqlite-vec: none fell back
+      expect(plain.readers.served).toBe(0);
+    } finally {
+      await pooled.close();
+      await plain.close();
+    }
+  });
+
   it('answer searches running while indexing writes batches, without errors, from whole batches only', async () => {
     const profileDir = tempDir('trove-profile-');
     const root = tempDir('trove-root-');

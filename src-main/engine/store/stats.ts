@@ -1,6 +1,6 @@
 // Read-only counts for status: documents (per kind), chunks and problems per collection.
-import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import { readHere, type RowReader } from './row-reader.js';
 import type { FileProblem as FailureRow } from '../types/collections.js';
 
 export type { FailureRow };
@@ -13,15 +13,6 @@ export interface CollectionCounts {
   chunks: number;
   kinds: Record<string, number>;
 }
-
-/**
- * How a statement's rows are read: on the calling connection, or on a reader thread (the SQLite
- * storage's reader pool: sqlite/reader-pool.ts). The counts walk every document and chunk (67 ms
- * for cpp-docs' 80,600 chunks), so a host reads them off its engine thread.
- */
-export type RowReader = <T>(stmt: Statement, params: unknown[]) => Promise<T>;
-
-const here: RowReader = async <T>(stmt: Statement, params: unknown[]) => stmt.all(...params) as T;
 
 export class StatsStore {
   private readonly countsStmt;
@@ -55,7 +46,7 @@ export class StatsStore {
   }
 
   /** Three statements, read side by side: during indexing they may count a batch apart, as they always could between calls. */
-  async counts(read: RowReader = here): Promise<Map<number, CollectionCounts>> {
+  async counts(read: RowReader = readHere): Promise<Map<number, CollectionCounts>> {
     type Counts = ReturnType<typeof this.countsStmt.all>;
     type Kinds = ReturnType<typeof this.kindsStmt.all>;
     type Chunks = ReturnType<typeof this.chunksStmt.all>;
@@ -80,7 +71,7 @@ export class StatsStore {
     return this.kindExistsStmt.get(kind) !== undefined;
   }
 
-  async chunkCount(collectionId: number, read: RowReader = here): Promise<number> {
+  async chunkCount(collectionId: number, read: RowReader = readHere): Promise<number> {
     return (await read<{ n: number }[]>(this.chunkCountStmt, [collectionId]))[0]!.n;
   }
 

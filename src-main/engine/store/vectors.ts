@@ -11,6 +11,7 @@
 import type { Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import type { Db } from './database.js';
+import { readHere, type RowReader } from './row-reader.js';
 
 export interface VectorSpace {
   id: number;
@@ -364,13 +365,20 @@ export class VectorStore {
    * Nearest chunks to `query` within these collections. With only collection filters this is
    * sqlite-vec's kNN over the collections' partitions; with document filters (`where` over
    * documents d) it is an exact scan of the matching chunks, so a filtered search never comes
-   * back empty while matches exist.
+   * back empty while matches exist. `read` runs the statement (a reader thread, or here).
    */
-  nearest(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, docFilter?: { where: string; params: unknown[] }): VectorMatch[] {
-    if (!collectionIds.length) return [];
+  nearest(
+    spaceId: number,
+    query: Float32Array,
+    collectionIds: readonly number[],
+    k: number,
+    docFilter?: { where: string; params: unknown[] },
+    read: RowReader = readHere,
+  ): Promise<VectorMatch[]> {
+    if (!collectionIds.length) return Promise.resolve([]);
     const ids = collectionIds.map((c) => BigInt(c));
     const stmt = this.searchStatement(spaceId, collectionIds.length, docFilter?.where || null);
-    return docFilter?.where ? stmt.all(blob(query), ...ids, ...docFilter.params, k) : stmt.all(blob(query), k, ...ids);
+    return read<VectorMatch[]>(stmt, docFilter?.where ? [blob(query), ...ids, ...docFilter.params, k] : [blob(query), k, ...ids]);
   }
 
   /**
@@ -379,7 +387,14 @@ export class VectorStore {
    * more). Far cheaper than the exact filtered scan when the filter keeps much of the space, which
    * the caller tries first, growing k, before falling back to `nearest` with the filter.
    */
-  nearestThenFilter(spaceId: number, query: Float32Array, collectionIds: readonly number[], k: number, docFilter: { where: string; params: unknown[] }): { rows: VectorMatch[]; scanned: number } {
+  async nearestThenFilter(
+    spaceId: number,
+    query: Float32Array,
+    collectionIds: readonly number[],
+    k: number,
+    docFilter: { where: string; params: unknown[] },
+    read: RowReader = readHere,
+  ): Promise<{ rows: VectorMatch[]; scanned: number }> {
     if (!collectionIds.length) return { rows: [], scanned: 0 };
     const s = this.statements(spaceId);
     const key = `post|${collectionIds.length}|${docFilter.where}`;
@@ -394,7 +409,7 @@ export class VectorStore {
       if (s.searches.size > 64) s.searches.clear();
       s.searches.set(key, stmt as unknown as Statement<unknown[], VectorMatch>);
     }
-    const all = stmt.all(...docFilter.params, blob(query), k, ...collectionIds.map((c) => BigInt(c)));
+    const all = await read<(VectorMatch & { keep: number })[]>(stmt, [...docFilter.params, blob(query), k, ...collectionIds.map((c) => BigInt(c))]);
     return { rows: all.filter((r) => r.keep === 1).map(({ chunkId, documentId, distance }) => ({ chunkId, documentId, distance })), scanned: all.length };
   }
 

@@ -4,8 +4,11 @@
 // collections hold enough of it for over-fetching to work (ann-spaces.ts), else sqlite-vec's
 // partitioned kNN. With a filter: the kNN first and the filter on what it returns, growing k
 // while too few survive, and finally the exact scan of the chunks the filter keeps — so a
-// filtered search never comes back short while matches exist.
+// filtered search never comes back short while matches exist. sqlite-vec's scans go through the
+// storage's reader threads when the engine's thread is busy (a kNN compares every vector of the
+// collections: milliseconds each, which a loaded host's one engine thread cannot spare).
 import type { Db } from '../database.js';
+import type { RowReader } from '../row-reader.js';
 import type { VectorMatch, VectorSpace, VectorStore } from '../vectors.js';
 import type { AnnSpaces } from './ann-spaces.js';
 
@@ -24,6 +27,7 @@ export class SqliteNearest {
     db: Db,
     private readonly vectors: VectorStore,
     private readonly ann: AnnSpaces,
+    private readonly read: RowReader,
   ) {
     this.ownersStmt = db.prepare<[string], { id: number; documentId: number; collectionId: number }>(
       `SELECT c.id, c.document_id AS documentId, d.collection_id AS collectionId
@@ -34,16 +38,16 @@ export class SqliteNearest {
     );
   }
 
-  nearest(space: VectorSpace, query: Float32Array, collectionIds: readonly number[], k: number, filter?: { where: string; params: unknown[] }): VectorMatch[] {
+  async nearest(space: VectorSpace, query: Float32Array, collectionIds: readonly number[], k: number, filter?: { where: string; params: unknown[] }): Promise<VectorMatch[]> {
     if (!collectionIds.length) return [];
-    if (!filter?.where) return this.approximate(space, query, collectionIds, k) ?? this.vectors.nearest(space.id, query, collectionIds, k);
+    if (!filter?.where) return this.approximate(space, query, collectionIds, k) ?? this.vectors.nearest(space.id, query, collectionIds, k, undefined, this.read);
     for (let fetch = k; ; fetch = Math.min(MAX_FILTERED_K, fetch * 4)) {
-      const near = this.vectors.nearestThenFilter(space.id, query, collectionIds, fetch, filter);
+      const near = await this.vectors.nearestThenFilter(space.id, query, collectionIds, fetch, filter, this.read);
       if (near.rows.length >= k || near.scanned < fetch) return near.rows.slice(0, k);
       if (fetch >= MAX_FILTERED_K) break;
     }
     // a filter that keeps little of the space: the exact scan of what it keeps
-    return this.vectors.nearest(space.id, query, collectionIds, k, filter);
+    return this.vectors.nearest(space.id, query, collectionIds, k, filter, this.read);
   }
 
   /**

@@ -131,6 +131,8 @@ export class ReaderPool {
   private inFlight = 0;
   /** Reads the threads have answered (tests, benches). */
   served = 0;
+  /** Reads a thread failed and the engine's connection answered (tests: a thread lacking what a statement needs). */
+  answeredHere = 0;
   private drained: (() => void) | null = null;
   private window: { start: number; elu: EventLoopUtilization } | null = null;
   private loaded = false;
@@ -170,7 +172,10 @@ export class ReaderPool {
   run<T>(stmt: Statement, params: readonly unknown[], mode: ReadMode = 'all'): Promise<T> {
     const here = (): T => (mode === 'get' ? stmt.get(...params) : stmt.all(...params)) as T;
     if (!this.enabled || !this.worthIt()) return Promise.resolve(here());
-    return this.read<T>(stmt.source, params, mode).catch(() => here());
+    return this.read<T>(stmt.source, params, mode).catch(() => {
+      this.answeredHere++;
+      return here();
+    });
   }
 
   /** Whether a read now goes to a thread (see LOADED_FROM). */

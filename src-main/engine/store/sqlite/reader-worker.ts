@@ -1,8 +1,8 @@
 // One reader thread of the SQLite storage's reader pool (reader-pool.ts): its own read-only
 // connection to the index file, with what the engine's connection loads for the statements sent
 // here — the native BM25 function (trove_bm25), the path-glob filter (trove_path_matches), the
-// Unicode case fold of memory filters (trove_fold), the FTS totals helper and the inflate of
-// compressed text blocks (trove_inflate). It runs the SQL it
+// Unicode case fold of memory filters (trove_fold), the FTS totals helper, the inflate of
+// compressed text blocks (trove_inflate) and sqlite-vec (the kNN of a vector search). It runs the SQL it
 // is sent ({sql, params}) and sends the rows back; statements are prepared once per SQL text.
 //
 // What it sees: WAL gives each statement a snapshot of the last committed transaction when the
@@ -11,6 +11,7 @@
 // enough for the engine's caches.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database, { type Statement } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import { registerBlockFunctions } from '../content-blocks.js';
 import { registerFtsFunctions } from '../fts-totals.js';
 import { fold } from '../memory-conditions.js';
@@ -46,6 +47,7 @@ loadRankExtension(db, init.nativeRank);
 registerFilterFunctions(db);
 registerFtsFunctions(db);
 registerBlockFunctions(db);
+sqliteVec.load(db);
 db.function('trove_fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? fold(v) : v));
 
 const statements = new Map<string, Statement>();

@@ -15,7 +15,8 @@ import { DocumentStore, hitDocumentFromRaw, type DocumentFingerprint, type Docum
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
-import { StatsStore, type CollectionCounts, type FailureRow, type RowReader } from '../stats.js';
+import { StatsStore, type CollectionCounts, type FailureRow } from '../stats.js';
+import type { RowReader } from '../row-reader.js';
 import type {
   ChangeFeed,
   ChunkRepository,
@@ -404,7 +405,7 @@ export class SqliteStorage implements Storage {
     this.stats = new Stats(new StatsStore(db), location, this.readers);
     const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
     vectorStore.setListener(ann);
-    this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann), ann);
+    this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann, (stmt, params) => this.readers.run(stmt, params)), ann);
     this.maintenance = new Merging(new FtsMerges(db));
     this.datasets = new Datasets(new DatasetFolderStore(db), new DatasetCheckStore(db));
     this.memory = new SqliteMemory(db, documentStore, chunkStore.forIndex('memory_fts'));
