@@ -15,9 +15,11 @@ import { waitFor } from './live-helpers.js';
 const watches = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
 
 let watcher: FolderWatcher | null = null;
+const noWatches = watches();
 afterEach(async () => {
   await watcher?.close();
   watcher = null;
+  await waitFor('every watch released', () => watches() === noWatches); // handles close on the next turns of the loop: the next test counts from here
 });
 
 function watch(root: string): { changes: PathChange[]; rescans: string[]; start: Promise<void> } {
@@ -69,5 +71,32 @@ describe('folder watcher', () => {
     expect(w.changes.some((c) => c.path.includes('node_modules'))).toBe(false);
     writeTree(root, { 'trip/photos/later.md': 'three' });
     await waitFor('a file written into it later', () => w.changes.some((c) => c.path === 'trip/photos/later.md'));
+  });
+
+  test('a removed folder asks for a reconcile and lets go of its watches; made again under the same name, it is watched again', async () => {
+    const root = tempDir('trove-watcher-');
+    writeTree(root, { 'a.md': 'a', 'trip/day1.md': 'one', 'trip/photos/p.md': 'two' });
+    const before = watches();
+    const w = watch(root);
+    await w.start;
+    expect(watches() - before).toBe(3);
+    fs.rmSync(path.join(root, 'trip'), { recursive: true });
+    await waitFor('the removal reported', () => w.rescans.some((r) => r.includes('trip')));
+    await waitFor('its two watches released', () => watches() - before === 1);
+    writeTree(root, { 'trip/day2.md': 'again' }); // a new folder under the old name
+    await waitFor('a file of the new folder', () => w.changes.some((c) => c.path === 'trip/day2.md' && !c.gone));
+    fs.writeFileSync(path.join(root, 'trip/day3.md'), 'later');
+    await waitFor('a file written into it later', () => w.changes.some((c) => c.path === 'trip/day3.md'));
+    expect(watches() - before).toBe(2);
+  });
+
+  test('the collection folder itself removed: a reconcile is asked', async () => {
+    const parent = tempDir('trove-watcher-');
+    const root = path.join(parent, 'notes');
+    writeTree(root, { 'a.md': 'a', 'sub/b.md': 'b' });
+    const w = watch(root);
+    await w.start;
+    fs.rmSync(root, { recursive: true });
+    await waitFor('the root\'s removal reported', () => w.rescans.includes('the collection folder was removed'));
   });
 });

@@ -1,25 +1,26 @@
-// Watches one collection's folder with chokidar and turns its events into coalesced path
-// changes: events for the same path inside the debounce window become one (the last word wins),
-// an editor's atomic save (temp write + rename) arrives as one change, and the buffer is flushed
-// in one piece, early when it grows large, so a 10,000-file checkout costs bounded memory.
-// Folder-level events (a folder removed, a .gitignore changed, dropped events) ask for a
-// reconcile scan instead. chokidar drops some events in a large burst (measured: about half of a
-// 10,000-file rewrite), so a burst that overflowed the buffer is followed, once quiet, by a
-// reconcile scan. Where native events fail (inotify limits) it falls back to polling.
-// With native events chokidar watches folders only: a file's events come through its folder's
-// watch (chokidar's raw events carry the name), since chokidar would otherwise open a watch for
-// every file — 5,650 for 5,000 files, each an inotify watch and a handle, ~0.8 GB idle at
-// 100,000 documents, and past the kernel's watch limit on a large tree. Polling watches files.
+// Watches one collection's folder and turns its events into coalesced path changes: events for
+// the same path inside the debounce window become one (the last word wins), an editor's atomic save
+// (temp write + rename) arrives as one change, and the buffer is flushed in one piece, early when
+// it grows large, so a 10,000-file checkout costs bounded memory. Folder-level events (a folder
+// removed, a .gitignore changed, dropped events) ask for a reconcile scan instead. A large burst
+// may lose events (the kernel's queue overflows), so a burst that overflowed the buffer is
+// followed, once quiet, by a reconcile scan.
+// Native events come from one watch per folder (native-tree-watch.ts): a file's events come
+// through its folder's watch, never one watch per file — 5,650 for 5,000 files, each an inotify
+// watch and a handle, ~0.8 GB idle at 100,000 documents, and past the kernel's watch limit on a
+// large tree. Where native events fail (inotify limits) it falls back to chokidar's polling,
+// which watches files.
 import fs from 'node:fs';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { EXCLUDED_DIR_NAMES } from '../ingest/defaults.js';
 import type { PathFilter } from '../ingest/path-filter.js';
+import { NativeTreeWatch } from './native-tree-watch.js';
 
 /**
- * chokidar drops every further 'change' of a path for 50 ms after one (a leading-edge throttle
- * with no trailing event), so a path is read no sooner than this after its event: by then any
- * write inside the window is on disk, and later writes raise new events.
+ * A path is read no sooner than this after its event: by then a write still going on at the event
+ * is on disk, and later writes raise new events. (chokidar's polling also drops further changes of
+ * a path for 50 ms after one, with no trailing event.)
  */
 const SETTLE_AFTER_EVENT_MS = 60;
 
@@ -53,6 +54,9 @@ export interface WatchSink {
 }
 
 export class FolderWatcher {
+  /** Native events: one watch per folder. */
+  private tree: NativeTreeWatch | null = null;
+  /** Polling: chokidar. */
   private watcher: FSWatcher | null = null;
   private buffer = new Map<string, PathChange>();
   private timer: NodeJS.Timeout | null = null;
@@ -79,30 +83,43 @@ export class FolderWatcher {
 
   /** Resolves once the initial directory walk is done and events are live. */
   async start(): Promise<void> {
+    if (!this.polling) return this.startNative();
     const w = chokidar.watch(this.filter.root, {
       ignoreInitial: true,
       followSymlinks: false,
-      usePolling: this.polling,
+      usePolling: true,
       interval: this.settings.pollIntervalMs,
       binaryInterval: this.settings.pollIntervalMs,
       atomic: true,
       ignorePermissionErrors: true,
-      ignored: (p, stats) => this.ignored(p, stats) || (!this.polling && !!stats?.isFile()),
+      ignored: (p, stats) => this.ignored(p, stats),
     });
     this.watcher = w;
     w.on('add', (p) => this.onFile(p, false));
     w.on('change', (p) => this.onFile(p, false));
     w.on('unlink', (p) => this.onFile(p, true));
-    w.on('raw', (_event, name, details) => {
-      const watched = (details as { watchedPath?: string } | undefined)?.watchedPath;
-      if (!this.polling && watched) this.onEntry(watched, name);
-    });
-    w.on('addDir', (p) => {
-      if (!this.polling) void this.walkNewDir(p);
-    });
     w.on('unlinkDir', (p) => this.onDir(p));
     w.on('error', (err) => this.onError(err as NodeJS.ErrnoException));
     await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+  }
+
+  private startNative(): Promise<void> {
+    const tree = new NativeTreeWatch(
+      this.filter.root,
+      (abs) => {
+        const rel = this.filter.relative(abs);
+        return rel === null || this.filter.wantsDir(rel);
+      },
+      {
+        entry: (abs, stats) => this.onEntry(abs, stats),
+        unnamed: () => this.sink.rescan('a file event without a name'), // not seen on Linux; be safe elsewhere
+        folderAdded: (abs) => void this.walkNewDir(abs),
+        folderRemoved: (abs) => this.onDir(abs),
+        error: (err) => this.onError(err),
+      },
+    );
+    this.tree = tree;
+    return tree.start();
   }
 
   async close(): Promise<void> {
@@ -112,6 +129,12 @@ export class FolderWatcher {
     this.timer = null;
     this.quietTimer = null;
     this.flush();
+    await this.stopWatching();
+  }
+
+  private async stopWatching(): Promise<void> {
+    this.tree?.close();
+    this.tree = null;
     const w = this.watcher;
     this.watcher = null;
     await w?.close();
@@ -133,6 +156,7 @@ export class FolderWatcher {
     if (rel === null) return;
     if (path.basename(rel) === '.gitignore') {
       this.filter.forgetGitignore(path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel));
+      void this.tree?.refresh(); // folders the new rules let in are watched; the reconcile reads them
       this.rescanReason = `${rel} changed`;
       if (this.buffer.size === 0) this.firstBufferedAt = Date.now();
       this.schedule(Date.now());
@@ -150,16 +174,10 @@ export class FolderWatcher {
     if (this.burst) this.afterBurst();
   }
 
-  /** An event in a watched folder about one of its entries: a file's change, creation or removal (folders are chokidar's). */
-  private onEntry(dir: string, name: string | null): void {
+  /** An entry of a watched folder changed, appeared or went (`stats` undefined): a file's event, unless it is a link or a socket. */
+  private onEntry(abs: string, stats: fs.Stats | undefined): void {
     if (this.closed) return;
-    if (!name) return this.sink.rescan('a file event without a name'); // not seen on Linux; be safe elsewhere
-    const abs = path.join(dir, name);
-    const stats = fs.lstatSync(abs, { throwIfNoEntry: false });
-    // a watched folder's own removal arrives as an event named after it, not a file of it: the
-    // folder is gone (for the collection's root, chokidar, watching no files, says nothing more)
-    if (!stats && name === path.basename(dir) && !fs.existsSync(dir)) return this.onDir(dir);
-    if (stats && !stats.isFile()) return; // a folder (chokidar's), a link, a socket
+    if (stats && !stats.isFile()) return;
     if (stats && path.basename(abs) !== '.gitignore' && this.ignored(abs, stats)) return;
     this.onFile(abs, !stats);
   }
@@ -176,7 +194,7 @@ export class FolderWatcher {
       if (this.closed) return;
       const abs = path.join(dir, e.name);
       if (this.ignored(abs, e)) continue;
-      if (e.isDirectory()) continue; // chokidar reports it as a folder of its own (addDir)
+      if (e.isDirectory()) continue; // the tree reports it as a folder of its own
       if (e.isFile()) this.onFile(abs, false);
     }
   }
@@ -200,12 +218,10 @@ export class FolderWatcher {
     this.sink.rescan('watcher error');
   }
 
-  /** A new chokidar instance over the same root (polling now), then a reconcile for the gap. */
+  /** Watching anew over the same root (polling now), then a reconcile for the gap. */
   private async restart(reason: string): Promise<void> {
-    const old = this.watcher;
-    this.watcher = null;
     try {
-      await old?.close();
+      await this.stopWatching();
       if (this.closed) return;
       await this.start();
     } catch (err) {
@@ -244,8 +260,8 @@ export class FolderWatcher {
     }
     if (ready.length) this.sink.changes(ready);
     if (this.rescanReason) {
-      // chokidar asks `ignored` again for new events, so the watcher itself needs no restart
-      // (tested: a folder un-ignored later is watched); the reconcile handles what is on disk
+      // the watches follow the new rules (tree.refresh; chokidar asks `ignored` again for new
+      // events): no restart (tested: a folder un-ignored later is watched); the reconcile reads the disk
       this.sink.rescan(this.rescanReason);
       this.rescanReason = null;
     }
