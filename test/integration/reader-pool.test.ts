@@ -117,7 +117,7 @@ describe('SQLite reader threads', () => {
     }
   });
 
-  it('run the vector kNN — plain, filtered then grown, and the exact filtered scan — on their threads, the same rows as the engine connection', async () => {
+  it('count chunks awaiting vectors and run the vector kNN — plain, filtered then grown, and the exact filtered scan — on their threads, the same rows as the engine connection', async () => {
     const profileDir = tempDir('trove-profile-');
     const root = tempDir('trove-root-');
     writeTree(root, notes(60));
@@ -135,7 +135,10 @@ describe('SQLite reader threads', () => {
       // a vector per chunk from its id: distinct distances, so the order is the kNN's, not a tie's
       const pending = await plain.vectors.pending(space.id, collection!.id, 1000);
       const rows = pending.map((p) => ({ chunkId: p.id, vector: Float32Array.from([1, (p.id % 17) / 17, (p.id % 5) / 5]) }));
-      expect(await plain.vectors.insert(space.id, collection!.id, rows)).toBe(60);
+      expect(await pooled.vectors.pendingCount(space.id, collection!.id)).toBe(60);
+      expect(await plain.vectors.insert(space.id, collection!.id, rows.slice(0, 45))).toBe(45);
+      expect(await pooled.vectors.pendingCount(space.id, collection!.id)).toBe(15); // a read after a commit sees it
+      expect(await plain.vectors.insert(space.id, collection!.id, rows.slice(45))).toBe(15);
       const q = Float32Array.from([1, 0.2, 0.1]);
       const asks: [number, Parameters<typeof plain.vectors.nearest>[4]][] = [
         [10, undefined],

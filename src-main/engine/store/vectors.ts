@@ -274,8 +274,9 @@ export class VectorStore {
     return this.statements(spaceId).pending.all(collectionId, after, limit);
   }
 
-  pendingCount(spaceId: number, collectionId: number): number {
-    return this.statements(spaceId).pendingCount.get(collectionId)!.n;
+  /** Chunks of the collection without a vector in the space: a walk of its chunks, so `read` may take it off the calling thread. */
+  async pendingCount(spaceId: number, collectionId: number, read: RowReader = readHere): Promise<number> {
+    return (await read<{ n: number }[]>(this.statements(spaceId).pendingCount, [collectionId]))[0]!.n;
   }
 
   /** Every vector in this space. */

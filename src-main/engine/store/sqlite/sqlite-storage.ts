@@ -245,6 +245,7 @@ class Vectors implements VectorRepository {
     readonly store: VectorStore,
     private readonly search: SqliteNearest,
     readonly ann: AnnSpaces,
+    private readonly read: RowReader,
   ) {}
   async space(id: number): Promise<VectorSpace | undefined> {
     return this.store.space(id);
@@ -274,7 +275,7 @@ class Vectors implements VectorRepository {
     return this.store.pending(spaceId, collectionId, limit, after);
   }
   async pendingCount(spaceId: number, collectionId: number): Promise<number> {
-    return this.store.pendingCount(spaceId, collectionId);
+    return this.store.pendingCount(spaceId, collectionId, this.read);
   }
   async claimPending(spaceId: number, collectionId: number, limit: number): Promise<PendingChunk[]> {
     return this.store.pending(spaceId, collectionId, limit); // one host: what it embeds next leaves the pending list when written
@@ -405,7 +406,8 @@ export class SqliteStorage implements Storage {
     this.stats = new Stats(new StatsStore(db), location, this.readers);
     const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
     vectorStore.setListener(ann);
-    this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann, (stmt, params) => this.readers.run(stmt, params)), ann);
+    const read: RowReader = (stmt, params) => this.readers.run(stmt, params);
+    this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann, read), ann, read);
     this.maintenance = new Merging(new FtsMerges(db));
     this.datasets = new Datasets(new DatasetFolderStore(db), new DatasetCheckStore(db));
     this.memory = new SqliteMemory(db, documentStore, chunkStore.forIndex('memory_fts'));
