@@ -17,10 +17,12 @@
 ** 2. k, when given, is the LIMIT of the query's ORDER BY rank: only the best k rows matter. The
 ** row's length (xColumnSize, a %_docsize lookup: ~80% of the per-row cost) is only read when the
 ** row could still make the top k. A row's score can be no higher than with the shortest length
-** it can have (as many tokens as its most frequent phrase has matches: phrases may share
-** tokens, one phrase's matches may not); when even that bound is below the k-th best
-** exact score seen so far, the row cannot be in the result and gets +1e300 (sorts last)
-** instead. The k rows returned are exactly bm25()'s top k, with exactly its scores.
+** it can have, and the positions of its matches bound that from below: a column holding a match
+** of a phrase at token offset o is at least o + (the phrase's tokens) long. When even that bound
+** is below the k-th best exact score seen so far, the row cannot be in the result and gets
+** +1e300 (sorts last) instead. The k rows returned are exactly bm25()'s top k, with exactly its
+** scores. (Where the query's words are everywhere, their matches run to near each row's end, so
+** the bound is close to the score and few rows need their length read.)
 **
 ** 3. nRow and nToken, when given (not NULL), are the index's true row count and total token
 ** count, used for BM25's N and average length instead of FTS5's totals record (xRowCount,
@@ -41,6 +43,8 @@ SQLITE_EXTENSION_INIT1
 #define ARG_TOKENS (N_WEIGHTS + 2)
 #define ARG_HITS (N_WEIGHTS + 3)
 #define PRUNED 1e300
+/* columns whose lengths bound a row's from below; a row's further columns only weaken the bound */
+#define MAX_BOUND_COLUMNS 8
 
 typedef struct RankData RankData;
 struct RankData {
@@ -147,7 +151,8 @@ static void troveBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_c
   double weight[N_WEIGHTS];
   double score;
   RankData *p = 0;
-  int i, nTok = 0, nMostMatches = 0;
+  int i, nTok = 0, nShortest = 0;
+  int aColEnd[MAX_BOUND_COLUMNS] = {0}; /* per column, where its last match seen ends: its length is no less */
   sqlite3_int64 rowid;
   int rc = rankData(pApi, pFts, nVal, apVal, &p);
   if (rc != SQLITE_OK) {
@@ -163,19 +168,19 @@ static void troveBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_c
   for (i = 0; rc == SQLITE_OK && i < p->nPhrase; i++) {
     Fts5PhraseIter it;
     int iCol = 0, iOff = 0;
+    int nTokens = pApi->xPhraseSize(pFts, i);
     double f = 0.0;
-    int n = 0;
     rc = pApi->xPhraseFirst(pFts, i, &it, &iCol, &iOff);
     while (rc == SQLITE_OK && iCol >= 0) {
       f += iCol < N_WEIGHTS ? weight[iCol] : 1.0;
-      n++;
+      if (iCol < MAX_BOUND_COLUMNS && iOff + nTokens > aColEnd[iCol]) aColEnd[iCol] = iOff + nTokens;
       pApi->xPhraseNext(pFts, &it, &iCol, &iOff);
     }
     p->aFreq[i] = f;
-    if (n > nMostMatches) nMostMatches = n;
   }
-  /* the score falls as the row gets longer, and the row has at least nMostMatches tokens */
-  if (rc == SQLITE_OK && p->k > 0 && p->nTop == p->k && bm25Score(p, (double)nMostMatches) < p->aTop[0]) {
+  for (i = 0; i < MAX_BOUND_COLUMNS; i++) nShortest += aColEnd[i];
+  /* the score falls as the row gets longer, and the row has at least nShortest tokens */
+  if (rc == SQLITE_OK && p->k > 0 && p->nTop == p->k && bm25Score(p, (double)nShortest) < p->aTop[0]) {
     score = PRUNED;
   } else {
     if (rc == SQLITE_OK) rc = pApi->xColumnSize(pFts, -1, &nTok);
