@@ -1,6 +1,6 @@
 // The documents and content_blocks tables: one row per file we have seen, and its parsed text in
 // compressed blocks (content-blocks.ts).
-import { packText, packWhole } from './content-blocks.js';
+import { packText, packWhole, type PackedBlockRow } from './content-blocks.js';
 import type { Db } from './database.js';
 
 export type DocumentStatus = 'indexed' | 'skipped' | 'failed';
@@ -129,9 +129,9 @@ export class DocumentStore {
   readonly contentStmt;
   /** Any number of ids as one JSON array. */
   readonly contentsStmt;
-  /** Ranges as one JSON array of [id, from, to]: the blocks covering each, in order (content-blocks.ts windowsFromRows). */
+  /** Ranges as one JSON array of [id, from, to]: the compressed blocks covering each, in order (content-blocks.ts windowsFromBlocks). */
   readonly windowsStmt;
-  /** Chunk ids as one JSON array: the blocks around each chunk, keyed by chunk id. */
+  /** Chunk ids as one JSON array: the compressed blocks around each chunk, keyed by chunk id. */
   readonly chunkWindowsStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
@@ -181,17 +181,21 @@ export class DocumentStore {
       `SELECT document_id AS id, group_concat(CAST(trove_inflate(data) AS TEXT), '' ORDER BY start) AS text
          FROM content_blocks WHERE document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id`,
     );
-    // per range: the last block starting at or before `from` (one index seek), then the blocks up to `to`
+    // per range: the last block starting at or before `from` (one index seek), then the blocks up to `to`.
+    // The blocks come back compressed and are inflated by the read (the `windows` read mode,
+    // sqlite/read-mode.ts) on the thread that ran it: trove_inflate inside the statement cost a
+    // call into JavaScript per block and two more copies of its text (the function's result, then
+    // the CAST), ~6 of the ~26 µs a chunk's window took measured alone.
     const blocksOf = (ranges: string) => `WITH r AS (${ranges}),
             lo AS (SELECT i, id, t, (SELECT max(start) FROM content_blocks x WHERE x.document_id = r.id AND x.start <= r.f) AS s FROM r)
-       SELECT lo.i AS i, b.start AS start, CAST(trove_inflate(b.data) AS TEXT) AS text
+       SELECT lo.i AS i, b.start AS start, b.data AS data
          FROM lo JOIN content_blocks b ON b.document_id = lo.id AND b.start >= lo.s AND b.start < max(lo.t, lo.s + 1)
         ORDER BY lo.i, b.start`;
-    this.windowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+    this.windowsStmt = db.prepare<[string], PackedBlockRow>(
       blocksOf('SELECT key AS i, value->>0 AS id, value->>1 AS f, value->>2 AS t FROM json_each(?)'),
     );
     // a chunk's text and one character either side (a snippet's ellipses look at them)
-    this.chunkWindowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+    this.chunkWindowsStmt = db.prepare<[string], PackedBlockRow>(
       blocksOf('SELECT c.id AS i, c.document_id AS id, max(c.char_start - 1, 0) AS f, c.char_end + 1 AS t FROM json_each(?) j JOIN chunks c ON c.id = j.value'),
     );
     // the first block is the text's first BLOCK_CHARS characters, more than a language sample asks for
