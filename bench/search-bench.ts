@@ -1,7 +1,7 @@
 // bench:search [dir] [--queries 500] [--limit 10]: in-process keyword search latency on an indexed
 // corpus (default ../shared/bench/corpora/cpp-docs), with natural-language questions built
-// deterministically from the corpus's own headings (so they have answers, and are phrased like a
-// person would ask). Prints p50/p95/p99, the plan mix, and how many queries found nothing.
+// deterministically from the corpus's own headings (bench/lib/heading-questions.ts). Prints
+// p50/p95/p99, the plan mix, and how many queries found nothing.
 // --database postgresql://…: the profile is migrated there (`trove migrate`; a finished copy is
 // reused) and the same queries run on PostgreSQL (the same engine on a database); prints "backend": "postgres" and
 // how many queries returned other documents than SQLite's (the ranking parity check).
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine, migrateProfile, readEnvironment, type SearchResponse } from '../src-main/engine/index.js';
+import { headingQuestions } from './lib/heading-questions.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -40,31 +41,7 @@ console.error(`keyword index merged in ${mergeMs.toFixed(0)} ms`);
 const status = await engine.status();
 console.error(`${status.totals.documents} documents, ${status.totals.chunks} chunks`);
 
-// Questions from headings: "how do I <heading>", "what is <heading>", "<heading> example", …
-const headings: string[] = [];
-const walk = (d: string) => {
-  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (e.name.endsWith('.md')) {
-      for (const m of fs.readFileSync(p, 'utf8').matchAll(/^#{1,3} +(.{12,80})$/gm)) headings.push(m[1]!.replace(/[`*_]/g, ''));
-    }
-  }
-};
-walk(dir);
-let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-const templates = [
-  (h: string) => `how do I ${h.toLowerCase()}`,
-  (h: string) => `what is ${h.toLowerCase()}`,
-  (h: string) => `${h} example`,
-  (h: string) => `why does ${h.toLowerCase()} fail`,
-  (h: string) => `explain ${h.toLowerCase()} in C++`,
-];
-const queries = Array.from({ length: Number(values.queries) }, () => {
-  const h = headings[Math.floor(rand() * headings.length)]!;
-  return templates[Math.floor(rand() * templates.length)]!(h);
-});
+const queries = headingQuestions(dir, Number(values.queries));
 
 const limit = Number(values.limit);
 let shared: Engine | null = null;

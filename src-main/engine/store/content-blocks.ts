@@ -79,8 +79,8 @@ function makeCompressor(): Compressor {
 }
 
 /**
- * A block's UTF-8 bytes (SQLite's trove_inflate: a BLOB its SQL casts to TEXT, so the text
- * crosses into JavaScript once, where the rows are read, not once more inside the function).
+ * A block's UTF-8 bytes: for SQLite's trove_inflate (a BLOB its SQL casts to TEXT: a whole text,
+ * a memory entry) and for the range reads, which inflate their rows here (windowsFromBlocks).
  */
 export function inflateBlock(data: Uint8Array): Buffer {
   // libzstd's calls directly: the library's Decompressor walks the frames in JavaScript and checks
@@ -121,15 +121,23 @@ export function wholeTextSql(documentId: string): string {
   return `(SELECT group_concat(CAST(trove_inflate(b.data) AS TEXT), '' ORDER BY b.start) FROM content_blocks b WHERE b.document_id = ${documentId})`;
 }
 
-/** Rows of (key, block start, block text) in order, joined into one window per key (a range's index, a chunk's id). */
-export function windowsFromRows(rows: readonly { i: number; start: number; text: string }[]): Map<number, TextWindow> {
-  const parts = new Map<number, { start: number; texts: string[] }>();
+/** A row of a range read: the key it answers (a range's index, a chunk's id), a block's start and its compressed bytes. */
+export interface PackedBlockRow {
+  i: number;
+  start: number;
+  data: Uint8Array;
+}
+
+/** Rows of (key, block start, compressed block) in order, inflated and joined into one window per key. */
+export function windowsFromBlocks(rows: readonly PackedBlockRow[]): Map<number, TextWindow> {
+  const out = new Map<number, TextWindow>();
   for (const r of rows) {
-    const p = parts.get(r.i);
-    if (p) p.texts.push(r.text);
-    else parts.set(r.i, { start: r.start, texts: [r.text] });
+    const text = inflateBlock(r.data).toString('utf8');
+    const w = out.get(r.i);
+    if (w) w.text += text;
+    else out.set(r.i, { start: r.start, text });
   }
-  return new Map([...parts].map(([i, p]) => [i, { start: p.start, text: p.texts.length === 1 ? p.texts[0]! : p.texts.join('') }]));
+  return out;
 }
 
 /** `text[from, to)` of a window (the caller asked for a range the window covers). */

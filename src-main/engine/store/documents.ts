@@ -1,6 +1,6 @@
 // The documents and content_blocks tables: one row per file we have seen, and its parsed text in
 // compressed blocks (content-blocks.ts).
-import { packText, packWhole } from './content-blocks.js';
+import { packText, packWhole, type PackedBlockRow } from './content-blocks.js';
 import type { Db } from './database.js';
 
 export type DocumentStatus = 'indexed' | 'skipped' | 'failed';
@@ -113,6 +113,13 @@ export interface DocumentWrite {
   parentId?: number | null;
 }
 
+/**
+ * SQL for documents.ocr_confidence from a metadata parameter (JSON text): the recognised pages'
+ * confidence a hit shows (HitDocument.ocrConfidence), kept beside the metadata by every write and
+ * filled by the migration that added it (store/migrations.ts).
+ */
+export const OCR_CONFIDENCE = (metadataParam: string): string => `json_extract(${metadataParam}, '$.ocr.confidence')`;
+
 export class DocumentStore {
   private readonly fingerprintsStmt;
   private readonly byPathStmt;
@@ -129,9 +136,9 @@ export class DocumentStore {
   readonly contentStmt;
   /** Any number of ids as one JSON array. */
   readonly contentsStmt;
-  /** Ranges as one JSON array of [id, from, to]: the blocks covering each, in order (content-blocks.ts windowsFromRows). */
+  /** Ranges as one JSON array of [id, from, to]: the compressed blocks covering each, in order (content-blocks.ts windowsFromBlocks). */
   readonly windowsStmt;
-  /** Chunk ids as one JSON array: the blocks around each chunk, keyed by chunk id. */
+  /** Chunk ids as one JSON array: the compressed blocks around each chunk, keyed by chunk id. */
   readonly chunkWindowsStmt;
   private readonly putContentStmt;
   private readonly deleteContentStmt;
@@ -156,17 +163,20 @@ export class DocumentStore {
     );
     this.byDocidStmt = db.prepare<[string], RawDocument>('SELECT * FROM documents WHERE docid = ?');
     this.byIdStmt = db.prepare<[number], RawDocument>('SELECT * FROM documents WHERE id = ?');
+    // the OCR confidence is its own column, written with the metadata it is taken from (OCR_CONFIDENCE):
+    // json_extract over every hit's front matter was ~3 µs a document of a page's read
     this.hitsStmt = db.prepare<[string], RawHitDocument>(
-      `SELECT id, collection_id, path, docid, title, kind, mtime_ms, tags, json_extract(metadata, '$.ocr.confidence') AS ocr_confidence
+      `SELECT id, collection_id, path, docid, title, kind, mtime_ms, tags, ocr_confidence
          FROM documents WHERE id IN (SELECT value FROM json_each(?))`,
     );
     this.upsertStmt = db.prepare<DocumentWriteParams, { id: number }>(
-      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, parent_id)
-       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata, @parentId)
+      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, warning, tags, metadata, ocr_confidence, parent_id)
+       VALUES (@collectionId, @path, @docid, @title, @kind, @size, @mtimeMs, @hash, @indexedAt, @status, @error, @warning, @tags, @metadata, ${OCR_CONFIDENCE('@metadata')}, @parentId)
        ON CONFLICT (collection_id, path) DO UPDATE SET
          title = excluded.title, kind = excluded.kind, size = excluded.size, mtime_ms = excluded.mtime_ms,
          hash = excluded.hash, indexed_at = excluded.indexed_at, status = excluded.status, error = excluded.error,
-         warning = excluded.warning, tags = excluded.tags, metadata = excluded.metadata, parent_id = excluded.parent_id
+         warning = excluded.warning, tags = excluded.tags, metadata = excluded.metadata, ocr_confidence = excluded.ocr_confidence,
+         parent_id = excluded.parent_id
        RETURNING id`,
     );
     this.touchStmt = db.prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE id = ?');
@@ -181,17 +191,21 @@ export class DocumentStore {
       `SELECT document_id AS id, group_concat(CAST(trove_inflate(data) AS TEXT), '' ORDER BY start) AS text
          FROM content_blocks WHERE document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id`,
     );
-    // per range: the last block starting at or before `from` (one index seek), then the blocks up to `to`
+    // per range: the last block starting at or before `from` (one index seek), then the blocks up to `to`.
+    // The blocks come back compressed and are inflated by the read (the `windows` read mode,
+    // sqlite/read-mode.ts) on the thread that ran it: trove_inflate inside the statement cost a
+    // call into JavaScript per block and two more copies of its text (the function's result, then
+    // the CAST), ~6 of the ~26 µs a chunk's window took measured alone.
     const blocksOf = (ranges: string) => `WITH r AS (${ranges}),
             lo AS (SELECT i, id, t, (SELECT max(start) FROM content_blocks x WHERE x.document_id = r.id AND x.start <= r.f) AS s FROM r)
-       SELECT lo.i AS i, b.start AS start, CAST(trove_inflate(b.data) AS TEXT) AS text
+       SELECT lo.i AS i, b.start AS start, b.data AS data
          FROM lo JOIN content_blocks b ON b.document_id = lo.id AND b.start >= lo.s AND b.start < max(lo.t, lo.s + 1)
         ORDER BY lo.i, b.start`;
-    this.windowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+    this.windowsStmt = db.prepare<[string], PackedBlockRow>(
       blocksOf('SELECT key AS i, value->>0 AS id, value->>1 AS f, value->>2 AS t FROM json_each(?)'),
     );
     // a chunk's text and one character either side (a snippet's ellipses look at them)
-    this.chunkWindowsStmt = db.prepare<[string], { i: number; start: number; text: string }>(
+    this.chunkWindowsStmt = db.prepare<[string], PackedBlockRow>(
       blocksOf('SELECT c.id AS i, c.document_id AS id, max(c.char_start - 1, 0) AS f, c.char_end + 1 AS t FROM json_each(?) j JOIN chunks c ON c.id = j.value'),
     );
     // the first block is the text's first BLOCK_CHARS characters, more than a language sample asks for
@@ -216,10 +230,11 @@ export class DocumentStore {
     );
     // plain INSERT + lastInsertRowid for rows known to be new (the memory store's entries): no conflict check, no RETURNING
     this.insertStmt = db.prepare(
-      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, tags, metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'indexed', NULL, ?, ?)`,
+      `INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, hash, indexed_at, status, error, tags, metadata, ocr_confidence)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'indexed', NULL, ?, ?, ${OCR_CONFIDENCE('?')})`,
     );
-    this.describeStmt = db.prepare('UPDATE documents SET title = ?, size = ?, mtime_ms = ?, indexed_at = ?, tags = ?, metadata = ? WHERE id = ?');
+    // the metadata is bound twice (better-sqlite3 takes a numbered parameter, ?6, for a named one)
+    this.describeStmt = db.prepare(`UPDATE documents SET title = ?, size = ?, mtime_ms = ?, indexed_at = ?, tags = ?, metadata = ?, ocr_confidence = ${OCR_CONFIDENCE('?')} WHERE id = ?`);
     this.byHashStmt = db.prepare<[number, string], DocumentFingerprint>(
       "SELECT id, path, size, mtime_ms, hash, status FROM documents WHERE collection_id = ? AND hash = ? AND status = 'indexed' AND parent_id IS NULL",
     );
@@ -289,12 +304,12 @@ export class DocumentStore {
 
   /** A new indexed document that cannot clash (its path is new): cheaper than upsert. Returns the row id. */
   insertNew(d: { collectionId: number; path: string; docid: string; title: string; kind: string; size: number; mtimeMs: number; tags: string; metadata: string }): number {
-    return Number(this.insertStmt.run(d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.mtimeMs, d.tags, d.metadata).lastInsertRowid);
+    return Number(this.insertStmt.run(d.collectionId, d.path, d.docid, d.title, d.kind, d.size, d.mtimeMs, d.mtimeMs, d.tags, d.metadata, d.metadata).lastInsertRowid);
   }
 
   /** New title, size, time, tags and metadata (JSON) for a document that changed in place. */
   describe(id: number, d: { title: string; size: number; mtimeMs: number; tags: string; metadata: string }): void {
-    this.describeStmt.run(d.title, d.size, d.mtimeMs, d.mtimeMs, d.tags, d.metadata, id);
+    this.describeStmt.run(d.title, d.size, d.mtimeMs, d.mtimeMs, d.tags, d.metadata, d.metadata, id);
   }
 
   /** Same bytes, new stat: remember the stat so the next scan takes the fast path. */

@@ -25,7 +25,8 @@ import type { Statement } from 'better-sqlite3';
 import { TroveError } from '../../errors.js';
 import { startWorkerScript } from '../../worker-script.js';
 import type { RankExtensionOptions } from '../rank-extension.js';
-import type { ReadMode, ReadReply, ReadRequest, ReaderInit } from './reader-worker.js';
+import { runStatement, type ReadMode } from './read-mode.js';
+import type { ReadReply, ReadRequest, ReaderInit } from './reader-worker.js';
 
 /**
  * A reader's JavaScript heap holds only the rows of the reads in flight: small limits keep each
@@ -170,7 +171,7 @@ export class ReaderPool {
    * an answer.
    */
   run<T>(stmt: Statement, params: readonly unknown[], mode: ReadMode = 'all'): Promise<T> {
-    const here = (): T => (mode === 'get' ? stmt.get(...params) : stmt.all(...params)) as T;
+    const here = (): T => runStatement(stmt, params, mode) as T;
     if (!this.enabled || !this.worthIt()) return Promise.resolve(here());
     return this.read<T>(stmt.source, params, mode).catch(() => {
       this.answeredHere++;

@@ -17,14 +17,14 @@ import { registerFtsFunctions } from '../fts-totals.js';
 import { fold } from '../memory-conditions.js';
 import { loadRankExtension, type RankExtensionOptions } from '../rank-extension.js';
 import { registerFilterFunctions } from './filters.js';
+import { runStatement, type ReadMode } from './read-mode.js';
+
+export type { ReadMode };
 
 export interface ReaderInit {
   file: string;
   nativeRank?: RankExtensionOptions;
 }
-
-/** `all`: every row as an object; `get`: the first row or undefined. */
-export type ReadMode = 'all' | 'get';
 
 export interface ReadRequest {
   id: number;
@@ -66,8 +66,7 @@ function statement(sql: string): Statement {
 }
 
 function run(m: ReadRequest): unknown {
-  const stmt = statement(m.sql);
-  return m.mode === 'get' ? stmt.get(...m.params) : stmt.all(...m.params);
+  return runStatement(statement(m.sql), m.params, m.mode);
 }
 
 function answer(m: ReadRequest): ReadReply {

@@ -10,7 +10,7 @@ import { CollectionStore, type CollectionKind, type CollectionRow } from '../col
 import { DatasetCheckStore, DatasetFolderStore } from '../dataset-folders.js';
 import { databaseFileBytes, openDatabase, storageError, type Db } from '../database.js';
 import type { TroveError } from '../../errors.js';
-import { windowsFromRows, type TextRange, type TextWindow } from '../content-blocks.js';
+import type { TextRange, TextWindow } from '../content-blocks.js';
 import { DocumentStore, hitDocumentFromRaw, type DocumentFingerprint, type DocumentRow, type HitDocument, type RawHitDocument } from '../documents.js';
 import { JobStore } from '../jobs.js';
 import { keywordIndexOf, type KeywordIndex } from '../keyword-index.js';
@@ -160,12 +160,12 @@ class Documents implements DocumentRepository {
   async windows(ranges: readonly TextRange[]): Promise<(TextWindow | undefined)[]> {
     if (!ranges.length) return [];
     const json = JSON.stringify(ranges.map((r) => [r.id, Math.max(0, r.from), Math.max(0, r.to)]));
-    const found = windowsFromRows(await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.windowsStmt, [json]));
+    const found = await this.readers.run<Map<number, TextWindow>>(this.store.windowsStmt, [json], 'windows');
     return ranges.map((_, i) => found.get(i));
   }
   async chunkWindows(chunkIds: readonly number[]): Promise<Map<number, TextWindow>> {
     if (!chunkIds.length) return new Map();
-    return windowsFromRows(await this.readers.run<{ i: number; start: number; text: string }[]>(this.store.chunkWindowsStmt, [JSON.stringify([...new Set(chunkIds)])]));
+    return this.readers.run<Map<number, TextWindow>>(this.store.chunkWindowsStmt, [JSON.stringify([...new Set(chunkIds)])], 'windows');
   }
   async languageSample(collectionId: number, sample: { documents: number; chars: number }): Promise<string[]> {
     return this.store.languageSample(collectionId, sample);
