@@ -2,8 +2,8 @@
 // connection to the index file, with what the engine's connection loads for the statements sent
 // here — the native BM25 function (trove_bm25), the path-glob filter (trove_path_matches), the
 // Unicode case fold of memory filters (trove_fold), the FTS totals helper, the inflate of
-// compressed text blocks (trove_inflate) and sqlite-vec (the kNN of a vector search). It runs the SQL it
-// is sent ({sql, params}) and sends the rows back; statements are prepared once per SQL text.
+// compressed text blocks (trove_inflate) and sqlite-vec (the kNN of a vector search). It runs the
+// SQL it is sent ({sql, params}) and sends the rows back; statements are prepared once per SQL text.
 //
 // What it sees: WAL gives each statement a snapshot of the last committed transaction when the
 // statement starts, never a half-written batch (the writer's transactions are synchronous on the
