@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Queryable } from './connection.js';
+import { writeDigits } from './term-table.js';
 
 /** Below this many rows the INSERT … unnest statement is as fast and answers in one round trip. */
 export const COPY_FROM_ROWS = 512;
@@ -38,3 +39,42 @@ export async function copyRows(on: Queryable, table: string, columns: readonly s
 
 /** The size of one part of a COPY's text: big enough for few writes, small enough not to hold the batch's rows twice. */
 export const COPY_PART_CHARS = 1 << 20;
+
+/** A buffer filled byte by byte: numbers as ASCII digits, text as UTF-8 (a COPY part made without a string per value). */
+export class CopyBuffer {
+  readonly buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  byte(c: number): void {
+    this.buf[this.pos++] = c;
+  }
+
+  bytes(b: Uint8Array): void {
+    if (b.length < 64) for (let i = 0; i < b.length; i++) this.buf[this.pos++] = b[i]!;
+    else {
+      this.buf.set(b, this.pos);
+      this.pos += b.length;
+    }
+  }
+
+  text(s: string): void {
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** A non-negative integer's digits (anything else as JavaScript prints it, which COPY reads alike). */
+  number(v: number): void {
+    if (!(v >= 0 && v <= 0x7fffffff && (v | 0) === v)) {
+      this.text(String(v));
+      return;
+    }
+    this.pos = writeDigits(this.buf, this.pos, v);
+  }
+
+  take(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+}
