@@ -7,6 +7,7 @@
 // strings per term, a joined tsvector), the terms were the largest part of the node side's CPU
 // in indexing into PostgreSQL, and their garbage most of its GC (bench/RESULTS.md, issue 28).
 import { lowerCaseWords, wordIndexTerms } from '../../text/terms.js';
+import { AsciiWords, FNV_START, foldChar, isAscii, WORD_CHAR } from './ascii-words.js';
 
 /** A chunk's keyword terms: what its keyword row and its postings are written from. */
 export interface KeywordDocument {
@@ -61,6 +62,13 @@ export class TermTable {
   private stamp = new Int32Array(1 << 12);
   private slot = new Int32Array(1 << 12);
   private serial = 0;
+  private readonly ascii = new AsciiWords();
+  // the document being made: its pass, counts and position
+  private pass = 0;
+  private distinct = 0;
+  private kept = 0;
+  private position = 0;
+  private length = 0;
   // one chunk's scratch: its distinct terms (id, f, positions kept, first and last position's token)…
   private dId = new Int32Array(256);
   private dF = new Int32Array(256);
@@ -126,55 +134,79 @@ export class TermTable {
 
   /** One chunk's columns as a keyword document. */
   document(columns: readonly WeightedColumn[]): KeywordDocument {
-    const serial = this.beginPass();
-    let distinct = 0;
-    let kept = 0;
-    let position = 0;
-    let length = 0;
+    this.pass = this.beginPass();
+    this.distinct = this.kept = this.position = this.length = 0;
     for (const [text, weight] of columns) {
       if (!text) continue;
       const f = COLUMN_WEIGHTS[weight];
       const code = weight === 'A' ? 1 : weight === 'B' ? 2 : 0;
-      const words = lowerCaseWords(text);
-      for (let w = 0; w < words.length; w++) {
-        const raw = words[w]!;
-        let v = this.idOfWord.get(raw);
-        if (v === undefined) v = this.learn(raw);
-        const list = v >= 0 ? null : this.wordLists[-1 - v]!;
-        const n = list ? list.length : 1;
-        for (let j = 0; j < n; j++) {
-          const id = list ? list[j]! : v;
-          length++;
-          position = position < MAX_POSITION ? position + 1 : MAX_POSITION;
-          if (this.tooLong[id]) continue;
-          let d: number;
-          if (this.stamp[id] === serial) d = this.slot[id]!;
-          else {
-            if (distinct === this.dId.length) this.growDistinct();
-            d = distinct++;
-            this.stamp[id] = serial;
-            this.slot[id] = d;
-            this.dId[d] = id;
-            this.dF[d] = 0;
-            this.dKept[d] = 0;
-            this.dHead[d] = -1;
+      if (isAscii(text)) {
+        // the words found where they stand (ascii-words.ts): no lower-case copy, no word strings
+        const n = text.length;
+        let i = 0;
+        while (i < n) {
+          let c = text.charCodeAt(i);
+          if (!WORD_CHAR[c]) {
+            i++;
+            continue;
           }
-          this.dF[d]! += f;
-          if (this.dKept[d]! < MAX_POSITIONS_PER_LEXEME) {
-            if (kept === this.tPos.length) this.growKept();
-            this.dKept[d]!++;
-            this.tPos[kept] = position * 4 + code;
-            this.tNext[kept] = -1;
-            if (this.dHead[d]! < 0) this.dHead[d] = kept;
-            else this.tNext[this.dTail[d]!] = kept;
-            this.dTail[d] = kept;
-            kept++;
+          const start = i;
+          let h = FNV_START;
+          do {
+            h = foldChar(h, c);
+            c = ++i < n ? text.charCodeAt(i) : 0;
+          } while (i < n && WORD_CHAR[c]);
+          let v = this.ascii.get(text, start, i, h);
+          if (v === undefined) {
+            const raw = text.slice(start, i).toLowerCase();
+            v = this.idOfWord.get(raw) ?? this.learn(raw);
+            this.ascii.add(raw, h, v);
           }
+          this.take(v, f, code);
         }
+      } else {
+        const words = lowerCaseWords(text);
+        for (let w = 0; w < words.length; w++) this.take(this.idOfWord.get(words[w]!) ?? this.learn(words[w]!), f, code);
       }
-      position = Math.min(MAX_POSITION, position + COLUMN_GAP);
+      this.position = Math.min(MAX_POSITION, this.position + COLUMN_GAP);
     }
-    return { table: this, terms: this.pairs(distinct), length, tsv: this.tsvector(distinct, kept), escape: this.anyEscaped(distinct) };
+    const { distinct, kept } = this;
+    return { table: this, terms: this.pairs(distinct), length: this.length, tsv: this.tsvector(distinct, kept), escape: this.anyEscaped(distinct) };
+  }
+
+  /** One word's tokens (its value in idOfWord) at the next positions, weighted f, tsvector weight `code`. */
+  private take(v: number, f: number, code: number): void {
+    const list = v >= 0 ? null : this.wordLists[-1 - v]!;
+    const n = list ? list.length : 1;
+    for (let j = 0; j < n; j++) {
+      const id = list ? list[j]! : v;
+      this.length++;
+      this.position = this.position < MAX_POSITION ? this.position + 1 : MAX_POSITION;
+      if (this.tooLong[id]) continue;
+      let d: number;
+      if (this.stamp[id] === this.pass) d = this.slot[id]!;
+      else {
+        if (this.distinct === this.dId.length) this.growDistinct();
+        d = this.distinct++;
+        this.stamp[id] = this.pass;
+        this.slot[id] = d;
+        this.dId[d] = id;
+        this.dF[d] = 0;
+        this.dKept[d] = 0;
+        this.dHead[d] = -1;
+      }
+      this.dF[d]! += f;
+      if (this.dKept[d]! < MAX_POSITIONS_PER_LEXEME) {
+        const t = this.kept++;
+        if (t === this.tPos.length) this.growKept();
+        this.dKept[d]!++;
+        this.tPos[t] = this.position * 4 + code;
+        this.tNext[t] = -1;
+        if (this.dHead[d]! < 0) this.dHead[d] = t;
+        else this.tNext[this.dTail[d]!] = t;
+        this.dTail[d] = t;
+      }
+    }
   }
 
   /** A new word's terms (and the ids of new terms). */
