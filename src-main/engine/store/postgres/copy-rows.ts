@@ -22,14 +22,15 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r'
 
 /**
  * Rows in COPY's text format (one line a row, columns by tab: copyText for text, String for
- * numbers), given as parts of ~1 MB each (strings, or their UTF-8 bytes), into `table (columns)`,
- * on the caller's connection (its transaction) or, given the pool, on one of its own.
+ * numbers) or its binary format (header, tuples, trailer: `format` 'binary'), given as parts of
+ * ~1 MB each (strings, or their UTF-8 bytes), into `table (columns)`, on the caller's connection
+ * (its transaction) or, given the pool, on one of its own.
  */
-export async function copyRows(on: Queryable, table: string, columns: readonly string[], text: Iterable<string | Buffer>): Promise<void> {
+export async function copyRows(on: Queryable, table: string, columns: readonly string[], text: Iterable<string | Buffer>, format: 'text' | 'binary' = 'text'): Promise<void> {
   const own = 'release' in on ? null : await on.connect();
   const client: pg.PoolClient = own ?? (on as pg.PoolClient);
   try {
-    await pipeline(Readable.from(text), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
+    await pipeline(Readable.from(text), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN${format === 'binary' ? ' (FORMAT binary)' : ''}`)));
   } catch (err) {
     own?.release(err as Error); // a connection whose COPY failed half-way is not reused
     throw err;

@@ -67,11 +67,11 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     if (!rows.length) return;
     const b = batchPostings(rows);
     if (b.ids.length >= COPY_FROM_ROWS) {
-      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsCopy(b));
+      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsCopy(b), 'binary');
     } else {
       await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [
         b.ids,
-        b.rows.map((r) => tsvectorText(r.doc)),
+        b.rows.map((r) => tsvectorText(r.doc.tsv)),
         b.lens,
       ]);
     }

@@ -13,7 +13,7 @@ import { indexTerm, type Token } from '../../text/terms.js';
 import type { KeywordExpression } from '../storage.js';
 import { lexeme, termTable, type KeywordDocument } from './term-table.js';
 
-export { COLUMN_WEIGHTS, lexeme, type KeywordDocument } from './term-table.js';
+export { COLUMN_WEIGHTS, lexeme, tsvectorText, type KeywordDocument } from './term-table.js';
 
 /** The index form of one chunk's FTS columns (as ChunkWrite carries them). */
 export function keywordDocument(title: string, headings: string, body: string): KeywordDocument {
@@ -22,11 +22,6 @@ export function keywordDocument(title: string, headings: string, body: string): 
     [headings, 'B'],
     [body, 'D'],
   ]);
-}
-
-/** A document's tsvector literal as text (for the few rows written by INSERT; cast with ::tsvector). */
-export function tsvectorText(doc: KeywordDocument): string {
-  return Buffer.from(doc.tsv.buffer, doc.tsv.byteOffset, doc.tsv.byteLength).toString('utf8');
 }
 
 /** One query term as a tsquery operand: the stemmed term, or a prefix (`'pre':*`, unstemmed like FTS5's). */

@@ -190,26 +190,36 @@ export function* postingsCopy(b: BatchPostings, rows: Iterable<PostingsRow>): Ge
   if (out.pos) yield out.take();
 }
 
-/** The chunks' keyword rows (chunk_id, tsv, len) in COPY's text format, as bytes: the tsvectors copied as they were made. */
+/**
+ * The chunks' keyword rows (chunk_id, tsv, len) in COPY's binary format: the tsvectors copied as
+ * they were made (term-table.ts), so the server does not parse them.
+ */
 export function* keywordRowsCopy(b: BatchPostings): Generator<Buffer> {
-  let out = new CopyBuffer(COPY_PART_CHARS);
+  let out = Buffer.allocUnsafe(COPY_PART_CHARS);
+  let p = BINARY_HEADER.copy(out, 0);
   for (let k = 0; k < b.rows.length; k++) {
-    const doc = b.rows[k]!.doc;
-    const tsv = doc.escape ? Buffer.from(copyText(Buffer.from(doc.tsv).toString('utf8'))) : doc.tsv;
-    const need = tsv.length + 2 * 21 + 3;
-    if (out.pos + need > out.buf.length) {
-      if (out.pos) yield out.take();
-      out = new CopyBuffer(Math.max(COPY_PART_CHARS, need));
+    const tsv = b.rows[k]!.doc.tsv;
+    const need = 2 + 4 + 8 + 4 + tsv.length + 4 + 4 + 2;
+    if (p + need > out.length) {
+      yield out.subarray(0, p);
+      out = Buffer.allocUnsafe(Math.max(COPY_PART_CHARS, need));
+      p = 0;
     }
-    out.number(b.ids[k]!);
-    out.byte(TAB);
-    out.bytes(tsv);
-    out.byte(TAB);
-    out.number(b.lens[k]!);
-    out.byte(NEWLINE);
+    p = out.writeInt16BE(3, p);
+    p = out.writeInt32BE(8, p);
+    p = out.writeBigInt64BE(BigInt(b.ids[k]!), p);
+    p = out.writeInt32BE(tsv.length, p);
+    out.set(tsv, p);
+    p += tsv.length;
+    p = out.writeInt32BE(4, p);
+    p = out.writeInt32BE(b.lens[k]!, p);
   }
-  if (out.pos) yield out.take();
+  p = out.writeInt16BE(-1, p);
+  yield out.subarray(0, p);
 }
+
+/** COPY's binary signature, no flags, no header extension. */
+const BINARY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 
 const [TAB, NEWLINE, OPEN, CLOSE, COMMA] = [9, 10, 123, 125, 44];
 

@@ -1,9 +1,10 @@
 // The PostgreSQL keyword index's terms as small integers. Each distinct lower-case word of the
 // indexed text is turned into its index terms once (text/terms.ts: folded, stemmed, CJK bigrams),
-// each distinct term gets an id and its tsvector literal (`'term'`) as UTF-8 bytes, and a chunk's
-// terms are counted in scratch arrays indexed by id. Its tsvector is written as bytes straight
-// from those literals, and its postings are (id, f) pairs in a shared Int32Array: no map, string
-// or array per term and chunk. Made as maps of strings (one map for the counts, one of position
+// each distinct term gets an id and its UTF-8 bytes, and a chunk's terms are counted in scratch
+// arrays indexed by id. Its tsvector is written in PostgreSQL's binary form (tsvectorsend's, what
+// COPY … (FORMAT binary) reads: the server parsing tsvector text was ~0.2 s of an mfc run) straight
+// from those bytes, and its postings are (id, f) pairs in a shared Int32Array: no map, string or
+// array per term and chunk. Made as maps of strings (one map for the counts, one of position
 // strings per term, a joined tsvector), the terms were the largest part of the node side's CPU
 // in indexing into PostgreSQL, and their garbage most of its GC (bench/RESULTS.md, issue 28).
 import { lowerCaseWords, wordIndexTerms } from '../../text/terms.js';
@@ -17,10 +18,11 @@ export interface KeywordDocument {
   terms: Int32Array;
   /** Tokens over all columns: BM25's document length. */
   length: number;
-  /** The tsvector literal as UTF-8 bytes (`'term':1A,7A 'other':3`). */
+  /**
+   * The tsvector in binary form: int32 lexemes, then each lexeme's UTF-8 bytes, a NUL, uint16
+   * positions and the positions (uint16: weight << 14 | position; weight A 3, B 2, D 0), big-endian.
+   */
   tsv: Uint8Array;
-  /** A lexeme of it holds a character COPY's text format escapes (backslash, tab, newline, CR): write it escaped. */
-  escape: boolean;
 }
 
 /** One indexed column: its text and its tsvector weight (A title ×4, B headings ×2, D body ×1). */
@@ -42,7 +44,8 @@ const MAX_WORDS = 100_000;
 const SLAB_BYTES = 1 << 18;
 const SLAB_INTS = 1 << 15;
 
-const [COLON, COMMA, SPACE, LETTER_A, LETTER_B] = [58, 44, 32, 65, 66];
+/** A position's weight bits (WordEntryPos) per column weight. */
+const WEIGHT_BITS = { A: 3 << 14, B: 2 << 14, C: 1 << 14, D: 0 } as const;
 
 export class TermTable {
   /** id → term. */
@@ -51,12 +54,12 @@ export class TermTable {
   /** word → its term's id, or −1 − (index into wordLists) for a word of several terms (a CJK run). */
   private readonly idOfWord = new Map<string, number>();
   private readonly wordLists: number[][] = [];
-  /** The terms' tsvector literals, end to end: id's at literal[litStart[id] .. litStart[id + 1]). */
-  private literal = new Uint8Array(1 << 16);
-  private litStart = new Int32Array(1 << 12);
+  /** The terms' UTF-8 bytes, end to end: id's at utf8[utf8Start[id] .. utf8Start[id + 1]). */
+  private utf8 = new Uint8Array(1 << 16);
+  private utf8Start = new Int32Array(1 << 12);
   /** id → 1 for a term no tsvector may hold (over 2047 bytes): it counts only towards the length. */
   private tooLong = new Uint8Array(1 << 12);
-  /** id → 1 for a term whose literal COPY would have to escape. */
+  /** id → 1 for a term COPY's text format would have to escape (backslash, tab, newline, CR). */
   private needsEscape = new Uint8Array(1 << 12);
   /** Scratch by id: the set a pass last saw it in (stamp) and its place in that pass (slot). */
   private stamp = new Int32Array(1 << 12);
@@ -75,7 +78,7 @@ export class TermTable {
   private dKept = new Int32Array(256);
   private dHead = new Int32Array(256);
   private dTail = new Int32Array(256);
-  // …and its kept positions (position × 4 + weight: 0 D, 1 A, 2 B), chained per term
+  // …and its kept positions (WordEntryPos: weight bits | position), chained per term
   private tPos = new Int32Array(1024);
   private tNext = new Int32Array(1024);
   private bytes = Buffer.allocUnsafe(SLAB_BYTES);
@@ -94,23 +97,20 @@ export class TermTable {
     id = this.terms.length;
     this.terms.push(term);
     this.idOfTerm.set(term, id);
-    if (id + 1 >= this.litStart.length) this.growIds();
-    const lit = Buffer.from(lexeme(term));
-    const at = this.litStart[id]!;
-    if (at + lit.length > this.literal.length) this.literal = grow(this.literal, at + lit.length);
-    this.literal.set(lit, at);
-    this.litStart[id + 1] = at + lit.length;
-    this.tooLong[id] = term.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(term) > MAX_LEXEME_BYTES ? 1 : 0;
+    if (id + 1 >= this.utf8Start.length) this.growIds();
+    const bytes = Buffer.from(term);
+    const at = this.utf8Start[id]!;
+    if (at + bytes.length > this.utf8.length) this.utf8 = grow(this.utf8, at + bytes.length);
+    this.utf8.set(bytes, at);
+    this.utf8Start[id + 1] = at + bytes.length;
+    this.tooLong[id] = bytes.length > MAX_LEXEME_BYTES ? 1 : 0;
     this.needsEscape[id] = /[\\\n\r\t]/.test(term) ? 1 : 0;
     return id;
   }
 
-  /** A term's literal bytes without its quotes when it needed no escaping (its text as a COPY column), else null. */
+  /** A term's UTF-8 bytes when COPY's text format takes them as they are, else null. */
   plainTerm(id: number): Uint8Array | null {
-    const s = this.litStart[id]!;
-    const e = this.litStart[id + 1]!;
-    if (this.needsEscape[id] || e - s !== Buffer.byteLength(this.terms[id]!) + 2) return null;
-    return this.literal.subarray(s + 1, e - 1);
+    return this.needsEscape[id] ? null : this.utf8.subarray(this.utf8Start[id]!, this.utf8Start[id + 1]!);
   }
 
   /** Begins a pass over a set of ids (stamp/slot): returns its serial. */
@@ -139,7 +139,7 @@ export class TermTable {
     for (const [text, weight] of columns) {
       if (!text) continue;
       const f = COLUMN_WEIGHTS[weight];
-      const code = weight === 'A' ? 1 : weight === 'B' ? 2 : 0;
+      const code = WEIGHT_BITS[weight];
       if (isAscii(text)) {
         // the words found where they stand (ascii-words.ts): no lower-case copy, no word strings
         const n = text.length;
@@ -171,10 +171,10 @@ export class TermTable {
       this.position = Math.min(MAX_POSITION, this.position + COLUMN_GAP);
     }
     const { distinct, kept } = this;
-    return { table: this, terms: this.pairs(distinct), length: this.length, tsv: this.tsvector(distinct, kept), escape: this.anyEscaped(distinct) };
+    return { table: this, terms: this.pairs(distinct), length: this.length, tsv: this.tsvector(distinct, kept) };
   }
 
-  /** One word's tokens (its value in idOfWord) at the next positions, weighted f, tsvector weight `code`. */
+  /** One word's tokens (its value in idOfWord) at the next positions, weighted f, with weight bits `code`. */
   private take(v: number, f: number, code: number): void {
     const list = v >= 0 ? null : this.wordLists[-1 - v]!;
     const n = list ? list.length : 1;
@@ -196,11 +196,15 @@ export class TermTable {
         this.dHead[d] = -1;
       }
       this.dF[d]! += f;
-      if (this.dKept[d]! < MAX_POSITIONS_PER_LEXEME) {
+      if (this.dHead[d]! >= 0 && (this.tPos[this.dTail[d]!]! & 0x3fff) === this.position) {
+        // past the last position PostgreSQL keeps, the positions are one: it keeps the highest weight
+        const t = this.dTail[d]!;
+        if (code > (this.tPos[t]! & 0xc000)) this.tPos[t] = code | this.position;
+      } else if (this.dKept[d]! < MAX_POSITIONS_PER_LEXEME) {
         const t = this.kept++;
         if (t === this.tPos.length) this.growKept();
         this.dKept[d]!++;
-        this.tPos[t] = this.position * 4 + code;
+        this.tPos[t] = code | this.position;
         this.tNext[t] = -1;
         if (this.dHead[d]! < 0) this.dHead[d] = t;
         else this.tNext[this.dTail[d]!] = t;
@@ -230,41 +234,40 @@ export class TermTable {
     return out;
   }
 
-  /** The chunk's tsvector literal: each term's literal, `:`, its positions (digits, then A or B unless D) by commas. */
+  /** The chunk's tsvector in binary form (KeywordDocument.tsv). */
   private tsvector(distinct: number, kept: number): Uint8Array {
-    let bound = kept * 8;
-    for (let d = 0; d < distinct; d++) bound += this.litStart[this.dId[d]! + 1]! - this.litStart[this.dId[d]!]! + 2;
+    let bound = 4 + kept * 2;
+    for (let d = 0; d < distinct; d++) bound += this.utf8Start[this.dId[d]! + 1]! - this.utf8Start[this.dId[d]!]! + 3;
     if (this.bytesUsed + bound > this.bytes.length) {
       this.bytes = Buffer.allocUnsafe(Math.max(SLAB_BYTES, bound));
       this.bytesUsed = 0;
     }
     const out = this.bytes;
     const start = this.bytesUsed;
-    let p = start;
+    out.writeInt32BE(distinct, start);
+    let p = start + 4;
     for (let d = 0; d < distinct; d++) {
-      if (d) out[p++] = SPACE;
       const id = this.dId[d]!;
-      for (let i = this.litStart[id]!, e = this.litStart[id + 1]!; i < e; i++) out[p++] = this.literal[i]!;
-      out[p++] = COLON;
-      for (let t = this.dHead[d]!; t >= 0; t = this.tNext[t]!) {
-        if (t !== this.dHead[d]) out[p++] = COMMA;
+      for (let i = this.utf8Start[id]!, e = this.utf8Start[id + 1]!; i < e; i++) out[p++] = this.utf8[i]!;
+      out[p++] = 0;
+      const count = p;
+      p += 2;
+      let n = 0;
+      for (let t = this.dHead[d]!; t >= 0; t = this.tNext[t]!, n++) {
         const v = this.tPos[t]!;
-        p = writeDigits(out, p, v >> 2);
-        if (v & 3) out[p++] = (v & 3) === 1 ? LETTER_A : LETTER_B;
+        out[p++] = v >> 8;
+        out[p++] = v & 0xff;
       }
+      out[count] = n >> 8;
+      out[count + 1] = n & 0xff;
     }
     this.bytesUsed = p;
     return out.subarray(start, p);
   }
 
-  private anyEscaped(distinct: number): boolean {
-    for (let d = 0; d < distinct; d++) if (this.needsEscape[this.dId[d]!]) return true;
-    return false;
-  }
-
   private growIds(): void {
-    const n = this.litStart.length * 2;
-    this.litStart = grow(this.litStart, n);
+    const n = this.utf8Start.length * 2;
+    this.utf8Start = grow(this.utf8Start, n);
     this.tooLong = grow(this.tooLong, n);
     this.needsEscape = grow(this.needsEscape, n);
     this.stamp = grow(this.stamp, n);
@@ -295,6 +298,28 @@ export function writeDigits(out: Uint8Array, p: number, v: number): number {
   } while (x);
   return p + digits;
 }
+
+/** A binary tsvector (KeywordDocument.tsv) as its text literal (`'term':1A,7A 'other':3`), for the few rows written by INSERT. */
+export function tsvectorText(tsv: Uint8Array): string {
+  const b = Buffer.from(tsv.buffer, tsv.byteOffset, tsv.byteLength);
+  const parts: string[] = [];
+  let p = 4;
+  for (let n = b.readInt32BE(0); n > 0; n--) {
+    const end = b.indexOf(0, p);
+    const term = b.toString('utf8', p, end);
+    p = end + 1;
+    const positions: string[] = [];
+    for (let k = b.readUInt16BE(p), i = 0; i < k; i++) {
+      const v = b.readUInt16BE(p + 2 + 2 * i);
+      positions.push(`${v & 0x3fff}${WEIGHT_LETTER[v >> 14]}`);
+    }
+    p += 2 + 2 * positions.length;
+    parts.push(`${lexeme(term)}:${positions.join(',')}`);
+  }
+  return parts.join(' ');
+}
+
+const WEIGHT_LETTER = ['', 'C', 'B', 'A'];
 
 /** A quoted lexeme for a tsvector or tsquery literal (quotes doubled, backslashes escaped). */
 export function lexeme(term: string): string {
