@@ -13,6 +13,12 @@ import { writeDigits } from './term-table.js';
 
 /** Below this many rows the INSERT … unnest statement is as fast and answers in one round trip. */
 export const COPY_FROM_ROWS = 512;
+/**
+ * Keyword rows go by binary COPY from this many (their tsvectors are then not parsed by the
+ * server, which costs an INSERT more than COPY's second round trip once a batch has a few
+ * dozen chunks; a memory entry's one row keeps the INSERT).
+ */
+export const BINARY_COPY_FROM_ROWS = 32;
 
 /** A column's value in COPY's text format: backslash, newline, carriage return and tab escaped. */
 export function copyText(v: string): string {

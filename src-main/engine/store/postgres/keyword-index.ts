@@ -9,7 +9,7 @@ import type { ResolvedFilters } from '../filters.js';
 import type { FtsRow } from '../chunks.js';
 import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
-import { COPY_FROM_ROWS, copyRows } from './copy-rows.js';
+import { BINARY_COPY_FROM_ROWS, COPY_FROM_ROWS, copyRows } from './copy-rows.js';
 import { pgFilterSql } from './filters.js';
 import { keywordDocument, tsqueryOf, tsvectorText, type KeywordDocument } from './keyword-text.js';
 import { batchPostings, keywordRowsCopy, POSTINGS_COLUMNS, postingsCopy, postingsRows, rowArrays } from './postings.js';
@@ -66,7 +66,7 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
   async writeRows(rows: readonly KeywordRow[], on: Queryable): Promise<void> {
     if (!rows.length) return;
     const b = batchPostings(rows);
-    if (b.ids.length >= COPY_FROM_ROWS) {
+    if (b.ids.length >= BINARY_COPY_FROM_ROWS) {
       await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsCopy(b), 'binary');
     } else {
       await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [
