@@ -22,11 +22,12 @@ export function foldChar(h: number, c: number): number {
 
 /** ASCII words (lower case) → an int each. */
 export class AsciiWords {
-  private slots = new Int32Array(1 << 14);
-  private hashes = new Int32Array(1 << 13);
-  private starts = new Int32Array(1 << 13);
-  private values = new Int32Array(1 << 13);
-  private chars = new Uint8Array(1 << 16);
+  // sized for ~30,000 words up front (grown, a replaced field deoptimises its readers: term-table.ts)
+  private slots = new Int32Array(1 << 16);
+  private hashes = new Int32Array(1 << 15);
+  private starts = new Int32Array(1 << 15);
+  private values = new Int32Array(1 << 15);
+  private chars = new Uint8Array(1 << 18);
   private count = 0;
 
   /** The value of text[start, end) lower-cased, or undefined. */

@@ -54,16 +54,19 @@ export class TermTable {
   /** word → its term's id, or −1 − (index into wordLists) for a word of several terms (a CJK run). */
   private readonly idOfWord = new Map<string, number>();
   private readonly wordLists: number[][] = [];
+  // The scratch is sized for a corpus's vocabulary (~20,000 terms for mfc) from the start: a typed
+  // array field replaced as it grows deoptimises the code that reads it, and a first run paid ~0.1 s
+  // of CPU for that (the arrays take ~1 MB).
   /** The terms' UTF-8 bytes, end to end: id's at utf8[utf8Start[id] .. utf8Start[id + 1]). */
-  private utf8 = new Uint8Array(1 << 16);
-  private utf8Start = new Int32Array(1 << 12);
+  private utf8 = new Uint8Array(1 << 18);
+  private utf8Start = new Int32Array(1 << 15);
   /** id → 1 for a term no tsvector may hold (over 2047 bytes): it counts only towards the length. */
-  private tooLong = new Uint8Array(1 << 12);
+  private tooLong = new Uint8Array(1 << 15);
   /** id → 1 for a term COPY's text format would have to escape (backslash, tab, newline, CR). */
-  private needsEscape = new Uint8Array(1 << 12);
+  private needsEscape = new Uint8Array(1 << 15);
   /** Scratch by id: the set a pass last saw it in (stamp) and its place in that pass (slot). */
-  private stamp = new Int32Array(1 << 12);
-  private slot = new Int32Array(1 << 12);
+  private stamp = new Int32Array(1 << 15);
+  private slot = new Int32Array(1 << 15);
   private serial = 0;
   private readonly ascii = new AsciiWords();
   // the document being made: its pass, counts and position
@@ -73,14 +76,14 @@ export class TermTable {
   private position = 0;
   private length = 0;
   // one chunk's scratch: its distinct terms (id, f, positions kept, first and last position's token)…
-  private dId = new Int32Array(256);
-  private dF = new Int32Array(256);
-  private dKept = new Int32Array(256);
-  private dHead = new Int32Array(256);
-  private dTail = new Int32Array(256);
+  private dId = new Int32Array(1 << 10);
+  private dF = new Int32Array(1 << 10);
+  private dKept = new Int32Array(1 << 10);
+  private dHead = new Int32Array(1 << 10);
+  private dTail = new Int32Array(1 << 10);
   // …and its kept positions (WordEntryPos: weight bits | position), chained per term
-  private tPos = new Int32Array(1024);
-  private tNext = new Int32Array(1024);
+  private tPos = new Int32Array(1 << 12);
+  private tNext = new Int32Array(1 << 12);
   private bytes = Buffer.allocUnsafe(SLAB_BYTES);
   private bytesUsed = 0;
   private ints = new Int32Array(SLAB_INTS);
@@ -333,10 +336,10 @@ function grow<T extends Int32Array | Uint8Array>(a: T, atLeast: number): T {
   return b;
 }
 
-let current = new TermTable();
+let current: TermTable | null = null;
 
-/** The table new documents are made with (a fresh one once it has learned MAX_WORDS words). */
+/** The table new documents are made with (made when first needed; a fresh one once it has learned MAX_WORDS words). */
 export function termTable(): TermTable {
-  if (current.full) current = new TermTable();
+  if (!current || current.full) current = new TermTable();
   return current;
 }
