@@ -30,28 +30,16 @@ function wordTokens(raw: string, out: Token[]): void {
   }
 }
 
-const wordTerms = new Map<string, readonly string[]>();
+/** A text's lower-case words, each one the tokenizer splits no further than into CJK bigrams (wordIndexTerms). */
+export function lowerCaseWords(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
 
-/**
- * The index terms of a text, one a token: tokenize, then indexTerm, each word's terms memoised
- * (indexing turns every word of every chunk into terms, and a corpus repeats its words: on
- * PostgreSQL, where the keyword rows are made in JavaScript, tokenizing and stemming them was
- * the largest part of a batch's own time). Bounded like the stems' cache.
- */
-export function indexTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text.toLowerCase().match(WORD) ?? []) {
-    let terms = wordTerms.get(raw);
-    if (terms === undefined) {
-      const tokens: Token[] = [];
-      wordTokens(raw, tokens);
-      terms = tokens.map(indexTerm);
-      if (wordTerms.size >= STEM_CACHE_SIZE) wordTerms.clear();
-      wordTerms.set(raw, terms);
-    }
-    for (const t of terms) out.push(t);
-  }
-  return out;
+/** One lower-case word (of lowerCaseWords) as index terms: usually one, a CJK run's bigrams several. */
+export function wordIndexTerms(raw: string): string[] {
+  const tokens: Token[] = [];
+  wordTokens(raw, tokens);
+  return tokens.map(indexTerm);
 }
 
 /**

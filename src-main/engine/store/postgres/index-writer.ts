@@ -189,15 +189,15 @@ export async function insertChunkRuns(
       ORDER BY n
      RETURNING id, document_id, ordinal`,
     [
-      chunks.map((x) => x.documentId),
-      chunks.map((x) => x.c.ordinal),
-      chunks.map((x) => x.c.charStart),
-      chunks.map((x) => x.c.charEnd),
-      chunks.map((x) => x.c.lineStart),
-      chunks.map((x) => x.c.lineEnd),
+      intArray(chunks.map((x) => x.documentId)),
+      intArray(chunks.map((x) => x.c.ordinal)),
+      intArray(chunks.map((x) => x.c.charStart)),
+      intArray(chunks.map((x) => x.c.charEnd)),
+      intArray(chunks.map((x) => x.c.lineStart)),
+      intArray(chunks.map((x) => x.c.lineEnd)),
       chunks.map((x) => (x.c.headingPath.length ? JSON.stringify(x.c.headingPath) : '')),
       chunks.map((x) => x.c.page ?? null),
-      chunks.map((x) => x.c.tokens),
+      intArray(chunks.map((x) => x.c.tokens)),
     ],
   );
   let docs: KeywordRow['doc'][];
@@ -210,6 +210,11 @@ export async function insertChunkRuns(
   const rows = await inserted;
   const chunkId = new Map(rows.rows.map((row) => [`${row.document_id}:${row.ordinal}`, row.id]));
   return chunks.map(({ documentId, c }, i) => ({ id: chunkId.get(`${documentId}:${c.ordinal}`)!, doc: docs[i]! }));
+}
+
+/** Integers as an array literal (`{1,2,3}`): joined once instead of pg's escaping of each element as a string (~1,150 a column a batch). */
+function intArray(values: readonly number[]): string {
+  return `{${values.join(',')}}`;
 }
 
 /** Keyword rows made from chunks' FTS columns (where no statement was there to overlap with). */

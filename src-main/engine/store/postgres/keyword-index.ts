@@ -9,10 +9,10 @@ import type { ResolvedFilters } from '../filters.js';
 import type { FtsRow } from '../chunks.js';
 import type { KeywordIndex } from '../keyword-index.js';
 import type { PostgresDatabase, Queryable } from './connection.js';
-import { COPY_FROM_ROWS, COPY_PART_CHARS, copyRows, copyText } from './copy-rows.js';
+import { BINARY_COPY_FROM_ROWS, COPY_FROM_ROWS, copyRows } from './copy-rows.js';
 import { pgFilterSql } from './filters.js';
-import { keywordDocument, tsqueryOf, type KeywordDocument } from './keyword-text.js';
-import { batchPostings, POSTINGS_COLUMNS, postingsCopy, postingsRows, rowArrays } from './postings.js';
+import { keywordDocument, tsqueryOf, tsvectorText, type KeywordDocument } from './keyword-text.js';
+import { batchPostings, keywordRowsCopy, POSTINGS_COLUMNS, postingsCopy, postingsRows, rowArrays } from './postings.js';
 import type { KeywordCandidate, KeywordCounts, KeywordExpression, KeywordIndexRepository, KeywordStep, KeywordTerm, PlannedKeywordTerm } from '../storage.js';
 
 const K1 = 1.2;
@@ -66,13 +66,17 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
   async writeRows(rows: readonly KeywordRow[], on: Queryable): Promise<void> {
     if (!rows.length) return;
     const b = batchPostings(rows);
-    if (b.ids.length >= COPY_FROM_ROWS) {
-      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsText(b.ids, b.tsvs, b.lens));
+    if (b.ids.length >= BINARY_COPY_FROM_ROWS) {
+      await copyRows(on, this.index, ['chunk_id', 'tsv', 'len'], keywordRowsCopy(b), 'binary');
     } else {
-      await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [b.ids, b.tsvs, b.lens]);
+      await on.query(`INSERT INTO ${this.index} (chunk_id, tsv, len) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::int[])`, [
+        b.ids,
+        b.rows.map((r) => tsvectorText(r.doc.tsv)),
+        b.lens,
+      ]);
     }
     if (!b.count) return;
-    if (b.byTerm.size >= COPY_FROM_ROWS) {
+    if (b.termIds.length >= COPY_FROM_ROWS) {
       await copyRows(on, this.postings, POSTINGS_COLUMNS, postingsCopy(b, postingsRows(b)));
       return;
     }
@@ -203,17 +207,4 @@ export class PostgresKeywordIndex implements KeywordIndexRepository {
     );
     return new Set(rows.map((r) => r.id));
   }
-}
-
-/** The chunks' keyword rows in COPY's text format. */
-function* keywordRowsText(ids: readonly number[], tsvs: readonly string[], lens: readonly number[]): Generator<string> {
-  let part = '';
-  for (let k = 0; k < ids.length; k++) {
-    part += `${ids[k]}\t${copyText(tsvs[k]!)}\t${lens[k]}\n`;
-    if (part.length >= COPY_PART_CHARS) {
-      yield part;
-      part = '';
-    }
-  }
-  if (part) yield part;
 }

@@ -8,62 +8,20 @@
 // A chunk becomes one tsvector with each column's positions weighted as BM25 weights them: title A
 // (×4), headings B (×2), body D (×1), and a gap between columns so a phrase never spans two. Its
 // length (tokens over all columns) is what FTS5's bm25() uses as the document length.
-import { indexTerm, indexTerms, type Token } from '../../text/terms.js';
+// (The terms themselves are counted and written as bytes by term-table.ts.)
+import { indexTerm, type Token } from '../../text/terms.js';
 import type { KeywordExpression } from '../storage.js';
+import { lexeme, termTable, type KeywordDocument } from './term-table.js';
 
-/** tsvector weight letter per column, and the BM25 column weight it stands for. */
-export const COLUMN_WEIGHTS = { A: 4, B: 2, C: 1, D: 1 } as const;
-
-/** PostgreSQL refuses lexemes over 2047 bytes and positions over 16383 (they are clamped). */
-const MAX_LEXEME_BYTES = 2047;
-const MAX_POSITION = 16383;
-/** Positions left empty between columns: a phrase query never matches across them. */
-const COLUMN_GAP = 64;
-/** PostgreSQL keeps at most 256 positions per lexeme; the rest only count towards the length. */
-const MAX_POSITIONS_PER_LEXEME = 256;
-
-export interface KeywordDocument {
-  /** A tsvector literal (`'term':1A,7A 'other':3`): cast with ::tsvector. */
-  tsvector: string;
-  /** Tokens over all columns: BM25's document length. */
-  length: number;
-  /** Each term's weighted frequency (Σ column weight × occurrences): the postings' f. */
-  terms: Map<string, number>;
-}
+export { COLUMN_WEIGHTS, lexeme, tsvectorText, type KeywordDocument } from './term-table.js';
 
 /** The index form of one chunk's FTS columns (as ChunkWrite carries them). */
 export function keywordDocument(title: string, headings: string, body: string): KeywordDocument {
-  const positions = new Map<string, string[]>();
-  const terms = new Map<string, number>();
-  let position = 0;
-  let length = 0;
-  const columns: [string, 'A' | 'B' | 'D'][] = [
+  return termTable().document([
     [title, 'A'],
     [headings, 'B'],
     [body, 'D'],
-  ];
-  for (const [text, weight] of columns) {
-    if (!text) continue;
-    for (const term of indexTerms(text)) {
-      length++;
-      position = Math.min(MAX_POSITION, position + 1);
-      if (term.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
-      terms.set(term, (terms.get(term) ?? 0) + COLUMN_WEIGHTS[weight]);
-      let list = positions.get(term);
-      if (!list) positions.set(term, (list = []));
-      if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(`${position}${weight === 'D' ? '' : weight}`);
-    }
-    position = Math.min(MAX_POSITION, position + COLUMN_GAP);
-  }
-  const parts: string[] = [];
-  for (const [term, list] of positions) parts.push(`${lexeme(term)}:${list.join(',')}`);
-  return { tsvector: parts.join(' '), length, terms };
-}
-
-/** A quoted lexeme for a tsvector or tsquery literal (quotes doubled, backslashes escaped). */
-export function lexeme(term: string): string {
-  if (!/[\\']/.test(term)) return `'${term}'`;
-  return `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  ]);
 }
 
 /** One query term as a tsquery operand: the stemmed term, or a prefix (`'pre':*`, unstemmed like FTS5's). */

@@ -6,8 +6,9 @@
 // Ranking unnests a term's few rows; the AND step's intersection joins them (keyword-index.ts);
 // a statement-level trigger takes a deleted keyword row's chunks out of the arrays
 // (migrations.ts).
-import { COPY_PART_CHARS, copyText } from './copy-rows.js';
+import { COPY_PART_CHARS, CopyBuffer, copyText } from './copy-rows.js';
 import type { KeywordRow } from './keyword-index.js';
+import type { TermTable } from './term-table.js';
 
 /**
  * The most chunks one row's run covers: a common term's row is then at most this many postings,
@@ -17,49 +18,89 @@ export const MAX_RUN_CHUNKS = 2048;
 /** Offsets are int4: a run spans fewer chunk ids than this (a batch's span a few thousand). */
 const MAX_RUN_SPAN = 2 ** 31 - 1;
 
-/** One postings row: a term's postings list[from..to) (pairs of position in the batch's ids and f), ascending. */
+/** One postings row: the batch's term `t` (index into termIds), its postings [from, to) of ks/fs, ascending. */
 export interface PostingsRow {
-  term: string;
+  t: number;
   /** The base: each posting's chunk id is lo + its offset (the row's smallest chunk id). */
   lo: number;
   /** The row's largest chunk id. */
   hi: number;
   n: number;
-  list: readonly number[];
   from: number;
   to: number;
 }
 
 /** The chunks' keyword rows in chunk-id order with their postings grouped by term, and how many postings. */
 export interface BatchPostings {
+  rows: readonly KeywordRow[];
   ids: number[];
   lens: number[];
-  tsvs: string[];
-  /** Per term, the chunks holding it as (position in ids, f) pairs, positions ascending. */
-  byTerm: Map<string, number[]>;
+  /** The table the batch's term ids are of. */
+  table: TermTable;
+  /** The batch's distinct terms, in term order (the index's). */
+  termIds: Int32Array;
+  /** Term termIds[t]'s postings are ks/fs[start[t] .. start[t + 1]): the chunk's position in ids, and f. */
+  start: Int32Array;
+  ks: Int32Array;
+  fs: Int32Array;
   count: number;
 }
 
-export function batchPostings(rows: readonly KeywordRow[]): BatchPostings {
-  const sorted = rows.every((r, i) => i === 0 || rows[i - 1]!.id < r.id) ? rows : [...rows].sort((a, b) => a.id - b.id);
-  const ids: number[] = [];
-  const lens: number[] = [];
-  const tsvs: string[] = [];
-  const byTerm = new Map<string, number[]>();
+export function batchPostings(unsorted: readonly KeywordRow[]): BatchPostings {
+  const rows = unsorted.every((r, i) => i === 0 || unsorted[i - 1]!.id < r.id) ? unsorted : [...unsorted].sort((a, b) => a.id - b.id);
+  const table = rows[0]!.doc.table;
+  // a batch whose documents straddle a fresh table (termTable's bound): the others' ids in this one's
+  const pairsOf = rows.map(({ doc }) => (doc.table === table ? doc.terms : remap(doc.terms, doc.table, table)));
+  // the distinct terms and their postings counts (a pass over the table's scratch slots)
+  const serial = table.beginPass();
+  const distinctIds: number[] = [];
+  const counts: number[] = [];
   let count = 0;
-  for (const { id, doc } of sorted) {
-    const k = ids.length;
-    ids.push(id);
-    tsvs.push(doc.tsvector);
-    lens.push(doc.length);
-    for (const [term, f] of doc.terms) {
-      const list = byTerm.get(term);
-      if (list) list.push(k, f);
-      else byTerm.set(term, [k, f]);
+  for (const pairs of pairsOf) {
+    for (let i = 0; i < pairs.length; i += 2) {
+      const id = pairs[i]!;
+      let d = table.slotIn(serial, id);
+      if (d < 0) {
+        d = distinctIds.push(id) - 1;
+        counts.push(0);
+        table.setSlot(serial, id, d);
+      }
+      counts[d]!++;
     }
-    count += doc.terms.size;
+    count += pairs.length / 2;
   }
-  return { ids, lens, tsvs, byTerm, count };
+  // in the index's order, near enough (UTF-16 order differs from the bytes' only past U+FFFF): the rows fill its pages in turn
+  const terms = table.terms;
+  const order = distinctIds.map((_, d) => d).sort((a, b) => (terms[distinctIds[a]!]! < terms[distinctIds[b]!]! ? -1 : 1));
+  const termIds = new Int32Array(order.length);
+  const start = new Int32Array(order.length + 1);
+  const cursor = new Int32Array(order.length);
+  order.forEach((d, t) => {
+    termIds[t] = distinctIds[d]!;
+    start[t + 1] = start[t]! + counts[d]!;
+    table.setSlot(serial, distinctIds[d]!, t);
+  });
+  cursor.set(start.subarray(0, order.length));
+  const ks = new Int32Array(count);
+  const fs = new Int32Array(count);
+  pairsOf.forEach((pairs, k) => {
+    for (let i = 0; i < pairs.length; i += 2) {
+      const at = cursor[table.slotIn(serial, pairs[i]!)]!++;
+      ks[at] = k;
+      fs[at] = pairs[i + 1]!;
+    }
+  });
+  return { rows, ids: rows.map((r) => r.id), lens: rows.map((r) => r.doc.length), table, termIds, start, ks, fs, count };
+}
+
+/** Term pairs of one table as ids of another. */
+function remap(pairs: Int32Array, from: TermTable, to: TermTable): Int32Array {
+  const out = new Int32Array(pairs.length);
+  for (let i = 0; i < pairs.length; i += 2) {
+    out[i] = to.intern(from.terms[pairs[i]!]!);
+    out[i + 1] = pairs[i + 1]!;
+  }
+  return out;
 }
 
 /** Where each run of chunks starts (positions in ids): a new run every MAX_RUN_CHUNKS chunks or before the span would overflow an offset. */
@@ -72,7 +113,7 @@ function runStarts(ids: readonly number[]): number[] {
   return starts;
 }
 
-/** The batch's postings rows, term by term (byte order: the index's order), each term's runs in chunk order. */
+/** The batch's postings rows, term by term (the index's order), each term's runs in chunk order. */
 export function* postingsRows(b: BatchPostings): Generator<PostingsRow> {
   const starts = runStarts(b.ids);
   const runOf = (k: number): number => {
@@ -86,31 +127,29 @@ export function* postingsRows(b: BatchPostings): Generator<PostingsRow> {
     }
     return lo;
   };
-  // in the index's order, near enough (UTF-16 order differs from the bytes' only past U+FFFF): the rows fill its pages in turn
-  const terms = [...b.byTerm.keys()].sort();
-  for (const term of terms) {
-    const list = b.byTerm.get(term)!;
-    let i = 0;
-    while (i < list.length) {
+  for (let t = 0; t < b.termIds.length; t++) {
+    let i = b.start[t]!;
+    const end = b.start[t + 1]!;
+    while (i < end) {
       const from = i;
-      const run = runOf(list[i]!);
-      for (i += 2; i < list.length && runOf(list[i]!) === run; i += 2);
-      yield { term, lo: b.ids[list[from]!]!, hi: b.ids[list[i - 2]!]!, n: (i - from) / 2, list, from, to: i };
+      const run = runOf(b.ks[i]!);
+      for (i++; i < end && runOf(b.ks[i]!) === run; i++);
+      yield { t, lo: b.ids[b.ks[from]!]!, hi: b.ids[b.ks[i - 1]!]!, n: i - from, from, to: i };
     }
   }
 }
 
-/** A row's arrays in PostgreSQL's array text form (`{0,3,7}`): the few rows a memory entry writes, by INSERT. */
-export function rowArrays(b: BatchPostings, r: PostingsRow): { d: string; f: string; len: string } {
+/** A row's term, and its arrays in PostgreSQL's array text form (`{0,3,7}`): the few rows a memory entry writes, by INSERT. */
+export function rowArrays(b: BatchPostings, r: PostingsRow): { term: string; d: string; f: string; len: string } {
   const d: number[] = [];
   const f: number[] = [];
   const len: number[] = [];
-  for (let i = r.from; i < r.to; i += 2) {
-    d.push(b.ids[r.list[i]!]! - r.lo);
-    f.push(r.list[i + 1]!);
-    len.push(b.lens[r.list[i]!]!);
+  for (let i = r.from; i < r.to; i++) {
+    d.push(b.ids[b.ks[i]!]! - r.lo);
+    f.push(b.fs[i]!);
+    len.push(b.lens[b.ks[i]!]!);
   }
-  return { d: `{${d.join(',')}}`, f: `{${f.join(',')}}`, len: `{${len.join(',')}}` };
+  return { term: b.table.terms[b.termIds[r.t]!]!, d: `{${d.join(',')}}`, f: `{${f.join(',')}}`, len: `{${len.join(',')}}` };
 }
 
 /**
@@ -121,13 +160,15 @@ export function rowArrays(b: BatchPostings, r: PostingsRow): { d: string; f: str
 export function* postingsCopy(b: BatchPostings, rows: Iterable<PostingsRow>): Generator<Buffer> {
   let out = new CopyBuffer(COPY_PART_CHARS);
   for (const r of rows) {
-    const term = copyText(r.term);
-    const need = term.length * 3 + 4 * 21 + r.n * 3 * 12 + 8;
+    const id = b.termIds[r.t]!;
+    const plain = b.table.plainTerm(id);
+    const term = plain ?? Buffer.from(copyText(b.table.terms[id]!));
+    const need = term.length + 4 * 21 + r.n * 3 * 12 + 8;
     if (out.pos + need > out.buf.length) {
       if (out.pos) yield out.take();
       out = new CopyBuffer(Math.max(COPY_PART_CHARS, need));
     }
-    out.text(term);
+    out.bytes(term);
     out.byte(TAB);
     out.number(r.lo);
     out.byte(TAB);
@@ -137,10 +178,10 @@ export function* postingsCopy(b: BatchPostings, rows: Iterable<PostingsRow>): Ge
     out.byte(TAB);
     for (let col = 0; col < 3; col++) {
       out.byte(OPEN);
-      for (let i = r.from; i < r.to; i += 2) {
+      for (let i = r.from; i < r.to; i++) {
         if (i > r.from) out.byte(COMMA);
-        const k = r.list[i]!;
-        out.number(col === 0 ? b.ids[k]! - r.lo : col === 1 ? r.list[i + 1]! : b.lens[k]!);
+        const k = b.ks[i]!;
+        out.number(col === 0 ? b.ids[k]! - r.lo : col === 1 ? b.fs[i]! : b.lens[k]!);
       }
       out.byte(CLOSE);
       out.byte(col < 2 ? TAB : NEWLINE);
@@ -149,47 +190,38 @@ export function* postingsCopy(b: BatchPostings, rows: Iterable<PostingsRow>): Ge
   if (out.pos) yield out.take();
 }
 
-const [TAB, NEWLINE, OPEN, CLOSE, COMMA] = [9, 10, 123, 125, 44];
-
-/** A buffer filled byte by byte: numbers as ASCII digits, text as UTF-8. */
-class CopyBuffer {
-  readonly buf: Buffer;
-  pos = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  byte(c: number): void {
-    this.buf[this.pos++] = c;
-  }
-
-  text(s: string): void {
-    this.pos += this.buf.write(s, this.pos, 'utf8');
-  }
-
-  /** A non-negative integer's digits (anything else as JavaScript prints it, which COPY reads alike). */
-  number(v: number): void {
-    if (!(v >= 0 && v <= 0x7fffffff && (v | 0) === v)) {
-      this.text(String(v));
-      return;
+/**
+ * The chunks' keyword rows (chunk_id, tsv, len) in COPY's binary format: the tsvectors copied as
+ * they were made (term-table.ts), so the server does not parse them.
+ */
+export function* keywordRowsCopy(b: BatchPostings): Generator<Buffer> {
+  let out = Buffer.allocUnsafe(COPY_PART_CHARS);
+  let p = BINARY_HEADER.copy(out, 0);
+  for (let k = 0; k < b.rows.length; k++) {
+    const tsv = b.rows[k]!.doc.tsv;
+    const need = 2 + 4 + 8 + 4 + tsv.length + 4 + 4 + 2;
+    if (p + need > out.length) {
+      yield out.subarray(0, p);
+      out = Buffer.allocUnsafe(Math.max(COPY_PART_CHARS, need));
+      p = 0;
     }
-    let digits = 1;
-    for (let x = v; x >= 10; x = (x / 10) | 0) digits++;
-    let p = this.pos + digits;
-    let x = v;
-    do {
-      const q = (x / 10) | 0;
-      this.buf[--p] = 48 + x - q * 10;
-      x = q;
-    } while (x);
-    this.pos += digits;
+    p = out.writeInt16BE(3, p);
+    p = out.writeInt32BE(8, p);
+    p = out.writeBigInt64BE(BigInt(b.ids[k]!), p);
+    p = out.writeInt32BE(tsv.length, p);
+    out.set(tsv, p);
+    p += tsv.length;
+    p = out.writeInt32BE(4, p);
+    p = out.writeInt32BE(b.lens[k]!, p);
   }
-
-  take(): Buffer {
-    return this.buf.subarray(0, this.pos);
-  }
+  p = out.writeInt16BE(-1, p);
+  yield out.subarray(0, p);
 }
+
+/** COPY's binary signature, no flags, no header extension. */
+const BINARY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+
+const [TAB, NEWLINE, OPEN, CLOSE, COMMA] = [9, 10, 123, 125, 44];
 
 /** The columns postingsCopy writes, in its order. */
 export const POSTINGS_COLUMNS = ['term', 'lo', 'hi', 'n', 'd', 'f', 'len'] as const;
