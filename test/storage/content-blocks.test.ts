@@ -12,12 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
 import { Engine as EngineClass } from '../../src-main/engine/index.js';
 import { BLOCK_CHARS, packText, sliceWindow } from '../../src-main/engine/store/content-blocks.js';
-import { registerMigrationFunctions } from '../../src-main/engine/store/database.js';
-import { migrations } from '../../src-main/engine/store/migrations.js';
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src-main/engine/store/storage.js';
 import { describeBackends } from '../helpers/backends.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { profileBefore } from '../helpers/older-profile.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 afterAll(() => removeTempDirs());
 
@@ -151,32 +150,13 @@ describeBackends('document text in blocks', (b) => {
   });
 });
 
-/**
- * A profile as an older Trove left it: the migrations before the first one containing `marker`
- * applied, a folder collection and a memory collection, and the statement that adds a document.
- */
-function profileBefore(marker: string) {
-  const profile = tempDir('trove-profile-');
-  const file = path.join(profile, 'index.sqlite');
-  const before = migrations.findIndex((m) => m.includes(marker));
-  expect(before).toBeGreaterThan(0);
-  const db = new Database(file);
-  registerMigrationFunctions(db);
-  for (const sql of migrations.slice(0, before)) db.exec(sql);
-  db.pragma(`user_version = ${before}`);
-  const folder = Number(db.prepare("INSERT INTO collections (name, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('notes', ?, '[]', '[]', 0, 0)").run(profile).lastInsertRowid);
-  const memory = Number(db.prepare("INSERT INTO collections (name, kind, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('memory', 'memory', '', '[]', '[]', 0, 0)").run().lastInsertRowid);
-  const doc = db.prepare("INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, indexed_at, status, tags, metadata) VALUES (?, ?, ?, '', 'text', 1, 1, 1, 'indexed', '[]', '{}')");
-  return { profile, file, db, folder, memory, doc };
-}
-
 describe('the migration of texts kept whole (SQLite)', () => {
   it('converts every contents row into blocks, a memory entry into one, and loses nothing', async () => {
-    const { profile, file, db, folder, memory, doc } = profileBefore('CREATE TABLE content_blocks');
+    const { profile, file, db, folder, memory, addDocument } = profileBefore('CREATE TABLE content_blocks');
     const texts = new Map<number, { text: string; memory: boolean }>();
     const put = db.prepare('INSERT INTO contents (document_id, text) VALUES (?, ?)');
     const add = (collection: number, p: string, text: string) => {
-      const id = Number(doc.run(collection, p, `d${texts.size}`).lastInsertRowid);
+      const id = addDocument(collection, p, `d${texts.size}`);
       put.run(id, text);
       texts.set(id, { text, memory: collection === memory });
     };
@@ -205,7 +185,7 @@ describe('the migration of texts kept whole (SQLite)', () => {
 
 describe('the migration of brotli blocks to zstd (SQLite)', () => {
   it('re-encodes every block, documents and memory entries alike, and every text reads back the same', async () => {
-    const { profile, file, db, folder, memory, doc } = profileBefore('trove_recode_block');
+    const { profile, file, db, folder, memory, addDocument } = profileBefore('trove_recode_block');
     const block = db.prepare('INSERT INTO content_blocks (document_id, start, data) VALUES (?, ?, ?)');
     // the blocks as the first codec wrote them: brotli at quality 1, text mode, the size as a hint
     const brotli = (text: string) => {
@@ -215,7 +195,7 @@ describe('the migration of brotli blocks to zstd (SQLite)', () => {
     };
     const texts = new Map<number, string>();
     const add = (collection: number, p: string, text: string, whole = false) => {
-      const id = Number(doc.run(collection, p, `d${texts.size}`).lastInsertRowid);
+      const id = addDocument(collection, p, `d${texts.size}`);
       for (const b of whole ? [{ start: 0 }] : packText(text)) {
         const next = whole ? text.length : (packText(text).find((x) => x.start > b.start)?.start ?? text.length);
         block.run(id, b.start, brotli(text.slice(b.start, next)));

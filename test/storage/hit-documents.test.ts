@@ -6,16 +6,14 @@
 // imported and updated with it, and an older profile opened.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
 import { Engine as EngineClass } from '../../src-main/engine/index.js';
-import { registerMigrationFunctions } from '../../src-main/engine/store/database.js';
-import { migrations } from '../../src-main/engine/store/migrations.js';
 import { SqliteStorage } from '../../src-main/engine/store/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src-main/engine/store/storage.js';
 import { describeBackends } from '../helpers/backends.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { profileBefore } from '../helpers/older-profile.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 afterAll(() => removeTempDirs());
 
@@ -68,22 +66,13 @@ describeBackends('the documents of a page of hits', (b) => {
 
 describe('the migration that gives documents their OCR confidence column (SQLite)', () => {
   it('fills it from the metadata of every document written before', async () => {
-    const profile = tempDir('trove-profile-');
-    const file = path.join(profile, 'index.sqlite');
-    const before = migrations.findIndex((m) => m.includes('ADD COLUMN ocr_confidence'));
-    expect(before).toBeGreaterThan(0);
-    const db = new Database(file);
-    registerMigrationFunctions(db);
-    for (const sql of migrations.slice(0, before)) db.exec(sql);
-    db.pragma(`user_version = ${before}`);
-    const folder = Number(db.prepare("INSERT INTO collections (name, root, include_globs, exclude_globs, created_at, updated_at) VALUES ('notes', ?, '[]', '[]', 0, 0)").run(profile).lastInsertRowid);
-    const doc = db.prepare("INSERT INTO documents (collection_id, path, docid, title, kind, size, mtime_ms, indexed_at, status, tags, metadata) VALUES (?, ?, ?, '', 'pdf', 1, 1, 1, 'indexed', '[]', ?)");
+    const { profile, file, db, folder, addDocument } = profileBefore('ADD COLUMN ocr_confidence');
     const metadata = {
       'scan.pdf': { ocr: { engine: 'x', confidence: { 1: 91, 4: 40 } } },
       'notes.pdf': { author: 'someone', pages: 3 },
       'quoted.pdf': { title: 'about "ocr" in a title' }, // names "ocr" without holding a confidence
     };
-    const ids = new Map(Object.entries(metadata).map(([p, m], i) => [p, Number(doc.run(folder, p, `d${i}`, JSON.stringify(m)).lastInsertRowid)]));
+    const ids = new Map(Object.entries(metadata).map(([p, m], i) => [p, addDocument(folder, p, `d${i}`, { kind: 'pdf', metadata: m })]));
     db.close();
 
     const engine = await EngineClass.open({ profileDir: profile });
