@@ -59,6 +59,19 @@ async function everyAnswer(engine: Engine): Promise<unknown[]> {
   return out;
 }
 
+/** 60 notes indexed, then opened twice: every read on reader threads, and none. */
+async function pooledAndPlain(): Promise<{ pooled: SqliteStorage; plain: SqliteStorage }> {
+  const profileDir = tempDir('trove-profile-');
+  const root = tempDir('trove-root-');
+  writeTree(root, notes(60));
+  const engine = await Engine.open({ profileDir });
+  await engine.addCollection({ root, name: 'notes' });
+  await engine.index();
+  await engine.close();
+  const file = databasePath(profileDir);
+  return { pooled: SqliteStorage.open(file, { readerThreads: 2, offloadReads: 'always' }), plain: SqliteStorage.open(file, { readerThreads: 0 }) };
+}
+
 describe('SQLite reader threads', () => {
   it('answer searches in every keyword syntax, filters, get, multi-get, memory searches and status exactly as the engine thread does', async () => {
     const profileDir = tempDir('trove-profile-');
@@ -88,16 +101,7 @@ describe('SQLite reader threads', () => {
   });
 
   it('serve the keyword steps and page texts of a search from its threads, the same rows as the engine connection', async () => {
-    const profileDir = tempDir('trove-profile-');
-    const root = tempDir('trove-root-');
-    writeTree(root, notes(60));
-    const engine = await Engine.open({ profileDir });
-    await engine.addCollection({ root, name: 'notes' });
-    await engine.index();
-    await engine.close();
-    const file = databasePath(profileDir);
-    const pooled = SqliteStorage.open(file, { readerThreads: 2, offloadReads: 'always' });
-    const plain = SqliteStorage.open(file, { readerThreads: 0 });
+    const { pooled, plain } = await pooledAndPlain();
     try {
       const base = { limit: 10, offset: 0, snippetChars: 200, explain: false };
       for (const req of [
@@ -118,16 +122,7 @@ describe('SQLite reader threads', () => {
   });
 
   it('count chunks awaiting vectors and run the vector kNN — plain, filtered then grown, and the exact filtered scan — on their threads, the same rows as the engine connection', async () => {
-    const profileDir = tempDir('trove-profile-');
-    const root = tempDir('trove-root-');
-    writeTree(root, notes(60));
-    const engine = await Engine.open({ profileDir });
-    await engine.addCollection({ root, name: 'notes' });
-    await engine.index();
-    await engine.close();
-    const file = databasePath(profileDir);
-    const pooled = SqliteStorage.open(file, { readerThreads: 2, offloadReads: 'always' });
-    const plain = SqliteStorage.open(file, { readerThreads: 0 });
+    const { pooled, plain } = await pooledAndPlain();
     try {
       const [collection] = await plain.collections.list();
       const space = await plain.vectors.ensureSpace('model-a', 'sha-a', 3);
