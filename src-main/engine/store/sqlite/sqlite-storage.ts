@@ -214,15 +214,11 @@ class Tokens implements TokenRepository {
 }
 
 class Stats implements StatsRepository {
-  private readonly read: RowReader;
-
   constructor(
     private readonly store: StatsStore,
     private readonly file: string,
-    readers: ReaderPool,
-  ) {
-    this.read = (stmt, params) => readers.run(stmt, params);
-  }
+    private readonly read: RowReader,
+  ) {}
   async counts(): Promise<Map<number, CollectionCounts>> {
     return this.store.counts(this.read);
   }
@@ -397,16 +393,17 @@ export class SqliteStorage implements Storage {
     chunkStore.addDeleteHook({ forDocument: (id) => vectorStore.deleteForDocument(id), forCollection: (id) => vectorStore.deleteForCollection(id) });
     this.collections = new Collections(db, new CollectionStore(db), chunkStore, jobStore);
     this.readers = new ReaderPool(location, { threads: location === ':memory:' ? 0 : (opts.readerThreads ?? 0), offload: opts.offloadReads, nativeRank: opts.nativeRank });
+    // the heavy reads of the stores that take a RowReader (counts, kNN) go to the threads as the pool decides
+    const read: RowReader = (stmt, params) => this.readers.run(stmt, params);
+    this.stats = new Stats(new StatsStore(db), location, read);
     this.documents = new Documents(documentStore, this.readers);
     this.chunks = new Chunks(chunkStore, this.readers);
     const ocrRows = new OcrRows(db);
     this.jobs = new SqliteJobQueue(db, jobStore, documentStore, chunkStore, ocrRows);
     this.ocr = new SqliteOcr(db, documentStore, chunkStore, ocrRows);
     this.tokens = new Tokens(new TokenStore(db));
-    this.stats = new Stats(new StatsStore(db), location, this.readers);
     const ann = new AnnSpaces(vectorStore, opts.annDir ?? path.join(path.dirname(location), 'vectors'), opts.annMinVectors);
     vectorStore.setListener(ann);
-    const read: RowReader = (stmt, params) => this.readers.run(stmt, params);
     this.vectors = new Vectors(vectorStore, new SqliteNearest(db, vectorStore, ann, read), ann, read);
     this.maintenance = new Merging(new FtsMerges(db));
     this.datasets = new Datasets(new DatasetFolderStore(db), new DatasetCheckStore(db));
