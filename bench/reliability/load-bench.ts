@@ -19,7 +19,7 @@ import { writeNotes } from '../../test/reliability/lib/generated-corpus.js';
 import { runLoad, type ClientKind } from '../../test/reliability/lib/load.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false }, database: { type: 'string' }, 'cpu-prof-dir': { type: 'string' } },
+  options: { seconds: { type: 'string' }, clients: { type: 'string' }, notes: { type: 'string' }, small: { type: 'boolean', default: false }, database: { type: 'string' }, 'cpu-prof-dir': { type: 'string' }, 'host-flags': { type: 'string' } },
 });
 const seconds = Number(values.seconds ?? (values.small ? 20 : 300));
 const clientCount = Number(values.clients ?? (values.small ? 8 : 32));
@@ -40,7 +40,9 @@ trove('collection', 'add', path.join(dir, 'live'), '--name', 'live');
 
 // --cpu-prof-dir <dir>: the host writes a V8 CPU profile of its main thread there when it shuts down
 const profiling = values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof-dir'])}`] : [];
-const serve = spawn(process.execPath, [...profiling, BIN, 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+// --host-flags "--flag …": node/V8 flags for the host process alone (e.g. to try a GC setting)
+const hostFlags = values['host-flags']?.split(/\s+/).filter(Boolean) ?? [];
+const serve = spawn(process.execPath, [...profiling, ...hostFlags, BIN, 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 const mcpUrl = await new Promise<string>((resolve, reject) => {
   let out = '';
   serve.stdout.on('data', (d: Buffer) => {
@@ -101,9 +103,11 @@ try {
   console.log(`big collection indexed under load: ${bigIndexed} of ${notes} notes`);
   console.log(`CPU seconds over the run: host ${hostCpu.toFixed(1)}, this driver ${driverCpu.toFixed(1)}, its trove mcp children ${shimCpu.toFixed(1)}`);
   console.log(`  host threads alive at the end (tid:name CPU s; tid 0 = the main thread): ${threads.map((t) => `${t.tid}:${t.name}${t.nice ? ` (nice ${t.nice})` : ''} ${t.cpu.toFixed(1)}`).join(', ')}`);
+  const kinds = Object.fromEntries([...fs.readFileSync(`/proc/${serve.pid}/status`, 'utf8').matchAll(/^(RssAnon|RssFile|RssShmem):\s+(\d+) kB/gm)].map((m) => [m[1]!, Math.round(Number(m[2]) / 1024)]));
+  console.log(`host RSS at the end by kind (MB): ${JSON.stringify(kinds)}`);
   console.log(`host RSS: start ${rss[0]!.mb.toFixed(0)} MB, max ${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB, end ${rss[rss.length - 1]!.mb.toFixed(0)} MB; last half: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB (${(slope * 60).toFixed(2)} MB/min)`);
   console.log(`RSS over time (MB, every ~${Math.max(1, Math.round(rss.length / 20))} s): ${rss.filter((_, i) => i % Math.max(1, Math.round(rss.length / 20)) === 0).map((s) => s.mb.toFixed(0)).join(' ')}`);
-  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10, hostCpuS: Math.round(hostCpu * 10) / 10, driverCpuS: Math.round(driverCpu * 10) / 10, childrenCpuS: Math.round(shimCpu * 10) / 10 }));
+  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), rssEndKindsMb: kinds, lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10, hostCpuS: Math.round(hostCpu * 10) / 10, driverCpuS: Math.round(driverCpu * 10) / 10, childrenCpuS: Math.round(shimCpu * 10) / 10 }));
   process.exitCode = out.errors.length ? 1 : 0;
 } finally {
   clearInterval(churn);

@@ -8,6 +8,7 @@ import type { FromHost } from '../api/host-protocol.js';
 import { readEnvironment, savedDatabase } from '../engine/index.js';
 import { serveAppApiOverPort, type HostPort } from './app-api-ipc.js';
 import { mountAppApi } from './app-api-mount.js';
+import { keepHostMemoryLean } from './memory-policy.js';
 import { hostEngineOptions, startHost, type Host } from './host.js';
 
 interface ParentPort {
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   const port: HostPort = { postMessage: (m: FromHost) => parent.postMessage(m), on: (e, l) => parent.on(e, l) };
   try {
     const env = readEnvironment(process.env); // the one place this process reads its environment
+    keepHostMemoryLean({ nativeDir: env.engine.nativeRank?.dir });
     const saved = env.database ? null : savedDatabase(env.engine.profileDir);
     // background embedding on: the Settings switch turns it off (applied without a restart). A
     // database that cannot be reached is a fatal start-up error naming it (password hidden), never

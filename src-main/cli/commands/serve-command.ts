@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { savedDatabase, type SettingSource } from '../../engine/index.js';
 import { hostEngineOptions, startHost, type Host } from '../../host/host.js';
+import { keepHostMemoryLean } from '../../host/memory-policy.js';
 import type { CliContext } from '../context.js';
 import { integer } from '../options.js';
 
@@ -27,6 +28,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .action(async (o: { port?: number; ui?: boolean; embed: boolean; ocr: boolean; exitWhenIdle?: boolean }, cmd: Command) => {
       ctx.setJson(cmd);
       const env = ctx.environment();
+      keepHostMemoryLean({ nativeDir: env.engine.nativeRank?.dir });
       const idleExitMs = o.exitWhenIdle ? (env.host.idleExitMinutes ?? DEFAULT_IDLE_EXIT_MINUTES) * 60_000 : undefined;
       // --database > TROVE_DATABASE_URL > the database saved in Settings > this profile's SQLite file
       const flag = cmd.optsWithGlobals<{ database?: string }>().database;
