@@ -40,7 +40,7 @@ trove('collection', 'add', path.join(dir, 'live'), '--name', 'live');
 
 // --cpu-prof-dir <dir>: the host writes a V8 CPU profile of its main thread there when it shuts down
 const profiling = values['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof-dir'])}`] : [];
-// --host-flags "--flag …": node/V8 flags for the host process alone (e.g. to try a GC setting)
+// --host-flags="--flag …" (with "=": the value starts with a dash): node/V8 flags for the host process alone
 const hostFlags = values['host-flags']?.split(/\s+/).filter(Boolean) ?? [];
 const serve = spawn(process.execPath, [...profiling, ...hostFlags, BIN, 'serve', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 const mcpUrl = await new Promise<string>((resolve, reject) => {
