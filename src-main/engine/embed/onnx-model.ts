@@ -11,7 +11,7 @@ import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from '@huggingface/tokenizers';
 import { TroveError } from '../errors.js';
 import type { ModelSpec } from './manifest.js';
-import { quantizedModelSource } from './signed-weights.js';
+import { modelSource } from './model-rewrites.js';
 import { encodePair, encodeSingle, loadTokenizer, padId } from './tokenizer.js';
 
 export interface SessionOptions {
@@ -21,13 +21,15 @@ export interface SessionOptions {
   quantized: boolean;
   /** Allow that rewrite (default true; TROVE_ONNX_SIGNED_WEIGHTS=0 turns it off). */
   signedWeights?: boolean;
+  /** The file is a pool's prepared copy, rewritten already (model-rewrites.ts): load it as it is. */
+  prepared?: boolean;
 }
 
 export type TextKind = 'query' | 'passage';
 
 async function createSession(file: string, opts: SessionOptions): Promise<ort.InferenceSession> {
   try {
-    const source = opts.quantized ? await quantizedModelSource(file, opts.signedWeights ?? true) : file;
+    const source = opts.prepared ? file : await modelSource(file, { quantized: opts.quantized, signedWeights: opts.signedWeights ?? true });
     const options: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: opts.intraOpThreads,
       interOpNumThreads: 1,

@@ -13,8 +13,6 @@
 // pairs in saturating 16-bit lanes (vpmaddubsw) and would change results. probeSignedKernel
 // multiplies extreme values on this machine's ORT once per process and checks them; other
 // architectures are left as they are (their kernels were not measured).
-import fs from 'node:fs';
-import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs/minimal.js';
 import { type Field, fields, key, lengthDelimited, text, topLevel, varint, withGraph, WIRE_LEN, WIRE_VARINT } from './onnx-proto.js';
@@ -255,30 +253,4 @@ export function probeSignedKernel(): Promise<boolean> {
   if (process.arch !== 'x64') return Promise.resolve(false);
   probe ??= signedKernelExact().catch(() => false);
   return probe;
-}
-
-/** What to hand ORT for an int8 file: its bytes (weights made signed when that is exact here), or its path when the rewrite is off. */
-export async function quantizedModelSource(file: string, allowed = true): Promise<string | Uint8Array> {
-  if (!allowed || !(await probeSignedKernel())) return file;
-  const bytes = await fs.promises.readFile(file);
-  return shiftWeightsToSigned(bytes, { inPlace: true })?.bytes ?? bytes; // already read: ORT need not read it again
-}
-
-/**
- * The int8 file workers should load: a copy with signed weights in `cacheDir` (made once, named by
- * the original's sha256, written whole then renamed into place), or the file itself when nothing
- * is shifted or this CPU's kernel is not exact. Made in the caller's thread, so no worker holds
- * the rewrite's buffers; rejects when the copy cannot be written (the workers then rewrite it).
- */
-export async function signedWeightsFile(file: string, sha256: string, cacheDir: string): Promise<string> {
-  if (!(await probeSignedKernel())) return file;
-  const out = path.join(cacheDir, `${sha256}.onnx`);
-  if (fs.existsSync(out)) return out;
-  const shifted = shiftWeightsToSigned(await fs.promises.readFile(file), { inPlace: true });
-  if (!shifted) return file;
-  await fs.promises.mkdir(cacheDir, { recursive: true, mode: 0o700 });
-  const tmp = `${out}.${process.pid}-${Date.now()}.tmp`;
-  await fs.promises.writeFile(tmp, shifted.bytes, { mode: 0o600 });
-  await fs.promises.rename(tmp, out);
-  return out;
 }
