@@ -18,6 +18,7 @@ import { resolveModel } from '../src-main/engine/embed/resolver.js';
 import { padBatch, poolInto } from '../src-main/engine/embed/onnx-model.js';
 import { probeSignedKernel, shiftWeightsToSigned } from '../src-main/engine/embed/signed-weights.js';
 import { dropNanGuards } from '../src-main/engine/embed/nan-guards.js';
+import { dropAttentionMask } from '../src-main/engine/embed/unmasked.js';
 import { encodeSingle, loadTokenizer } from '../src-main/engine/embed/tokenizer.js';
 import { registerBlockFunctions, wholeTextSql } from '../src-main/engine/store/content-blocks.js';
 
@@ -63,7 +64,9 @@ async function variant(name: string, first: boolean): Promise<ort.InferenceSessi
     case 'nanless':
       return ort.InferenceSession.create(dropNanGuards(bytes)?.bytes ?? bytes, options);
     case 'nomask':
-      return ort.InferenceSession.create((await import('./_nomask.js')).dropMask(dropNanGuards(bytes)?.bytes ?? bytes), options);
+      return ort.InferenceSession.create(dropAttentionMask(dropNanGuards(bytes)?.bytes ?? bytes)!.bytes, options);
+    case 'noskipln':
+      return ort.InferenceSession.create(dropNanGuards(bytes)?.bytes ?? bytes, { ...options, extra: { optimization: { disable_specified_optimizers: 'SkipLayerNormFusion' } } });
     case 'daz':
       return ort.InferenceSession.create(dropNanGuards(bytes)?.bytes ?? bytes, { ...options, extra: { session: { set_denormal_as_zero: '1' } } });
     case 'extended':

@@ -113,21 +113,22 @@ describe('preparedModelFile', () => {
       fs.mkdirSync(cache);
       fs.writeFileSync(path.join(cache, 'abc123.onnx'), 'a copy an older Trove made');
       const opts = { quantized: false, signedWeights: true };
-      const file = await preparedModelFile(original, 'abc123', cache, opts);
+      const { file, unmasked } = await preparedModelFile(original, 'abc123', cache, opts);
       expect(path.dirname(file)).toBe(cache);
-      expect(fs.readdirSync(cache)).toEqual([path.basename(file)]);
+      expect(unmasked).toBeNull(); // no attention_mask input: nothing to take out
+      expect(fs.readdirSync(cache).sort()).toEqual([path.basename(file), path.basename(file).replace(/\.onnx$/, '.unmasked.none')]);
       expect(Buffer.compare(fs.readFileSync(original), bytes)).toBe(0);
       expect(opTypes(fs.readFileSync(file))).toEqual(['Softmax', 'MatMul']);
       expect(await outputs(fs.readFileSync(file))).toEqual(await outputs(bytes));
       const written = fs.statSync(file).mtimeMs;
-      expect(await preparedModelFile(original, 'abc123', cache, opts)).toBe(file);
+      expect(await preparedModelFile(original, 'abc123', cache, opts)).toEqual({ file, unmasked: null });
       expect(fs.statSync(file).mtimeMs).toBe(written);
-      // nothing to rewrite: the original path, nothing written
+      // nothing to rewrite, no mask: the original path, nothing written
       const plain = path.join(dir, 'plain.onnx');
-      fs.copyFileSync(path.join(modelsDir, 'test-tiny-embedder/onnx/model.onnx'), plain);
-      expect(await preparedModelFile(plain, 'def456', cache, opts)).toBe(plain);
+      fs.writeFileSync(plain, guardedModel({ guardIsOutput: true }));
+      expect(await preparedModelFile(plain, 'def456', cache, opts)).toEqual({ file: plain, unmasked: null });
       expect(await rewriteModel(fs.readFileSync(plain), opts)).toBeNull();
-      expect(fs.readdirSync(cache)).toEqual([path.basename(file)]);
+      expect(fs.readdirSync(cache)).toHaveLength(2);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

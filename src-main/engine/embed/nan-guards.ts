@@ -6,8 +6,7 @@
 // p holds no NaN. ORT runs it anyway, two passes over [batch, heads, seq, seq] floats a layer:
 // profiled, IsNaN and that Where were 8% of a MiniLM run on cpp-docs chunks (bench/RESULTS.md).
 // dropNanGuards takes those two nodes out and reads p where the Where's output was read.
-import { fields, key, lengthDelimited, text, topLevel, withGraph, WIRE_LEN, type Field } from './onnx-proto.js';
-import protobuf from 'protobufjs/minimal.js';
+import { fields, text, topLevel, withGraph, withRenamedInputs, WIRE_LEN, type Field } from './onnx-proto.js';
 
 interface Node {
   field: Field;
@@ -86,18 +85,7 @@ function dropParsed(model: Uint8Array): { bytes: Uint8Array; removed: number } |
     if (!node) return [model.subarray(f.tagAt, f.end)];
     if (removed.has(node)) return [];
     if (!node.inputs.some((i) => renamed.has(i))) return [model.subarray(f.tagAt, f.end)];
-    return [renamedInputs(model, node, renamed)];
+    return [withRenamedInputs(model, f, renamed)];
   });
   return { bytes: withGraph(model, top, graph, parts), removed: renamed.size };
-}
-
-/** The node re-encoded with its inputs renamed; its other fields copied in their order. */
-function renamedInputs(model: Uint8Array, node: Node, renamed: ReadonlyMap<string, string>): Uint8Array {
-  const body = [...fields(model, node.field.start, node.field.end)].map((f) => {
-    if (f.no !== 1) return model.subarray(f.tagAt, f.end);
-    const name = text(model, f);
-    const to = renamed.get(name);
-    return to === undefined ? model.subarray(f.tagAt, f.end) : protobuf.Writer.create().uint32(key(1, WIRE_LEN)).string(to).finish();
-  });
-  return lengthDelimited(1, Buffer.concat(body));
 }

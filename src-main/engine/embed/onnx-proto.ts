@@ -61,3 +61,12 @@ export function withGraph(model: Uint8Array, top: readonly Field[], graph: Field
   const graphHeader = protobuf.Writer.create().uint32(key(7, WIRE_LEN)).uint32(graphLength).finish();
   return Buffer.concat(top.flatMap((f) => (f === graph ? [graphHeader, ...graphParts] : [model.subarray(f.tagAt, f.end)])));
 }
+
+/** The node field `node` re-encoded with its inputs renamed; its other fields copied in their order. */
+export function withRenamedInputs(model: Uint8Array, node: Field, renamed: ReadonlyMap<string, string>): Uint8Array {
+  const body = [...fields(model, node.start, node.end)].map((f) => {
+    const to = f.no === 1 ? renamed.get(text(model, f)) : undefined;
+    return to === undefined ? model.subarray(f.tagAt, f.end) : protobuf.Writer.create().uint32(key(1, WIRE_LEN)).string(to).finish();
+  });
+  return lengthDelimited(1, Buffer.concat(body));
+}
