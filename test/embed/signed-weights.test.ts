@@ -3,13 +3,13 @@
 // saturation that makes the rewrite unsafe on CPUs without VNNI.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs/minimal.js';
 import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../src-main/engine/config.js';
-import { exactProduct, matMulIntegerModel, probeOperands, probeSignedKernel, quantizedModelSource, shiftWeightsToSigned, signedWeightsFile } from '../../src-main/engine/embed/signed-weights.js';
+import { modelSource } from '../../src-main/engine/embed/model-rewrites.js';
+import { exactProduct, matMulIntegerModel, probeOperands, probeSignedKernel, shiftWeightsToSigned } from '../../src-main/engine/embed/signed-weights.js';
 import { modelsDir } from './models-dir.js';
 
 const miniLmFile = path.join(modelsDir, 'all-MiniLM-L6-v2', 'onnx/model_quantized.onnx');
@@ -100,38 +100,6 @@ describe('shiftWeightsToSigned on hand-built graphs', () => {
     expect(Array.from(await runY(copy!.bytes, mixed.a))).toEqual(Array.from(await runY(mixed.bytes, mixed.a)));
   });
 
-  it('signedWeightsFile writes the rewrite once into its folder for workers to load by path, and leaves the original alone', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-signed-'));
-    try {
-      const { bytes, a } = model({ shareWeight: false });
-      const original = path.join(dir, 'model.onnx');
-      fs.writeFileSync(original, bytes);
-      const cache = path.join(dir, 'cache');
-      const file = await signedWeightsFile(original, 'abc123', cache);
-      if (!(await probeSignedKernel())) {
-        expect(file).toBe(original); // this CPU's kernel is not exact: the file is loaded as it is
-        return;
-      }
-      expect(file).toBe(path.join(cache, 'abc123.onnx'));
-      expect(Buffer.compare(fs.readFileSync(original), bytes)).toBe(0);
-      const session = await ort.InferenceSession.create(file, options);
-      const y = (await session.run({ A: new ort.Tensor('uint8', a, [3, 8]) })).Y!.data as Int32Array;
-      await session.release();
-      expect(Array.from(y)).toEqual(Array.from(await runY(bytes, a)));
-      const written = fs.statSync(file).mtimeMs;
-      expect(await signedWeightsFile(original, 'abc123', cache)).toBe(file);
-      expect(fs.statSync(file).mtimeMs).toBe(written);
-      expect(fs.readdirSync(cache)).toEqual(['abc123.onnx']);
-      // nothing to shift: the original path, nothing written
-      const shared = path.join(dir, 'shared.onnx');
-      fs.writeFileSync(shared, model({ shareWeight: true }).bytes);
-      expect(await signedWeightsFile(shared, 'def456', cache)).toBe(shared);
-      expect(fs.readdirSync(cache)).toEqual(['abc123.onnx']);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
   it('leaves a weight that another node also reads (and so its MatMulInteger) untouched', () => {
     expect(shiftWeightsToSigned(model({ shareWeight: true }).bytes)).toBeNull();
   });
@@ -165,6 +133,6 @@ describe('probeSignedKernel', () => {
 
   it('can be switched off (TROVE_ONNX_SIGNED_WEIGHTS=0), and then the file is loaded as it is', async () => {
     expect(readEnvironment({ TROVE_ONNX_SIGNED_WEIGHTS: '0' }).engine.embeddings?.signedWeights).toBe(false);
-    expect(await quantizedModelSource(miniLmFile, false)).toBe(miniLmFile);
+    expect(await modelSource(miniLmFile, { quantized: true, signedWeights: false })).toBe(miniLmFile);
   });
 });

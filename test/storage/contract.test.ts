@@ -529,6 +529,25 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect(await s.vectors.space(space.id)).toBeUndefined();
   });
 
+  it('claims pending chunks: a claim held is not given again until released or written (a stage reads one batch ahead)', async () => {
+    const s = await open(make);
+    const c = await indexed(s);
+    const space = await s.vectors.ensureSpace('model-c', 'sha-c', 2);
+    await s.vectors.setActive(c.id, space.id);
+    const all = (await s.vectors.pending(space.id, c.id, 100)).map((p) => p.id);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    const now = Date.now();
+    const first = (await s.vectors.claimPending(space.id, c.id, 2, now, now + 60_000)).map((p) => p.id);
+    const second = (await s.vectors.claimPending(space.id, c.id, 100, now, now + 60_000)).map((p) => p.id);
+    expect(first).toEqual(all.slice(0, 2));
+    expect(second).toEqual(all.slice(2));
+    expect(await s.vectors.claimPending(space.id, c.id, 100, now, now + 60_000)).toEqual([]);
+    await s.vectors.releaseClaims(space.id, first);
+    await s.vectors.insert(space.id, c.id, second.map((chunkId) => ({ chunkId, vector: Float32Array.from([1, 0]) })));
+    await s.vectors.releaseClaims(space.id, second);
+    expect((await s.vectors.claimPending(space.id, c.id, 100, now, now + 60_000)).map((p) => p.id)).toEqual(first);
+  });
+
   it('removes a collection with everything it has', async () => {
     const s = await open(make);
     const c = await indexed(s);

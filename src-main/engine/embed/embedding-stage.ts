@@ -114,46 +114,105 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
   report(working);
   // one chunk per request: every vector is exact (see onnx-model.ts); the pool's workers take them as they come
   const batchSize = opts.lane === 'background' ? Math.max(t.pool.size, BACKGROUND_BATCH) : opts.batch;
-  for (;;) {
-    // requests that came in meanwhile (a pause, a search) are handled before the next batch starts
-    await new Promise((resolve) => setImmediate(resolve));
-    if (!(await opts.turn())) {
-      if (opts.pausedNow()) report('paused');
-      return false;
-    }
-    const now = Date.now();
-    const batch = await vectors.claimPending(t.spaceId, t.collectionId, batchSize, now, now + CLAIM_MS);
-    if (!batch.length) {
-      if ((await vectors.pendingCount(t.spaceId, t.collectionId)) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, HELD_ELSEWHERE_MS)); // the rest is held by other hosts
-      continue;
-    }
+  // An explicit run keeps one batch in flight ahead: the next batch's chunks are read and queued
+  // while the last one's vectors are written, so neither worker waits at a batch's end for the
+  // other's last chunk or for the writes (measured ~4% of both workers' time idle without it:
+  // bench/RESULTS.md). The background lane stays one batch at a time, to give way between batches.
+  const ahead = opts.lane === 'normal' ? 1 : 0;
+  const queue: InFlight[] = [];
+  /** Writes the oldest batch's vectors (all of them made) and lets its claims go. */
+  const finish = async (): Promise<boolean> => {
+    const b = queue.shift()!;
     try {
-      const texts = await chunkTexts(storage, batch);
-      const items = batch.map((c, i) => ({ chunk: c, text: texts[i]!, hash: textHash(texts[i]!) }));
-      const groups = byText(items);
-      const have = await vectors.reusable(t.spaceId, [...groups.keys()]);
-      const anyWorker = opts.lane === 'background' && (opts.spare?.() ?? false);
-      const run = [...groups.entries()].filter(([h]) => !have.has(h)).map(([h, g]) => ({ hash: h, text: g[0]!.text }));
-      await Promise.all(runsOf(run, opts.runBatch ?? 1).map(async (r) => {
-        const flat = await t.pool.embed(r.map((x) => x.text), 'passage', { lane: opts.lane, anyWorker, batchSize: r.length });
-        r.forEach((x, i) => have.set(x.hash, flat.slice(i * t.pool.dims, (i + 1) * t.pool.dims)));
-      }));
+      const have = new Map<string, Float32Array>();
+      for (const [hash, v] of b.vectors) have.set(hash, await v);
       if (opts.closed()) return false;
       // chunks deleted while they were embedded are skipped here and gone from the pending list
-      await vectors.insert(t.spaceId, t.collectionId, items.map((it) => ({ chunkId: it.chunk.id, vector: have.get(it.hash)!, textHash: it.hash })));
-      reused += items.length - run.length;
+      await vectors.insert(t.spaceId, t.collectionId, b.items.map((it) => ({ chunkId: it.chunk.id, vector: have.get(it.hash)!, textHash: it.hash })));
+      reused += b.items.length - b.ran;
     } finally {
-      if (!opts.closed()) await vectors.releaseClaims(t.spaceId, batch.map((c) => c.id));
+      if (!opts.closed()) await vectors.releaseClaims(t.spaceId, b.items.map((it) => it.chunk.id));
     }
-    done += batch.length;
+    done += b.items.length;
     if (done > total) total = done; // chunks added meanwhile
     report(working);
+    return true;
+  };
+  try {
+    for (;;) {
+      // requests that came in meanwhile (a pause, a search) are handled before the next batch starts
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!(await opts.turn())) {
+        while (queue.length) if (!(await finish())) return false;
+        if (opts.pausedNow()) report('paused');
+        return false;
+      }
+      const now = Date.now();
+      const batch = await vectors.claimPending(t.spaceId, t.collectionId, batchSize, now, now + CLAIM_MS);
+      if (!batch.length) {
+        if (queue.length) {
+          if (!(await finish())) return false;
+          continue;
+        }
+        if ((await vectors.pendingCount(t.spaceId, t.collectionId)) === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, HELD_ELSEWHERE_MS)); // the rest is held by other hosts
+        continue;
+      }
+      queue.push(await startBatch(storage, t, opts, batch, queue.at(-1)?.vectors));
+      while (queue.length > ahead) if (!(await finish())) return false;
+    }
+  } finally {
+    // a batch still in flight after an error or a stop: its vectors are dropped, its chunks stay pending
+    for (const b of queue.splice(0)) {
+      await Promise.allSettled(b.vectors.values());
+      if (!opts.closed()) await vectors.releaseClaims(t.spaceId, b.items.map((it) => it.chunk.id));
+    }
   }
   total = Math.max(done, total);
   done = total;
   report('done');
   return true;
+}
+
+interface InFlight {
+  items: { chunk: { id: number }; hash: string }[];
+  /** Each distinct text's vector, by digest: found in the space, taken from the batch before, or being made. */
+  vectors: Map<string, Promise<Float32Array>>;
+  /** How many texts this batch sends to the model. */
+  ran: number;
+}
+
+/**
+ * Reads a claimed batch's texts and queues the model runs for those without a vector: not in the
+ * space, and not among the batch before's (still being made, so the space cannot know them yet).
+ */
+async function startBatch(storage: Storage, t: StageTarget, opts: FillOptions, batch: Awaited<ReturnType<Storage['vectors']['claimPending']>>, before?: ReadonlyMap<string, Promise<Float32Array>>): Promise<InFlight> {
+  try {
+    const texts = await chunkTexts(storage, batch);
+    const items = batch.map((c, i) => ({ chunk: c, text: texts[i]!, hash: textHash(texts[i]!) }));
+    const groups = byText(items);
+    const have = await storage.vectors.reusable(t.spaceId, [...groups.keys()]);
+    const vectors = new Map<string, Promise<Float32Array>>();
+    for (const [hash, v] of have) vectors.set(hash, Promise.resolve(v));
+    for (const hash of groups.keys()) {
+      const v = !vectors.has(hash) ? before?.get(hash) : undefined;
+      if (v) vectors.set(hash, v);
+    }
+    const anyWorker = opts.lane === 'background' && (opts.spare?.() ?? false);
+    const run = [...groups.entries()].filter(([h]) => !vectors.has(h)).map(([h, g]) => ({ hash: h, text: g[0]!.text }));
+    for (const r of runsOf(run, opts.runBatch ?? 1)) {
+      const flat = t.pool.embed(r.map((x) => x.text), 'passage', { lane: opts.lane, anyWorker, batchSize: r.length });
+      r.forEach((x, i) => {
+        const v = flat.then((f) => f.slice(i * t.pool.dims, (i + 1) * t.pool.dims));
+        v.catch(() => {}); // a failed run is thrown where its batch is written (finish); until then it must not count as unhandled
+        vectors.set(x.hash, v);
+      });
+    }
+    return { items, vectors, ran: run.length };
+  } catch (err) {
+    if (!opts.closed()) await storage.vectors.releaseClaims(t.spaceId, batch.map((c) => c.id));
+    throw err;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from '@huggingface/tokenizers';
 import { TroveError } from '../errors.js';
 import type { ModelSpec } from './manifest.js';
-import { quantizedModelSource } from './signed-weights.js';
+import { modelSource } from './model-rewrites.js';
 import { encodePair, encodeSingle, loadTokenizer, padId } from './tokenizer.js';
 
 export interface SessionOptions {
@@ -21,13 +21,15 @@ export interface SessionOptions {
   quantized: boolean;
   /** Allow that rewrite (default true; TROVE_ONNX_SIGNED_WEIGHTS=0 turns it off). */
   signedWeights?: boolean;
+  /** The file is a pool's prepared copy, rewritten already (model-rewrites.ts): load it as it is. */
+  prepared?: boolean;
 }
 
 export type TextKind = 'query' | 'passage';
 
 async function createSession(file: string, opts: SessionOptions): Promise<ort.InferenceSession> {
   try {
-    const source = opts.quantized ? await quantizedModelSource(file, opts.signedWeights ?? true) : file;
+    const source = opts.prepared ? file : await modelSource(file, { quantized: opts.quantized, signedWeights: opts.signedWeights ?? true });
     const options: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: opts.intraOpThreads,
       interOpNumThreads: 1,
@@ -91,22 +93,30 @@ export function poolInto(hidden: Float32Array, p: Padded, dims: number, pooling:
 }
 
 export class OnnxEmbedder {
+  /** The full graph, for runs with padding: `session` itself, or loaded on the first such run when `session` is the mask-free copy. */
+  private padded: Promise<ort.InferenceSession> | null;
+
   private constructor(
     readonly spec: ModelSpec,
     private readonly tok: Tokenizer,
+    /** The graph every unpadded run uses (one text a run, the default: every run). */
     private readonly session: ort.InferenceSession,
     private readonly pad: number,
     readonly dims: number,
-  ) {}
+    private readonly fullGraph: (() => Promise<ort.InferenceSession>) | null,
+  ) {
+    this.padded = fullGraph ? null : Promise.resolve(session);
+  }
 
-  static async load(spec: ModelSpec, dir: string, weightsFile: string, opts: SessionOptions): Promise<OnnxEmbedder> {
+  static async load(spec: ModelSpec, dir: string, weightsFile: string, opts: SessionOptions & { unmaskedFile?: string | null }): Promise<OnnxEmbedder> {
     const tok = loadTokenizer(dir);
-    const session = await createSession(weightsFile, opts);
+    const unmasked = opts.unmaskedFile ?? null;
+    const session = await createSession(unmasked ?? weightsFile, unmasked ? { ...opts, prepared: true } : opts);
     if (!session.outputNames.includes('last_hidden_state')) {
       await session.release();
       throw new TroveError('UNAVAILABLE', `model "${spec.id}" (${weightsFile}) has no last_hidden_state output; it is not an embedding model`);
     }
-    const e = new OnnxEmbedder(spec, tok, session, padId(tok), spec.dims!);
+    const e = new OnnxEmbedder(spec, tok, session, padId(tok), spec.dims!, unmasked ? () => createSession(weightsFile, opts) : null);
     // a probe run: catches a file whose width differs from the manifest before any vector is stored
     const probe = await e.hidden([encodeSingle(tok, 'dimension check', spec.maxTokens!)]);
     if (probe.dims !== spec.dims) {
@@ -137,13 +147,17 @@ export class OnnxEmbedder {
 
   private async hidden(rows: number[][]): Promise<{ padded: Padded; data: Float32Array; dims: number }> {
     const padded = padBatch(rows, this.pad);
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', padded.ids, [padded.batch, padded.seq]),
-      attention_mask: new ort.Tensor('int64', padded.mask, [padded.batch, padded.seq]),
-    };
-    // e5 has no token_type_ids input; feed only what the graph declares
-    if (this.session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', padded.types, [padded.batch, padded.seq]);
-    const res = await this.session.run(feeds);
+    // every row as long as the run: an all-ones mask, which the mask-free graph answers exactly
+    const session = rows.every((r) => r.length === padded.seq) ? this.session : await (this.padded ??= this.fullGraph!().catch((err: unknown) => {
+      this.padded = null; // a later padded run tries again
+      throw err;
+    }));
+    const shape = [padded.batch, padded.seq];
+    const feeds: Record<string, ort.Tensor> = { input_ids: new ort.Tensor('int64', padded.ids, shape) };
+    // feed only what the graph declares: e5 has no token_type_ids, the mask-free copy may read no mask
+    if (session.inputNames.includes('attention_mask')) feeds.attention_mask = new ort.Tensor('int64', padded.mask, shape);
+    if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', padded.types, shape);
+    const res = await session.run(feeds);
     const hs = res.last_hidden_state!;
     const data = new Float32Array(hs.data as Float32Array);
     const dims = hs.dims[2]!;
@@ -151,8 +165,10 @@ export class OnnxEmbedder {
     return { padded, data, dims };
   }
 
-  release(): Promise<void> {
-    return this.session.release();
+  async release(): Promise<void> {
+    const full = this.padded ? await this.padded.catch(() => null) : null;
+    await this.session.release();
+    if (full && full !== this.session) await full.release();
   }
 }
 

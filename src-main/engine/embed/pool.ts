@@ -18,9 +18,9 @@ export interface PoolOptions {
   /** The exact int8 weight rewrite where this CPU allows it (signed-weights.ts). */
   signedWeights: boolean;
   /**
-   * Where the rewritten int8 file is kept (made here once, named by the original's sha256), so the
-   * workers load a path: each worker making its own in-memory copy held ~60 MB more for good
-   * (bench/RESULTS.md, issue 29). Without it (or when it cannot be written) each worker rewrites.
+   * Where the rewritten file is kept (model-rewrites.ts: made here once, named by the original's
+   * sha256), so the workers load a path: each worker making its own in-memory copy held ~60 MB more
+   * for good (bench/RESULTS.md, issue 29). Without it (or when it cannot be written) each worker rewrites.
    */
   signedCacheDir?: string;
   /** Workers that take background requests (the last ones). Default 0: background requests go to any worker. */
@@ -63,17 +63,20 @@ export class ModelPool {
   static async start(model: ResolvedModel, opts: PoolOptions): Promise<ModelPool> {
     if (model.spec.role === 'ocr') throw new TroveError('INTERNAL', `"${model.spec.id}" is OCR language data, not an ONNX model`);
     // loaded only here: it brings onnxruntime-node into this thread, which a command without models never needs
-    const prepared = model.variant === 'int8' && opts.signedWeights && opts.signedCacheDir
-      ? await import('./signed-weights.js').then((m) => m.signedWeightsFile(model.weightsFile, model.weightsSha256, opts.signedCacheDir!)).catch(() => null)
+    const rewrites = { quantized: model.variant === 'int8', signedWeights: opts.signedWeights };
+    const prepared = opts.signedCacheDir
+      ? await import('./model-rewrites.js').then((m) => m.preparedModelFile(model.weightsFile, model.weightsSha256, opts.signedCacheDir!, rewrites)).catch(() => null)
       : null;
     const init: WorkerInit = {
       role: model.spec.role,
       spec: model.spec,
       dir: model.dir,
-      weightsFile: prepared ?? model.weightsFile,
+      weightsFile: prepared?.file ?? model.weightsFile,
+      unmaskedFile: model.spec.role === 'embed' ? (prepared?.unmasked ?? null) : null,
       variant: model.variant,
       intraOpThreads: opts.intraOpThreads,
-      signedWeights: prepared ? false : opts.signedWeights, // a prepared file is already what this CPU should load
+      signedWeights: opts.signedWeights,
+      prepared: prepared !== null, // the prepared file (or the original, when no rewrite applies to it) is what this CPU should load
       nice: 0,
     };
     const count = Math.max(1, opts.workers);

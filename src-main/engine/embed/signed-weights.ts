@@ -13,51 +13,13 @@
 // pairs in saturating 16-bit lanes (vpmaddubsw) and would change results. probeSignedKernel
 // multiplies extreme values on this machine's ORT once per process and checks them; other
 // architectures are left as they are (their kernels were not measured).
-import fs from 'node:fs';
-import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs/minimal.js';
+import { type Field, fields, key, lengthDelimited, text, topLevel, varint, withGraph, WIRE_LEN, WIRE_VARINT } from './onnx-proto.js';
 
 const UINT8 = 2;
 const INT8 = 3;
 const INT32 = 6;
-const WIRE_VARINT = 0;
-const WIRE_LEN = 2;
-
-interface Field {
-  no: number;
-  wire: number;
-  /** Where the field's tag starts: [tagAt, end) is the whole field, to copy it unchanged. */
-  tagAt: number;
-  /** Byte range of the value (for length-delimited fields, without the length prefix). */
-  start: number;
-  end: number;
-}
-
-/** The fields of one protobuf message in buf[start, end), with absolute offsets. */
-function* fields(buf: Uint8Array, start: number, end: number): Generator<Field> {
-  const r = protobuf.Reader.create(buf.subarray(start, end));
-  while (r.pos < r.len) {
-    const tagAt = start + r.pos;
-    const tag = r.uint32();
-    const wire = tag & 7;
-    if (wire === WIRE_LEN) {
-      const len = r.uint32();
-      const s = r.pos;
-      r.skip(len);
-      yield { no: tag >>> 3, wire, tagAt, start: start + s, end: start + s + len };
-    } else {
-      const s = r.pos;
-      r.skipType(wire);
-      yield { no: tag >>> 3, wire, tagAt, start: start + s, end: start + r.pos };
-    }
-  }
-}
-
-const utf8 = new TextDecoder();
-const text = (buf: Uint8Array, f: Field): string => utf8.decode(buf.subarray(f.start, f.end));
-const varint = (buf: Uint8Array, f: Field): number => protobuf.Reader.create(buf.subarray(f.start, f.end)).uint32();
-const key = (no: number, wire: number): number => (no << 3) | wire;
 
 interface Node {
   opType: string;
@@ -76,9 +38,7 @@ interface Initializer {
   int32: Field[];
 }
 
-// field numbers from onnx.proto: ModelProto.graph 7; GraphProto node 1, initializer 5, input 11,
-// output 12, value_info 13; NodeProto input 1, op_type 4, domain 7; TensorProto data_type 2,
-// int32_data 5, name 8, raw_data 9, data_location 14; ValueInfoProto name 1
+// field numbers: see onnx-proto.ts
 function readGraph(buf: Uint8Array, graph: Field): { nodes: Node[]; inits: Map<string, Initializer>; declared: Set<string> } {
   const nodes: Node[] = [];
   const inits = new Map<string, Initializer>();
@@ -178,9 +138,6 @@ function shiftedTensor(buf: Uint8Array, t: Initializer): Uint8Array {
   return lengthDelimited(5, Buffer.concat([...kept, data]));
 }
 
-function lengthDelimited(no: number, body: Uint8Array): Uint8Array {
-  return Buffer.concat([protobuf.Writer.create().uint32(key(no, WIRE_LEN)).uint32(body.length).finish(), body]);
-}
 
 /**
  * The model with every uint8 weight of a MatMulInteger (input B) and its zero point (input 3)
@@ -197,8 +154,7 @@ export function shiftWeightsToSigned(model: Uint8Array, opts: { inPlace?: boolea
 }
 
 function shiftParsed(model: Uint8Array, inPlace: boolean): { bytes: Uint8Array; tensors: number } | null {
-  const top = [...fields(model, 0, model.length)];
-  const graph = top.find((f) => f.no === 7 && f.wire === WIRE_LEN);
+  const { top, graph } = topLevel(model);
   if (!graph) return null;
   const { nodes, inits, declared } = readGraph(model, graph);
   const names = weightsToShift(nodes, inits, declared);
@@ -221,10 +177,7 @@ function shiftParsed(model: Uint8Array, inPlace: boolean): { bytes: Uint8Array; 
     const t = reencoded.get(f.tagAt);
     return t ? shiftedTensor(model, t) : model.subarray(f.tagAt, f.end);
   });
-  const graphLength = graphParts.reduce((n, p) => n + p.length, 0);
-  const graphHeader = protobuf.Writer.create().uint32(key(7, WIRE_LEN)).uint32(graphLength).finish();
-  const parts = top.flatMap((f) => (f === graph ? [graphHeader, ...graphParts] : [model.subarray(f.tagAt, f.end)]));
-  return { bytes: Buffer.concat(parts), tensors: names.size };
+  return { bytes: withGraph(model, top, graph, graphParts), tensors: names.size };
 }
 
 /** A one-node model Y = MatMulInteger(A, B) with A uint8 [m, k] fed at run time and B an int8 initializer. */
@@ -300,30 +253,4 @@ export function probeSignedKernel(): Promise<boolean> {
   if (process.arch !== 'x64') return Promise.resolve(false);
   probe ??= signedKernelExact().catch(() => false);
   return probe;
-}
-
-/** What to hand ORT for an int8 file: its bytes (weights made signed when that is exact here), or its path when the rewrite is off. */
-export async function quantizedModelSource(file: string, allowed = true): Promise<string | Uint8Array> {
-  if (!allowed || !(await probeSignedKernel())) return file;
-  const bytes = await fs.promises.readFile(file);
-  return shiftWeightsToSigned(bytes, { inPlace: true })?.bytes ?? bytes; // already read: ORT need not read it again
-}
-
-/**
- * The int8 file workers should load: a copy with signed weights in `cacheDir` (made once, named by
- * the original's sha256, written whole then renamed into place), or the file itself when nothing
- * is shifted or this CPU's kernel is not exact. Made in the caller's thread, so no worker holds
- * the rewrite's buffers; rejects when the copy cannot be written (the workers then rewrite it).
- */
-export async function signedWeightsFile(file: string, sha256: string, cacheDir: string): Promise<string> {
-  if (!(await probeSignedKernel())) return file;
-  const out = path.join(cacheDir, `${sha256}.onnx`);
-  if (fs.existsSync(out)) return out;
-  const shifted = shiftWeightsToSigned(await fs.promises.readFile(file), { inPlace: true });
-  if (!shifted) return file;
-  await fs.promises.mkdir(cacheDir, { recursive: true, mode: 0o700 });
-  const tmp = `${out}.${process.pid}-${Date.now()}.tmp`;
-  await fs.promises.writeFile(tmp, shifted.bytes, { mode: 0o600 });
-  await fs.promises.rename(tmp, out);
-  return out;
 }

@@ -15,6 +15,10 @@ export interface WorkerInit {
   variant: WeightsVariant;
   intraOpThreads: number;
   signedWeights: boolean;
+  /** weightsFile is the pool's rewritten copy (model-rewrites.ts): no rewrite here. */
+  prepared: boolean;
+  /** The pool's mask-free copy for runs without padding (unmasked.ts), when it answers exactly as weightsFile. */
+  unmaskedFile: string | null;
   /** Lower this worker thread's priority by this much (background workers; Linux, where niceness is per thread). */
   nice: number;
 }
@@ -50,7 +54,7 @@ if (init.nice > 0 && process.platform === 'linux') {
 
 let model: OnnxEmbedder | OnnxCrossEncoder;
 try {
-  const opts = { intraOpThreads: init.intraOpThreads, quantized: init.variant === 'int8', signedWeights: init.signedWeights };
+  const opts = { intraOpThreads: init.intraOpThreads, quantized: init.variant === 'int8', signedWeights: init.signedWeights, prepared: init.prepared, unmaskedFile: init.unmaskedFile };
   model = init.role === 'embed'
     ? await OnnxEmbedder.load(init.spec, init.dir, init.weightsFile, opts)
     : await OnnxCrossEncoder.load(init.spec, init.dir, init.weightsFile, opts);

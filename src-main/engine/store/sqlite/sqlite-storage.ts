@@ -237,6 +237,7 @@ class Stats implements StatsRepository {
 }
 
 class Vectors implements VectorRepository {
+  private readonly claims = new Map<number, Set<number>>();
   constructor(
     readonly store: VectorStore,
     private readonly search: SqliteNearest,
@@ -273,10 +274,23 @@ class Vectors implements VectorRepository {
   async pendingCount(spaceId: number, collectionId: number): Promise<number> {
     return this.store.pendingCount(spaceId, collectionId, this.read);
   }
+  /**
+   * One host: a claim only keeps the chunks a stage has in flight (read and queued, not yet
+   * written) out of its next claim, so it can read one batch ahead (embedding-stage.ts); they
+   * leave the pending list when written. Held in memory, by space.
+   */
   async claimPending(spaceId: number, collectionId: number, limit: number): Promise<PendingChunk[]> {
-    return this.store.pending(spaceId, collectionId, limit); // one host: what it embeds next leaves the pending list when written
+    const held = this.claims.get(spaceId) ?? new Set<number>();
+    const chunks = this.store.pending(spaceId, collectionId, limit + held.size).filter((c) => !held.has(c.id)).slice(0, limit);
+    for (const c of chunks) held.add(c.id);
+    if (held.size) this.claims.set(spaceId, held);
+    return chunks;
   }
-  async releaseClaims(): Promise<void> {}
+  async releaseClaims(spaceId: number, chunkIds: readonly number[]): Promise<void> {
+    const held = this.claims.get(spaceId);
+    for (const id of chunkIds) held?.delete(id);
+    if (held && held.size === 0) this.claims.delete(spaceId);
+  }
   async size(spaceId: number): Promise<number> {
     return this.store.size(spaceId);
   }
