@@ -5,8 +5,12 @@
  * memory freed into an arena stays there for that arena's next allocations. The host's threads -
  * the event loop, SQLite readers, ONNX Runtime's model workers, libuv's pool - each allocate and
  * free in bursts, so their arenas keep tens of MB that no other thread can reuse (bench/RESULTS.md,
- * issue 29: 25-35 MB of the host's RSS under load). MALLOC_ARENA_MAX does this from the environment,
- * which `trove serve` does not control; mallopt does it from inside, for arenas made from then on.
+ * issue 29: 25-35 MB of the host's RSS under load). And glibc raises its mmap threshold each time a
+ * large block is freed, so after ONNX Runtime releases a session (the model rewrites' probe does, in
+ * the host's main thread) later large blocks come from the arenas and stay there: ~65 MB more at the
+ * end of a load run. A fixed threshold keeps large blocks mapped on their own, returned when freed.
+ * MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ do this from the environment, which `trove serve` does
+ * not control; mallopt does it from inside, for what is allocated from then on.
  *
  * Optional, like trove_rank: scripts/build-native.mjs builds it where a C compiler and Node's
  * headers are, and the host runs without it (at glibc's default) elsewhere.
@@ -16,20 +20,24 @@
 #include <malloc.h>
 #endif
 
-/* capMallocArenas(n): true when glibc now makes at most n arenas; false where this is not glibc. */
-static napi_value cap_malloc_arenas(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  int32_t n = 0;
+/*
+ * tuneMalloc(arenas, mmapThreshold): true when glibc now makes at most `arenas` arenas and maps
+ * blocks of `mmapThreshold` bytes or more on their own; false where this is not glibc.
+ */
+static napi_value tune_malloc(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t arenas = 0, threshold = 0;
   bool done = false;
   napi_value result;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_value_int32(env, argv[0], &n) != napi_ok || n < 1) {
-    napi_throw_type_error(env, NULL, "capMallocArenas(n) takes a whole number of arenas, at least 1");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 ||
+      napi_get_value_int32(env, argv[0], &arenas) != napi_ok || arenas < 1 ||
+      napi_get_value_int32(env, argv[1], &threshold) != napi_ok || threshold < 4096) {
+    napi_throw_type_error(env, NULL, "tuneMalloc(arenas, mmapThreshold) takes at least 1 arena and a threshold of at least 4096 bytes");
     return NULL;
   }
 #if defined(__GLIBC__)
-  done = mallopt(M_ARENA_MAX, n) == 1;
+  done = mallopt(M_ARENA_MAX, arenas) == 1 && mallopt(M_MMAP_THRESHOLD, threshold) == 1;
 #endif
   napi_get_boolean(env, done, &result);
   return result;
@@ -37,8 +45,8 @@ static napi_value cap_malloc_arenas(napi_env env, napi_callback_info info) {
 
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
-  if (napi_create_function(env, "capMallocArenas", NAPI_AUTO_LENGTH, cap_malloc_arenas, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "capMallocArenas", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "tuneMalloc", NAPI_AUTO_LENGTH, tune_malloc, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "tuneMalloc", fn) != napi_ok) return NULL;
   return exports;
 }
 

@@ -3,9 +3,9 @@
 // fallback):
 // - native/trove_rank.c: the SQLite extension with Trove's FTS5 ranking function. Fallback: FTS5's
 //   own bm25() — the same ranking, slower on queries with common words.
-// - native/trove_memory.c (Linux): a Node-API addon with which a host bounds glibc's malloc arenas.
+// - native/trove_memory.c (Linux): a Node-API addon with which a host tunes glibc's malloc (arenas, mmap threshold).
 //   Needs Node's headers (npm_config_nodedir, or include/node beside the node binary). Fallback:
-//   glibc's default arenas (more memory held under load).
+//   glibc's defaults (more memory held under load).
 // CC overrides the compiler; Windows (no cc) uses the fallbacks.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,7 +42,7 @@ if (process.platform === 'win32' && !process.env.CC) {
 build('trove_rank', path.join(root, 'native', 'build', `trove_rank.${ext}`), path.join(root, 'node_modules', 'better-sqlite3', 'deps', 'sqlite3'), 'keyword search uses FTS5 bm25() (same ranking, slower)');
 if (process.platform === 'linux') {
   const headers = nodeHeaders();
-  if (headers) build('trove_memory', path.join(root, 'native', 'build', 'trove_memory.node'), headers, "the host keeps glibc's default malloc arenas");
-  else console.log("[trove] no Node headers found (npm_config_nodedir): the host keeps glibc's default malloc arenas");
+  if (headers) build('trove_memory', path.join(root, 'native', 'build', 'trove_memory.node'), headers, "the host keeps glibc's default malloc settings");
+  else console.log("[trove] no Node headers found (npm_config_nodedir): the host keeps glibc's default malloc settings");
 }
 process.exit(0);

@@ -7,9 +7,11 @@
 //   process runs takes effect from the next one.
 // - glibc's malloc gives busy threads arenas of their own (up to 8 per core) whose freed memory
 //   only that arena reuses; the host's threads (event loop, SQLite readers, model workers, libuv's
-//   pool) allocate in bursts. native/trove_memory.c caps new arenas at two, as MALLOC_ARENA_MAX=2
-//   would from an environment `trove serve` does not control. Optional: without the addon (not
-//   built, not Linux) the host runs at glibc's default.
+//   pool) allocate in bursts. And it raises its mmap threshold whenever a large block is freed, so
+//   after ONNX Runtime releases a session, large blocks stay in the arenas. native/trove_memory.c
+//   caps new arenas at two and fixes the threshold at 1 MiB, as MALLOC_ARENA_MAX=2 and
+//   MALLOC_MMAP_THRESHOLD_ would from an environment `trove serve` does not control. Optional:
+//   without the addon (not built, not Linux) the host runs at glibc's defaults.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,11 +22,13 @@ import v8 from 'node:v8';
 export const HOST_HEAP_GROWING_PERCENT = 30;
 /** glibc malloc arenas a host makes at most (from the call on). */
 export const HOST_MALLOC_ARENAS = 2;
+/** Blocks this large or larger are mapped on their own and returned to the system when freed. */
+export const HOST_MMAP_THRESHOLD_BYTES = 1 << 20;
 
 export interface MemoryPolicy {
   heapGrowingPercent: number;
-  /** Whether the arena cap applied (false: no addon here, or not glibc). */
-  mallocArenasCapped: boolean;
+  /** Whether the arena cap and mmap threshold applied (false: no addon here, or not glibc). */
+  mallocTuned: boolean;
 }
 
 let applied: MemoryPolicy | null = null;
@@ -38,15 +42,15 @@ function addonFile(dir: string | undefined): string | undefined {
     .find((f) => fs.existsSync(f));
 }
 
-function capMallocArenas(nativeDir: string | undefined): boolean {
+function tuneMalloc(nativeDir: string | undefined): boolean {
   if (process.platform !== 'linux') return false;
   const file = addonFile(nativeDir);
   if (!file) return false;
   try {
-    const addon = createRequire(import.meta.url)(file) as { capMallocArenas(n: number): boolean };
-    return addon.capMallocArenas(HOST_MALLOC_ARENAS);
+    const addon = createRequire(import.meta.url)(file) as { tuneMalloc(arenas: number, mmapThreshold: number): boolean };
+    return addon.tuneMalloc(HOST_MALLOC_ARENAS, HOST_MMAP_THRESHOLD_BYTES);
   } catch (err) {
-    process.stderr.write(`trove: ${file} did not load (${(err as Error).message}); the host keeps glibc's default malloc arenas\n`);
+    process.stderr.write(`trove: ${file} did not load (${(err as Error).message}); the host keeps glibc's default malloc settings\n`);
     return false;
   }
 }
@@ -58,6 +62,6 @@ function capMallocArenas(nativeDir: string | undefined): boolean {
 export function keepHostMemoryLean(opts: { nativeDir?: string } = {}): MemoryPolicy {
   if (applied) return applied;
   v8.setFlagsFromString(`--heap-growing-percent=${HOST_HEAP_GROWING_PERCENT}`);
-  applied = { heapGrowingPercent: HOST_HEAP_GROWING_PERCENT, mallocArenasCapped: capMallocArenas(opts.nativeDir) };
+  applied = { heapGrowingPercent: HOST_HEAP_GROWING_PERCENT, mallocTuned: tuneMalloc(opts.nativeDir) };
   return applied;
 }

@@ -13,7 +13,7 @@ const ADDON = path.join(ROOT, 'native', 'build', 'trove_memory.node');
 interface ChildReport {
   peakOldSpaceMb: number;
   liveArrays: number;
-  policy: { heapGrowingPercent: number; mallocArenasCapped: boolean } | null;
+  policy: { heapGrowingPercent: number; mallocTuned: boolean } | null;
 }
 
 function churn(mode: 'lean' | 'default'): ChildReport {
@@ -31,10 +31,12 @@ describe('host memory policy', () => {
     expect(lean.peakOldSpaceMb).toBeLessThan(plain.peakOldSpaceMb * 0.7);
   });
 
-  it.runIf(process.platform === 'linux' && fs.existsSync(ADDON))('caps glibc malloc arenas with the built addon, and refuses a bad count', () => {
-    expect(churn('lean').policy?.mallocArenasCapped).toBe(true);
-    const addon = createRequire(import.meta.url)(ADDON) as { capMallocArenas(n: unknown): boolean };
-    expect(() => addon.capMallocArenas(0)).toThrow(/at least 1/);
-    expect(() => addon.capMallocArenas('two')).toThrow(TypeError);
+  it.runIf(process.platform === 'linux' && fs.existsSync(ADDON))('tunes glibc malloc with the built addon, and refuses bad settings', () => {
+    expect(churn('lean').policy?.mallocTuned).toBe(true);
+    const addon = createRequire(import.meta.url)(ADDON) as { tuneMalloc(...args: unknown[]): boolean };
+    expect(() => addon.tuneMalloc(0, 1 << 20)).toThrow(/at least 1 arena/);
+    expect(() => addon.tuneMalloc(2, 100)).toThrow(/at least 4096 bytes/);
+    expect(() => addon.tuneMalloc('two', 1 << 20)).toThrow(TypeError);
+    expect(() => addon.tuneMalloc(2)).toThrow(TypeError);
   });
 });
