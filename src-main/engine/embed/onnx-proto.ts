@@ -1,5 +1,5 @@
 // Reading and re-writing ONNX model bytes without a schema: the few protobuf fields the load-time
-// rewrites (signed-weights.ts, nan-guards.ts) touch, found by field number, with every other byte
+// rewrites (signed-weights.ts, nan-guards.ts, unmasked.ts) touch, found by field number, with every other byte
 // copied as it is. Field numbers are onnx.proto's: ModelProto.graph 7; GraphProto node 1,
 // initializer 5, input 11, output 12, value_info 13; NodeProto input 1, output 2, op_type 4,
 // domain 7; TensorProto data_type 2, int32_data 5, name 8, raw_data 9, data_location 14;
@@ -69,4 +69,51 @@ export function withRenamedInputs(model: Uint8Array, node: Field, renamed: Reado
     return to === undefined ? model.subarray(f.tagAt, f.end) : protobuf.Writer.create().uint32(key(1, WIRE_LEN)).string(to).finish();
   });
   return lengthDelimited(1, Buffer.concat(body));
+}
+
+/** A graph's node, as the rewrites that take nodes out read it. */
+export interface GraphNode {
+  field: Field;
+  opType: string;
+  domain: string;
+  inputs: string[];
+  outputs: string[];
+}
+
+/**
+ * The graph's nodes in file order (topological in a valid ONNX graph) and the names of its outputs;
+ * null when a node holds subgraphs (If, Loop, Scan), whose reads a walk of the top graph cannot see.
+ */
+export function graphNodes(model: Uint8Array, graph: Field): { nodes: GraphNode[]; graphOutputs: Set<string> } | null {
+  const nodes: GraphNode[] = [];
+  const graphOutputs = new Set<string>();
+  for (const g of fields(model, graph.start, graph.end)) {
+    if (g.wire !== WIRE_LEN) continue;
+    if (g.no === 1) {
+      const node: GraphNode = { field: g, opType: '', domain: '', inputs: [], outputs: [] };
+      for (const f of fields(model, g.start, g.end)) {
+        if (f.no === 1) node.inputs.push(text(model, f));
+        else if (f.no === 2) node.outputs.push(text(model, f));
+        else if (f.no === 4) node.opType = text(model, f);
+        else if (f.no === 7) node.domain = text(model, f);
+      }
+      nodes.push(node);
+    } else if (g.no === 12) {
+      for (const f of fields(model, g.start, g.end)) if (f.no === 1 && f.wire === WIRE_LEN) graphOutputs.add(text(model, f));
+    }
+  }
+  return nodes.some((n) => n.opType === 'If' || n.opType === 'Loop' || n.opType === 'Scan') ? null : { nodes, graphOutputs };
+}
+
+/** The model without the `removed` nodes, the others reading `renamed` inputs under their new names; every other byte copied. */
+export function withoutNodes(model: Uint8Array, top: readonly Field[], graph: Field, nodes: readonly GraphNode[], removed: ReadonlySet<GraphNode>, renamed: ReadonlyMap<string, string>): Uint8Array {
+  const byField = new Map(nodes.map((n) => [n.field.tagAt, n]));
+  const parts = [...fields(model, graph.start, graph.end)].flatMap((f) => {
+    const node = byField.get(f.tagAt);
+    if (!node) return [model.subarray(f.tagAt, f.end)];
+    if (removed.has(node)) return [];
+    if (!node.inputs.some((i) => renamed.has(i))) return [model.subarray(f.tagAt, f.end)];
+    return [withRenamedInputs(model, f, renamed)];
+  });
+  return withGraph(model, top, graph, parts);
 }

@@ -7,14 +7,7 @@
 // node only that Add needed. Whether the bias is zero for an all-ones mask depends on how the file
 // was exported, so model-rewrites.ts keeps the mask-free copy only when it answers bit for bit as
 // the full graph does on probe inputs; a run with padding always uses the full graph.
-import { fields, text, topLevel, withGraph, withRenamedInputs, WIRE_LEN, type Field } from './onnx-proto.js';
-
-interface Node {
-  field: Field;
-  opType: string;
-  inputs: string[];
-  outputs: string[];
-}
+import { fields, graphNodes, text, topLevel, withoutNodes, type GraphNode } from './onnx-proto.js';
 
 const MASK_INPUT = 'attention_mask';
 
@@ -30,23 +23,9 @@ export function dropAttentionMask(model: Uint8Array): { bytes: Uint8Array; remov
 function dropParsed(model: Uint8Array): { bytes: Uint8Array; removed: number } | null {
   const { top, graph } = topLevel(model);
   if (!graph) return null;
-  const nodes: Node[] = [];
-  const graphOutputs = new Set<string>();
-  for (const g of fields(model, graph.start, graph.end)) {
-    if (g.wire !== WIRE_LEN) continue;
-    if (g.no === 1) {
-      const node: Node = { field: g, opType: '', inputs: [], outputs: [] };
-      for (const f of fields(model, g.start, g.end)) {
-        if (f.no === 1) node.inputs.push(text(model, f));
-        else if (f.no === 2) node.outputs.push(text(model, f));
-        else if (f.no === 4) node.opType = text(model, f);
-      }
-      nodes.push(node);
-    } else if (g.no === 12) {
-      for (const f of fields(model, g.start, g.end)) if (f.no === 1 && f.wire === WIRE_LEN) graphOutputs.add(text(model, f));
-    }
-  }
-  if (nodes.some((n) => n.opType === 'If' || n.opType === 'Loop' || n.opType === 'Scan')) return null;
+  const parsed = graphNodes(model, graph);
+  if (!parsed) return null;
+  const { nodes, graphOutputs } = parsed;
   // Nodes come in topological order in a valid ONNX graph: one pass finds what the mask's values
   // reach, and what the other inputs' values reach (a Shape or Size reads only a tensor's shape,
   // which the mask shares). From layer 2 on the scores depend on the mask through the layers
@@ -60,9 +39,9 @@ function dropParsed(model: Uint8Array): { bytes: Uint8Array; removed: number } |
     if (n.opType !== 'Shape' && n.opType !== 'Size' && n.inputs.some((i) => fromOthers.has(i))) for (const o of n.outputs) fromOthers.add(o);
   }
   const maskOnly = (name: string): boolean => fromMask.has(name) && !fromOthers.has(name);
-  const producer = new Map<string, Node>();
+  const producer = new Map<string, GraphNode>();
   for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
-  const removed = new Set<Node>();
+  const removed = new Set<GraphNode>();
   const renamed = new Map<string, string>();
   for (const softmax of nodes) {
     if (softmax.opType !== 'Softmax') continue;
@@ -87,13 +66,5 @@ function dropParsed(model: Uint8Array): { bytes: Uint8Array; removed: number } |
       changed = true;
     }
   }
-  const byField = new Map(nodes.map((n) => [n.field.tagAt, n]));
-  const parts = [...fields(model, graph.start, graph.end)].flatMap((f) => {
-    const node = byField.get(f.tagAt);
-    if (!node) return [model.subarray(f.tagAt, f.end)];
-    if (removed.has(node)) return [];
-    if (!node.inputs.some((i) => renamed.has(i))) return [model.subarray(f.tagAt, f.end)];
-    return [withRenamedInputs(model, f, renamed)];
-  });
-  return { bytes: withGraph(model, top, graph, parts), removed: removed.size };
+  return { bytes: withoutNodes(model, top, graph, nodes, removed, renamed), removed: removed.size };
 }
