@@ -6,7 +6,7 @@
 // p holds no NaN. ORT runs it anyway, two passes over [batch, heads, seq, seq] floats a layer:
 // profiled, IsNaN and that Where were 8% of a MiniLM run on cpp-docs chunks (bench/RESULTS.md).
 // dropNanGuards takes those two nodes out and reads p where the Where's output was read.
-import { graphNodes, topLevel, withoutNodes, type GraphNode } from './onnx-proto.js';
+import { parsedGraph, withoutNodes, type GraphNode } from './onnx-proto.js';
 
 const isDefaultDomain = (n: GraphNode): boolean => n.domain === '' || n.domain === 'ai.onnx';
 
@@ -17,19 +17,9 @@ const isDefaultDomain = (n: GraphNode): boolean => n.domain === '' || n.domain =
  * see into); everything but the removed nodes and the renamed inputs is copied byte for byte.
  */
 export function dropNanGuards(model: Uint8Array): { bytes: Uint8Array; removed: number } | null {
-  try {
-    return dropParsed(model);
-  } catch {
-    return null; // not a protobuf message: ORT gives the real error when it loads the file
-  }
-}
-
-function dropParsed(model: Uint8Array): { bytes: Uint8Array; removed: number } | null {
-  const { top, graph } = topLevel(model);
-  if (!graph) return null;
-  const parsed = graphNodes(model, graph);
+  const parsed = parsedGraph(model);
   if (!parsed) return null;
-  const { nodes, graphOutputs } = parsed;
+  const { top, graph, nodes, graphOutputs } = parsed;
   const producer = new Map<string, GraphNode>();
   const readers = new Map<string, number>();
   for (const n of nodes) {

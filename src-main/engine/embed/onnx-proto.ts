@@ -80,11 +80,30 @@ export interface GraphNode {
   outputs: string[];
 }
 
+export interface ParsedGraph {
+  top: Field[];
+  graph: Field;
+  /** In file order: topological in a valid ONNX graph. */
+  nodes: GraphNode[];
+  graphOutputs: Set<string>;
+}
+
 /**
- * The graph's nodes in file order (topological in a valid ONNX graph) and the names of its outputs;
- * null when a node holds subgraphs (If, Loop, Scan), whose reads a walk of the top graph cannot see.
+ * The model's graph as the node rewrites read it; null when the bytes are not an ONNX model (ORT
+ * gives the real error when it loads the file) or a node holds subgraphs (If, Loop, Scan), whose
+ * reads a walk of the top graph cannot see.
  */
-export function graphNodes(model: Uint8Array, graph: Field): { nodes: GraphNode[]; graphOutputs: Set<string> } | null {
+export function parsedGraph(model: Uint8Array): ParsedGraph | null {
+  try {
+    const { top, graph } = topLevel(model);
+    const parsed = graph ? graphNodes(model, graph) : null;
+    return graph && parsed ? { top, graph, ...parsed } : null;
+  } catch {
+    return null; // not a protobuf message
+  }
+}
+
+function graphNodes(model: Uint8Array, graph: Field): { nodes: GraphNode[]; graphOutputs: Set<string> } | null {
   const nodes: GraphNode[] = [];
   const graphOutputs = new Set<string>();
   for (const g of fields(model, graph.start, graph.end)) {

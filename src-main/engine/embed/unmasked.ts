@@ -7,25 +7,15 @@
 // node only that Add needed. Whether the bias is zero for an all-ones mask depends on how the file
 // was exported, so model-rewrites.ts keeps the mask-free copy only when it answers bit for bit as
 // the full graph does on probe inputs; a run with padding always uses the full graph.
-import { fields, graphNodes, text, topLevel, withoutNodes, type GraphNode } from './onnx-proto.js';
+import { fields, parsedGraph, text, withoutNodes, type GraphNode } from './onnx-proto.js';
 
 const MASK_INPUT = 'attention_mask';
 
 /** The graph without the attention mask's bias, or null when it has none this walk recognises. */
 export function dropAttentionMask(model: Uint8Array): { bytes: Uint8Array; removed: number } | null {
-  try {
-    return dropParsed(model);
-  } catch {
-    return null;
-  }
-}
-
-function dropParsed(model: Uint8Array): { bytes: Uint8Array; removed: number } | null {
-  const { top, graph } = topLevel(model);
-  if (!graph) return null;
-  const parsed = graphNodes(model, graph);
+  const parsed = parsedGraph(model);
   if (!parsed) return null;
-  const { nodes, graphOutputs } = parsed;
+  const { top, graph, nodes, graphOutputs } = parsed;
   // Nodes come in topological order in a valid ONNX graph: one pass finds what the mask's values
   // reach, and what the other inputs' values reach (a Shape or Size reads only a tensor's shape,
   // which the mask shares). From layer 2 on the scores depend on the mask through the layers
