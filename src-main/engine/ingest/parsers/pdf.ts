@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { DocBuilder } from './doc-builder.js';
+import { keepingNatives } from './keep-natives.js';
 import { toLines, type Line, type TextItemLike } from './pdf-layout.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
 
@@ -20,10 +21,11 @@ let pdfjs: Promise<PdfJs> | null = null;
 /**
  * pdf.js, loaded once (the OCR room renders pages with the same module), its worker code with it:
  * under Node it runs on this thread as a "fake worker", which it would otherwise import on the first
- * document; loaded here, a reader warmed ahead of a scan (ocr/ocr-pool.ts warm) is fully ready.
+ * document; loaded here, a reader warmed ahead of a scan (ocr/ocr-pool.ts warm) is fully ready. The
+ * polyfills it brings may add to the runtime but not replace its functions (keep-natives.ts).
  */
 export const loadPdfJs = (): Promise<PdfJs> =>
-  (pdfjs ??= Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('pdfjs-dist/legacy/build/pdf.worker.mjs')]).then(([lib, worker]) => {
+  (pdfjs ??= keepingNatives(() => Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('pdfjs-dist/legacy/build/pdf.worker.mjs')])).then(([lib, worker]) => {
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
     return lib;
   }));
