@@ -12,11 +12,11 @@ const CHILD = path.join(import.meta.dirname, 'fixtures', 'pdf-natives.ts');
 describe('loading pdf.js', () => {
   it('leaves Array.prototype.push, JSON and Function.prototype.toString as the runtime made them, and still reads a PDF', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', CHILD], { cwd: ROOT, encoding: 'utf8' });
-    const report = JSON.parse(out.trim().split('\n').pop()!) as { text: string; kept: Record<string, boolean>; withResolvers: { before: boolean; after: boolean } };
+    const report = JSON.parse(out.trim().split('\n').pop()!) as { text: string; kept: Record<string, boolean>; withResolvers: boolean };
     expect(report.text).toContain('Harbour lantern keeper');
     expect(report.kept).toEqual({ push: true, stringify: true, parse: true, toString: true });
     // what the runtime lacks (Node 20) pdf.js adds, and keeps
-    expect(report.withResolvers.after).toBe(true);
+    expect(report.withResolvers).toBe(true);
   });
 });
 
