@@ -10,10 +10,13 @@
 // It embeds less: a chunk whose exact text already has a vector in the space (the same text in
 // another file, or an edited document's unchanged chunk, kept when it was re-indexed) gets a copy
 // of that vector, and identical texts in one batch are embedded once. The space is one model at one
-// weights digest, so the same text means the same model input and the same vector.
+// weights digest, so the same text means the same model input and the same vector. And a Markdown
+// chunk is embedded as the prose a reader of the page sees (text/markdown-prose.ts): its markup —
+// link targets, table pipes, emphasis and list marks — was a sixth of cpp-docs' model tokens.
 import { createHash } from 'node:crypto';
 import { sliceWindow } from '../store/content-blocks.js';
 import type { Storage, TextRange } from '../store/storage.js';
+import { markdownProse } from '../text/markdown-prose.js';
 import type { Lane, ModelPool } from './pool.js';
 import type { EmbeddingProgress } from '../types/models.js';
 
@@ -57,9 +60,14 @@ export interface FillOptions {
   onProgress?: (p: EmbeddingProgress) => void;
 }
 
-/** The digest a vector is reused by: the chunk's exact text (the model's prefix is the space's, the same for all). */
+/** The digest a vector is reused by: the model's exact input (its prefix is the space's, the same for all). */
 export function textHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** What the model reads of a chunk: a Markdown chunk's prose (unless it has none), any other chunk's text. */
+export function modelInput(kind: string, text: string): string {
+  return (kind === 'markdown' && markdownProse(text)) || text;
 }
 
 /** The texts to embed in model runs of `size`, each run of similar lengths (a run is padded to its longest). */
@@ -189,7 +197,10 @@ interface InFlight {
 async function startBatch(storage: Storage, t: StageTarget, opts: FillOptions, batch: Awaited<ReturnType<Storage['vectors']['claimPending']>>, before?: ReadonlyMap<string, Promise<Float32Array>>): Promise<InFlight> {
   try {
     const texts = await chunkTexts(storage, batch);
-    const items = batch.map((c, i) => ({ chunk: c, text: texts[i]!, hash: textHash(texts[i]!) }));
+    const items = batch.map((c, i) => {
+      const text = modelInput(c.kind, texts[i]!);
+      return { chunk: c, text, hash: textHash(text) };
+    });
     const groups = byText(items);
     const have = await storage.vectors.reusable(t.spaceId, [...groups.keys()]);
     const vectors = new Map<string, Promise<Float32Array>>();

@@ -32,6 +32,8 @@ export interface PendingChunk {
   documentId: number;
   charStart: number;
   charEnd: number;
+  /** Its document's kind (the embedding stage reads a Markdown chunk as prose: text/markdown-prose.ts). */
+  kind: string;
 }
 
 /** A vector to write, with the digest of the text it was made from (store/vectors.ts's reuse). */
@@ -87,7 +89,7 @@ class SpaceStatements {
 
   constructor(db: Db, readonly table: string) {
     this.pending = db.prepare(
-      `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd
+      `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd, d.kind
          FROM chunks c JOIN documents d ON d.id = c.document_id
         WHERE d.collection_id = ? AND c.id > ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
         ORDER BY c.id LIMIT ?`,

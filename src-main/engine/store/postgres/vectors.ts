@@ -134,8 +134,8 @@ export class PostgresVectors implements VectorRepository {
     );
     if (!claimed.length) return [];
     return this.db.query<PendingChunk>(
-      `SELECT c.id, c.document_id AS "documentId", c.char_start AS "charStart", c.char_end AS "charEnd"
-         FROM chunks c WHERE c.id = ANY($1::bigint[]) ORDER BY c.id`,
+      `SELECT c.id, c.document_id AS "documentId", c.char_start AS "charStart", c.char_end AS "charEnd", d.kind
+         FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY($1::bigint[]) ORDER BY c.id`,
       [claimed.map((r) => r.chunk_id)],
     );
   }
@@ -147,7 +147,7 @@ export class PostgresVectors implements VectorRepository {
 
   pending(spaceId: number, collectionId: number, limit: number, after = 0): Promise<PendingChunk[]> {
     return this.db.query<PendingChunk>(
-      `SELECT c.id, c.document_id AS "documentId", c.char_start AS "charStart", c.char_end AS "charEnd"
+      `SELECT c.id, c.document_id AS "documentId", c.char_start AS "charStart", c.char_end AS "charEnd", d.kind
          FROM chunks c JOIN documents d ON d.id = c.document_id
         WHERE d.collection_id = $1 AND c.id > $2 AND NOT EXISTS (SELECT 1 FROM ${table(spaceId)} v WHERE v.chunk_id = c.id)
         ORDER BY c.id LIMIT $3`,
