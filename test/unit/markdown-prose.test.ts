@@ -28,7 +28,12 @@ describe('markdownProse', () => {
     expect(markdownProse('## Remarks\n\n> [!NOTE]\n> Only on x64.\n\n- first\n* second\n+ third\n1. numbered')).toBe('Remarks\n\nNOTE\nOnly on x64.\n\nfirst\nsecond\nthird\n1. numbered');
   });
 
+  it('drops the HTML tags pages are written with, keeping what they enclose', () => {
+    expect(markdownProse('<a name="setup"></a> CMFCFontComboBox::Setup\n\n*nFontType*<br/>\n[in] The font <sup>1</sup>.').replace(/ +/g, ' ')).toBe('CMFCFontComboBox::Setup\n\n*nFontType* \n[in] The font 1 .');
+  });
+
   it('leaves code and prose that only look like markup alone', () => {
+    expect(markdownProse('#include <iostream>\nstd::vector<int> v; template <class T> T max(T a, T b);')).toBe('#include <iostream>\nstd::vector<int> v; template <class T> T max(T a, T b);');
     expect(markdownProse('int main(int argc, char** argv) { return a || b | c; }')).toBe('int main(int argc, char** argv) { return a || b | c; }');
     expect(markdownProse('2 * 3 - 1, where [i] is an index and a[0] its first')).toBe('2 * 3 - 1, where [i] is an index and a[0] its first');
     expect(markdownProse('__declspec(dllexport) __cdecl f();')).toBe('__declspec(dllexport) __cdecl f();');

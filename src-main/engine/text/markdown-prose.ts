@@ -1,8 +1,8 @@
 // What a Markdown chunk says, without the syntax that only shapes how it looks: the text a
 // reader of the rendered page sees. The embedding model reads this (embed/embedding-stage.ts);
 // markup is not what it was trained on, and every mark costs the model a token: a link's target,
-// `**`, a backtick, a table's pipes, a heading's or a list's marker. In cpp-docs they were 16% of
-// the model's input (bench/RESULTS.md, "Markdown read as prose"). Keyword search and `get` keep
+// `**`, a backtick, a table's pipes, a heading's or a list's marker, an HTML tag. In cpp-docs they
+// were a fifth of the model's input (bench/RESULTS.md, "Markdown read as prose"). Keyword search and `get` keep
 // the source text; this is only the model's input.
 
 /** `[text](target "title")` and `![alt](target)`: the text; a target may hold one level of parentheses. */
@@ -29,10 +29,16 @@ const LINE_MARKERS = /^[ \t]*(?:#{1,6}[ \t]+|(?:>[ \t]?)+|[-*+][ \t]+)/gm;
 /** A GitHub-style alert, `[!NOTE]`: its word. */
 const ALERT = /\[!(\w+)\]/g;
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
+/**
+ * An HTML tag of the kinds pages are written with (`<a name="x"></a>`, `<br/>`, `<sup>`): its
+ * content stays. Only these names, so C++'s `<iostream>` or `vector<T>` is left alone.
+ */
+const HTML_TAG = /<\/?(?:a|br|sup|sub|code|kbd|em|strong|span|div|ul|ol|li|table|tr|td|th|img|hr|dl|dt|dd|pre)(?:\s[^<>\n]*)?\/?>/g;
 
 export function markdownProse(text: string): string {
   return text
     .replace(HTML_COMMENT, '')
+    .replace(HTML_TAG, ' ')
     .replace(FENCE, '')
     .replace(LINK_DEFINITION, '')
     .replace(INLINE_LINK, '$1')
