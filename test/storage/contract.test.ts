@@ -548,6 +548,22 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     expect((await s.vectors.claimPending(space.id, c.id, 100, now, now + 60_000)).map((p) => p.id)).toEqual(first);
   });
 
+  it('claims pending chunks on from a cursor, in id order, each with its document kind', async () => {
+    const s = await open(make);
+    const c = await indexed(s);
+    const space = await s.vectors.ensureSpace('model-d', 'sha-d', 2);
+    await s.vectors.setActive(c.id, space.id);
+    const all = await s.vectors.pending(space.id, c.id, 100);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(all.map((p) => p.kind))).toEqual(new Set(['markdown']));
+    const now = Date.now();
+    const claim = (after: number) => s.vectors.claimPending(space.id, c.id, 100, now, now + 60_000, after).then((r) => r.map((p) => p.id));
+    expect(await claim(all[0]!.id)).toEqual(all.slice(1).map((p) => p.id));
+    expect(await claim(all.at(-1)!.id)).toEqual([]);
+    // the first chunk, behind that cursor, is still there for a claim from the first
+    expect(await claim(0)).toEqual([all[0]!.id]);
+  });
+
   it('removes a collection with everything it has', async () => {
     const s = await open(make);
     const c = await indexed(s);

@@ -67,4 +67,25 @@ describe('two hosts embedding one collection at once', () => {
     // and both hosts search the vectors the two of them wrote
     for (const e of [a, b]) expect((await e.search({ query: 'topic number 7', mode: 'vector', collections: ['pair'], limit: 1 })).results[0]?.path).toBe('n7.md');
   });
+
+  it('take the chunk behind a run\'s cursor that another host held, once that claim runs out', async () => {
+    const a = await host();
+    const seed = tempDir('trove-pg-embed-seed-');
+    writeTree(seed, { 'seed.md': '# Seed\n\nA note that makes the model and its space ready.\n' });
+    await a.addCollection({ root: seed, name: 'seed-behind' });
+    await a.index({ collection: 'seed-behind' });
+    await a.embed({ collection: 'seed-behind' });
+    const root = tempDir('trove-pg-embed-behind-');
+    writeTree(root, Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`b${i}.md`, `# Behind ${i}\n\nA note about lighthouse number ${i}.\n`])));
+    await a.addCollection({ root, name: 'behind' });
+    await a.index({ collection: 'behind' });
+    const space = await count("SELECT id AS n FROM vector_spaces WHERE model_id = 'all-MiniLM-L6-v2'");
+    const first = await count("SELECT min(c.id) AS n FROM chunks c JOIN documents d ON d.id = c.document_id JOIN collections k ON k.id = d.collection_id WHERE k.name = 'behind'");
+    // a host that has since gone holds the first chunk for a second more: the run passes it, then must come back for it
+    await db.query('INSERT INTO embedding_claims (space_id, chunk_id, until) VALUES ($1, $2, $3)', [space, first, Date.now() + 1000]);
+    const [status] = await a.embed({ collection: 'behind' });
+    expect(status).toMatchObject({ collection: 'behind', vectors: 8, needsEmbedding: 0 });
+    expect(await count(`SELECT count(*) AS n FROM vec_space_${space} WHERE chunk_id = $1`, [first])).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM embedding_claims')).toBe(0);
+  });
 });

@@ -128,6 +128,8 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
   // bench/RESULTS.md). The background lane stays one batch at a time, to give way between batches.
   const ahead = opts.lane === 'normal' ? 1 : 0;
   const queue: InFlight[] = [];
+  /** The last chunk claimed: the next claim reads on from it (a claim from the first chunk passes every one embedded). */
+  let cursor = 0;
   /** Writes the oldest batch's vectors (all of them made) and lets its claims go. */
   const finish = async (): Promise<boolean> => {
     const b = queue.shift()!;
@@ -156,8 +158,13 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
         return false;
       }
       const now = Date.now();
-      const batch = await vectors.claimPending(t.spaceId, t.collectionId, batchSize, now, now + CLAIM_MS);
+      const batch = await vectors.claimPending(t.spaceId, t.collectionId, batchSize, now, now + CLAIM_MS, cursor);
       if (!batch.length) {
+        if (cursor > 0) {
+          // chunks behind the cursor may have come free meanwhile (a claim given back, another host's run out): once more from the first
+          cursor = 0;
+          continue;
+        }
         if (queue.length) {
           if (!(await finish())) return false;
           continue;
@@ -166,6 +173,7 @@ export async function fillSpace(storage: Storage, t: StageTarget, opts: FillOpti
         await new Promise((resolve) => setTimeout(resolve, HELD_ELSEWHERE_MS)); // the rest is held by other hosts
         continue;
       }
+      cursor = batch.reduce((last, c) => Math.max(last, c.id), cursor);
       queue.push(await startBatch(storage, t, opts, batch, queue.at(-1)?.vectors));
       while (queue.length > ahead) if (!(await finish())) return false;
     }

@@ -274,8 +274,12 @@ export interface VectorRepository {
   swap(collectionId: number): Promise<void>;
   pending(spaceId: number, collectionId: number, limit: number, after?: number): Promise<PendingChunk[]>;
   pendingCount(spaceId: number, collectionId: number): Promise<number>;
-  /** Pending chunks no other host is embedding, held by this one until `until` (SQLite: one host, nothing to hold). */
-  claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number): Promise<PendingChunk[]>;
+  /**
+   * Pending chunks no other host is embedding, held by this one until `until` (SQLite: one host,
+   * nothing to hold), in id order from above `after`: a run's cursor, so a claim reads on from
+   * where the last one ended instead of passing every chunk already embedded (0: from the first).
+   */
+  claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number, after?: number): Promise<PendingChunk[]>;
   releaseClaims(spaceId: number, chunkIds: readonly number[]): Promise<void>;
   size(spaceId: number): Promise<number>;
   vectorOf(spaceId: number, chunkId: number): Promise<Float32Array | undefined>;

@@ -88,9 +88,11 @@ class SpaceStatements {
   readonly searches = new Map<string, Statement<unknown[], VectorMatch>>();
 
   constructor(db: Db, readonly table: string) {
+    // CROSS JOIN keeps chunks the outer loop, walked in id order from the cursor: the planner would
+    // rather take every chunk of the collection by its documents and sort them, on every claim
     this.pending = db.prepare(
       `SELECT c.id, c.document_id AS documentId, c.char_start AS charStart, c.char_end AS charEnd, d.kind
-         FROM chunks c JOIN documents d ON d.id = c.document_id
+         FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
         WHERE d.collection_id = ? AND c.id > ? AND NOT EXISTS (SELECT 1 FROM ${table}_rowids r WHERE r.rowid = c.id)
         ORDER BY c.id LIMIT ?`,
     );

@@ -121,16 +121,16 @@ export class PostgresVectors implements VectorRepository {
    * `until` in one statement: two hosts inserting the same claim wait on each other, and the
    * loser's conflicting row is taken only when its claim has expired.
    */
-  async claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number): Promise<PendingChunk[]> {
+  async claimPending(spaceId: number, collectionId: number, limit: number, now: number, until: number, after = 0): Promise<PendingChunk[]> {
     const claimed = await this.db.query<{ chunk_id: number }>(
       `INSERT INTO embedding_claims (space_id, chunk_id, until)
        SELECT $1, c.id, $4 FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE d.collection_id = $2 AND NOT EXISTS (SELECT 1 FROM ${table(spaceId)} v WHERE v.chunk_id = c.id)
+        WHERE d.collection_id = $2 AND c.id > $6 AND NOT EXISTS (SELECT 1 FROM ${table(spaceId)} v WHERE v.chunk_id = c.id)
           AND NOT EXISTS (SELECT 1 FROM embedding_claims e WHERE e.space_id = $1 AND e.chunk_id = c.id AND e.until > $5)
         ORDER BY c.id LIMIT $3
        ON CONFLICT (space_id, chunk_id) DO UPDATE SET until = excluded.until WHERE embedding_claims.until <= $5
        RETURNING chunk_id`,
-      [spaceId, collectionId, limit, until, now],
+      [spaceId, collectionId, limit, until, now, after],
     );
     if (!claimed.length) return [];
     return this.db.query<PendingChunk>(

@@ -279,9 +279,9 @@ class Vectors implements VectorRepository {
    * written) out of its next claim, so it can read one batch ahead (embedding-stage.ts); they
    * leave the pending list when written. Held in memory, by space.
    */
-  async claimPending(spaceId: number, collectionId: number, limit: number): Promise<PendingChunk[]> {
+  async claimPending(spaceId: number, collectionId: number, limit: number, _now: number, _until: number, after = 0): Promise<PendingChunk[]> {
     const held = this.claims.get(spaceId) ?? new Set<number>();
-    const chunks = this.store.pending(spaceId, collectionId, limit + held.size).filter((c) => !held.has(c.id)).slice(0, limit);
+    const chunks = this.store.pending(spaceId, collectionId, limit + held.size, after).filter((c) => !held.has(c.id)).slice(0, limit);
     for (const c of chunks) held.add(c.id);
     if (held.size) this.claims.set(spaceId, held);
     return chunks;
