@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/index.js';
 import { TroveError } from '../../src-main/engine/errors.js';
+import { markdownProse } from '../../src-main/engine/text/markdown-prose.js';
 import { describeBackends } from '../helpers/backends.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
@@ -77,13 +78,14 @@ describeBackends('vector, hybrid and rerank search', (b) => {
       expect(st.embeddings.collections.find((c) => c.collection === 'notes')).toMatchObject({ model: 'all-MiniLM-L6-v2', vectors: 3, needsEmbedding: 0 });
     });
 
-    it("stores the model's vector as it made it: a chunk's own text finds it at cosine 1", async () => {
+    it("stores the model's vector as it made it: what the model read of a chunk finds it at cosine 1", async () => {
       const rows = await b.peek(engine);
       const notesId = (await rows.collections.get('notes'))!.id;
       const doc = (await rows.documents.byPath(notesId, 'cells.md'))!;
       const [chunk] = await rows.chunks.forDocument(doc.id);
       const text = (await rows.documents.content(doc.id))!.slice(chunk!.charStart, chunk!.charEnd);
-      const r = await engine.search({ query: text, mode: 'vector', collections: ['notes'], explain: true });
+      // a Markdown chunk: the model read its prose (text/markdown-prose.ts)
+      const r = await engine.search({ query: markdownProse(text), mode: 'vector', collections: ['notes'], explain: true });
       expect(r.results[0]!.path).toBe('cells.md');
       expect((r.results[0]!.explain as { cosine: number }).cosine).toBeCloseTo(1, 4);
     });
