@@ -1,7 +1,7 @@
 // The embedding model reads a Markdown chunk as prose (text/markdown-prose.ts) and any other
 // chunk as its text, on SQLite and PostgreSQL: the same words in page.md and page.txt get the
 // vectors of different model inputs, and a chunk whose prose equals another's text shares its vector.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import type { Engine } from '../../src-main/engine/index.js';
 import { markdownProse } from '../../src-main/engine/text/markdown-prose.js';
 import { describeBackends, type TestBackend } from '../helpers/backends.js';
