@@ -19,11 +19,14 @@ function wholeWords(text: string, spans: readonly Span[]): boolean {
   return spans.every(([s, e]) => !/[\p{L}\p{N}]/u.test(text[s - 1] ?? ' ') && !/[\p{L}\p{N}]/u.test(text[e] ?? ' '));
 }
 
-function checkQuestion(results: SearchResult[]): void {
+/** `some`: the snippets need not hold every word asked for (a vector hit's chunk is chosen by meaning), only mark no other. */
+function checkQuestion(results: SearchResult[], some = false): void {
   expect(results.length).toBeGreaterThan(0);
   const words = results.flatMap((r) => marked(r.snippet, r.highlights).map((w) => w.toLowerCase()));
   expect(words.length).toBeGreaterThan(0);
-  expect(new Set(words.map((w) => stem(w)))).toEqual(new Set(['run', 'process'])); // running, processes, process, …
+  const stems = new Set(words.map((w) => stem(w)));
+  if (some) expect([...stems].filter((s) => s !== 'run' && s !== 'process')).toEqual([]);
+  else expect(stems).toEqual(new Set(['run', 'process'])); // running, processes, process, …
   for (const r of results) expect(wholeWords(r.snippet, r.highlights)).toBe(true);
   // the snippets do show "the", unmarked ("their" and "then": the preview's test below)
   expect(results.map((r) => r.snippet).join('\n')).toMatch(/\bthe\b/);
@@ -46,7 +49,7 @@ describeBackends('highlights', (b) => {
   });
 
   it('are the same for vector and hybrid results', async () => {
-    for (const mode of ['vector', 'hybrid'] as const) checkQuestion((await engine.search({ query: QUESTION, mode, minScore: 0 })).results);
+    for (const mode of ['vector', 'hybrid'] as const) checkQuestion((await engine.search({ query: QUESTION, mode, minScore: 0 })).results, mode === 'vector');
   });
 
   it('mark what a query of stop words alone searched for, and words starting with a prefix in prefix syntax', async () => {
