@@ -7,12 +7,12 @@
 // In the background it waits its turn before every batch (embed/background.ts) and sends its
 // chunks to the pool's background workers, and to every worker while nobody has searched for a
 // while; an explicit run (`trove embed`) uses every worker.
-// It embeds less: a chunk whose exact text already has a vector in the space (the same text in
-// another file, or an edited document's unchanged chunk, kept when it was re-indexed) gets a copy
-// of that vector, and identical texts in one batch are embedded once. The space is one model at one
-// weights digest, so the same text means the same model input and the same vector. And a Markdown
-// chunk is embedded as the prose a reader of the page sees (text/markdown-prose.ts): its markup —
-// link targets, table pipes, emphasis and list marks — was a sixth of cpp-docs' model tokens.
+// It embeds less. The model reads a Markdown chunk as the prose a reader of the page sees
+// (text/markdown-prose.ts; its markup was a fifth of cpp-docs' model tokens) and any other chunk as
+// its text. A chunk whose model input already has a vector in the space (the same text in another
+// file, or an edited document's unchanged chunk, kept when it was re-indexed) gets a copy of that
+// vector, and identical inputs in one batch are embedded once: the space is one model at one
+// weights digest, so the same input means the same vector.
 import { createHash } from 'node:crypto';
 import { sliceWindow } from '../store/content-blocks.js';
 import type { Storage, TextRange } from '../store/storage.js';

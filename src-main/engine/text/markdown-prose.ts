@@ -2,8 +2,8 @@
 // reader of the rendered page sees. The embedding model reads this (embed/embedding-stage.ts);
 // markup is not what it was trained on, and every mark costs the model a token: a link's target,
 // `**`, a backtick, a table's pipes, a heading's or a list's marker, an HTML tag. In cpp-docs they
-// were a fifth of the model's input (bench/RESULTS.md, "Markdown read as prose"). Keyword search and `get` keep
-// the source text; this is only the model's input.
+// were a fifth of the model's input (bench/RESULTS.md, "… Markdown read as prose …"). Keyword
+// search and `get` keep the source text; this is only the model's input.
 
 /** `[text](target "title")` and `![alt](target)`: the text; a target may hold one level of parentheses. */
 const INLINE_LINK = /!?\[([^\]\n]*)\]\((?:<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/g;
