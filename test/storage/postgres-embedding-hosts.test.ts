@@ -35,17 +35,21 @@ afterAll(async () => {
 
 const count = async (sql: string, params: unknown[] = []) => Number((await db.query<{ n: string }>(sql, params)).rows[0]!.n);
 
+/** A one-note collection embedded on a host: its model loaded and the model's space made. */
+async function seeded(e: Engine, name: string): Promise<void> {
+  const seed = tempDir('trove-pg-embed-seed-');
+  writeTree(seed, { 'seed.md': `# Seed\n\nA note that makes ${name}'s model ready.\n` });
+  await e.addCollection({ root: seed, name });
+  await e.index({ collection: name });
+  await e.embed({ collection: name });
+}
+
 describe('two hosts embedding one collection at once', () => {
   it('embed every chunk once between them, and leave none pending or claimed', async () => {
     const [a, b] = [await host(), await host()];
     // the model's space made first (a note for each host, whose model is then loaded), so its table can be watched
-    for (const [e, name] of [[a, 'seed-a'], [b, 'seed-b']] as const) {
-      const seed = tempDir('trove-pg-embed-seed-');
-      writeTree(seed, { 'seed.md': `# Seed\n\nA note that makes ${name}'s model ready.\n` });
-      await e.addCollection({ root: seed, name });
-      await e.index({ collection: name });
-      await e.embed({ collection: name });
-    }
+    await seeded(a, 'seed-a');
+    await seeded(b, 'seed-b');
     const space = await count("SELECT v.active_space_id AS n FROM collection_vectors v JOIN collections c ON c.id = v.collection_id WHERE c.name = 'seed-a'");
     await db.query(`
       CREATE TABLE written (chunk_id bigint NOT NULL, op text NOT NULL);
@@ -70,11 +74,7 @@ describe('two hosts embedding one collection at once', () => {
 
   it('take the chunk behind a run\'s cursor that another host held, once that claim runs out', async () => {
     const a = await host();
-    const seed = tempDir('trove-pg-embed-seed-');
-    writeTree(seed, { 'seed.md': '# Seed\n\nA note that makes the model and its space ready.\n' });
-    await a.addCollection({ root: seed, name: 'seed-behind' });
-    await a.index({ collection: 'seed-behind' });
-    await a.embed({ collection: 'seed-behind' });
+    await seeded(a, 'seed-behind');
     const root = tempDir('trove-pg-embed-behind-');
     writeTree(root, Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`b${i}.md`, `# Behind ${i}\n\nA note about lighthouse number ${i}.\n`])));
     await a.addCollection({ root, name: 'behind' });
