@@ -389,6 +389,27 @@ describe.each(backends)('storage contract: %s', (_name, make) => {
     await onlyA.release();
   });
 
+  it('holds a claim’s jobs until it is written or given back: a run claims its next batches while one is still read', async () => {
+    const s = await open(make);
+    const c = await s.collections.insert({ name: 'held', root: '/held', include: [], exclude: [], context: '' });
+    await s.jobs.recordEvents(['a.md', 'b.md', 'c.md', 'd.md', 'e.md'].map((p, i) => job(c, p, { changedAt: 100 - i })));
+    const first = (await s.jobs.claim(Date.now(), 2, { only: c.id }))!;
+    const second = (await s.jobs.claim(Date.now(), 2, { only: c.id }))!;
+    const third = (await s.jobs.claim(Date.now(), 2, { only: c.id }))!;
+    expect([first, second, third].map((cl) => cl.jobs.map((j) => j.path))).toEqual([['a.md', 'b.md'], ['c.md', 'd.md'], ['e.md']]);
+    expect(await s.jobs.claim(Date.now(), 2, { only: c.id })).toBeNull(); // every due job is held
+    expect(await s.jobs.dueCount(c.id, Date.now())).toBe(5); // held jobs are still due
+    await second.release(); // given back: claimable again, and first in line of what is left
+    const again = (await s.jobs.claim(Date.now(), 2, { only: c.id }))!;
+    expect(again.jobs.map((j) => j.path)).toEqual(['c.md', 'd.md']);
+    await first.complete({ retire: first.jobs }); // written: gone from the queue
+    await third.complete({ retire: [], retry: [{ job: third.jobs[0]!, attempts: 1, nextRunAt: Date.now() - 1, error: 'busy' }] });
+    const retried = (await s.jobs.claim(Date.now(), 2, { only: c.id }))!; // a retry due at once is claimable once its claim is done
+    expect(retried.jobs.map((j) => j.path)).toEqual(['e.md']);
+    await retried.release();
+    await again.release();
+  });
+
   it('coalesces events on a path, keeps a backoff from reconcile finds, revives given-up jobs at a scan', async () => {
     const s = await open(make);
     const c = await s.collections.insert({ name: 'c', root: '/c', include: [], exclude: [], context: '' });

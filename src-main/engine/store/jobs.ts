@@ -123,16 +123,18 @@ export class JobStore {
        ON CONFLICT (collection_id, kind, path) DO NOTHING`,
     );
     const order = 'ORDER BY priority DESC, gone, changed_at DESC, id';
-    this.topStmt = db.prepare<[number], RawJob>(
+    // the last parameter of each: the ids of jobs claimed and not yet completed, as a JSON array
+    const notHeld = 'id NOT IN (SELECT value FROM json_each(?))';
+    this.topStmt = db.prepare<[number, string], RawJob>(
       `SELECT * FROM jobs WHERE next_run_at <= ? AND collection_id NOT IN (SELECT collection_id FROM job_pauses)
-       ${order} LIMIT 1`,
+         AND ${notHeld} ${order} LIMIT 1`,
     );
-    this.topAmongStmt = db.prepare<[number, string], RawJob>(
+    this.topAmongStmt = db.prepare<[number, string, string], RawJob>(
       `SELECT * FROM jobs WHERE next_run_at <= ? AND collection_id IN (SELECT value FROM json_each(?))
-         AND collection_id NOT IN (SELECT collection_id FROM job_pauses) ${order} LIMIT 1`,
+         AND collection_id NOT IN (SELECT collection_id FROM job_pauses) AND ${notHeld} ${order} LIMIT 1`,
     );
-    this.batchStmt = db.prepare<[number, string, number, number], RawJob>(
-      `SELECT * FROM jobs WHERE collection_id = ? AND kind = ? AND next_run_at <= ? ${order} LIMIT ?`,
+    this.batchStmt = db.prepare<[number, string, number, string, number], RawJob>(
+      `SELECT * FROM jobs WHERE collection_id = ? AND kind = ? AND next_run_at <= ? AND ${notHeld} ${order} LIMIT ?`,
     );
     this.retireStmt = db.prepare('DELETE FROM jobs WHERE id = ? AND version = ?');
     this.retryStmt = db.prepare(
@@ -189,17 +191,19 @@ export class JobStore {
 
   /**
    * The next batch: jobs of the collection and kind of the most urgent due job, most urgent
-   * first; paused collections are left alone unless `only` names one explicitly.
+   * first; paused collections are left alone unless `only` names one explicitly, and `held` jobs
+   * (claimed, not yet completed) are never given out twice.
    */
-  nextBatch(now: number, limit: number, only?: number, collections?: readonly number[]): JobRow[] {
+  nextBatch(now: number, limit: number, only?: number, collections?: readonly number[], held: Iterable<number> = []): JobRow[] {
+    const skip = JSON.stringify([...held]);
     let top: RawJob | undefined;
-    if (only === undefined) top = collections ? this.topAmongStmt.get(now, JSON.stringify(collections)) : this.topStmt.get(now);
+    if (only === undefined) top = collections ? this.topAmongStmt.get(now, JSON.stringify(collections), skip) : this.topStmt.get(now, skip);
     else {
-      top = this.batchStmt.get(only, 'scan', now, 1) ?? this.batchStmt.get(only, 'file', now, 1);
+      top = this.batchStmt.get(only, 'scan', now, skip, 1) ?? this.batchStmt.get(only, 'file', now, skip, 1);
     }
     if (!top) return [];
     if (top.kind === 'scan') return [fromRaw(top)];
-    return this.batchStmt.all(top.collection_id, 'file', now, limit).map(fromRaw);
+    return this.batchStmt.all(top.collection_id, 'file', now, skip, limit).map(fromRaw);
   }
 
   /** Done: drops the job unless a newer event arrived while it ran. */

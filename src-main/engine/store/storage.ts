@@ -172,6 +172,11 @@ export interface ClaimedJobs {
 }
 
 export interface JobQueue {
+  /**
+   * How many claimed batches a run may read ahead of the one it writes. A PostgreSQL claim holds a
+   * pooled connection and a transaction while it waits; a SQLite claim only a set of ids.
+   */
+  readonly claimsAhead: number;
   /** Watcher events: a fresh event resets a job's retries and bumps its version. */
   recordEvents(jobs: readonly JobEnqueue[]): Promise<void>;
   /** Adds jobs unless one is queued for the same path. */

@@ -125,6 +125,9 @@ export class ClaimedBatch implements ClaimedJobs {
 }
 
 export class PostgresJobQueue implements JobQueue {
+  /** One: each claim read ahead holds a connection of the pool (8) and its transaction. */
+  readonly claimsAhead = 1;
+
   constructor(
     private readonly db: PostgresDatabase,
     /** Writes a claimed batch's index rows (none: a queue that only moves jobs, as in tests of the queue alone). */
