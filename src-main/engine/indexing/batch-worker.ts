@@ -107,61 +107,80 @@ export class BatchWorker {
   }
 
   /**
-   * Works one collection's claimed batches one after another, each next one claimed and made ready
-   * (read, parsed, planned, its write staged) while the one before is written: on PostgreSQL the
-   * server's inserts of batch N overlap the reading, parsing and keyword terms of N+1 (the two were
-   * one after the other, each about half of a batch's time). The batches still complete one at a
-   * time and in claim order, and the next is claimed only once complete() was called (its jobs are
-   * then never claimed twice: SQLite has written them before complete returns, PostgreSQL holds
-   * them locked). `next` gives the next claim of the collection, or null to stop (a removal, the
+   * Works one collection's claimed batches one after another, the next ones claimed and made ready
+   * (read, parsed, planned, their writes staged) while one is written: on PostgreSQL the server's
+   * inserts of batch N overlap the reading, parsing and keyword terms of N+1; on SQLite, whose
+   * writes hold the engine's thread, the parse workers go on with the documents of the batches
+   * behind it. Up to `storage.jobs.claimsAhead` batches wait behind the one written, each read as
+   * soon as it is claimed. The batches still complete one at a time and in claim order; a claim's
+   * jobs are never claimed twice while it is held (SQLite keeps their ids, PostgreSQL its row
+   * locks). A scan is not read ahead and nothing is claimed behind it: it reads what the writes
+   * before it wrote. `next` gives the next claim of the collection, or null to stop (a removal, the
    * engine closing, the run's turn ended). Returns the scan's error when the folder could not be
    * walked. Nothing is left claimed when it returns or throws.
    */
   async series(c: CollectionRow, first: ClaimedJobs, next: () => Promise<ClaimedJobs | null>, listener?: OutcomeListener): Promise<Error | null> {
     const claims = new Set<ClaimedJobs>([first]);
-    const claimNext = async (): Promise<ClaimedJobs | null> => {
-      const claim = await next();
-      if (claim) claims.add(claim);
-      return claim;
+    /** Claimed batches not yet written, in claim order; `ready` is null for a scan. */
+    const queue: { claim: ClaimedJobs; ahead: boolean; ready: Promise<Ready> | null }[] = [];
+    const enqueue = (claim: ClaimedJobs, ahead: boolean) => {
+      const ready = claim.jobs[0]!.kind === 'scan' ? null : this.prepare(c, claim, ahead);
+      ready?.catch(() => undefined); // its failure is thrown when it is next (or with the batch written before it)
+      queue.push({ claim, ahead, ready });
+    };
+    let more = true;
+    /** `writing`: a batch is being written (otherwise the first one claimed is announced as it is read, as the first of all). */
+    const claimAhead = async (writing: boolean): Promise<void> => {
+      while (more && queue.length < this.storage.jobs.claimsAhead && queue.at(-1)?.ready !== null) {
+        const claim = await next();
+        if (!claim) more = false;
+        else {
+          claims.add(claim);
+          enqueue(claim, writing || queue.length > 0);
+        }
+      }
+    };
+    /** Every claim not written goes back to the queue untouched, once its reads have ended (a completed claim's release does nothing). */
+    const releaseAll = async () => {
+      await Promise.allSettled(queue.flatMap((q) => (q.ready ? [q.ready] : [])));
+      await Promise.all([...claims].map((cl) => cl.release().catch(() => undefined)));
     };
     let scanError: Error | null = null;
     try {
-      let claim: ClaimedJobs | null = first;
-      let ready: Ready | null = null;
-      while (claim) {
-        if (claim.jobs[0]!.kind === 'scan') {
-          scanError = (await this.scan(c, claim, listener)) ?? scanError;
+      enqueue(first, false);
+      for (;;) {
+        const head = queue.shift();
+        if (!head) return scanError;
+        if (!head.ready) {
+          scanError = (await this.scan(c, head.claim, listener)) ?? scanError;
           listener?.written?.();
-          claim = await claimNext();
+          await claimAhead(false); // nothing was claimed behind the scan
           continue;
         }
-        const ahead = ready !== null;
-        ready ??= await this.prepare(c, claim, false);
-        if (ready.stop) return ready.error ?? scanError;
+        const ready = await head.ready;
+        if (ready.stop) {
+          await releaseAll();
+          return ready.error ?? scanError;
+        }
         // read while the batch before was written: the collection may have been removed meanwhile
-        if (ahead && (await this.abandoned(c.id))) return claim.release().then(() => scanError);
+        if (head.ahead && (await this.abandoned(c.id))) {
+          await releaseAll();
+          return scanError;
+        }
         // a batch read ahead is announced now, its count taken between writes: a write's jobs are
         // then either still due or done, never both (the first one was announced before its reads)
-        if (ahead) this.progress.batch(c.id, c.name, await this.due.of(c.id), ready.batch[0]?.path ?? null);
-        const written = claim;
-        // nothing here keeps the batch once it is written (SQLite: before the next one is read)
+        if (head.ahead) this.progress.batch(c.id, c.name, await this.due.of(c.id), ready.batch[0]?.path ?? null);
+        const written = head.claim;
+        // nothing here keeps the batch once it is written
         const writing: Promise<boolean> = this.write(c, written, ready, listener).then(() => claims.delete(written));
-        ready = null;
-        // while it is written: the next batch, claimed and made ready (a scan waits for the write: it reads what it wrote)
-        const following: Promise<{ claim: ClaimedJobs | null; ready: Ready | null }> = claimNext().then(async (n) => ({
-          claim: n,
-          ready: n && n.jobs[0]!.kind !== 'scan' ? await this.prepare(c, n, true) : null,
-        }));
-        const [wrote, after] = await Promise.allSettled([writing, following]);
+        // while it is written: the next batches, claimed and made ready
+        const [wrote, after] = await Promise.allSettled([writing, claimAhead(true)]);
         if (wrote.status === 'rejected') throw wrote.reason;
         listener?.written?.();
         if (after.status === 'rejected') throw after.reason;
-        ({ claim, ready } = after.value);
       }
-      return scanError;
     } catch (err) {
-      // the batches not written go back to the queue untouched (a completed claim's release does nothing)
-      await Promise.all([...claims].map((cl) => cl.release().catch(() => undefined)));
+      await releaseAll();
       throw err;
     }
   }
