@@ -123,7 +123,7 @@ export class JobStore {
        ON CONFLICT (collection_id, kind, path) DO NOTHING`,
     );
     const order = 'ORDER BY priority DESC, gone, changed_at DESC, id';
-    // the last parameter of each: the ids of jobs claimed and not yet completed, as a JSON array
+    // each takes the ids of the jobs claimed and not yet completed or released, as a JSON array
     const notHeld = 'id NOT IN (SELECT value FROM json_each(?))';
     this.topStmt = db.prepare<[number, string], RawJob>(
       `SELECT * FROM jobs WHERE next_run_at <= ? AND collection_id NOT IN (SELECT collection_id FROM job_pauses)
