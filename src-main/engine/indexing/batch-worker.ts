@@ -125,7 +125,7 @@ export class BatchWorker {
     const queue: { claim: ClaimedJobs; ahead: boolean; ready: Promise<Ready> | null }[] = [];
     const enqueue = (claim: ClaimedJobs, ahead: boolean) => {
       const ready = claim.jobs[0]!.kind === 'scan' ? null : this.prepare(c, claim, ahead);
-      ready?.catch(() => undefined); // its failure is thrown when it is next (or with the batch written before it)
+      ready?.catch(() => undefined); // its failure is thrown when it comes to be written (or dropped with the run)
       queue.push({ claim, ahead, ready });
     };
     let more = true;
