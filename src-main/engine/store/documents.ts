@@ -1,5 +1,6 @@
 // The documents and content_blocks tables: one row per file we have seen, and its parsed text in
 // compressed blocks (content-blocks.ts).
+import { randomBytes } from 'node:crypto';
 import { packText, packWhole, type PackedBlockRow } from './content-blocks.js';
 import type { Db } from './database.js';
 
@@ -290,10 +291,17 @@ export class DocumentStore {
     return this.docidExistsStmt.get(docid) !== undefined;
   }
 
-  /** Inserts or updates by (collection, path); an existing row keeps its docid. Returns the row id. */
+  /**
+   * Inserts or updates by (collection, path); an existing row keeps its docid. A new row whose
+   * drawn docid another row has by now gets a fresh one: a batch read ahead draws its docids
+   * before the batch ahead of it is written, and only the writer knows what is taken. Returns the row id.
+   */
   upsert(d: DocumentWrite, indexedAt: number): number {
+    let docid = d.docid;
+    while (this.docidExistsStmt.get(docid) !== undefined) docid = randomBytes(3).toString('hex');
     return this.upsertStmt.get({
       ...d,
+      docid,
       warning: d.warning ?? null,
       parentId: d.parentId ?? null,
       indexedAt,
