@@ -85,7 +85,7 @@ async function cliRun(): Promise<{ texts: Map<string, string>; seconds: number }
   return { texts, seconds: (performance.now() - t0) / 1000 };
 }
 
-// warm-up: each of Trove's workers started, with its languages and pdf.js loaded (a host keeps them between files)
+// warm-up: each of Trove's workers started, with its languages and PDFium loaded (a host keeps them between files)
 const firstOf = (lang: Lang) => scans.find((s) => s.lang === lang && s.pdf)!;
 for (const lang of ['eng', 'chi_sim'] as const) {
   await Promise.all(Array.from({ length: CORES }, () => engine.recognize({ kind: 'pdf', bytes: firstOf(lang).pdf!, languages: [lang] })));

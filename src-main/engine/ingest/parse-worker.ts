@@ -21,11 +21,6 @@ export interface ParseReply {
   result: Prepared;
 }
 
-// pdf.js inflates a PDF's streams through DecompressionStream when the runtime has one; under Node
-// that is web streams over zlib, and for a PDF's many small streams its own inflate costs ~13% less
-// CPU a document (bench/RESULTS.md). No other parser here uses it.
-delete (globalThis as { DecompressionStream?: unknown }).DecompressionStream;
-
 const port = parentPort!;
 port.on('message', (msg: ParseRequest) => {
   void prepareBinaryDocument(msg.bytes, msg.path, msg.chunking, msg.limits, msg.ocr)

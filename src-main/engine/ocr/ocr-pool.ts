@@ -81,7 +81,7 @@ export class OcrPool {
 
   /**
    * A scan is on its way (its file is being parsed): one worker starts now, or the idle ones get
-   * ready, loading the languages (and pdf.js) while the file is parsed rather than after.
+   * ready, loading the languages (and PDFium) while the file is parsed rather than after.
    */
   warm(languages: LanguageFile[], pdf: boolean): void {
     if (this.closed) return;

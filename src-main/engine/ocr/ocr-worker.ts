@@ -28,7 +28,7 @@ export type OcrWorkerRequest =
   | { op: 'count'; id: number; source: OcrSource }
   | { op: 'page'; id: number; source: OcrSource; page: number; languages: LanguageFile[]; limits: Pick<OcrLimits, 'maxPixelsPerPage'> }
   | { op: 'forget'; key: string }
-  /** Get ready for a scan on its way (loaded before its bytes arrive): its languages, and pdf.js for a PDF. No reply. */
+  /** Get ready for a scan on its way (loaded before its bytes arrive): its languages, and PDFium for a PDF. No reply. */
   | { op: 'warm'; languages: LanguageFile[]; pdf: boolean }
   | { op: 'close' };
 
@@ -50,11 +50,11 @@ if (init.nice > 0 && process.platform === 'linux') {
   }
 }
 
-// the decoders, pdf.js and Tesseract load only now, on the niced thread: loading them is work too
+// the decoders, PDFium and Tesseract load only now, on the niced thread: loading them is work too
 // (a worker warmed ahead of a scan loads while indexing parses the file)
-const [{ decodeImagePage, imagePageCount, ImageError }, { loadPdfJs }, { PdfPageError, PdfRaster }, { Tesseract }] = await Promise.all([
+const [{ decodeImagePage, imagePageCount, ImageError }, { loadPdfium }, { PdfPageError, PdfRaster }, { Tesseract }] = await Promise.all([
   import('./image-decode.js'),
-  import('../ingest/parsers/pdf.js'),
+  import('../ingest/parsers/pdfium.js'),
   import('./pdf-raster.js'),
   import('./tesseract.js'),
 ]);
@@ -90,7 +90,7 @@ async function forget(key?: string): Promise<void> {
 async function warm(msg: Extract<OcrWorkerRequest, { op: 'warm' }>): Promise<void> {
   try {
     tesseract?.use(msg.languages);
-    if (msg.pdf) await loadPdfJs();
+    if (msg.pdf) await loadPdfium();
   } catch {
     /* the page that needs it fails with the reason */
   }

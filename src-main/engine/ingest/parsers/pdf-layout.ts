@@ -107,7 +107,7 @@ function textOf(frags: readonly Fragment[]): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** Fragments with letters, left to right (pdf.js fills gaps with items of spaces: they show no text). */
+/** Fragments with letters, left to right (an item of spaces filling a gap shows no text). */
 const inked = (frags: readonly Fragment[]): Fragment[] => frags.filter((f) => f.str.trim()).sort((p, q) => p.x0 - q.x0);
 
 /** Stretches of a line's text with no gap wider than half its size between them (word gaps close up). */

@@ -1,40 +1,16 @@
-// PDF with pdf.js (pdfjs-dist, legacy build for Node 20): text per page, `[page N]` in the text and
-// the page number in each chunk's locator. Lines are rebuilt from the text items' positions in
-// reading order, columns read one after the other (pdf-layout.ts);
+// PDF with PDFium (pdfium.ts): text per page, `[page N]` in the text and the page number in each
+// chunk's locator. Lines are rebuilt from the text items' positions in reading order, columns read
+// one after the other (pdf-layout.ts);
 // lines repeated at the top or bottom of most pages (running headers, footers, page numbers) are
 // dropped; lines set clearly larger than the body become headings. The title comes from the
 // document info unless it is a placeholder, else from the first heading. Encrypted (password),
 // truncated or malformed files throw with the reason; a PDF without a text layer is indexed by
 // its name with a "needs OCR" warning. Pages that draw an image and have no text layer (or only
 // stray characters: a scanner's page number) are listed in `ocrPages` for the OCR stage.
-/// <reference path="./pdf-worker.d.ts" />
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { DocBuilder } from './doc-builder.js';
-import { keepingNatives } from './keep-natives.js';
-import { toLines, type Line, type TextItemLike } from './pdf-layout.js';
+import { toLines, type Line } from './pdf-layout.js';
+import { PdfiumDocument } from './pdfium.js';
 import { baseTitle, type DocumentParser, type ParsedDocument } from './types.js';
-
-type PdfJs = typeof PdfJsModule;
-let pdfjs: Promise<PdfJs> | null = null;
-/**
- * pdf.js, loaded once (the OCR room renders pages with the same module), its worker code with it:
- * under Node it runs on this thread as a "fake worker", which it would otherwise import on the first
- * document; loaded here, a reader warmed ahead of a scan (ocr/ocr-pool.ts warm) is fully ready. The
- * polyfills it brings may add to the runtime but not replace its functions (keep-natives.ts).
- */
-export const loadPdfJs = (): Promise<PdfJs> =>
-  (pdfjs ??= keepingNatives(() => Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('pdfjs-dist/legacy/build/pdf.worker.mjs')])).then(([lib, worker]) => {
-    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
-    return lib;
-  }));
-
-/** Where pdf.js finds its CMaps (CJK fonts without a Unicode map) and standard font data. */
-export function assetDirs(): { cMapUrl: string; standardFontDataUrl: string } {
-  const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-  return { cMapUrl: path.join(root, 'cmaps') + path.sep, standardFontDataUrl: path.join(root, 'standard_fonts') + path.sep };
-}
 
 const PLACEHOLDER_TITLE = /^(untitled|microsoft (word|powerpoint) - .*|.*\.(docx?|pptx?|pdf|txt|html?|tex|dvi))$/i;
 
@@ -42,55 +18,35 @@ export const pdfParser: DocumentParser = {
   kind: 'pdf',
   binary: true,
   async parse(bytes, fileName, limits): Promise<ParsedDocument> {
-    const { getDocument, OPS } = await loadPdfJs();
-    const task = getDocument({
-      data: bytes,
-      ...assetDirs(),
-      cMapPacked: true,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      verbosity: 0,
-    });
-    let doc;
+    const doc = await PdfiumDocument.open(bytes);
     try {
-      doc = await task.promise;
-    } catch (err) {
-      await task.destroy();
-      const e = err as Error;
-      if (e.name === 'PasswordException') throw new Error('the PDF is encrypted with a password; it cannot be read');
-      if (e.name === 'InvalidPDFException') throw new Error(`not a readable PDF (${e.message}; truncated or damaged?)`);
-      throw new Error(`cannot open the PDF: ${e.message}`);
-    }
-    try {
-      const pageCount = Math.min(doc.numPages, limits.maxPages);
+      const total = doc.pageCount;
+      const pageCount = Math.min(total, limits.maxPages);
       const pages: Line[][] = [];
       const failed: number[] = [];
       const ocrPages: number[] = [];
-      const imageOps = new Set([
-        OPS.paintImageXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObject, OPS.paintInlineImageXObjectGroup,
-        OPS.paintImageMaskXObject, OPS.paintImageMaskXObjectGroup, OPS.paintImageMaskXObjectRepeat,
-      ]);
+      const labels: string[] = [];
       for (let n = 1; n <= pageCount; n++) {
+        labels.push(doc.pageLabel(n - 1));
+        const page = doc.page(n - 1);
+        let lines: Line[] = [];
         try {
-          const page = await doc.getPage(n);
-          const content = await page.getTextContent();
-          const lines = toLines(content.items as TextItemLike[]);
-          pages.push(lines);
+          if (!page) throw new Error('the page cannot be loaded');
+          lines = toLines(page.textItems());
           // only a page with (next to) no text is looked at for images: text pages cost nothing more
-          if (wordChars(lines) < STRAY_TEXT_CHARS && (await page.getOperatorList()).fnArray.some((op) => imageOps.has(op))) ocrPages.push(n);
-          page.cleanup();
+          if (wordChars(lines) < STRAY_TEXT_CHARS && page.drawsImage()) ocrPages.push(n);
         } catch {
-          pages.push([]);
           failed.push(n);
+        } finally {
+          page?.close();
         }
+        pages.push(lines);
       }
       if (failed.length === pageCount) throw new Error('no page of the PDF could be read (damaged?)');
-      const labels = await doc.getPageLabels().catch(() => null);
-      const info = ((await doc.getMetadata().catch(() => null))?.info ?? {}) as Record<string, unknown>;
-      return { ...build(pages, { fileName, labels, info, failed, total: doc.numPages, limits, ocrPages }), ocrPages };
+      const info = { Title: doc.meta('Title'), Author: doc.meta('Author'), Subject: doc.meta('Subject') };
+      return { ...build(pages, { fileName, labels, info, failed, total, limits, ocrPages }), ocrPages };
     } finally {
-      await doc.destroy();
+      doc.close();
     }
   },
 };
