@@ -64,12 +64,12 @@ const FPDF_ERR_FORMAT = 3;
 const FPDF_ERR_PASSWORD = 4;
 const FPDF_ERR_SECURITY = 5;
 const OBJ_IMAGE = 3;
+const OBJ_FORM = 5;
 const BITMAP_GREY = 1;
 /** FPDFBitmap_GetFormat's formats → bytes per pixel (grey, BGR, BGRx, BGRA). */
 const BITMAP_CHANNELS: Record<number, 1 | 3 | 4> = { 1: 1, 2: 3, 3: 4, 4: 4 };
 /** Render annotations' appearances too (form fields, stamps), as a viewer shows the page. */
 const RENDER_ANNOTATIONS = 0x01;
-const OBJ_FORM = 5;
 /** How far past a run's end, in its size, the next glyph may start and join it: kerning's slack, or a word space. */
 const GLYPH_GAP = 0.15;
 const WORD_GAP = 0.5;
@@ -78,6 +78,8 @@ const SOFT_HYPHEN_MARK = 2;
 
 let wasm: Buffer | null = null;
 let loading: Promise<Pdfium> | null = null;
+/** The instance `loading` resolved to: a document closing on an older one leaves it be. */
+let live: Pdfium | null = null;
 
 function instance(): Promise<Pdfium> {
   return (loading ??= (async () => {
@@ -87,14 +89,14 @@ function instance(): Promise<Pdfium> {
     const wrapped = await init({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer });
     const P = wrapped.pdfium as unknown as Pdfium;
     P._PDFiumExt_Init();
-    return P;
+    return (live = P);
   })().catch((err: unknown) => {
     loading = null;
     throw err;
   }));
 }
 
-/** Loads PDFium on this thread ahead of the first document (a parse worker warming up). */
+/** Loads PDFium on this thread ahead of the first document (an OCR worker warmed for a scan on its way). */
 export const loadPdfium = (): Promise<unknown> => instance();
 
 export class PdfOpenError extends Error {}
@@ -163,7 +165,10 @@ export class PdfiumDocument {
     P._free(this.data);
     P._free(this.scratch);
     // memory.grow never shrinks: a document that took a large heap would keep it for the thread's life
-    if (P.HEAPU8.byteLength > MAX_HEAP_BYTES && loading) loading = null;
+    if (P.HEAPU8.byteLength > MAX_HEAP_BYTES && live === P) {
+      live = null;
+      loading = null;
+    }
   }
 
   /** A UTF-16LE string from a PDFium getter that returns the bytes it needs (terminator included). */
