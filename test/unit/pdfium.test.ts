@@ -1,12 +1,14 @@
 // PDFium as Trove reads it (parsers/pdfium.ts): text drawn a glyph at a time (as Chromium and
 // Skia write PDFs) reads as words and lines again, across and up the page; OCR gets a scanner's
 // page as its own image (colours in the right order) and any other page rendered in grey at 300
-// dpi, turned as the page is shown, smaller when the pixel bound says so.
+// dpi, turned as the page is shown, smaller when the pixel bound says so. PDFium's heap is bounded:
+// what would need more fails with the reason, and the document goes on being read.
 import { degrees, PDFDocument, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { pdfParser } from '../../src-main/engine/ingest/parsers/pdf.js';
 import { DEFAULT_PARSE_LIMITS } from '../../src-main/engine/ingest/parsers/types.js';
+import { PdfiumDocument } from '../../src-main/engine/ingest/parsers/pdfium.js';
 import { PdfPageError, PdfRaster } from '../../src-main/engine/ocr/pdf-raster.js';
 
 /** Draws `text` one glyph per text object, each placed at the advance of the ones before it. */
@@ -78,6 +80,26 @@ describe('PDFium', () => {
       await expect(raster.render(3, { maxPixelsPerPage: 40e6 })).rejects.toThrow(PdfPageError);
     } finally {
       await raster.close();
+    }
+  });
+
+  it('refuses what would take its heap past the bound, and goes on reading', async () => {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    pdf.addPage([144, 72]).drawText('Ledger', { x: 10, y: 30, size: 24, font });
+    const doc = await PdfiumDocument.open(await pdf.save());
+    try {
+      const page = doc.page(0)!;
+      try {
+        // 1.6 GB of grey: under WebAssembly's own 2 GB, over the 1 GB bound
+        expect(() => page.renderGrey(40_000, 40_000)).toThrow(/out of memory/);
+        expect(page.renderGrey(60, 30).some((v) => v < 128)).toBe(true);
+        expect(page.textItems().map((i) => i.str).join('')).toContain('Ledger');
+      } finally {
+        page.close();
+      }
+    } finally {
+      doc.close();
     }
   });
 });

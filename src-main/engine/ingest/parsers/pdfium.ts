@@ -4,8 +4,10 @@
 // origin, advance and matrix, the items pdf-layout.ts orders), whether a page draws an image, and
 // for OCR (ocr/pdf-raster.ts) a page rendered in grey or its only image's pixels. The module is
 // loaded once per thread; its exports are called directly, not through ccall, because a page
-// makes a few calls per character. WebAssembly memory only grows, so after a document that grew
-// it past MAX_HEAP_BYTES the instance is dropped and the next document gets a fresh one.
+// makes a few calls per character. Its heap may not grow past MAX_WASM_BYTES (the parse worker's
+// JavaScript heap limit does not cover WebAssembly memory); WebAssembly memory only grows, so after
+// a document that grew it past MAX_HEAP_BYTES, or a trap (an abort leaves an instance unusable),
+// the instance is dropped and the next document gets a fresh one.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { TextItemLike } from './pdf-layout.js';
@@ -76,17 +78,36 @@ const WORD_GAP = 0.5;
 /** PDFium marks a hyphen it takes for a line-end word break with U+0002; the text keeps the hyphen. */
 const SOFT_HYPHEN_MARK = 2;
 
-let wasm: Buffer | null = null;
+/** PDFium's heap may not grow past this: a PDF that needs more fails as too large, the machine is left alone. */
+const MAX_WASM_BYTES = 1024 * 1024 * 1024;
+
+/** The part of the WebAssembly global used here (the node build's type libraries do not declare it). */
+interface WasmApi {
+  compile(bytes: Uint8Array): Promise<object>;
+  Instance: new (module: object, imports: object) => object;
+  RuntimeError: new () => Error;
+}
+const WASM = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+let compiled: object | null = null;
 let loading: Promise<Pdfium> | null = null;
 /** The instance `loading` resolved to: a document closing on an older one leaves it be. */
 let live: Pdfium | null = null;
 
 function instance(): Promise<Pdfium> {
   return (loading ??= (async () => {
-    const require = createRequire(import.meta.url);
-    wasm ??= readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
+    compiled ??= await WASM.compile(readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm')));
+    const wasm = compiled;
     const { init } = await import('@embedpdf/pdfium');
-    const wrapped = await init({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer });
+    const wrapped = await init({
+      instantiateWasm(imports: { env: Record<string, (...args: number[]) => number> }, receive: (instance: object) => unknown) {
+        const env = imports.env;
+        const grow = env.emscripten_resize_heap!;
+        // refused, malloc returns null and PDFium aborts: the page or document fails, and the instance is replaced (retire)
+        env.emscripten_resize_heap = (bytes: number) => ((bytes >>> 0) > MAX_WASM_BYTES ? 0 : grow(bytes));
+        return receive(new WASM.Instance(wasm, imports));
+      },
+    } as Parameters<typeof init>[0]);
     const P = wrapped.pdfium as unknown as Pdfium;
     P._PDFiumExt_Init();
     return (live = P);
@@ -94,6 +115,25 @@ function instance(): Promise<Pdfium> {
     loading = null;
     throw err;
   }));
+}
+
+/** The next document gets a fresh instance: this one's heap grew too large, or it trapped (an abort leaves it unusable). */
+function retire(P: Pdfium): void {
+  if (live !== P) return;
+  live = null;
+  loading = null;
+}
+
+/** Runs PDFium calls; a trap (memory refused, an abort) retires the instance and fails with the reason. */
+function guarded<T>(P: Pdfium, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (!(err instanceof WASM.RuntimeError)) throw err;
+    retire(P);
+    const full = P.HEAPU8.byteLength + 64 * 1024 * 1024 > MAX_WASM_BYTES;
+    throw new Error(full ? `PDFium ran out of memory (over ${MAX_WASM_BYTES >> 20} MB)` : `PDFium stopped: ${err.message}`);
+  }
 }
 
 /** Loads PDFium on this thread ahead of the first document (an OCR worker warmed for a scan on its way). */
@@ -118,7 +158,12 @@ export class PdfiumDocument {
     const data = P._malloc(Math.max(1, bytes.length));
     if (!data) throw new PdfOpenError('the PDF is too large to open');
     P.HEAPU8.set(bytes, data);
-    const doc = P._FPDF_LoadMemDocument(data, bytes.length, 0);
+    let doc: number;
+    try {
+      doc = guarded(P, () => P._FPDF_LoadMemDocument(data, bytes.length, 0));
+    } catch (err) {
+      throw new PdfOpenError(`cannot open the PDF: ${(err as Error).message}`);
+    }
     if (!doc) {
       const code = P._FPDF_GetLastError();
       P._free(data);
@@ -153,7 +198,7 @@ export class PdfiumDocument {
 
   /** Page `index` (0-based), open until its close(); null when PDFium cannot load it. */
   page(index: number): PdfiumPage | null {
-    const page = this.P._FPDF_LoadPage(this.doc, index);
+    const page = guarded(this.P, () => this.P._FPDF_LoadPage(this.doc, index));
     return page ? new PdfiumPage(this.P, page, this.scratch) : null;
   }
 
@@ -161,14 +206,16 @@ export class PdfiumDocument {
     if (this.closed) return;
     this.closed = true;
     const P = this.P;
-    P._FPDF_CloseDocument(this.doc);
-    P._free(this.data);
-    P._free(this.scratch);
-    // memory.grow never shrinks: a document that took a large heap would keep it for the thread's life
-    if (P.HEAPU8.byteLength > MAX_HEAP_BYTES && live === P) {
-      live = null;
-      loading = null;
+    try {
+      P._FPDF_CloseDocument(this.doc);
+      P._free(this.data);
+      P._free(this.scratch);
+    } catch {
+      retire(P); // it trapped before: nothing of it is used again
+      return;
     }
+    // memory.grow never shrinks: a document that took a large heap would keep it for the thread's life
+    if (P.HEAPU8.byteLength > MAX_HEAP_BYTES) retire(P);
   }
 
   /** A UTF-16LE string from a PDFium getter that returns the bytes it needs (terminator included). */
@@ -197,13 +244,15 @@ export class PdfiumPage {
 
   /** The page's text items in content order; throws when PDFium cannot read its text. */
   textItems(): TextItemLike[] {
-    const text = this.P._FPDFText_LoadPage(this.handle);
-    if (!text) throw new Error('the page text cannot be read');
-    try {
-      return this.items(text);
-    } finally {
-      this.P._FPDFText_ClosePage(text);
-    }
+    return guarded(this.P, () => {
+      const text = this.P._FPDFText_LoadPage(this.handle);
+      if (!text) throw new Error('the page text cannot be read');
+      try {
+        return this.items(text);
+      } finally {
+        this.P._FPDFText_ClosePage(text);
+      }
+    });
   }
 
   /** Whether the page draws an image, directly or inside a form XObject. */
@@ -218,7 +267,7 @@ export class PdfiumPage {
       }
       return false;
     };
-    return scan(P._FPDFPage_CountObjects(this.handle), (i) => P._FPDFPage_GetObject(this.handle, i), 0);
+    return guarded(P, () => scan(P._FPDFPage_CountObjects(this.handle), (i) => P._FPDFPage_GetObject(this.handle, i), 0));
   }
 
   /** The page's size in points, turned as the page is shown (its /Rotate applied). */
@@ -243,15 +292,17 @@ export class PdfiumPage {
   /** The page rendered in grey at width × height pixels on white. */
   renderGrey(width: number, height: number): Uint8Array {
     const P = this.P;
-    const bitmap = P._FPDFBitmap_CreateEx(width, height, BITMAP_GREY, 0, 0);
-    if (!bitmap) throw new Error(`cannot make a ${width} × ${height} page image (out of memory?)`);
-    try {
-      P._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
-      P._FPDF_RenderPageBitmap(bitmap, this.handle, 0, 0, width, height, 0, RENDER_ANNOTATIONS);
-      return this.pixels(bitmap).data;
-    } finally {
-      P._FPDFBitmap_Destroy(bitmap);
-    }
+    return guarded(P, () => {
+      const bitmap = P._FPDFBitmap_CreateEx(width, height, BITMAP_GREY, 0, 0);
+      if (!bitmap) throw new Error(`cannot make a ${width} × ${height} page image (out of memory?)`);
+      try {
+        P._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
+        P._FPDF_RenderPageBitmap(bitmap, this.handle, 0, 0, width, height, 0, RENDER_ANNOTATIONS);
+        return this.pixels(bitmap).data;
+      } finally {
+        P._FPDFBitmap_Destroy(bitmap);
+      }
+    });
   }
 
   /**
@@ -267,20 +318,25 @@ export class PdfiumPage {
     const matrix = [...P.HEAPF32.subarray(f, f + 6)];
     return {
       matrix,
-      pixels: () => {
-        const bitmap = P._FPDFImageObj_GetBitmap(obj);
-        if (!bitmap) return null;
-        try {
-          return this.pixels(bitmap);
-        } finally {
-          P._FPDFBitmap_Destroy(bitmap);
-        }
-      },
+      pixels: () =>
+        guarded(P, () => {
+          const bitmap = P._FPDFImageObj_GetBitmap(obj);
+          if (!bitmap) return null;
+          try {
+            return this.pixels(bitmap);
+          } finally {
+            P._FPDFBitmap_Destroy(bitmap);
+          }
+        }),
     };
   }
 
   close(): void {
-    this.P._FPDF_ClosePage(this.handle);
+    try {
+      this.P._FPDF_ClosePage(this.handle);
+    } catch {
+      retire(this.P); // it trapped before: nothing of it is used again
+    }
   }
 
   /** A bitmap's pixels copied out of the WebAssembly heap, rows packed (no stride padding). */
