@@ -221,15 +221,17 @@ export class PdfiumDocument {
   /** A UTF-16LE string from a PDFium getter that returns the bytes it needs (terminator included). */
   private utf16(get: (buf: number, len: number) => number): string {
     const P = this.P;
-    const len = get(0, 0);
-    if (len <= 2) return '';
-    const buf = P._malloc(len);
-    try {
-      get(buf, len);
-      return Buffer.from(P.HEAPU8.subarray(buf, buf + len - 2)).toString('utf16le');
-    } finally {
-      P._free(buf);
-    }
+    return guarded(P, () => {
+      const len = get(0, 0);
+      if (len <= 2) return '';
+      const buf = P._malloc(len);
+      try {
+        get(buf, len);
+        return Buffer.from(P.HEAPU8.subarray(buf, buf + len - 2)).toString('utf16le');
+      } finally {
+        P._free(buf);
+      }
+    });
   }
 }
 
@@ -311,11 +313,15 @@ export class PdfiumPage {
    */
   onlyImage(): { matrix: number[]; pixels: () => RawPixels | null } | null {
     const P = this.P;
-    if (P._FPDFPage_CountObjects(this.handle) !== 1) return null;
-    const obj = P._FPDFPage_GetObject(this.handle, 0);
-    if (P._FPDFPageObj_GetType(obj) !== OBJ_IMAGE || !P._FPDFPageObj_GetMatrix(obj, this.scratch)) return null;
-    const f = this.scratch >> 2;
-    const matrix = [...P.HEAPF32.subarray(f, f + 6)];
+    const found = guarded(P, () => {
+      if (P._FPDFPage_CountObjects(this.handle) !== 1) return null;
+      const obj = P._FPDFPage_GetObject(this.handle, 0);
+      if (P._FPDFPageObj_GetType(obj) !== OBJ_IMAGE || !P._FPDFPageObj_GetMatrix(obj, this.scratch)) return null;
+      const f = this.scratch >> 2;
+      return { obj, matrix: [...P.HEAPF32.subarray(f, f + 6)] };
+    });
+    if (!found) return null;
+    const { obj, matrix } = found;
     return {
       matrix,
       pixels: () =>
@@ -415,7 +421,6 @@ export class PdfiumPage {
     end();
     return items;
   }
-
 }
 
 /** Pixels in rows: 1 channel is grey; 3 and 4 are blue, green, red (and an unused or alpha byte). */
