@@ -17,8 +17,9 @@ export default defineConfig({
         // the host's embedding worker (embed/pool.ts starts ./worker.js beside the host), its
         // document parse worker (ingest/parse-pool.ts starts ./parse-worker.js), its WAL
         // checkpointer (store/wal-checkpointer.ts starts ./checkpoint-worker.js), its SQLite reader
-        // threads (store/sqlite/reader-pool.ts starts ./reader-worker.js) and its OCR
-        // workers (ocr/ocr-pool.ts starts ./ocr-worker.js)
+        // threads (store/sqlite/reader-pool.ts starts ./reader-worker.js), its OCR
+        // workers (ocr/ocr-pool.ts starts ./ocr-worker.js) and the thread that makes a model's
+        // rewritten files (embed/model-prepare.ts starts ./model-prepare-worker.js)
         input: {
           main: resolve(import.meta.dirname, 'src-main/app/main.ts'),
           host: resolve(import.meta.dirname, 'src-main/host/main.ts'),
@@ -27,6 +28,7 @@ export default defineConfig({
           'checkpoint-worker': resolve(import.meta.dirname, 'src-main/engine/store/checkpoint-worker.ts'),
           'reader-worker': resolve(import.meta.dirname, 'src-main/engine/store/sqlite/reader-worker.ts'),
           'ocr-worker': resolve(import.meta.dirname, 'src-main/engine/ocr/ocr-worker.ts'),
+          'model-prepare-worker': resolve(import.meta.dirname, 'src-main/engine/embed/model-prepare-worker.ts'),
         },
         external: nativeExternals,
         // format: 'es' is chosen automatically because package.json has "type": "module"

@@ -28,7 +28,7 @@ describe('app bundles', () => {
   });
 
   it("puts the host's worker scripts beside it, where engine/worker-script.ts starts them", () => {
-    for (const entry of ['main/worker.js', 'main/parse-worker.js', 'main/checkpoint-worker.js', 'main/reader-worker.js']) {
+    for (const entry of ['main/worker.js', 'main/parse-worker.js', 'main/checkpoint-worker.js', 'main/reader-worker.js', 'main/model-prepare-worker.js']) {
       expect(fs.existsSync(out(entry)), entry).toBe(true);
       const check = spawnSync(process.execPath, ['--check', out(entry)], { encoding: 'utf8' });
       expect(check.status, check.stderr).toBe(0);

@@ -3,8 +3,8 @@
 // the softmax NaN guards taken out (nan-guards.ts); and a mask-free copy for runs without padding
 // (unmasked.ts), kept only when it answers bit for bit as the full graph. The file on disk, its
 // sha256 and the vector space stay as they are. A pool makes the rewritten files once in a cache
-// folder, so its workers load paths (preparedModelFile); a worker without them rewrites in memory
-// (modelSource), without the mask-free copy.
+// folder, in a thread of its own (model-prepare.ts), so its workers load paths (preparedModelFile);
+// a worker without them rewrites in memory (modelSource), without the mask-free copy.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -62,9 +62,9 @@ export interface PreparedModel {
  * The files workers should load: the rewritten copy in `cacheDir` (made once, named by the
  * original's sha256 and the rewrite set, written whole then renamed into place; older copies of
  * the same file are removed), or the file itself when no rewrite applies; and beside it the
- * mask-free copy (unmasked.ts) when it answers exactly as the full graph does here. Made in the
- * caller's thread, so no worker holds the rewrite's buffers; rejects when a copy cannot be
- * written (the workers then rewrite it themselves).
+ * mask-free copy (unmasked.ts) when it answers exactly as the full graph does here. A pool runs
+ * this in a thread of its own (model-prepare.ts), so no model worker holds the rewrite's buffers;
+ * rejects when a copy cannot be written (the workers then rewrite it themselves).
  */
 export async function preparedModelFile(file: string, sha256: string, cacheDir: string, opts: RewriteOptions): Promise<PreparedModel> {
   const base = `${sha256}.r${REWRITES_VERSION}${(await signedAllowed(opts)) ? '' : '-unsigned'}`;

@@ -8,6 +8,7 @@
 import type { Worker } from 'node:worker_threads';
 import { TroveError } from '../errors.js';
 import { startWorkerScript } from '../worker-script.js';
+import { prepareModelFiles } from './model-prepare.js';
 import type { ResolvedModel } from './resolver.js';
 import type { TextKind } from './onnx-model.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker.js';
@@ -62,10 +63,10 @@ export class ModelPool {
 
   static async start(model: ResolvedModel, opts: PoolOptions): Promise<ModelPool> {
     if (model.spec.role === 'ocr') throw new TroveError('INTERNAL', `"${model.spec.id}" is OCR language data, not an ONNX model`);
-    // loaded only here: it brings onnxruntime-node into this thread, which a command without models never needs
     const rewrites = { quantized: model.variant === 'int8', signedWeights: opts.signedWeights };
+    // made in a thread of their own; when they cannot be made, each worker rewrites in memory
     const prepared = opts.signedCacheDir
-      ? await import('./model-rewrites.js').then((m) => m.preparedModelFile(model.weightsFile, model.weightsSha256, opts.signedCacheDir!, rewrites)).catch(() => null)
+      ? await prepareModelFiles({ file: model.weightsFile, sha256: model.weightsSha256, cacheDir: opts.signedCacheDir, rewrites }).catch(() => null)
       : null;
     const init: WorkerInit = {
       role: model.spec.role,
