@@ -6,9 +6,8 @@
  * the event loop, SQLite readers, ONNX Runtime's model workers, libuv's pool - each allocate and
  * free in bursts, so their arenas keep tens of MB that no other thread can reuse (bench/RESULTS.md,
  * issue 29: 25-35 MB of the host's RSS under load). And glibc raises its mmap threshold each time a
- * large block is freed, so after ONNX Runtime releases a session (the model rewrites' probe does, in
- * the host's main thread) later large blocks come from the arenas and stay there: ~65 MB more at the
- * end of a load run. A fixed threshold keeps large blocks mapped on their own, returned when freed.
+ * large block is freed, so after ONNX Runtime releases a session later large blocks come from the
+ * arenas and stay there: ~65 MB more at the end of a load run. A fixed threshold keeps large blocks mapped on their own, returned when freed.
  * MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ do this from the environment, which `trove serve` does
  * not control; mallopt does it from inside, for what is allocated from then on.
  *
