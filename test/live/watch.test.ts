@@ -127,6 +127,18 @@ describeBackends('live folders', (b) => {
       await waitFor('removed folder leaves the index', async () => (await found(f.engine, 'lemur')).length === 0);
       expect((await f.engine.status()).totals.documents).toBe(1);
     });
+
+    test('a removed folder\'s files wait out the grace (a rename\'s other half may come); an explicit run drains them at once', async () => {
+      // the removal asks for a rescan, which finds the files missing: they wait as a watcher's own
+      // "gone" does, so a renamed folder's new half, read by another batch, still finds their rows
+      const f = await folder({ 'top.md': 'top level', 'old/a.md': '# A\n\nokapi a' }, { indexing: { ...FAST, live: { ...FAST!.live!, goneGraceMs: 60_000 } } });
+      f.remove('old');
+      f.write('marker.md', 'zebra marker'); // seen after the removal: once it is in, the rescan has run
+      await waitFor('marker indexed', async () => (await found(f.engine, 'zebra')).length === 1);
+      expect(await found(f.engine, 'okapi')).toEqual(['old/a.md']);
+      await f.engine.index();
+      expect(await found(f.engine, 'okapi')).toEqual([]);
+    });
   });
 
   describe('freshness on search results', () => {

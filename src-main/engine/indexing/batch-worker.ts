@@ -40,6 +40,13 @@ export interface BatchOptions {
   batchDocuments: number;
   readConcurrency: number;
   retry: RetryPolicy;
+  /**
+   * How long a file a scan found missing waits before it leaves the index: a watched folder's
+   * rename is also seen by the rescan its removal asks for, and its new half (read by another
+   * batch) keeps the docid only while the old row is there. The live folders' grace, as a watcher's
+   * own "gone" waits; 0 in an explicit run, which drains everything it found.
+   */
+  vanishedGraceMs: (collectionId: number) => number;
   /** These files are about to be parsed (the OCR room gets a reader ready when some may be scans). */
   willParse?: (c: CollectionRow, paths: string[]) => void;
 }
@@ -95,7 +102,8 @@ export class BatchWorker {
       await claim.complete({ retire: [], retry: [this.retryOf(job, (err as Error).message)] });
       return err as Error;
     }
-    const file = (path: string, changedAt: number, gone: boolean) => ({ collectionId: c.id, kind: 'file' as const, path, priority: PRIORITY.reconcile, changedAt, gone, runAt: 0 });
+    const goneAt = Date.now() + this.opts.vanishedGraceMs(c.id);
+    const file = (path: string, changedAt: number, gone: boolean) => ({ collectionId: c.id, kind: 'file' as const, path, priority: PRIORITY.reconcile, changedAt, gone, runAt: gone ? goneAt : 0 });
     await claim.complete({
       revive: c.id,
       found: [...plan.changed.map((f) => file(f.path, f.mtimeMs, false)), ...plan.vanished.map((p) => file(p, 0, true))],

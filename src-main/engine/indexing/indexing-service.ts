@@ -88,6 +88,7 @@ export class IndexingService {
       return f;
     };
     const shared = storage.changes.shared;
+    const live: LiveOptions = { ...DEFAULT_LIVE, ...opts.live };
     this.batchFiles = opts.batchFiles ?? (shared ? 64 : 256);
     this.parsers = new ParsePool(opts.chunking, opts.parsing);
     this.worker = new BatchWorker(
@@ -102,11 +103,12 @@ export class IndexingService {
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },
         willParse: opts.willParse,
+        vanishedGraceMs: (id) => (this.drained.has(id) ? 0 : live.goneGraceMs),
       },
       // looked at after the lookup: a removal asked while it ran is heard
       async (id) => !(await this.fileBacked(id)) || this.closed || this.removing.has(id),
     );
-    this.live = new LiveFolders({ storage, filterFor, wake: () => this.wake() }, { ...DEFAULT_LIVE, ...opts.live });
+    this.live = new LiveFolders({ storage, filterFor, wake: () => this.wake() }, live);
     void this.refreshPauses();
   }
 
@@ -121,8 +123,12 @@ export class IndexingService {
       const stopProgress = this.progressHub.subscribe((e) => e.collection === c.name && opts.onProgress?.(indexProgressOf(e)));
       this.drained.set(c.id, collector);
       try {
-        await this.storage.jobs.makeDue(c.id, Date.now());
-        await this.storage.jobs.recordEvents([scanJob(c.id)]);
+        // between two batches of the work loop: a live scan under way has queued what it found (files
+        // found missing wait out the grace there), and all of it is due for this run
+        await this.exclusive(async () => {
+          await this.storage.jobs.makeDue(c.id, Date.now());
+          await this.storage.jobs.recordEvents([scanJob(c.id)]);
+        });
         const scanError = await this.drain(c, collector, opts.signal);
         // a missing or unreadable root: nothing was removed from the index; say why once the
         // other collections have had their turn (one unplugged drive must not stop the rest)
