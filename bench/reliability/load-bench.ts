@@ -100,6 +100,8 @@ try {
   console.log(`${database ? 'PostgreSQL' : 'SQLite'}, ${clientCount} clients (${JSON.stringify(clients)}) for ${seconds} s: ${out.calls} calls (${(out.calls / (out.wallMs / 1000)).toFixed(0)}/s), ${out.errors.length} errors, ${out.busy} busy answers retried`);
   for (const e of out.errors.slice(0, 10)) console.log(`  error: ${e}`);
   for (const [tool, s] of Object.entries(out.perTool)) console.log(`  ${tool.padEnd(10)} n=${String(s.n).padStart(6)}  p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.max.toFixed(0)} ms`);
+  const f = out.firstCalls;
+  console.log(`  each client's first call (a search, all ${f.n} at once): p50 ${f.p50.toFixed(0)} ms, max ${f.max.toFixed(0)} ms; search p99 after them ${f.searchP99After.toFixed(1)} ms`);
   console.log(`big collection indexed under load: ${bigIndexed} of ${notes} notes`);
   console.log(`CPU seconds over the run: host ${hostCpu.toFixed(1)}, this driver ${driverCpu.toFixed(1)}, its trove mcp children ${shimCpu.toFixed(1)}`);
   console.log(`  host threads alive at the end (tid:name CPU s; tid 0 = the main thread): ${threads.map((t) => `${t.tid}:${t.name}${t.nice ? ` (nice ${t.nice})` : ''} ${t.cpu.toFixed(1)}`).join(', ')}`);
@@ -107,7 +109,7 @@ try {
   console.log(`host RSS at the end by kind (MB): ${JSON.stringify(kinds)}`);
   console.log(`host RSS: start ${rss[0]!.mb.toFixed(0)} MB, max ${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB, end ${rss[rss.length - 1]!.mb.toFixed(0)} MB; last half: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB (${(slope * 60).toFixed(2)} MB/min)`);
   console.log(`RSS over time (MB, every ~${Math.max(1, Math.round(rss.length / 20))} s): ${rss.filter((_, i) => i % Math.max(1, Math.round(rss.length / 20)) === 0).map((s) => s.mb.toFixed(0)).join(' ')}`);
-  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), rssEndKindsMb: kinds, lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10, hostCpuS: Math.round(hostCpu * 10) / 10, driverCpuS: Math.round(driverCpu * 10) / 10, childrenCpuS: Math.round(shimCpu * 10) / 10 }));
+  console.log(JSON.stringify({ bench: 'reliability:load', backend: database ? 'postgres' : 'sqlite', seconds, clients: clientCount, calls: out.calls, callsPerS: Math.round(out.calls / (out.wallMs / 1000)), errors: out.errors.length, busy: out.busy, perTool: out.perTool, firstCalls: out.firstCalls, bigIndexed, notes, rssStartMb: Math.round(rss[0]!.mb), rssMaxMb: Math.round(Math.max(...rss.map((s) => s.mb))), rssEndMb: Math.round(rss[rss.length - 1]!.mb), rssEndKindsMb: kinds, lastHalfGrowthMb: Math.round(growth * 10) / 10, lastHalfMbPerMin: Math.round(slope * 600) / 10, hostCpuS: Math.round(hostCpu * 10) / 10, driverCpuS: Math.round(driverCpu * 10) / 10, childrenCpuS: Math.round(shimCpu * 10) / 10 }));
   process.exitCode = out.errors.length ? 1 : 0;
 } finally {
   clearInterval(churn);
