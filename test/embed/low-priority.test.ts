@@ -5,13 +5,13 @@
 // PostgreSQL engine's process ending by itself after close is what every `trove … --database`
 // command the CLI tests run shows).
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BackgroundPolicy } from '../../src-main/engine/embed/background.js';
 import { findModel, loadManifest } from '../../src-main/engine/embed/manifest.js';
 import { ModelPool } from '../../src-main/engine/embed/pool.js';
 import { resolveModel } from '../../src-main/engine/embed/resolver.js';
+import { threadNiceness } from '../helpers/threads.js';
 import { removeTempDirs, tempDir, writeTree } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
 
@@ -26,14 +26,6 @@ async function pool(opts: { workers: number; backgroundWorkers: number }): Promi
   const p = await ModelPool.start(model, { ...opts, intraOpThreads: 1, signedWeights: true });
   pools.push(p);
   return p;
-}
-
-/** Nice values of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
-function threadNiceness(): number[] {
-  return fs.readdirSync('/proc/self/task').map((tid) => {
-    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
 }
 
 describe('the model pool\'s background lane', () => {
@@ -52,9 +44,9 @@ describe('the model pool\'s background lane', () => {
 
   it('lowers the background worker thread\'s priority on Linux, and only that thread\'s', async () => {
     expect(process.platform).toBe('linux'); // per-thread niceness is what this checks; CI runs Linux
-    const before = threadNiceness().filter((n) => n >= 10).length;
+    const before = [...threadNiceness().values()].filter((n) => n >= 10).length;
     await pool({ workers: 2, backgroundWorkers: 1 });
-    const after = threadNiceness();
+    const after = [...threadNiceness().values()];
     expect(after.filter((n) => n >= 10).length).toBeGreaterThan(before);
     expect(after.filter((n) => n === 0).length).toBeGreaterThan(1); // the main thread and the foreground worker keep theirs
   });

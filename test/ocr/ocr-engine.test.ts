@@ -3,7 +3,6 @@
 // `[page 2, OCR]`, the bounds (a decompression bomb refused before decoding, a truncated image,
 // pages over the per-file bound, a page over its time), the cache (an unchanged file is never read
 // twice, even by a new engine), and a graceful shutdown mid-file.
-import fs from 'node:fs';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { FileOcrCache } from '../../src-main/engine/ocr/cache.js';
 import { mergeOcrPages } from '../../src-main/engine/ocr/merge.js';
 import type { OcrEngine } from '../../src-main/engine/ocr/ocr-engine.js';
 import type { OcrPage } from '../../src-main/engine/ocr/types.js';
+import { threadNiceness } from '../helpers/threads.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { LETTER_PNG, LETTER_TEXT, makePdf, ocrEngine, wordRecall } from './helpers.js';
 
@@ -216,19 +216,5 @@ function withPngSize(png: Buffer, width: number, height: number): Buffer {
   out.writeUInt32BE(width, 16);
   out.writeUInt32BE(height, 20);
   out.writeUInt32BE(zlib.crc32(out.subarray(12, 29)), 29);
-  return out;
-}
-
-/** Nice value of each of this process's threads by thread id (Linux: /proc/self/task/<tid>/stat, field 19). */
-function threadNiceness(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const tid of fs.readdirSync('/proc/self/task')) {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-    } catch {
-      /* a thread that ended meanwhile */
-    }
-  }
   return out;
 }

@@ -1,9 +1,9 @@
 // Entry of an embedding worker thread: loads one model (embedder or cross-encoder) and serves
 // requests one at a time. It exits only through the 'close' message, after releasing the
 // session: terminating a worker inside session.run aborts the whole process (measured).
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isTroveError } from '../errors.js';
+import { lowerThreadPriority } from '../worker-script.js';
 import type { ModelSpec, WeightsVariant } from './manifest.js';
 import { OnnxCrossEncoder, OnnxEmbedder, type TextKind } from './onnx-model.js';
 
@@ -42,15 +42,8 @@ function errorBody(err: unknown): { code: string; message: string } {
   return isTroveError(err) ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
 }
 
-// Linux keeps a nice value per thread, and inference runs on this thread (one intra-op thread,
-// sequential execution). Elsewhere setPriority(0) would lower the whole process, searches included.
-if (init.nice > 0 && process.platform === 'linux') {
-  try {
-    os.setPriority(0, Math.min(19, os.getPriority(0) + init.nice));
-  } catch {
-    /* not allowed here: the worker runs at normal priority */
-  }
-}
+// inference runs on this thread (one intra-op thread, sequential execution): its nice value is the model's
+lowerThreadPriority(init.nice);
 
 let model: OnnxEmbedder | OnnxCrossEncoder;
 try {

@@ -4,11 +4,11 @@
 // failure is a reply, never a crash; a page that runs too long is the pool's to stop (it
 // terminates the thread: plain JavaScript and WebAssembly, safe to stop anywhere). It exits through
 // the 'close' message after releasing Tesseract.
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PdfRaster as PdfRasterType } from './pdf-raster.js';
 import type { LanguageFile, Tesseract as TesseractType } from './tesseract.js';
 import type { OcrLimits, OcrPage, OcrSourceKind } from './types.js';
+import { lowerThreadPriority } from '../worker-script.js';
 
 export interface OcrWorkerInit {
   /** Lower this thread's priority by this much (Linux). */
@@ -42,13 +42,7 @@ export type OcrWorkerReply =
 const port = parentPort!;
 const init = workerData as OcrWorkerInit;
 
-if (init.nice > 0 && process.platform === 'linux') {
-  try {
-    os.setPriority(0, Math.min(19, os.getPriority(0) + init.nice));
-  } catch {
-    /* not allowed here: the worker runs at normal priority */
-  }
-}
+lowerThreadPriority(init.nice);
 
 // the decoders, PDFium and Tesseract load only now, on the niced thread: loading them is work too
 // (a worker warmed ahead of a scan loads while indexing parses the file)
