@@ -180,10 +180,7 @@ export class Engine {
       modes: this.modes,
       retriever: this.retriever,
       generation: () => this.generation,
-      searched: () => {
-        this.embeddings.searched();
-        this.ocr.searched();
-      },
+      searched: () => this.searchStarted(),
       datasets: this.datasets,
       memory: this.memory,
     });
@@ -398,11 +395,17 @@ export class Engine {
 
   // ---- search and retrieval ---------------------------------------------------------------
 
+  /** Background work gives way to searches: embedding, OCR, and indexing's use of the parse workers. */
+  private searchStarted(): void {
+    this.embeddings.searched();
+    this.ocr.searched();
+    this.indexing.searched();
+  }
+
   /** Keyword, vector, hybrid or reranked search (the query embedded in a worker for the semantic modes). */
   async search(input: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
-    this.embeddings.searched(); // background embedding and OCR give way to searches
-    this.ocr.searched();
+    this.searchStarted();
     const req = validateSearchRequest(input);
     const filters = await this.resolveFilters(req);
     if (req.mode === 'keyword') {

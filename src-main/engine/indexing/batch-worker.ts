@@ -5,14 +5,17 @@
 // any point leaves every job either done and gone or still queued, on either backend, and hosts
 // sharing a queue never write the same job twice.
 import fs from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TroveError } from '../errors.js';
 import { planBatch } from '../ingest/batch-plan.js';
 import type { ChunkOptions } from '../ingest/chunker.js';
-import { readFiles } from '../ingest/file-read.js';
+import { readFiles, type FileRead } from '../ingest/file-read.js';
 import { assertRootReadable, parseNeeded, reconcileWith, type FileOutcome, type ReconcilePlan } from '../ingest/indexer.js';
 import type { ParsePool } from '../ingest/parse-pool.js';
+import type { KnownFile } from '../ingest/parse-worker.js';
 import { isBinaryDocument, type Prepared } from '../ingest/prepare.js';
 import type { CollectionRow } from '../store/collections.js';
+import type { DocumentRow } from '../store/documents.js';
 import type { JobRow } from '../store/jobs.js';
 import { keywordIndexOf } from '../store/keyword-index.js';
 import type { ClaimedJobs, CompleteOutcome, IndexBatch, JobRetry, Storage } from '../store/storage.js';
@@ -31,6 +34,8 @@ export function scanJob(collectionId: number) {
 }
 
 const CURRENT_FILE_EVERY_MS = 200;
+/** A batch with at least this many text files reads and prepares them in the parse workers. */
+const TEXTS_IN_WORKERS = 32;
 
 export interface BatchOptions {
   chunking: ChunkOptions;
@@ -47,6 +52,8 @@ export interface BatchOptions {
    * own "gone" waits; 0 in an explicit run, which drains everything it found.
    */
   vanishedGraceMs: (collectionId: number) => number;
+  /** A batch's many text files may go to the parse workers now (nobody has searched for a moment). */
+  textsInWorkers: () => boolean;
   /** These files are about to be parsed (the OCR room gets a reader ready when some may be scans). */
   willParse?: (c: CollectionRow, paths: string[]) => void;
 }
@@ -166,6 +173,9 @@ export class BatchWorker {
           continue;
         }
         const ready = await head.ready;
+        // a write holds this thread: the event loop turns before each, so a search waits for one
+        // write at most, not for every batch the workers made ready meanwhile
+        await nextTurn();
         if (ready.stop) {
           await releaseAll();
           return ready.error ?? scanError;
@@ -216,28 +226,10 @@ export class BatchWorker {
     const paths = batch.map((j) => j.path);
     const [due, known] = await Promise.all([ahead ? null : this.due.of(c.id), storage.documents.byPaths(c.id, paths)]);
     if (due !== null) progress.batch(c.id, c.name, due, paths[0] ?? null);
-    let lastNote = performance.now();
     const maxFileBytes = this.opts.maxFileBytes();
-    const reads = await readFiles(
-      {
-        root: c.root,
-        filter: this.filterFor(c),
-        maxFileBytes,
-        known: (p) => known.get(p),
-        onRead: (p) => {
-          const now = performance.now();
-          if (ahead) return;
-          if (now - lastNote < CURRENT_FILE_EVERY_MS) return;
-          lastNote = now;
-          progress.reading(c.id, p);
-        },
-      },
-      paths,
-      this.opts.readConcurrency,
-    );
+    const { reads, parsed } = await this.readBatch(c, paths, known, maxFileBytes, ahead);
     if (await this.abandoned(c.id)) return claim.release().then(() => ({ stop: true }));
     // documents are parsed in the workers, all of the batch's at once; the writes wait for them
-    const parsed = new Map<string, Prepared>();
     const toParse = reads.filter((r) => r.kind === 'bytes' && parseNeeded(r, known.get(r.path)));
     if (toParse.length) this.opts.willParse?.(c, toParse.map((r) => r.path));
     await Promise.all(
@@ -266,6 +258,50 @@ export class BatchWorker {
     // read ahead, its write is readied now, while the batch before is written (otherwise the write readies it as it goes)
     if (ahead) await claim.stage(write);
     return { stop: false, batch, plan, outcome: { write, retire, retireIfApplied, retry } };
+  }
+
+  /**
+   * Reads a batch's files. Text files are read and prepared (parsed, chunked, put in index form) in
+   * the parse workers when there are many and nobody is searching, so this thread — which writes the
+   * index — only writes them; a few are read here, where they take less than a worker's round trip,
+   * and so are many while searches come in (planned here in slices, they leave room for them).
+   * Should a worker not answer, its files are read here after all.
+   */
+  private async readBatch(c: CollectionRow, paths: string[], known: ReadonlyMap<string, DocumentRow>, maxFileBytes: number, ahead: boolean): Promise<{ reads: FileRead[]; parsed: Map<string, Prepared> }> {
+    const filter = this.filterFor(c);
+    let lastNote = performance.now();
+    const readHere = (some: readonly string[]) =>
+      readFiles(
+        {
+          root: c.root,
+          filter,
+          maxFileBytes,
+          known: (p) => known.get(p),
+          onRead: (p) => {
+            const now = performance.now();
+            if (ahead || now - lastNote < CURRENT_FILE_EVERY_MS) return;
+            lastNote = now;
+            this.progress.reading(c.id, p);
+          },
+        },
+        some,
+        this.opts.readConcurrency,
+      );
+    const parsed = new Map<string, Prepared>();
+    const texts = paths.filter((p) => !isBinaryDocument(p) && filter.wantsFile(p));
+    if (texts.length < TEXTS_IN_WORKERS || !this.opts.textsInWorkers()) return { reads: await readHere(paths), parsed };
+    const inText = new Set(texts);
+    if (!ahead) this.progress.reading(c.id, texts[0]!);
+    const [there, here] = await Promise.all([
+      this.parsers.readTexts({ root: c.root, maxFileBytes, files: texts.map((p) => ({ path: p, known: knownFile(known.get(p)) })) }),
+      readHere(paths.filter((p) => !inText.has(p))),
+    ]);
+    const byPath = new Map(here.map((r) => [r.path, r]));
+    for (const r of there ?? (await readHere(texts)).map((read) => ({ read, prepared: null }))) {
+      byPath.set(r.read.path, r.read);
+      if (r.prepared) parsed.set(r.read.path, r.prepared);
+    }
+    return { reads: paths.map((p) => byPath.get(p)!), parsed };
   }
 
   /** Writes a prepared batch in its claim's transaction and reports what it did; complete() is called before it first yields. */
@@ -299,6 +335,11 @@ function rootError(c: CollectionRow): Error {
     return err as Error;
   }
   return new TroveError('IO', `collection "${c.name}": folder ${c.root} went away while it was indexed`); // back again meanwhile
+}
+
+/** What a worker needs of a file's row (sent to it: not the whole row). */
+function knownFile(d: DocumentRow | undefined): KnownFile | undefined {
+  return d && { size: d.size, mtimeMs: d.mtimeMs, status: d.status, hash: d.hash };
 }
 
 function rootPresent(root: string): boolean {

@@ -26,7 +26,7 @@ export type FileRead =
 
 export interface ReadContext {
   root: string;
-  filter: PathFilter;
+  filter: Pick<PathFilter, 'wantsFile'>;
   /** The limit for text files; documents get more (see sizeLimitFor). */
   maxFileBytes: number;
   /** The document row for a path as the index knows it now (for the stat fast path). */
@@ -108,6 +108,11 @@ const DOCUMENT_LIMIT_CAP = 1024 ** 3;
 export function sizeLimitFor(path: string, maxFileBytes: number): number {
   if (!isBinaryDocument(path)) return maxFileBytes;
   return Math.max(maxFileBytes, Math.min(maxFileBytes * DOCUMENT_LIMIT_FACTOR, DOCUMENT_LIMIT_CAP));
+}
+
+/** The index already has these bytes of the file (and did not fail on them): nothing to prepare. */
+export function bytesKnown(fp: Pick<DocumentRow, 'hash' | 'status'> | undefined, hash: string): boolean {
+  return fp !== undefined && fp.hash === hash && fp.status !== 'failed';
 }
 
 /** A changed size limit (a saved setting) puts a file on its other side: read it again. */

@@ -13,7 +13,7 @@ import { TroveError } from '../errors.js';
 import type { CollectionRow } from '../store/collections.js';
 import type { DocumentFingerprint, DocumentRow, DocumentWrite } from '../store/documents.js';
 import type { ChunkOptions } from './chunker.js';
-import { limitMoved, sizeLimitFor, type FileRead, type FileStat } from './file-read.js';
+import { bytesKnown, limitMoved, sizeLimitFor, type FileRead, type FileStat } from './file-read.js';
 import { isBinaryDocument, prepareDocument, type Prepared, type PreparedAttachment } from './prepare.js';
 import { errorCode, scanCollection } from './scan.js';
 import type { IndexProgress, IndexReport, PathReason as FileProblem } from '../types/indexing.js';
@@ -27,13 +27,13 @@ export interface IndexerOptions {
   maxFileBytesNow?: () => number;
 }
 
-/** Documents (PDF, Office, …) of a batch, already prepared by the parse workers (see parseNeeded). */
+/** Files of a batch already prepared by the parse workers: its documents (PDF, Office, …; see parseNeeded), and its text files when there are many. */
 export type ParsedDocuments = ReadonlyMap<string, Prepared>;
 
 /** A read a parse worker must prepare: a document whose bytes are not what the index has (`fp`: its row). */
 export function parseNeeded(r: FileRead, fp: Pick<DocumentRow, 'hash' | 'status'> | undefined): r is FileRead & { kind: 'bytes' } {
   if (r.kind !== 'bytes' || !isBinaryDocument(r.path)) return false;
-  return !(fp && fp.hash === r.hash && fp.status !== 'failed');
+  return !bytesKnown(fp, r.hash);
 }
 
 export type FileOutcome =
@@ -116,14 +116,15 @@ export function decideFile(
       break;
   }
   const bytes = item.stat.size;
-  if (fp && fp.hash === item.hash && fp.status !== 'failed') return { action: 'touch', fp, stat: item.stat, outcome: { path: item.path, result: 'unchanged', bytes } };
+  if (fp && bytesKnown(fp, item.hash)) return { action: 'touch', fp, stat: item.stat, outcome: { path: item.path, result: 'unchanged', bytes } };
   if (!fp) {
     const from = renameFrom(item.hash);
     if (from) return { action: 'rename', from, stat: item.stat, outcome: { path: item.path, result: 'renamed', from: from.path, bytes } };
   }
-  const prepared = isBinaryDocument(item.path)
-    ? (parsed.get(item.path) ?? { ok: false, status: 'failed', reason: 'the document was not parsed (internal error)', kind: 'unknown' })
-    : prepareDocument(item.buf, item.path, opts.chunking);
+  // documents, and text files of a large batch, come prepared by the parse workers
+  const prepared =
+    parsed.get(item.path) ??
+    (isBinaryDocument(item.path) ? { ok: false, status: 'failed', reason: 'the document was not parsed (internal error)', kind: 'unknown' } : prepareDocument(item.buf, item.path, opts.chunking));
   if (!prepared.ok) {
     const { status, reason, kind } = prepared;
     return { action: 'unindexed', stat: item.stat, hash: item.hash, status, reason, kind, outcome: { path: item.path, result: status, reason } };

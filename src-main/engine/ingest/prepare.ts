@@ -1,6 +1,7 @@
 // One file's bytes → what the store needs: parsed text, document fields, chunks in index form.
-// Text formats are prepared where they are indexed (prepareDocument: no worker round trip);
-// documents (PDF, Office, …) by prepareBinaryDocument, which the parse workers run; a document's
+// Text formats are prepared by prepareDocument: in the parse workers when a batch has many of them
+// (parse-worker.ts), where they are indexed when it has a few (no worker round trip); documents
+// (PDF, Office, …) by prepareBinaryDocument, which the parse workers run; a document's
 // attachments that are documents of their own (an e-mail's PDF) are prepared with it, in the same worker.
 import { createHash } from 'node:crypto';
 import { toIndexText } from '../text/cjk.js';
