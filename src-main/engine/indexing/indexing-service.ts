@@ -14,11 +14,12 @@ import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
 import { GLOBAL_PAUSE } from '../store/jobs.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { ClaimedJobs, Storage } from '../store/storage.js';
+import { failuresOf } from './failures.js';
 import { freshnessOf, type Freshness } from './freshness.js';
 import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from './live-folders.js';
 import { PathFilter } from '../ingest/path-filter.js';
 import type { CollectionActivity, FailureInfo, IndexingStatus } from '../types/indexing.js';
-import { BatchWorker, scanJob, type BatchOptions, type OutcomeListener } from './batch-worker.js';
+import { BatchWorker, DEFAULT_TEXTS_QUIET_MS, scanJob, type BatchOptions, type OutcomeListener } from './batch-worker.js';
 import { indexProgressOf, ProgressHub, type ProgressEvent, type ProgressListener } from './progress.js';
 import { ReportCollector } from './report.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
@@ -54,14 +55,6 @@ const HELD_ELSEWHERE_MS = 50;
  * collections' batches queued meanwhile get their turn.
  */
 const SERIES_BATCHES = 16;
-/**
- * How long after a search a batch's many text files stay on the engine's thread (read and prepared
- * in slices between requests) instead of going to the parse workers: with the workers, batches
- * come ready faster than a host answering searches can write them (reliability:load's search p99
- * after the first calls: 369–408 ms against 330–336). As the embedding stage, indexing takes every
- * core when nobody is searching.
- */
-const TEXTS_QUIET_MS = 2_000;
 /** Batches of one run that may roll back on a collision with another host before the run gives up. */
 const MAX_COLLISIONS = 20;
 
@@ -72,7 +65,6 @@ export class IndexingService {
   private readonly live: LiveFolders;
   private readonly filters = new Map<number, PathFilter>();
   private readonly batchFiles: number;
-  private lastSearchAt = -Infinity;
   /** Collections an explicit run drains: the work loop leaves their jobs to it, so its report counts every file. */
   private readonly drained = new Map<number, ReportCollector>();
   /** Collections whose rows are being removed: their batches are dropped. */
@@ -115,7 +107,7 @@ export class IndexingService {
         retry: { ...DEFAULT_RETRY, ...opts.retry },
         willParse: opts.willParse,
         vanishedGraceMs: (id) => (this.drained.has(id) ? 0 : live.goneGraceMs),
-        textsInWorkers: () => performance.now() - this.lastSearchAt >= (opts.textsQuietMs ?? TEXTS_QUIET_MS),
+        textsQuietMs: opts.textsQuietMs ?? DEFAULT_TEXTS_QUIET_MS,
       },
       // looked at after the lookup: a removal asked while it ran is heard
       async (id) => !(await this.fileBacked(id)) || this.closed || this.removing.has(id),
@@ -344,7 +336,7 @@ export class IndexingService {
 
   /** A search started: for a moment, a batch's text files are prepared here, between requests, not in the parse workers. */
   searched(): void {
-    this.lastSearchAt = performance.now();
+    this.worker.searched();
   }
 
   /**
@@ -448,16 +440,8 @@ export class IndexingService {
     return this.progressHub.snapshot();
   }
 
-  async failures(collection: CollectionRow | undefined, limit = 500): Promise<FailureInfo[]> {
-    const [rows, collections] = await Promise.all([this.storage.jobs.failures(collection?.id, limit), this.storage.collections.list(FILE_BACKED)]);
-    const names = new Map(collections.map((c) => [c.id, c.name]));
-    return rows.map((j) => ({
-      collection: names.get(j.collectionId) ?? String(j.collectionId),
-      path: j.path || '.',
-      reason: j.lastError ?? 'failed',
-      attempts: j.attempts,
-      nextRetryAt: j.nextRunAt === null ? null : new Date(j.nextRunAt).toISOString(),
-    }));
+  failures(collection: CollectionRow | undefined, limit = 500): Promise<FailureInfo[]> {
+    return failuresOf(this.storage, collection, limit);
   }
 
   async status(): Promise<IndexingStatus> {
