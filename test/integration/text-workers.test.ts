@@ -38,14 +38,26 @@ async function hits(engine: Engine, query: string): Promise<string[]> {
   return (await engine.search({ query, limit: 10 })).results.map((r) => `${r.path}#${r.score.toFixed(4)}`);
 }
 
+/** The notes written to a new folder. */
+function notesRoot(): string {
+  const root = tempDir('trove-root-');
+  writeTree(root, notes(1));
+  return root;
+}
+
+/** An engine of this backend with `root` added as "notes". */
+async function engineOn(b: TestBackend, root: string, opts: Parameters<TestBackend['open']>[0]): Promise<Engine> {
+  const engine = await b.open(opts);
+  await engine.addCollection({ root, name: 'notes' });
+  return engine;
+}
+
 describeBackends('text files prepared in the parse workers', (b) => {
   it('index the same as the engine thread does, for new, changed and touched files', async () => {
     const readTexts = vi.spyOn(ParsePool.prototype, 'readTexts');
-    const root = tempDir('trove-root-');
-    writeTree(root, notes(1));
-    const inWorkers = await b.open({ indexing: { textsQuietMs: 0 } }); // this test's own searches do not hold the workers back
-    const here = await b.open({ indexing: { batchFiles: 8 } }); // batches under the threshold: read and prepared on the engine's thread
-    for (const e of [inWorkers, here]) await e.addCollection({ root, name: 'notes' });
+    const root = notesRoot();
+    const inWorkers = await engineOn(b, root, { indexing: { textsQuietMs: 0 } }); // this test's own searches do not hold the workers back
+    const here = await engineOn(b, root, { indexing: { batchFiles: 8 } }); // batches under the threshold: read and prepared on the engine's thread
 
     const [first] = await inWorkers.index();
     expect(first).toMatchObject({ added: 50, failed: [], skipped: [] });
@@ -60,8 +72,7 @@ describeBackends('text files prepared in the parse workers', (b) => {
     const next = notes(2);
     const again: Record<string, string> = {};
     for (const [p, text] of Object.entries(next)) if (p.startsWith('notes/')) again[p] = Number(p.slice(6, 8)) < 40 ? text : notes(1)[p]!;
-    await new Promise((resolve) => setTimeout(resolve, 20)); // a later mtime than the first write's
-    writeTree(root, again);
+    writeTree(root, again); // a later mtime than the first write's: both engines' runs came between
     const [second] = await inWorkers.index();
     expect(second).toMatchObject({ added: 0, updated: 40, unchanged: 10, failed: [] });
     expect(readTexts).toHaveBeenCalled();
@@ -73,10 +84,7 @@ describeBackends('text files prepared in the parse workers', (b) => {
 
   it('while searches come in, a batch\'s text files are read and prepared on the engine\'s thread', async () => {
     const readTexts = vi.spyOn(ParsePool.prototype, 'readTexts');
-    const root = tempDir('trove-root-');
-    writeTree(root, notes(1));
-    const engine = await b.open({ indexing: { textsQuietMs: 600_000 } });
-    await engine.addCollection({ root, name: 'notes' });
+    const engine = await engineOn(b, notesRoot(), { indexing: { textsQuietMs: 600_000 } });
     await engine.search({ query: 'anything' });
     const [report] = await engine.index();
     expect(report).toMatchObject({ added: 50, failed: [] });
@@ -86,11 +94,9 @@ describeBackends('text files prepared in the parse workers', (b) => {
 
   it('a worker that cannot answer (its time limit) loses nothing: the engine reads and prepares the files itself', async () => {
     const readTexts = vi.spyOn(ParsePool.prototype, 'readTexts');
-    const root = tempDir('trove-root-');
-    writeTree(root, notes(1));
-    const stalled = await b.open({ indexing: { parsing: { timeoutMs: 1 } } });
-    const here = await b.open({ indexing: { batchFiles: 8 } });
-    for (const e of [stalled, here]) await e.addCollection({ root, name: 'notes' });
+    const root = notesRoot();
+    const stalled = await engineOn(b, root, { indexing: { parsing: { timeoutMs: 1 } } });
+    const here = await engineOn(b, root, { indexing: { batchFiles: 8 } });
     const [report] = await stalled.index();
     expect(report).toMatchObject({ added: 50, failed: [], skipped: [] });
     expect(await Promise.all(readTexts.mock.results.map((r) => r.value))).toContain(null);
