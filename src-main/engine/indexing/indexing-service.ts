@@ -14,7 +14,6 @@ import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
 import { GLOBAL_PAUSE } from '../store/jobs.js';
 import type { KeywordIndex } from '../store/keyword-index.js';
 import type { ClaimedJobs, Storage } from '../store/storage.js';
-import { failuresOf } from './failures.js';
 import { freshnessOf, type Freshness } from './freshness.js';
 import { DEFAULT_LIVE, LiveFolders, type LiveOptions } from './live-folders.js';
 import { PathFilter } from '../ingest/path-filter.js';
@@ -93,6 +92,8 @@ export class IndexingService {
     const shared = storage.changes.shared;
     const live: LiveOptions = { ...DEFAULT_LIVE, ...opts.live };
     this.batchFiles = opts.batchFiles ?? (shared ? 64 : 256);
+    // a file found gone, by a scan or a watcher, waits for a rename's other half; a run drains what it finds at once
+    const goneGraceMs = (id: number) => (this.drained.has(id) ? 0 : live.goneGraceMs);
     this.parsers = new ParsePool(opts.chunking, opts.parsing);
     this.worker = new BatchWorker(
       storage,
@@ -106,13 +107,13 @@ export class IndexingService {
         readConcurrency: opts.readConcurrency ?? 16, // small files are latency-bound: 4 at once read cpp-docs 4x slower
         retry: { ...DEFAULT_RETRY, ...opts.retry },
         willParse: opts.willParse,
-        vanishedGraceMs: (id) => (this.drained.has(id) ? 0 : live.goneGraceMs),
+        vanishedGraceMs: goneGraceMs,
         textsQuietMs: opts.textsQuietMs ?? DEFAULT_TEXTS_QUIET_MS,
       },
       // looked at after the lookup: a removal asked while it ran is heard
       async (id) => !(await this.fileBacked(id)) || this.closed || this.removing.has(id),
     );
-    this.live = new LiveFolders({ storage, filterFor, wake: () => this.wake() }, live);
+    this.live = new LiveFolders({ storage, filterFor, wake: () => this.wake(), goneGraceMs }, live);
     void this.refreshPauses();
   }
 
@@ -438,10 +439,6 @@ export class IndexingService {
 
   progress(): ProgressEvent[] {
     return this.progressHub.snapshot();
-  }
-
-  failures(collection: CollectionRow | undefined, limit = 500): Promise<FailureInfo[]> {
-    return failuresOf(this.storage, collection, limit);
   }
 
   async status(): Promise<IndexingStatus> {

@@ -40,6 +40,8 @@ export interface LiveDeps {
   filterFor: (c: CollectionRow) => PathFilter;
   /** New events were queued: the work loop looks now. */
   wake: () => void;
+  /** How long a file the watcher saw vanish waits in this collection now (none while an explicit run drains it). */
+  goneGraceMs: (collectionId: number) => number;
 }
 
 export class LiveFolders {
@@ -164,7 +166,7 @@ export class LiveFolders {
   private sinkFor(c: CollectionRow) {
     return {
       changes: (batch: PathChange[]): void => {
-        if (this.watchers.has(c.id)) void this.record(watcherJobs(c.id, batch, this.opts.goneGraceMs)); // not when unwatched (removed) meanwhile
+        if (this.watchers.has(c.id)) void this.record(watcherJobs(c.id, batch, this.deps.goneGraceMs(c.id))); // not when unwatched (removed) meanwhile
       },
       rescan: (): void => {
         if (this.watchers.has(c.id)) void this.record([scanJob(c.id)]);
