@@ -11,6 +11,7 @@ import { EngineModels } from './embed/models-api.js';
 import { invalidInput, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
 import { KNOWN_KINDS } from './ingest/parsers/index.js';
+import { failuresOf } from './indexing/failures.js';
 import { IndexingService } from './indexing/indexing-service.js';
 import type { ProgressListener } from './indexing/progress.js';
 import { openKnowledge } from './knowledge/open-knowledge.js';
@@ -367,7 +368,7 @@ export class Engine {
   /** Files that failed to index, and pages OCR could not read, with reason, attempts and next retry. */
   async failures(collection?: string): Promise<FailureInfo[]> {
     const only = collection === undefined ? undefined : await this.collections.require(collection);
-    const [files, pages] = await Promise.all([this.indexing.failures(only), this.ocr.failures(only ? [only] : await this.storage.collections.list(['folder', 'dataset']))]);
+    const [files, pages] = await Promise.all([failuresOf(this.storage, only), this.ocr.failures(only ? [only] : await this.storage.collections.list(['folder', 'dataset']))]);
     return [...files, ...pages];
   }
 

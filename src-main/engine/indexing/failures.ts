@@ -4,7 +4,7 @@ import { FILE_BACKED, type CollectionRow } from '../store/collections.js';
 import type { Storage } from '../store/storage.js';
 import type { FailureInfo } from '../types/indexing.js';
 
-export async function failuresOf(storage: Storage, collection: CollectionRow | undefined, limit: number): Promise<FailureInfo[]> {
+export async function failuresOf(storage: Storage, collection: CollectionRow | undefined, limit = 500): Promise<FailureInfo[]> {
   const [rows, collections] = await Promise.all([storage.jobs.failures(collection?.id, limit), storage.collections.list(FILE_BACKED)]);
   const names = new Map(collections.map((c) => [c.id, c.name]));
   return rows.map((j) => ({
