@@ -302,9 +302,10 @@ export class BatchWorker {
         this.opts.readConcurrency,
       );
     const parsed = new Map<string, Prepared>();
-    const texts = paths.filter((p) => !isBinaryDocument(p) && filter.wantsFile(p));
     const searching = performance.now() - this.lastSearchAt < this.opts.textsQuietMs;
-    if (texts.length < TEXTS_IN_WORKERS || searching) return { reads: await readHere(paths), parsed };
+    if (searching || paths.filter((p) => !isBinaryDocument(p)).length < TEXTS_IN_WORKERS) return { reads: await readHere(paths), parsed };
+    // the collection's rules are asked once a file: one they exclude is read here, which says why
+    const texts = paths.filter((p) => !isBinaryDocument(p) && filter.wantsFile(p));
     const inText = new Set(texts);
     if (!ahead) this.progress.reading(c.id, texts[0]!);
     const [there, here] = await Promise.all([
