@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareModelFiles } from '../../src-main/engine/embed/model-prepare.js';
+import { threadNiceness } from '../helpers/threads.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { modelsDir } from './models-dir.js';
 
@@ -35,13 +36,31 @@ describe('a model pool\'s preparation', () => {
     expect(again.made.map((f) => fs.statSync(path.join(cacheDir, f)).mtimeMs)).toEqual(mtimes);
   });
 
+  it.runIf(process.platform === 'linux')('runs niced, as background work: a burst of calls meeting a fresh profile keeps both cores', async () => {
+    const model = path.join(modelsDir, 'all-MiniLM-L6-v2');
+    const weights = fs.readdirSync(path.join(model, 'onnx')).map((f) => path.join(model, 'onnx', f)).find((f) => f.endsWith('.onnx'))!;
+    const own = threadNiceness();
+    const base = own.get(process.pid)!;
+    let settled = false;
+    const prepared = prepareModelFiles({ file: weights, sha256: 'feed03', cacheDir: path.join(tempDir('trove-prepare-'), 'signed'), rewrites: { quantized: true, signedWeights: true }, nice: 7 })
+      .finally(() => (settled = true));
+    const seen = new Set<number>();
+    // the thread lowers its priority first thing, then reads, rewrites and probes the model for a good while
+    while (!settled) {
+      for (const [tid, nice] of threadNiceness()) if (!own.has(tid)) seen.add(nice);
+      await new Promise((r) => setImmediate(r));
+    }
+    await prepared;
+    expect(seen).toContain(Math.min(19, base + 7));
+  });
+
   it('fails with the reason when the cache folder cannot be written; the pool starts all the same', async () => {
     const blocker = path.join(tempDir('trove-prepare-'), 'a-file');
     fs.writeFileSync(blocker, 'not a folder');
     const cacheDir = path.join(blocker, 'signed');
     const model = path.join(modelsDir, 'all-MiniLM-L6-v2');
     const weights = fs.readdirSync(path.join(model, 'onnx')).map((f) => path.join(model, 'onnx', f)).find((f) => f.endsWith('.onnx'))!;
-    await expect(prepareModelFiles({ file: weights, sha256: 'feed02', cacheDir, rewrites: { quantized: true, signedWeights: true } })).rejects.toThrow(/ENOTDIR|not a directory/i);
+    await expect(prepareModelFiles({ file: weights, sha256: 'feed02', cacheDir, rewrites: { quantized: true, signedWeights: true }, nice: 0 })).rejects.toThrow(/ENOTDIR|not a directory/i);
     const started = startPool(cacheDir);
     expect(started.length).toBe(384);
     expect(started.made).toEqual([]);

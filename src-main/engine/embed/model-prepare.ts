@@ -9,6 +9,8 @@ export interface PrepareRequest {
   sha256: string;
   cacheDir: string;
   rewrites: RewriteOptions;
+  /** Niceness of the preparing thread (Linux): making the files is background work. */
+  nice: number;
 }
 
 export type PrepareReply = { ok: true; prepared: PreparedModel } | { ok: false; message: string };

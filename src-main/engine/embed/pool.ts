@@ -26,7 +26,7 @@ export interface PoolOptions {
   signedCacheDir?: string;
   /** Workers that take background requests (the last ones). Default 0: background requests go to any worker. */
   backgroundWorkers?: number;
-  /** Niceness of the background workers' threads (Linux; 0 leaves them alone). Default 10. */
+  /** Niceness of the background workers' threads and of the one that prepares the model files (Linux; 0 leaves them alone). Default 10. */
   backgroundNice?: number;
 }
 
@@ -66,7 +66,7 @@ export class ModelPool {
     const rewrites = { quantized: model.variant === 'int8', signedWeights: opts.signedWeights };
     // made in a thread of their own; when they cannot be made, each worker rewrites in memory
     const prepared = opts.signedCacheDir
-      ? await prepareModelFiles({ file: model.weightsFile, sha256: model.weightsSha256, cacheDir: opts.signedCacheDir, rewrites }).catch(() => null)
+      ? await prepareModelFiles({ file: model.weightsFile, sha256: model.weightsSha256, cacheDir: opts.signedCacheDir, rewrites, nice: opts.backgroundNice ?? 10 }).catch(() => null)
       : null;
     const init: WorkerInit = {
       role: model.spec.role,
