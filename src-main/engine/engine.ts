@@ -396,6 +396,11 @@ export class Engine {
 
   // ---- search and retrieval ---------------------------------------------------------------
 
+  /** A client is calling (an MCP request came in): what serves reads is made ready before they come many at once. */
+  clientCalling(): void {
+    this.storage.warmReads();
+  }
+
   /** Background work gives way to searches: embedding, OCR, and indexing's use of the parse workers. */
   private searchStarted(): void {
     this.embeddings.searched();

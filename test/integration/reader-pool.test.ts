@@ -225,6 +225,27 @@ describe('the reader pool', () => {
     expect(s.readers.threadsForTest()).toEqual([]);
   });
 
+  it('starts its threads ahead of the reads when clients connect (warmReads), once, and serves the reads from them', async () => {
+    const s = await storage(2);
+    try {
+      expect(s.readers.threadsForTest()).toEqual([]); // nothing before the first read or client
+      s.warmReads();
+      const warmed = s.readers.threadsForTest();
+      expect(warmed).toHaveLength(2);
+      s.warmReads(); // every request of a client asks again: no more threads
+      expect(s.readers.threadsForTest()).toEqual(warmed);
+      expect(s.readers.served).toBe(0); // started, not used
+      const rows = await Promise.all([1, 2, 3].map((i) => s.readers.read<{ c: number }[]>(SLOW, [1_000 * i])));
+      expect(rows.map((r) => r[0]!.c)).toEqual([1_000, 2_000, 3_000]);
+      expect(s.readers.threadsForTest()).toEqual(warmed); // the reads went to the warmed threads
+      expect(s.readers.served).toBe(3);
+    } finally {
+      await s.close();
+    }
+    s.warmReads(); // closed: nothing starts
+    expect(s.readers.threadsForTest()).toEqual([]);
+  });
+
   it('answers the reads of a thread that died on the engine connection, and starts another thread for the next', async () => {
     const s = await storage(1);
     try {

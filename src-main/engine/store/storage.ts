@@ -468,5 +468,11 @@ export interface Storage {
   readonly maintenance: Maintenance;
   /** A write that failed because the storage is full or failing, as a clear IO error naming what to do; null for any other error. */
   describeError(err: unknown): TroveError | null;
+  /**
+   * Clients are connecting: reads may soon come many at once. SQLite starts its reader threads now
+   * (each takes ~0.5 s of CPU to start, which the first burst of calls otherwise waited for);
+   * PostgreSQL's pool opens a connection in milliseconds as reads come, and needs nothing.
+   */
+  warmReads(): void;
   close(): Promise<void>;
 }

@@ -195,6 +195,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
         return true;
       }
     }
+    opts.engine.clientCalling();
     const requestConfig = parseKnowledgeConfig(url.searchParams.get('config') ?? undefined);
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor({ access, requestConfig, client: null });
     if (req.method === 'GET' || req.method === 'DELETE') {

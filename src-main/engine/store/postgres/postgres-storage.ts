@@ -68,6 +68,8 @@ export class PostgresStorage implements Storage {
     return new TroveError('IO', `the disk of the PostgreSQL server is full (${(err as Error).message}); nothing written so far is lost — free some space there and run it again, it resumes where it stopped`);
   }
 
+  warmReads(): void {}
+
   keyword(index: KeywordIndex): PostgresKeywordIndex {
     return this.keywords.get(index)!;
   }

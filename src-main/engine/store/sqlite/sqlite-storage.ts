@@ -435,6 +435,10 @@ export class SqliteStorage implements Storage {
     return storageError(err);
   }
 
+  warmReads(): void {
+    this.readers.warm();
+  }
+
   keyword(index: KeywordIndex): SqliteKeywordIndex {
     let k = this.keywords.get(index);
     if (!k) this.keywords.set(index, (k = new SqliteKeywordIndex(this.db, index, this.readers)));
