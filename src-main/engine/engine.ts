@@ -10,7 +10,6 @@ import { EmbeddingService } from './embed/embeddings.js';
 import { EngineModels } from './embed/models-api.js';
 import { invalidInput, TroveError } from './errors.js';
 import { DEFAULT_CHUNKING, type ChunkOptions } from './ingest/chunker.js';
-import { KNOWN_KINDS } from './ingest/parsers/index.js';
 import { failuresOf } from './indexing/failures.js';
 import { IndexingService } from './indexing/indexing-service.js';
 import type { ProgressListener } from './indexing/progress.js';
@@ -23,13 +22,12 @@ import { highlightSpans, queryMatcher } from './search/highlight.js';
 import { KeywordSearch } from './search/keyword-search.js';
 import { ModeSearch } from './search/modes.js';
 import { PageAnchors } from './search/page-anchors.js';
-import { parseDateFilter, validateSearchRequest, type SearchRequest, type ValidSearchRequest } from './search/request.js';
+import { resolveFilters, validateSearchRequest, type SearchRequest } from './search/request.js';
 import { keywordResponse, semanticResponse } from './search/response.js';
 import { EngineSettings } from './settings/engine-settings.js';
 import { DEFAULT_MAX_FILE_BYTES } from './settings/settings-store.js';
 import { StatusReporter } from './status-report.js';
 import { ALL_KINDS, type CollectionRow } from './store/collections.js';
-import type { ResolvedFilters } from './store/filters.js';
 import { MERGE_QUIET_MS } from './store/fts-merge.js';
 import { openStorage } from './store/open-storage.js';
 import type { Storage } from './store/storage.js';
@@ -413,7 +411,7 @@ export class Engine {
     const started = performance.now();
     this.searchStarted();
     const req = validateSearchRequest(input);
-    const filters = await this.resolveFilters(req);
+    const filters = await resolveFilters(req, { collectionId: async (n) => (await this.collections.require(n)).id, kindExists: (k) => this.storage.stats.kindExists(k) });
     if (req.mode === 'keyword') {
       const r = await this.keyword.search({ ...req, filters }, this.generation);
       return keywordResponse(req, r, req.freshness ? await this.indexing.freshness(r.hits.map((h) => h.documentId)) : null, started);
@@ -422,21 +420,6 @@ export class Engine {
     const collections = filters.collectionIds ? all.filter((c) => filters.collectionIds!.includes(c.id)) : all;
     const r = await this.modes.run(req, filters, collections, this.generation);
     return semanticResponse(req, r, (ids) => this.indexing.freshness(ids), started);
-  }
-
-  private async resolveFilters(req: ValidSearchRequest): Promise<ResolvedFilters> {
-    // a kind nothing can have is a typo, not an empty result
-    for (const k of req.kinds ?? []) {
-      if (!KNOWN_KINDS.includes(k) && !(await this.storage.stats.kindExists(k))) throw invalidInput(`unknown kind "${k}" (kinds: ${KNOWN_KINDS.join(', ')})`);
-    }
-    return {
-      collectionIds: req.collections ? await Promise.all(req.collections.map(async (n) => (await this.collections.require(n)).id)) : undefined,
-      pathGlob: req.path,
-      kinds: req.kinds,
-      modifiedAfterMs: parseDateFilter(req.modifiedAfter, 'modifiedAfter'),
-      modifiedBeforeMs: parseDateFilter(req.modifiedBefore, 'modifiedBefore'),
-      tags: req.tags,
-    };
   }
 
   /** One document. `highlight`: mark a query's words in the text (the app's preview of a result), as its snippets mark them. */

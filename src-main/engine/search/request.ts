@@ -1,6 +1,8 @@
-// The search request every face sends to the engine, validated once here.
+// The search request every face sends to the engine, validated once here, and its filters resolved against the index.
 import { z } from 'zod';
 import { invalidInput } from '../errors.js';
+import { KNOWN_KINDS } from '../ingest/parsers/index.js';
+import type { ResolvedFilters } from '../store/filters.js';
 
 export const searchRequestSchema = z.object({
   query: z.string().trim().min(1, 'query is empty').max(4000, 'query is longer than 4000 characters'),
@@ -41,4 +43,26 @@ export function parseDateFilter(value: string | number | undefined, name: string
   const ms = typeof value === 'number' ? value : Date.parse(value);
   if (!Number.isFinite(ms)) throw invalidInput(`${name} is not a date: "${value}"`);
   return ms;
+}
+
+/** What resolving a request's filters asks the index: a collection's id by name (or its error), whether a kind is indexed. */
+export interface FilterLookup {
+  collectionId(name: string): Promise<number>;
+  kindExists(kind: string): Promise<boolean>;
+}
+
+/** A valid request's filters as the storage takes them: collections by id, dates in epoch milliseconds. */
+export async function resolveFilters(req: ValidSearchRequest, lookup: FilterLookup): Promise<ResolvedFilters> {
+  // a kind nothing can have is a typo, not an empty result
+  for (const k of req.kinds ?? []) {
+    if (!KNOWN_KINDS.includes(k) && !(await lookup.kindExists(k))) throw invalidInput(`unknown kind "${k}" (kinds: ${KNOWN_KINDS.join(', ')})`);
+  }
+  return {
+    collectionIds: req.collections ? await Promise.all(req.collections.map((n) => lookup.collectionId(n))) : undefined,
+    pathGlob: req.path,
+    kinds: req.kinds,
+    modifiedAfterMs: parseDateFilter(req.modifiedAfter, 'modifiedAfter'),
+    modifiedBeforeMs: parseDateFilter(req.modifiedBefore, 'modifiedBefore'),
+    tags: req.tags,
+  };
 }
