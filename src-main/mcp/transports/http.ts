@@ -195,7 +195,7 @@ export function createMcpHttpEndpoint(opts: McpHttpOptions): McpHttpEndpoint {
         return true;
       }
     }
-    opts.engine.clientCalling();
+    opts.engine.clientCalling(); // a client's first burst of calls then finds the reader threads started
     const requestConfig = parseKnowledgeConfig(url.searchParams.get('config') ?? undefined);
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor({ access, requestConfig, client: null });
     if (req.method === 'GET' || req.method === 'DELETE') {

@@ -15,10 +15,11 @@
 // is ranked again (search/keyword-search.ts PAGE_ATTEMPTS). The reads of one page (chunks,
 // documents, texts) go in one message to one thread, but each statement has its own snapshot.
 //
-// Lifecycle: threads start on the first read (or as clients connect: warm()), keep the process alive only while they have reads
-// to answer, and close with the storage, after the reads in flight. A thread that dies fails its
-// reads with a clear error naming it (the storage's reads, through run(), are answered again on
-// the engine's connection), and the next read starts another thread in its place.
+// Lifecycle: threads start on the first read, or as soon as a client calls (warm()); they keep the
+// process alive only while they have reads to answer, and close with the storage, after the reads
+// in flight. A thread that dies fails its reads with a clear error naming it (the storage's reads,
+// through run(), are answered again on the engine's connection), and the next read starts another
+// thread in its place.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';
