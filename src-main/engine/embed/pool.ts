@@ -64,9 +64,10 @@ export class ModelPool {
   static async start(model: ResolvedModel, opts: PoolOptions): Promise<ModelPool> {
     if (model.spec.role === 'ocr') throw new TroveError('INTERNAL', `"${model.spec.id}" is OCR language data, not an ONNX model`);
     const rewrites = { quantized: model.variant === 'int8', signedWeights: opts.signedWeights };
+    const backgroundNice = opts.backgroundNice ?? 10;
     // made in a thread of their own; when they cannot be made, each worker rewrites in memory
     const prepared = opts.signedCacheDir
-      ? await prepareModelFiles({ file: model.weightsFile, sha256: model.weightsSha256, cacheDir: opts.signedCacheDir, rewrites, nice: opts.backgroundNice ?? 10 }).catch(() => null)
+      ? await prepareModelFiles({ file: model.weightsFile, sha256: model.weightsSha256, cacheDir: opts.signedCacheDir, rewrites, nice: backgroundNice }).catch(() => null)
       : null;
     const init: WorkerInit = {
       role: model.spec.role,
@@ -85,7 +86,7 @@ export class ModelPool {
     const background = Math.min(count, wanted);
     const started = Array.from({ length: count }, (_, i) => {
       const isBackground = i >= count - background;
-      const worker = startWorkerScript(import.meta.url, 'worker', { workerData: { ...init, nice: isBackground ? (opts.backgroundNice ?? 10) : 0 } });
+      const worker = startWorkerScript(import.meta.url, 'worker', { workerData: { ...init, nice: isBackground ? backgroundNice : 0 } });
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       const ready = new Promise<number>((resolve, reject) => {
         worker.once('message', (m: WorkerReply) => ('ready' in m && m.ready ? resolve(m.dims) : reject(replyError(m))));
