@@ -307,7 +307,7 @@ export class BatchWorker {
     // the collection's rules are asked once a file: one they exclude is read here, which says why
     const texts = paths.filter((p) => !isBinaryDocument(p) && filter.wantsFile(p));
     const inText = new Set(texts);
-    if (!ahead) this.progress.reading(c.id, texts[0]!);
+    if (!ahead && texts.length) this.progress.reading(c.id, texts[0]!);
     const [there, here] = await Promise.all([
       this.parsers.readTexts({ root: c.root, maxFileBytes, files: texts.map((p) => ({ path: p, known: knownFile(known.get(p)) })) }),
       readHere(paths.filter((p) => !inText.has(p))),
