@@ -21,7 +21,7 @@ const faceZones = [
   { target: './src-main/engine', from: Object.values(FACE_PATHS).map((p) => `./${p}`), message: 'the engine imports no face' },
   ...Object.entries(FACES).map(([face, may]) => {
     const others = Object.entries(FACE_PATHS).filter(([f]) => f !== face && !may.includes(f)).map(([, p]) => `./${p}`);
-    const door = may.includes('engine-door') ? ['./index.ts'] : may.filter((m) => m.startsWith('engine/')).map((m) => `./${m.slice('engine/'.length)}`);
+    const door = may.includes('engine-door') ? ['./index.ts', './edge.ts'] : may.filter((m) => m.startsWith('engine/')).map((m) => `./${m.slice('engine/'.length)}`);
     return { target: `./${FACE_PATHS[face]}`, from: ['./src-main/engine', ...others], except: door, message: `${face} may import ${may.join(', ')} (floors.config.js)` };
   }),
 ];

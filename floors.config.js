@@ -13,10 +13,10 @@ export const ENGINE_FLOORS = [
   ['work and memory', ['indexing', 'memory']],
   ['sources', ['datasets', 'knowledge']],
   ['facade', ['engine.ts', 'engine-options.ts', 'collections.ts', 'collection-input.ts', 'access-tokens.ts', 'status-report.ts', 'config.ts']],
-  ['front door', ['index.ts']],
+  ['front door', ['index.ts', 'edge.ts']],
 ];
 
-/** The faces: what each may import besides its own files (`engine-door`: engine/index.ts alone). */
+/** The faces: what each may import besides its own files (`engine-door`: engine/index.ts and its light part, engine/edge.ts). */
 export const FACES = {
   api: ['engine/types'],
   mcp: ['engine-door'],

@@ -25,6 +25,8 @@ function sourceFiles(dir: string): string[] {
 interface ImportRef {
   spec: string;
   typeOnly: boolean;
+  /** import(): loaded when the code runs, not with the module */
+  onDemand: boolean;
 }
 
 // static imports and re-exports (including `import type`), side-effect imports, dynamic import(), require()
@@ -32,7 +34,7 @@ const IMPORT = /(?:\bimport\s+(type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\bexport\s+(
 
 export function importRefs(file: string): ImportRef[] {
   const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return [...text.matchAll(IMPORT)].map((m) => ({ spec: m[4]!, typeOnly: !!(m[1] || m[2]) }));
+  return [...text.matchAll(IMPORT)].map((m) => ({ spec: m[4]!, typeOnly: !!(m[1] || m[2]), onDemand: /^import\s*\(/.test(m[0]) }));
 }
 
 export function importsOf(file: string): string[] {
@@ -60,6 +62,19 @@ function violations(area: string, allowed: Rule): string[] {
 
 const under = (target: string | null, dir: string) => target !== null && (target === dir || target.startsWith(`${dir}/`));
 
+/** Our own files a module loads with it (relative to the repo, no extension): its static imports, followed through. */
+function loadedWith(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (target: string) => {
+    if (seen.has(target)) return;
+    seen.add(target);
+    const file = `${path.join(ROOT, target)}.ts`;
+    for (const ref of importRefs(file)) if (!ref.typeOnly && !ref.onDemand && ref.spec.startsWith('.')) visit(targetOf(file, ref.spec));
+  };
+  visit(entry);
+  return seen;
+}
+
 describe('architecture', () => {
   it('the import scanner sees every form of import (so the checks below can fail)', () => {
     const dir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'trove-arch-'));
@@ -81,15 +96,15 @@ describe('architecture', () => {
         ].join('\n'),
       );
       expect(importRefs(f)).toEqual([
-        { spec: 'electron', typeOnly: false },
-        { spec: '@modelcontextprotocol/server', typeOnly: true },
-        { spec: '../mcp/server.js', typeOnly: false },
-        { spec: '../cli/main.js', typeOnly: false },
-        { spec: './types/index.js', typeOnly: true },
-        { spec: '../host/side-effect.js', typeOnly: false },
-        { spec: '../app/window.js', typeOnly: false },
-        { spec: 'electron/main', typeOnly: false },
-        { spec: '../engine/ok.js', typeOnly: false },
+        { spec: 'electron', typeOnly: false, onDemand: false },
+        { spec: '@modelcontextprotocol/server', typeOnly: true, onDemand: false },
+        { spec: '../mcp/server.js', typeOnly: false, onDemand: false },
+        { spec: '../cli/main.js', typeOnly: false, onDemand: false },
+        { spec: './types/index.js', typeOnly: true, onDemand: false },
+        { spec: '../host/side-effect.js', typeOnly: false, onDemand: false },
+        { spec: '../app/window.js', typeOnly: false, onDemand: true },
+        { spec: 'electron/main', typeOnly: false, onDemand: false },
+        { spec: '../engine/ok.js', typeOnly: false, onDemand: false },
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -133,6 +148,14 @@ describe('architecture', () => {
     expect(violations('src-main/mcp', (t, r) => t !== null || !/^electron($|\/)/.test(r.spec))).toEqual([]);
     expect(violations('src-main/host', (t, r) => t !== null || !/^electron($|\/)/.test(r.spec))).toEqual([]);
     expect(violations('src-main/cli', (t, r) => t !== null || !/^(electron($|\/)|@modelcontextprotocol\/)/.test(r.spec))).toEqual([]);
+  });
+
+  it('`trove mcp`, the relay every stdio client starts, loads no more of the engine than its edge (engine/edge.ts)', () => {
+    const loaded = [...loadedWith('src-main/cli/main'), ...loadedWith('src-main/cli/commands/mcp-command')];
+    expect(loaded).toContain('src-main/host/stdio-relay'); // the walk reaches the relay
+    expect(loaded).toContain('src-main/engine/edge');
+    const edge = loadedWith('src-main/engine/edge');
+    expect(loaded.filter((t) => under(t, 'src-main/engine') && !edge.has(t))).toEqual([]);
   });
 
   it('the Electron main process never loads the engine: it supervises the host process and relays the app API', () => {

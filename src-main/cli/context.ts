@@ -1,8 +1,10 @@
 // What every command gets: the environment (read once, on first use), the engine (opened on
 // first use on the profile's SQLite index or, with --database or TROVE_DATABASE_URL, on an index in
-// PostgreSQL; closed by main), output mode, printing.
+// PostgreSQL; closed by main), output mode, printing. The engine's modules load with it: a command
+// that never opens one (`trove mcp`, the relay) does not pay for them.
 import type { Command } from 'commander';
-import { Engine, readEnvironment, validatePostgresUrl, type EngineOptions, type TroveEnvironment } from '../engine/index.js';
+import { readEnvironment, validatePostgresUrl, type TroveEnvironment } from '../engine/edge.js';
+import type { Engine, EngineOptions } from '../engine/index.js';
 
 export class CliContext {
   json: boolean;
@@ -33,7 +35,8 @@ export class CliContext {
     if (!this.opened) {
       const option = cmd.optsWithGlobals<{ database?: string }>().database;
       const database = option !== undefined ? validatePostgresUrl(option, '--database') : this.environment().database;
-      this.opened = Engine.open(adjust({ ...this.environment().engine, database }));
+      const options = adjust({ ...this.environment().engine, database });
+      this.opened = import('../engine/index.js').then(({ Engine }) => Engine.open(options));
     }
     return this.opened;
   }

@@ -1,7 +1,7 @@
 // The `trove` command. Exit codes: 0 ok, 1 failed, 2 usage (bad arguments or input).
 // Each command group lives in commands/; this file wires them and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
-import { isTroveError } from '../engine/index.js';
+import { isTroveError } from '../engine/edge.js';
 import { CliContext } from './context.js';
 import { UsageError } from './options.js';
 

@@ -1,21 +1,19 @@
 // The engine's one public entry: the facade, its error type, the environment reader the faces
 // call at their edges, and the public types. Faces (mcp, host, cli) import the engine only from
-// here (the import-boundary lint rule checks it); everything else in engine/ is its own business.
-export { readEnvironment, ENVIRONMENT_VARIABLES, type TroveEnvironment, type HostEnvironment } from './config.js';
+// here or from its light part, edge.ts (the import-boundary lint rule checks it); everything else
+// in engine/ is its own business.
+export * from './edge.js';
 export { Engine, type EngineOptions } from './engine.js';
 export type { CreateTokenInput } from './access-tokens.js';
 import { readSettings } from './settings/settings-store.js';
-export { invalidInput, isTroveError, notFound, TroveError, type TroveErrorCode } from './errors.js';
 export { describeActivity } from './indexing/activity.js';
 export { KNOWN_KINDS, pageUnit } from './ingest/parsers/index.js';
 export { budgetChars, clampKnob, estimateTokens, KNOWLEDGE_BOUNDS, KNOWLEDGE_DEFAULTS, type KnowledgeNumericKnob } from './knowledge/options.js';
 export { sourceOfUri } from './knowledge/uri.js';
-export { ensurePrivateDir } from './profile.js';
 export type { GetOptions, MultiGetOptions } from './retrieve/documents.js';
 export type { MigrationCount, MigrationProgress, MigrationReport } from './store/migrate/to-postgres.js';
 import type { MigrateProfileOptions, MigrationReport } from './store/migrate/to-postgres.js';
 export type { SearchRequest } from './search/request.js';
-export { redactPostgresUrl, validatePostgresUrl } from './store/postgres/url.js';
 export type * from './types/index.js';
 
 // The PostgreSQL backend (pg, pgvector) loads only when a command asks for it: a SQLite command

@@ -3,8 +3,9 @@
 // two shims that start at the same moment from launching two hosts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { ensurePrivateDir, TroveError } from '../engine/index.js';
+import { ensurePrivateDir, TroveError } from '../engine/edge.js';
 import { processAlive, readRuntimeFile, type RuntimeInfo } from './runtime-file.js';
 
 export interface EnsureHostOptions {
@@ -83,14 +84,16 @@ function startDetached(opts: EnsureHostOptions): void {
   }
 }
 
-async function healthy(info: RuntimeInfo): Promise<boolean> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${info.port}/health`, { signal: AbortSignal.timeout(2000) });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
-  }
+/** node:http rather than fetch: fetch's first use loads undici, a cost every client's start would pay. */
+function healthy(info: RuntimeInfo): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port: info.port, path: '/health', timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,7 +3,7 @@
 // atomically, removed on clean exit (only by the process that wrote it).
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir } from '../engine/index.js';
+import { ensurePrivateDir } from '../engine/edge.js';
 import { z } from 'zod';
 
 export const runtimeInfoSchema = z.object({
