@@ -101,7 +101,7 @@ try {
   for (const e of out.errors.slice(0, 10)) console.log(`  error: ${e}`);
   for (const [tool, s] of Object.entries(out.perTool)) console.log(`  ${tool.padEnd(10)} n=${String(s.n).padStart(6)}  p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.max.toFixed(0)} ms`);
   const f = out.firstCalls;
-  console.log(`  each client's first call (a search, all ${f.n} at once): p50 ${f.p50.toFixed(0)} ms, max ${f.max.toFixed(0)} ms; search p99 after them ${f.searchP99After.toFixed(1)} ms`);
+  console.log(`  each client's first call (a search, all ${f.n} at once): p50 ${f.p50.toFixed(0)} ms, max ${f.max.toFixed(0)} ms (by kind: ${Object.entries(f.maxByKind).map(([k, ms]) => `${k} ${ms.toFixed(0)}`).join(', ')}); search p99 after them ${f.searchP99After.toFixed(1)} ms`);
   console.log(`big collection indexed under load: ${bigIndexed} of ${notes} notes`);
   console.log(`CPU seconds over the run: host ${hostCpu.toFixed(1)}, this driver ${driverCpu.toFixed(1)}, its trove mcp children ${shimCpu.toFixed(1)}`);
   console.log(`  host threads alive at the end (tid:name CPU s; tid 0 = the main thread): ${threads.map((t) => `${t.tid}:${t.name}${t.nice ? ` (nice ${t.nice})` : ''} ${t.cpu.toFixed(1)}`).join(', ')}`);

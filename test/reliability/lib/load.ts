@@ -40,7 +40,7 @@ export interface LoadOutcome {
    * meets when many clients connect at once, which sets search's p99 in a run of a minute; and
    * search's p99 over the calls after it.
    */
-  firstCalls: { n: number; p50: number; max: number; searchP99After: number };
+  firstCalls: { n: number; p50: number; max: number; searchP99After: number; maxByKind: Partial<Record<ClientKind, number>> };
   perKind: Record<string, number>;
   wallMs: number;
 }
@@ -130,6 +130,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadOutcome> {
   const clients = await Promise.all(kinds.map(async ({ kind, i }) => ({ kind, client: await connect(kind, o, i) })));
   const times = new Map<string, number[]>();
   const first: number[] = [];
+  const firstByKind: Partial<Record<ClientKind, number>> = {};
   const searchesAfter: number[] = [];
   const perKind: Record<string, number> = {};
   const errors: string[] = [];
@@ -165,7 +166,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadOutcome> {
           const ms = performance.now() - t0;
           const list = times.get(c.name) ?? [];
           list.push(ms);
-          if (step === 0) first.push(ms);
+          if (step === 0) {
+            first.push(ms);
+            firstByKind[kind] = Math.max(firstByKind[kind] ?? 0, round(ms));
+          }
           else if (c.name === 'search') searchesAfter.push(ms);
           times.set(c.name, list);
           perKind[kind] = (perKind[kind] ?? 0) + 1;
@@ -183,7 +187,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadOutcome> {
   }
   first.sort((a, b) => a - b);
   searchesAfter.sort((a, b) => a - b);
-  const firstCalls = { n: first.length, p50: round(percentile(first, 50)), max: round(first[first.length - 1] ?? 0), searchP99After: round(percentile(searchesAfter, 99)) };
+  const firstCalls = { n: first.length, p50: round(percentile(first, 50)), max: round(first[first.length - 1] ?? 0), searchP99After: round(percentile(searchesAfter, 99)), maxByKind: firstByKind };
   return { calls: [...times.values()].reduce((n, l) => n + l.length, 0), errors, busy, perTool, firstCalls, perKind, wallMs: Math.round(performance.now() - started) };
 }
 
