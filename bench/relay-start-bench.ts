@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { childrenCpuSeconds } from './lib/children-cpu.js';
 
 const { values } = parseArgs({ options: { spawns: { type: 'string', default: '10' } } });
 const spawns = Number(values.spawns);
@@ -28,7 +29,7 @@ try {
   });
   const rows: { answeredMs: number; cpuMs: number }[] = [];
   for (let i = 0; i < spawns; i++) {
-    const cpu0 = childrenCpuMs();
+    const cpu0 = childrenCpuSeconds();
     const t0 = performance.now();
     const relay = spawn(process.execPath, [BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
     const lines = createInterface({ input: relay.stdout });
@@ -37,8 +38,9 @@ try {
     const answeredMs = await answered;
     relay.stdin.end();
     await new Promise((r) => relay.once('exit', r));
-    rows.push({ answeredMs, cpuMs: childrenCpuMs() - cpu0 });
-    console.log(`spawn ${i + 1}: initialize answered in ${answeredMs.toFixed(0)} ms; the relay's CPU ${(childrenCpuMs() - cpu0).toFixed(0)} ms`);
+    const cpuMs = Math.round((childrenCpuSeconds() - cpu0) * 1000);
+    rows.push({ answeredMs, cpuMs });
+    console.log(`spawn ${i + 1}: initialize answered in ${answeredMs.toFixed(0)} ms; the relay's CPU ${cpuMs.toFixed(0)} ms`);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(JSON.stringify({ bench: 'relay-start', spawns, answeredMsMedian: Math.round(median(rows.map((r) => r.answeredMs))), cpuMsMedian: Math.round(median(rows.map((r) => r.cpuMs))), rows }));
@@ -46,10 +48,4 @@ try {
   serve.kill('SIGTERM');
   await new Promise((r) => serve.once('exit', r));
   fs.rmSync(dir, { recursive: true, force: true });
-}
-
-/** CPU of this process's children that have exited and been waited for (Linux /proc). */
-function childrenCpuMs(): number {
-  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { readRuntimeFile } from '../../src-main/host/runtime-file.js';
+import { childrenCpuSeconds } from '../lib/children-cpu.js';
 import { writeNotes } from '../../test/reliability/lib/generated-corpus.js';
 import { runLoad, type ClientKind } from '../../test/reliability/lib/load.js';
 
@@ -162,11 +163,6 @@ function threadCpuSeconds(pid: number): Map<number, { tid: number; name: string;
 }
 
 /** This process's exited and waited-for children's user + system CPU seconds (/proc/self/stat cutime, cstime). */
-function childrenCpuSeconds(): number {
-  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / 100;
-}
-
 /** Least-squares slope of y over x. */
 function regression(points: number[][]): number {
   if (points.length < 2) return 0;
