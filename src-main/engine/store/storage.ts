@@ -470,8 +470,8 @@ export interface Storage {
   describeError(err: unknown): TroveError | null;
   /**
    * Clients are connecting: reads may soon come many at once. SQLite starts its reader threads now
-   * (each takes ~0.5 s of CPU to start, which the first burst of calls otherwise waited for);
-   * PostgreSQL's pool opens a connection in milliseconds as reads come, and needs nothing.
+   * (a thread's start — its modules, the file — is slow enough that the first burst of calls would
+   * otherwise wait for it); PostgreSQL's pool opens connections cheaply as reads come, and needs nothing.
    */
   warmReads(): void;
   close(): Promise<void>;

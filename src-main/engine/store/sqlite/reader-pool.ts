@@ -182,8 +182,7 @@ export class ReaderPool {
 
   /**
    * Starts the threads not running yet, so a burst of reads does not wait for their start (loading
-   * the modules, opening the file: ~0.5 s of CPU each, measured under reliability:load). Idle, they
-   * keep nothing alive and read nothing.
+   * the modules, opening the file). Idle, they keep nothing alive and read nothing.
    */
   warm(): void {
     if (!this.enabled) return;
