@@ -98,6 +98,7 @@ function instance(): Promise<Pdfium> {
   return (loading ??= (async () => {
     compiled ??= await WASM.compile(readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm')));
     const wasm = compiled;
+    let instance: { exports: Record<string, unknown> } | undefined;
     const { init } = await import('@embedpdf/pdfium');
     const wrapped = await init({
       instantiateWasm(imports: { env: Record<string, (...args: number[]) => number> }, receive: (instance: object) => unknown) {
@@ -105,16 +106,31 @@ function instance(): Promise<Pdfium> {
         const grow = env.emscripten_resize_heap!;
         // refused, malloc returns null and PDFium aborts: the page or document fails, and the instance is replaced (retire)
         env.emscripten_resize_heap = (bytes: number) => ((bytes >>> 0) > MAX_WASM_BYTES ? 0 : grow(bytes));
-        return receive(new WASM.Instance(wasm, imports));
+        instance = new WASM.Instance(wasm, imports) as { exports: Record<string, unknown> };
+        return receive(instance);
       },
     } as Parameters<typeof init>[0]);
-    const P = wrapped.pdfium as unknown as Pdfium;
+    const P = direct(wrapped.pdfium as unknown as Pdfium, instance!.exports);
     P._PDFiumExt_Init();
     return (live = P);
   })().catch((err: unknown) => {
     loading = null;
     throw err;
   }));
+}
+
+/**
+ * The module's functions as the WebAssembly instance exports them. The package's own `_name`
+ * functions are a debug build's wrappers: each checks its arguments and spreads them into the
+ * call, which costs more than the call itself at a few calls per glyph. The heap views stay the
+ * module's (it replaces them when the memory grows).
+ */
+function direct(module: Pdfium, exports: Record<string, unknown>): Pdfium {
+  const P = Object.create(module) as Pdfium;
+  for (const [name, fn] of Object.entries(exports)) {
+    if (typeof fn === 'function') Object.defineProperty(P, `_${name}`, { value: fn });
+  }
+  return P;
 }
 
 /** The next document gets a fresh instance: this one's heap grew too large, or it trapped (an abort leaves it unusable). */
