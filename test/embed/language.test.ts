@@ -9,6 +9,9 @@ describe('looksEnglish', () => {
     ['クライアントは失敗したリクエストを三回まで自動的に再送します。', false],
     ['Der Client wiederholt fehlgeschlagene Anfragen dreimal und wartet nach jedem Versuch länger, bis die Verbindung steht und die Antwort kommt.', false],
     ['', true],
+    // letters are counted as characters: a letter outside the BMP (two UTF-16 units) is one, so 80 ASCII letters in 100 are English enough
+    [`${'the and of to '.repeat(8)}${'𝐀'.repeat(20)}`, true],
+    [`${'the and of to '.repeat(8)}${'𝐀'.repeat(21)}`, false],
   ])('%s → %s', (text, english) => {
     expect(looksEnglish(text)).toBe(english);
   });

@@ -11,14 +11,10 @@ export const LANGUAGE_SAMPLE: LanguageSample = { documents: 40, chars: 2000 };
 const ENGLISH = new Set('the of and to a in is that for it as with was on be by are this or from at an not have which but'.split(' '));
 
 export function looksEnglish(sample: string): boolean {
-  let ascii = 0;
-  let letters = 0;
-  for (const ch of sample) {
-    if (/\p{L}/u.test(ch)) {
-      letters++;
-      if (ch <= '\u007f') ascii++;
-    }
-  }
+  // letters counted as code points (a letter outside the BMP is two UTF-16 units); the only ASCII letters are A–Z and a–z
+  const allLetters = sample.replace(/\P{L}+/gu, '');
+  const letters = allLetters.length - (allLetters.match(/[\ud800-\udbff]/g)?.length ?? 0);
+  const ascii = allLetters.replace(/[^A-Za-z]+/g, '').length;
   if (!letters) return true;
   if (ascii / letters < 0.8) return false;
   const words = sample.toLowerCase().match(/[a-z]+/g) ?? [];
