@@ -209,10 +209,14 @@ export class DocumentStore {
     this.chunkWindowsStmt = db.prepare<[string], PackedBlockRow>(
       blocksOf('SELECT c.id AS i, c.document_id AS id, max(c.char_start - 1, 0) AS f, c.char_end + 1 AS t FROM json_each(?) j JOIN chunks c ON c.id = j.value'),
     );
-    // the first block is the text's first BLOCK_CHARS characters, more than a language sample asks for
+    // the first block is the text's first BLOCK_CHARS characters, more than a language sample asks for;
+    // the documents are found first (in id order from documents_collection), so only theirs are inflated
     this.languageSampleStmt = db.prepare<[number, number, number], { t: string }>(
-      `SELECT substr(CAST(trove_inflate(b.data) AS TEXT), 1, ?) AS t FROM content_blocks b JOIN documents d ON d.id = b.document_id
-        WHERE d.collection_id = ? AND b.start = 0 ORDER BY d.id LIMIT ?`,
+      `SELECT substr(CAST(trove_inflate(b.data) AS TEXT), 1, ?) AS t
+         FROM (SELECT d.id FROM documents d
+                WHERE d.collection_id = ? AND EXISTS (SELECT 1 FROM content_blocks x WHERE x.document_id = d.id AND x.start = 0)
+                ORDER BY d.id LIMIT ?) s
+         JOIN content_blocks b ON b.document_id = s.id AND b.start = 0 ORDER BY s.id`,
     );
     this.putContentStmt = db.prepare<[number, number, Buffer]>('INSERT INTO content_blocks (document_id, start, data) VALUES (?, ?, ?)');
     this.deleteContentStmt = db.prepare('DELETE FROM content_blocks WHERE document_id = ?');

@@ -322,4 +322,9 @@ export const migrations: readonly string[] = [
   ALTER TABLE documents ADD COLUMN ocr_confidence TEXT;
   UPDATE documents SET ocr_confidence = json_extract(metadata, '$.ocr.confidence') WHERE instr(metadata, '"ocr"') > 0;
   `,
+  /* a collection's documents in id order without sorting them all: the language sample that picks
+     a collection's model (store/documents.ts) reads its first documents, and before this index
+     every read took and inflated all of them. */ `
+  CREATE INDEX documents_collection ON documents(collection_id);
+  `,
 ];
