@@ -43,10 +43,9 @@ export class EngineSettings implements SettingsApi {
 
   saved(): SavedSettings {
     const file = path.join(this.profileDir, SETTINGS_FILE);
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch {
+    // asked on every call: no file is the usual case, and a throw per call would cost more than the stat
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) {
       this.cached = null;
       return { ...EMPTY_SETTINGS, redaction: [] };
     }
