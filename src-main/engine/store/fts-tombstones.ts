@@ -5,9 +5,9 @@
 // fill consecutive slots, and a lookup whose slot falls in such a run walks to its end: one edited
 // long document makes every walk over common words several times slower (bench/RESULTS.md,
 // "FTS5's tombstones"), whatever the size of the index, until the segment is rewritten. The hash
-// is sized by its entries, not by the segment, so a few suffice. Layout read here (fts5_index.c): a tombstone page's rowid is
-// ((segid + 2^16) << 37) + page; its bytes are the key size (4 or 8), a flag, the entry count,
-// then the slots, 0 for empty.
+// is sized by its entries, not by the segment, so a few suffice.
+// Layout read here (fts5_index.c): a tombstone page's rowid is ((segid + 2^16) << 37) + page; its
+// bytes are the key size (4 or 8), a flag, the entry count (big-endian), then the slots, 0 empty.
 import type { Db } from './database.js';
 import type { KeywordIndex } from './keyword-index.js';
 
