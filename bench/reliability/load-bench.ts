@@ -162,7 +162,6 @@ function threadCpuSeconds(pid: number): Map<number, { tid: number; name: string;
   return out;
 }
 
-/** This process's exited and waited-for children's user + system CPU seconds (/proc/self/stat cutime, cstime). */
 /** Least-squares slope of y over x. */
 function regression(points: number[][]): number {
   if (points.length < 2) return 0;
