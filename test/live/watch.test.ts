@@ -113,8 +113,9 @@ describeBackends('live folders', (b) => {
     test('a new folder, a renamed folder (docids kept) and a removed folder', async () => {
       // a renamed folder's files keep their docids when the new paths are seen within the grace
       // that gone files wait (the new folder is found by its watch, then read): under a full test
-      // run on two cores that took longer than FAST's 150 ms, so this folder waits as a host does
-      const f = await folder({ 'top.md': 'top level' }, { indexing: { ...FAST, live: { ...FAST!.live!, goneGraceMs: 1_000 } } });
+      // run on two cores that took longer than FAST's 150 ms, and once on PostgreSQL longer than
+      // 1 s, so this folder waits longer than a host does (the removal below waits it out too)
+      const f = await folder({ 'top.md': 'top level' }, { indexing: { ...FAST, live: { ...FAST!.live!, goneGraceMs: 4_000 } } });
       writeTree(f.root, { 'guide/one.md': '# One\n\nlemur one', 'guide/deep/two.md': '# Two\n\nlemur two' });
       await waitFor('new folder indexed', async () => (await found(f.engine, 'lemur')).length === 2);
       const ids = [await docid(f, 'guide/one.md'), await docid(f, 'guide/deep/two.md')];
